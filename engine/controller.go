@@ -1,0 +1,68 @@
+package engine
+
+// Controller is what the workbench drives. *Campaign implements it; UI tests use a fake.
+// Every method returns at once: work happens on engine goroutines and is reported as Events.
+// Opening a campaign that already has a journal first replays the recorded history as events
+// (RunStarted/DigestReady/SampleDone/... with their recorded values), so the UI rebuilds its
+// state from events alone.
+type Controller interface {
+	// Events is the single channel the UI pumps. It is closed after Close.
+	Events() <-chan Event
+	// Info describes the row, trace window, artifacts and host for the header panes.
+	Info() CampaignInfo
+
+	StartDeterminism() error       // run (or resume) the determinism stage and parity
+	StartPerf() error              // run (or resume) the performance stage; refused while determinism fails
+	StopStage()                    // stop whatever stage runs; children are killed by process group
+	RerunRepetition(r RunID) error // rerun one repetition in a fresh process (keeps the old attempt in the journal)
+	AddRepetition(a Arm) error     // one more repetition of an arm
+	SetWatch(on bool) error        // watch both arms' source binaries; a rebuilt one is re-pinned and rerun
+	Watching() bool
+	Running() bool // a stage is running (quit asks before abandoning it)
+	Dir() string   // the campaign directory
+	Close() error  // stop everything cleanly and close Events
+}
+
+// CampaignInfo is static for a pinned campaign (it changes only when an artifact is re-pinned,
+// which is announced by ArtifactChanged).
+type CampaignInfo struct {
+	Row         string // row name
+	Dir         string
+	TraceSpec   string // e.g. "generated:conversation?seed=7&requests=5000[0:5000]"
+	TraceSHA256 string
+	Window      string // "offset 0 · 5000 requests"
+	Host        HostInfo
+	Artifacts   map[Arm]ArtifactInfo
+	Repetitions int
+	Pairs       int
+	Warmups     int
+	Threshold   float64
+	TimingField string
+	TimingProxy bool
+	Exclusions  []string
+	Args        []string
+}
+
+// HostInfo is what host.json records.
+type HostInfo struct {
+	Hostname  string
+	CPUModel  string
+	Cores     int
+	NUMANodes int
+	Kernel    string
+	GoVersion string
+}
+
+// ArtifactInfo is one arm's pinned artifact (artifacts.json).
+type ArtifactInfo struct {
+	Arm      Arm
+	Revision string
+	Source   string // the path it was copied from ("builtin" for the kvparity executable)
+	Path     string // the pinned copy inside the campaign
+	Variant  string
+	Features []string
+	SHA256   string
+	Size     int64
+	TextSize int64 // .text section size, 0 when not ELF
+	Stale    bool  // the source changed after pinning
+}

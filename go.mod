@@ -1,0 +1,3 @@
+module kvparity
+
+go 1.26.8
