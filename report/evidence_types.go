@@ -48,6 +48,11 @@ type HandoffEvidence struct {
 	Complete int    // all four handoff timestamps present
 	InOrder  int    // complete and ordered as the backend's HandoffOrder says
 	Order    string // "source-first" (vLLM) or "destination-first" (SGLang), as observed
+	// Expected is the order the engine's HandoffOrder prescribes ("source-first" for vLLM and
+	// TRT-LLM, "destination-first" for SGLang); Order may also be "simultaneous" (every
+	// complete handoff held the source and reserved the destination at the same virtual time)
+	// or "mixed".
+	Expected string
 }
 
 // A Rule is one stage-3 validity rule applied to the evidence.
@@ -73,4 +78,6 @@ type Evidence struct {
 	VirtualEndMs      float64
 	KVEvents          map[string]int // stored, removed, cleared (from coverage.kv_ingest)
 	Rules             []Rule
+	RequestsWithReuse int    // per_request records with reused_input_tokens > 0 (golden-point drift detector)
+	PressureBand      [2]int // the band the "pressure band" rule applied (min, max)
 }

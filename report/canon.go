@@ -1,0 +1,345 @@
+package report
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// A CanonError is bad input found while canonicalizing a record: it names the RFC 6901
+// pointer of the offending value and the byte offset in the record where it was found.
+// Pointer "" is the record root. Offset counts bytes from the start of the record (for a JSONL
+// file, of its line); it is -1 when no single byte is to blame.
+type CanonError struct {
+	Pointer string
+	Offset  int64
+	Msg     string
+}
+
+func (e *CanonError) Error() string {
+	where := "at " + strconv.Quote(e.Pointer)
+	if e.Pointer == "" {
+		where = "at the record root"
+	}
+	if e.Offset >= 0 {
+		where += " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	}
+	return "canonical report " + where + ": " + e.Msg
+}
+
+// scanners are pooled because a 30 MB report needs a tape of a few million tokens; reusing it
+// across the lines of a file and the repetitions of a campaign keeps the garbage collector out
+// of the hot path.
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
+// Canonicalize returns the canonical form of one record (one JSON object, e.g. a JSONL line with
+// or without its newline) under profile p: object keys sorted bytewise at every level, number
+// literals copied verbatim, strings re-encoded the serde_json way, exactly p's exclusions
+// removed, p's unordered arrays sorted by their key, compact, plus "\n".
+//
+// Strings: serde_json escapes only '"', '\\' and control characters (\b \f \n \r \t short, the
+// rest as \u00xx lowercase) and writes everything else raw. Input escapes that serde would not
+// write (\/, \u00e9, surrogate pairs, uppercase hex) are decoded and re-encoded that way, so two
+// spellings of the same string canonicalize to the same bytes; lone surrogates are errors, as
+// in serde_json.
+//
+// Errors (*CanonError): non-finite numbers (NaN, Infinity, literals overflowing float64),
+// duplicate keys, invalid UTF-8, raw control characters, truncated input, trailing data, a
+// non-object record, and unordered arrays whose elements lack a string sort key.
+func Canonicalize(record []byte, p Profile) ([]byte, error) {
+	root, err := compileProfile(p)
+	if err != nil {
+		return nil, err
+	}
+	if out, ok := canonicalFast(record, root); ok {
+		return out, nil
+	}
+	s := scanners.Get().(*scanner)
+	defer func() { s.reset(nil); scanners.Put(s) }()
+	return canonicalize(s, record, root)
+}
+
+// canonicalize leaves the record's tape in s for callers that walk it afterwards.
+func canonicalize(s *scanner, record []byte, root *ptrNode) ([]byte, error) {
+	if err := s.parseRecord(record); err != nil {
+		return nil, err
+	}
+	e := emitter{s: s, out: make([]byte, 0, len(record)+1)}
+	if err := e.emit(0, root); err != nil {
+		return nil, err
+	}
+	return append(e.out, '\n'), nil
+}
+
+// An emitter writes the canonical form of a scanned tape.
+type emitter struct {
+	s       *scanner
+	out     []byte
+	members []int32 // stack of member key indices of the objects being emitted
+	path    []pathSeg
+}
+
+func (e *emitter) fail(off int32, msg string) error {
+	s := e.s
+	return &CanonError{Pointer: renderPointer(e.path, s.tape, s.in, s.esc, s.dec), Offset: int64(off), Msg: msg}
+}
+
+func (e *emitter) emit(ti int32, node *ptrNode) error {
+	t := &e.s.tape[ti]
+	switch t.kind {
+	case tkObject:
+		if node != nil && node.unsorted {
+			return e.fail(t.start, "the profile names this as an unordered array (sorted by "+strconv.Quote(node.sortBy)+"), but it is an object")
+		}
+		return e.object(ti, node)
+	case tkArray:
+		if node != nil && node.unsorted {
+			return e.sortedArray(ti, node)
+		}
+		return e.array(ti, node)
+	case tkString:
+		e.out = e.appendString(e.out, t)
+	default:
+		e.out = append(e.out, e.s.in[t.start:t.end]...)
+	}
+	return nil
+}
+
+func (e *emitter) object(ti int32, node *ptrNode) error {
+	s := e.s
+	n := s.tape[ti].n
+	lo := len(e.members)
+	k := ti + 1
+	for m := int32(0); m < n; m++ {
+		e.members = append(e.members, k)
+		k = s.tape[k+1].next
+	}
+	if err := e.sortMembers(lo); err != nil {
+		return err
+	}
+	hi := len(e.members)
+	e.out = append(e.out, '{')
+	first := true
+	for i := lo; i < hi; i++ {
+		key := e.members[i]
+		var child *ptrNode
+		if node != nil {
+			child = node.child(s.strBytes(&s.tape[key]))
+			if child != nil && child.exclude {
+				continue
+			}
+		}
+		if !first {
+			e.out = append(e.out, ',')
+		}
+		first = false
+		e.out = e.appendString(e.out, &s.tape[key])
+		e.out = append(e.out, ':')
+		e.path = append(e.path, pathSeg{key: key})
+		if err := e.emit(key+1, child); err != nil {
+			return err
+		}
+		e.path = e.path[:len(e.path)-1]
+	}
+	e.out = append(e.out, '}')
+	e.members = e.members[:lo]
+	return nil
+}
+
+// sortMembers sorts e.members[lo:] by decoded key bytes (Rust BTreeMap<String> order) and
+// rejects duplicate keys. Harness output is usually sorted already, so that is checked first.
+func (e *emitter) sortMembers(lo int) error {
+	s := e.s
+	mem := e.members[lo:]
+	key := func(i int32) []byte { return s.strBytes(&s.tape[i]) }
+	sorted := true
+	for i := 1; i < len(mem); i++ {
+		if c := bytes.Compare(key(mem[i-1]), key(mem[i])); c >= 0 {
+			if c == 0 {
+				return e.duplicate(mem[i])
+			}
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return nil
+	}
+	slices.SortFunc(mem, func(a, b int32) int { return bytes.Compare(key(a), key(b)) })
+	for i := 1; i < len(mem); i++ {
+		if bytes.Equal(key(mem[i-1]), key(mem[i])) {
+			return e.duplicate(max(mem[i-1], mem[i]))
+		}
+	}
+	return nil
+}
+
+func (e *emitter) duplicate(key int32) error {
+	e.path = append(e.path, pathSeg{key: key})
+	err := e.fail(e.s.tape[key].start-1, "duplicate key "+strconv.Quote(string(e.s.strBytes(&e.s.tape[key]))))
+	e.path = e.path[:len(e.path)-1]
+	return err
+}
+
+func (e *emitter) array(ti int32, node *ptrNode) error {
+	s := e.s
+	n := s.tape[ti].n
+	e.out = append(e.out, '[')
+	e.path = append(e.path, pathSeg{key: -1})
+	top := len(e.path) - 1
+	k := ti + 1
+	first := true
+	for i := int32(0); i < n; i, k = i+1, s.tape[k].next {
+		var child *ptrNode
+		if node != nil {
+			child = node.childIndex(int(i))
+			if child != nil && child.exclude {
+				continue
+			}
+		}
+		if !first {
+			e.out = append(e.out, ',')
+		}
+		first = false
+		e.path[top].idx = i
+		if err := e.emit(k, child); err != nil {
+			return err
+		}
+	}
+	e.path = e.path[:top]
+	e.out = append(e.out, ']')
+	return nil
+}
+
+// An element of an explicitly unordered array.
+type element struct {
+	ti    int32
+	idx   int32
+	key   []byte
+	child *ptrNode
+	canon []byte // computed only to break ties between equal keys
+}
+
+// sortedArray emits an explicitly unordered array sorted bytewise by each element's sortBy
+// member (a string). Elements with equal keys are ordered by their canonical bytes, so the
+// output does not depend on the input order even then. Exclusion pointers with an index
+// (e.g. /per_request/3) name the element by its position in the input.
+func (e *emitter) sortedArray(ti int32, node *ptrNode) error {
+	s := e.s
+	n := s.tape[ti].n
+	elems := make([]element, 0, n)
+	e.path = append(e.path, pathSeg{key: -1})
+	top := len(e.path) - 1
+	k := ti + 1
+	for i := int32(0); i < n; i, k = i+1, s.tape[k].next {
+		child := node.childIndex(int(i))
+		if child != nil && child.exclude {
+			continue
+		}
+		e.path[top].idx = i
+		key, err := e.sortKey(k, node.sortBy)
+		if err != nil {
+			return err
+		}
+		elems = append(elems, element{ti: k, idx: i, key: key, child: child})
+	}
+	sorted := true
+	for i := 1; i < len(elems); i++ {
+		if bytes.Compare(elems[i-1].key, elems[i].key) >= 0 {
+			sorted = false
+			break
+		}
+	}
+	var tieErr error
+	if !sorted {
+		// Sort positions, not copies, so that tie-break encodings are memoized in elems.
+		order := make([]int32, len(elems))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int {
+			if c := bytes.Compare(elems[a].key, elems[b].key); c != 0 {
+				return c
+			}
+			return bytes.Compare(e.elementCanon(&elems[a], &tieErr), e.elementCanon(&elems[b], &tieErr))
+		})
+		if tieErr != nil {
+			return tieErr
+		}
+		sortedElems := make([]element, len(elems))
+		for i, j := range order {
+			sortedElems[i] = elems[j]
+		}
+		elems = sortedElems
+	}
+	e.out = append(e.out, '[')
+	for i := range elems {
+		if i > 0 {
+			e.out = append(e.out, ',')
+		}
+		e.path[top].idx = elems[i].idx
+		if elems[i].canon != nil {
+			e.out = append(e.out, elems[i].canon...)
+			continue
+		}
+		if err := e.emit(elems[i].ti, elems[i].child); err != nil {
+			return err
+		}
+	}
+	e.path = e.path[:top]
+	e.out = append(e.out, ']')
+	return nil
+}
+
+// sortKey finds the decoded string value of member name in the object at ti.
+func (e *emitter) sortKey(ti int32, name string) ([]byte, error) {
+	s := e.s
+	t := &s.tape[ti]
+	if t.kind != tkObject {
+		return nil, e.fail(t.start, "element of an unordered array is not an object (cannot sort it by "+strconv.Quote(name)+")")
+	}
+	k := ti + 1
+	for m := int32(0); m < t.n; m++ {
+		if string(s.strBytes(&s.tape[k])) == name {
+			v := &s.tape[k+1]
+			if v.kind != tkString {
+				e.path = append(e.path, pathSeg{key: k})
+				err := e.fail(v.start, "sort key "+strconv.Quote(name)+" of an unordered array element is not a string")
+				e.path = e.path[:len(e.path)-1]
+				return nil, err
+			}
+			return s.strBytes(v), nil
+		}
+		k = s.tape[k+1].next
+	}
+	return nil, e.fail(t.start, "element of an unordered array has no sort key "+strconv.Quote(name))
+}
+
+// elementCanon canonicalizes one element on its own (memoized) for tie-breaking.
+func (e *emitter) elementCanon(el *element, errp *error) []byte {
+	if el.canon == nil {
+		sub := emitter{s: e.s, path: append([]pathSeg(nil), e.path...)}
+		sub.path[len(sub.path)-1].idx = el.idx
+		if err := sub.emit(el.ti, el.child); err != nil && *errp == nil {
+			*errp = err
+		}
+		el.canon = sub.out
+		if el.canon == nil {
+			el.canon = []byte{}
+		}
+	}
+	return el.canon
+}
+
+// appendString writes string token t the way serde_json would.
+func (e *emitter) appendString(out []byte, t *token) []byte {
+	if t.flags&tfEscaped == 0 {
+		// Without escapes the raw bytes hold no '"', '\\' or control characters (the scanner
+		// rejected those), which is exactly serde's output for them.
+		out = append(out, '"')
+		out = append(out, e.s.in[t.start:t.end]...)
+		return append(out, '"')
+	}
+	return AppendJSONString(out, e.s.strBytes(t))
+}

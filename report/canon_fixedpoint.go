@@ -1,0 +1,180 @@
+package report
+
+import (
+	"bytes"
+)
+
+// FixedPointRoot is what FixedPointBreak returns when the record breaks the canonical form at
+// the document level rather than inside a value: whitespace around the record (a CRLF line
+// end, leading spaces) or inside an empty root object. It is the URI-fragment spelling of the
+// root pointer (RFC 6901 §6), because "" already means "no break".
+const FixedPointRoot = "#"
+
+// FixedPointBreak reports whether a harness's own canonical output is already a fixed point of
+// Canonicalize: "" when it is, else the RFC 6901 pointer of the first value (in document order)
+// whose bytes the canonicalization changes — an out-of-order key, an unsorted element of an
+// unordered array, a string escaped differently from serde_json, or whitespace.
+//
+// The comparison is modulo the profile's exclusions: a record that still carries an excluded
+// member is not counted as broken for that, because removing exactly those members is the
+// canonicalization's job, not a sign that the harness sorts or encodes differently. A single
+// trailing "\n" is expected and is not a break; its absence is not one either (lines are often
+// passed without it). Bad input returns the same errors as Canonicalize.
+func FixedPointBreak(record []byte, p Profile) (pointer string, err error) {
+	_, ptr, err := CanonicalizeAndCheck(record, p)
+	return ptr, err
+}
+
+// CanonicalizeAndCheck is Canonicalize and FixedPointBreak in one pass over the record, for
+// callers (the determinism stage, `kvparity canon`) that need both.
+func CanonicalizeAndCheck(record []byte, p Profile) (canonical []byte, breakPointer string, err error) {
+	root, err := compileProfile(p)
+	if err != nil {
+		return nil, "", err
+	}
+	if out, ok := canonicalFast(record, root); ok {
+		// The fast path only succeeds on records that differ from their canonical form by
+		// excluded members at most: a fixed point by definition.
+		return out, "", nil
+	}
+	s := scanners.Get().(*scanner)
+	defer func() { s.reset(nil); scanners.Put(s) }()
+	canonical, err = canonicalize(s, record, root)
+	if err != nil {
+		return nil, "", err
+	}
+	body := bytes.TrimSuffix(record, []byte{'\n'})
+	if len(body)+1 == len(canonical) && bytes.Equal(body, canonical[:len(body)]) {
+		return canonical, "", nil
+	}
+	w := fixedPointWalker{e: emitter{s: s}}
+	return canonical, w.walk(root), nil
+}
+
+type fixedPointWalker struct {
+	e emitter // only its path and scanner are used, for pointers and tie-break encodings
+}
+
+func (w *fixedPointWalker) walk(root *ptrNode) string {
+	s := w.e.s
+	t := &s.tape[0]
+	if t.flags&tfSpaceBefore != 0 {
+		return FixedPointRoot
+	}
+	if ptr := w.value(0, root); ptr != "" {
+		return ptr
+	}
+	rest := s.in[t.end:]
+	if len(rest) > 0 && !(len(rest) == 1 && rest[0] == '\n') {
+		return FixedPointRoot
+	}
+	return ""
+}
+
+func (w *fixedPointWalker) here() string {
+	s := w.e.s
+	return renderPointer(w.e.path, s.tape, s.in, s.esc, s.dec)
+}
+
+// value checks token ti, whose own pointer is the walker's current path.
+func (w *fixedPointWalker) value(ti int32, node *ptrNode) string {
+	s := w.e.s
+	t := &s.tape[ti]
+	if ti != 0 && t.flags&tfSpaceBefore != 0 {
+		return w.here()
+	}
+	switch t.kind {
+	case tkString:
+		if !serdeEncoded(s, t) {
+			return w.here()
+		}
+	case tkObject:
+		return w.object(ti, node)
+	case tkArray:
+		return w.array(ti, node)
+	}
+	return ""
+}
+
+func (w *fixedPointWalker) object(ti int32, node *ptrNode) string {
+	s := w.e.s
+	t := &s.tape[ti]
+	var prev []byte
+	havePrev := false
+	k := ti + 1
+	for m := int32(0); m < t.n; m, k = m+1, s.tape[k+1].next {
+		key := s.strBytes(&s.tape[k])
+		child := node.child(key)
+		if child != nil && child.exclude {
+			continue
+		}
+		w.e.path = append(w.e.path, pathSeg{key: k})
+		kt := &s.tape[k]
+		if kt.flags&tfSpaceBefore != 0 || !serdeEncoded(s, kt) || (havePrev && bytes.Compare(prev, key) >= 0) {
+			return w.here()
+		}
+		if ptr := w.value(k+1, child); ptr != "" {
+			return ptr
+		}
+		w.e.path = w.e.path[:len(w.e.path)-1]
+		prev, havePrev = key, true
+	}
+	if t.flags&tfSpaceClose != 0 {
+		if ti == 0 {
+			return FixedPointRoot
+		}
+		return w.here()
+	}
+	return ""
+}
+
+func (w *fixedPointWalker) array(ti int32, node *ptrNode) string {
+	s := w.e.s
+	t := &s.tape[ti]
+	w.e.path = append(w.e.path, pathSeg{key: -1})
+	top := len(w.e.path) - 1
+	var prev *element
+	k := ti + 1
+	for i := int32(0); i < t.n; i, k = i+1, s.tape[k].next {
+		child := node.childIndex(int(i))
+		if child != nil && child.exclude {
+			continue
+		}
+		w.e.path[top].idx = i
+		if node != nil && node.unsorted {
+			// Canonicalize already proved every element has a string sort key.
+			key, _ := w.e.sortKey(k, node.sortBy)
+			cur := &element{ti: k, idx: i, key: key, child: child}
+			if prev != nil {
+				c := bytes.Compare(prev.key, cur.key)
+				if c == 0 {
+					var err error
+					c = bytes.Compare(w.e.elementCanon(prev, &err), w.e.elementCanon(cur, &err))
+				}
+				if c > 0 {
+					return w.here()
+				}
+			}
+			prev = cur
+		}
+		if ptr := w.value(k, child); ptr != "" {
+			return ptr
+		}
+	}
+	w.e.path = w.e.path[:top]
+	if t.flags&tfSpaceClose != 0 {
+		return w.here()
+	}
+	return ""
+}
+
+// serdeEncoded reports whether string token t is spelled exactly as serde_json would spell it.
+func serdeEncoded(s *scanner, t *token) bool {
+	if t.flags&tfEscaped == 0 {
+		return true
+	}
+	raw := s.in[t.start:t.end]
+	var buf [128]byte
+	enc := AppendJSONString(buf[:0], s.strBytes(t))
+	return bytes.Equal(raw, enc[1:len(enc)-1])
+}

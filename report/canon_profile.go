@@ -1,0 +1,188 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ProfileName names the canonical report profile this package implements.
+const ProfileName = "dynamo-offline-replay-v1"
+
+// A Profile is the row's [canonical] table: the closed list of RFC 6901 pointers removed
+// before digesting, and the arrays that are explicitly unordered, each sorted by one member of
+// its elements (pointer -> member name).
+type Profile struct {
+	Exclusions []string
+	Unordered  map[string]string
+}
+
+// DefaultProfile is the protocol's closed allowlist: exactly the three /summary timing fields
+// (the skill's Stage 2 list and DESIGN's row), and /per_request sorted by uuid.
+//
+// /planner/html_report_path is deliberately not included although the harness lists it in
+// metadata.result_exclusions: the harness already drops it itself (and passes planner = null),
+// the protocol's list is closed at three, and a row that wants it must say so.
+func DefaultProfile() Profile {
+	return Profile{
+		Exclusions: []string{
+			"/summary/wall_time_ms",
+			"/summary/processed_tokens_per_s",
+			"/summary/processed_output_tokens_per_s",
+		},
+		Unordered: map[string]string{"/per_request": "uuid"},
+	}
+}
+
+// Validate checks that every pointer is a well-formed RFC 6901 pointer that names something
+// below the root, and that every unordered array names a sort member.
+func (p Profile) Validate() error {
+	for _, e := range p.Exclusions {
+		if _, err := ParsePointer(e); err != nil {
+			return fmt.Errorf("canonical profile: exclusion %q: %w", e, err)
+		}
+		if e == "" {
+			return fmt.Errorf("canonical profile: exclusion \"\" would remove the whole record")
+		}
+	}
+	for ptr, key := range p.Unordered {
+		if _, err := ParsePointer(ptr); err != nil {
+			return fmt.Errorf("canonical profile: unordered %q: %w", ptr, err)
+		}
+		if ptr == "" {
+			return fmt.Errorf("canonical profile: unordered \"\": the record root is an object, not an array")
+		}
+		if key == "" {
+			return fmt.Errorf("canonical profile: unordered %q has no sort member", ptr)
+		}
+	}
+	return nil
+}
+
+// ParsePointer splits an RFC 6901 JSON pointer into its unescaped reference tokens.
+func ParsePointer(ptr string) ([]string, error) {
+	if ptr == "" {
+		return nil, nil
+	}
+	if ptr[0] != '/' {
+		return nil, fmt.Errorf("JSON pointer must be empty or start with '/'")
+	}
+	parts := strings.Split(ptr[1:], "/")
+	for i, t := range parts {
+		if !strings.Contains(t, "~") {
+			continue
+		}
+		var b strings.Builder
+		for j := 0; j < len(t); j++ {
+			if t[j] != '~' {
+				b.WriteByte(t[j])
+				continue
+			}
+			if j+1 < len(t) && t[j+1] == '0' {
+				b.WriteByte('~')
+			} else if j+1 < len(t) && t[j+1] == '1' {
+				b.WriteByte('/')
+			} else {
+				return nil, fmt.Errorf("invalid escape in JSON pointer token %q (only ~0 and ~1)", t)
+			}
+			j++
+		}
+		parts[i] = b.String()
+	}
+	return parts, nil
+}
+
+// escapeToken escapes one reference token for a JSON pointer.
+func escapeToken(t []byte) string {
+	if !strings.ContainsAny(string(t), "~/") {
+		return string(t)
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(string(t))
+}
+
+// A ptrNode is one level of the profile compiled into a trie over reference tokens, so the
+// emitter follows it alongside the document and pays nothing below paths the profile never
+// names (nil node).
+type ptrNode struct {
+	kids     map[string]*ptrNode
+	exclude  bool
+	cuts     bool // some child is excluded: members of this object may be cut out
+	sortBy   string
+	unsorted bool // sortBy applies here
+}
+
+func (n *ptrNode) child(tok []byte) *ptrNode {
+	if n == nil || n.kids == nil {
+		return nil
+	}
+	return n.kids[string(tok)]
+}
+
+func (n *ptrNode) childIndex(i int) *ptrNode {
+	if n == nil || n.kids == nil {
+		return nil
+	}
+	return n.kids[strconv.Itoa(i)]
+}
+
+func compileProfile(p Profile) (*ptrNode, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	root := &ptrNode{}
+	walk := func(ptr string) *ptrNode {
+		toks, _ := ParsePointer(ptr)
+		n := root
+		for _, t := range toks {
+			if n.kids == nil {
+				n.kids = map[string]*ptrNode{}
+			}
+			c := n.kids[t]
+			if c == nil {
+				c = &ptrNode{}
+				n.kids[t] = c
+			}
+			n = c
+		}
+		return n
+	}
+	for _, e := range p.Exclusions {
+		walk(e).exclude = true
+	}
+	for ptr, key := range p.Unordered {
+		n := walk(ptr)
+		n.unsorted = true
+		n.sortBy = key
+	}
+	markCuts(root)
+	return root, nil
+}
+
+func markCuts(n *ptrNode) {
+	for _, c := range n.kids {
+		if c.exclude {
+			n.cuts = true
+		}
+		markCuts(c)
+	}
+}
+
+// renderPointer builds the RFC 6901 pointer of a path on a scanner's tape.
+func renderPointer(path []pathSeg, tape []token, in []byte, esc []span, dec []byte) string {
+	var b strings.Builder
+	for _, seg := range path {
+		b.WriteByte('/')
+		if seg.key < 0 {
+			b.WriteString(strconv.Itoa(int(seg.idx)))
+			continue
+		}
+		t := &tape[seg.key]
+		k := in[t.start:t.end]
+		if t.flags&tfEscaped != 0 {
+			sp := esc[t.n]
+			k = dec[sp.start:sp.end]
+		}
+		b.WriteString(escapeToken(k))
+	}
+	return b.String()
+}
