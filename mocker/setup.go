@@ -1,0 +1,128 @@
+package mocker
+
+import (
+	"crypto/rand"
+	"fmt"
+	"time"
+)
+
+// poolArgs normalises MockEngineArgs for one pool (spec §5.6 defaults).
+func poolArgs(c *Config, workerType string) *engineArgs {
+	a := &engineArgs{
+		engineType:    c.EngineType,
+		numGPUBlocks:  16384,
+		blockSize:     c.BlockSize,
+		maxNumSeqs:    256,
+		maxBatched:    8192,
+		speedup:       1.0,
+		decodeSpeedup: 1.0,
+		workerType:    workerType,
+	}
+	if c.NumGPUBlocks != nil {
+		a.numGPUBlocks = *c.NumGPUBlocks
+	}
+	if c.MaxNumSeqs != nil {
+		a.maxNumSeqs = *c.MaxNumSeqs
+	}
+	if c.MaxNumBatchedTokens != nil {
+		a.maxBatched = *c.MaxNumBatchedTokens
+	}
+	if c.SpeedupRatio != nil {
+		a.speedup = *c.SpeedupRatio
+	}
+	if c.DecodeSpeedupRatio != nil {
+		a.decodeSpeedup = *c.DecodeSpeedupRatio
+	}
+	if c.EngineType == "sglang" {
+		a.maxPrefillTokens = 16384
+		a.chunkedPrefill = 8192
+		a.clipMaxNew = 4096
+		a.initRatio = 0.7 * 1.0 // schedule_conservativeness 1.0
+		a.minRatio = a.initRatio * 0.14
+		a.decayStep = (a.initRatio - a.minRatio) / 600
+	}
+	return a
+}
+
+// newSim prepares a replay of wl: workers, routers, collector and evidence capture. It is the
+// "engine/runtime preparation" that precedes the timed loop.
+func newSim(c *Config, v variant, wl *workload) *sim {
+	s := &sim{cfg: c, v: v, wl: wl, disagg: c.ServingMode == "disagg", destFirst: c.EngineType == "sglang"}
+	n := len(wl.blocks.hash)
+	// full slice expressions: this replay's output blocks are appended to a copy, never to
+	// the shared workload
+	// sized for every output block up front, so the hot path never regrows per-block state
+	capIDs := n + wl.outBlocks
+	s.tab = &blockTable{hash: make([]uint64, n, capIDs), local: make([]uint64, n, capIDs)}
+	copy(s.tab.hash, wl.blocks.hash)
+	copy(s.tab.local, wl.blocks.local)
+	s.ev = newEvidence()
+	kvAware := c.RouterMode == "kv-router"
+	mk := func(pool, workerType string, n int) []*worker {
+		a := poolArgs(c, workerType)
+		ws := make([]*worker, n)
+		for i := range ws {
+			w := &worker{sim: s, id: i, pool: pool, args: a, live: true, ratio: a.initRatio}
+			w.poolTag = poolTags[pool]
+			if kvAware {
+				w.kv = newKVPool(a.numGPUBlocks, capIDs, w.removedEvent)
+			} else {
+				w.kv = newKVPool(a.numGPUBlocks, capIDs, nil)
+			}
+			ws[i] = w
+		}
+		return ws
+	}
+	base := routerConfig{overlapCredit: 1, prefillLoadScale: 1, trackActiveBlocks: true, trackPrefill: true, assumeReuse: true, queueThreshold: c.RouterQueueThreshold}
+	workers := c.NumWorkers
+	if s.disagg {
+		s.prefill = mk(poolPrefill, "prefill", c.NumPrefillWorkers)
+		s.decode = mk(poolDecode, "decode", c.NumDecodeWorkers)
+		pc := base
+		pc.trackActiveBlocks = false
+		dc := base
+		dc.overlapCredit, dc.assumeReuse, dc.trackPrefill = 0, false, false
+		s.prefillR = newRouter(s, poolPrefill, s.prefill, kvAware, pc)
+		s.decodeR = newRouter(s, poolDecode, s.decode, kvAware, dc)
+	} else {
+		s.agg = mk(poolAgg, "aggregated", c.NumWorkers)
+		s.aggR = newRouter(s, poolAgg, s.agg, kvAware, base)
+		s.scale = c.ScaleEvents
+	}
+	s.col = newCollector(len(wl.requests), s.disagg, workers)
+	if v.randomUUID {
+		s.col.uuid = randomUUID
+	}
+	return s
+}
+
+// randomUUID is the leak-random-uuid variant's v4 uuid from the OS entropy source.
+func randomUUID(int) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func wallclockNanos() int64 { return time.Now().UnixNano() }
+
+// slowdownWork is the slowdown-PCT variant's extra work: a fixed number of mixing rounds per
+// pass, proportional to the pass size, folded into a sink that never reaches any output.
+func slowdownWork(sink uint64, pct, planLen, perItem int) uint64 {
+	rounds := pct * (planLen + 4) * perItem / 100
+	for i := 0; i < rounds; i++ {
+		sink = mix64(sink + uint64(i))
+	}
+	return sink
+}
+
+// slowdownRoundsPerItem calibrates slowdown-PCT so that PCT is roughly the relative increase
+// of replay_cpu_ms on the golden rows (measured on this 2-core machine: slowdown-30 gave
+// +27..33%). vLLM passes are few items of much work each, SGLang passes many light items.
+func slowdownRoundsPerItem(engine string) int {
+	if engine == "sglang" {
+		return 12
+	}
+	return 25
+}
