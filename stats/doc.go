@@ -1,5 +1,23 @@
-// Package stats holds the statistics of the paired performance gate: exact binomial tails,
-// order-statistic confidence bounds for the median ratio, the predeclared dependence
-// battery, Theil–Sen drift, the seeded paired bootstrap, and the balanced pair schedule.
-// It imports only the standard library.
+// Package stats holds the statistics of the paired performance gate (protocol stage 7;
+// spec/statistics-and-peers.md Part 1). It imports only the standard library and, like
+// golang.org/x/perf, keeps small documented value types, reports warnings as data and keeps
+// formatting (benchfmt.go) apart from the maths.
+//
+//   - BinomialHalfCDF: exact P(Bin(n, ½) ≤ k) as a rational (P(Bin(60,½) ≤ 23) =
+//     26650063354005107 / 2^59 = 0.046230…); BinomialCDF for operating characteristics.
+//   - OrdersForMedian: the order statistics bounding the median for any n and one-sided
+//     confidence (n = 60 at 95%: X(24) and X(37), coverage 0.953770 each).
+//   - GateBounds: the verdict against a threshold: PASS when the upper bound ≤ T, FAIL when
+//     the lower bound > T, INCONCLUSIVE otherwise, cross-checked by counting K = #{r ≤ T}.
+//   - RunBattery: the predeclared dependence battery on ln r in execution order, each test at
+//     α = 0.01 with its statistic, acceptance region and outcome: lag-1 autocorrelation,
+//     Ljung–Box Q(5), Mann–Kendall trend, the exact runs test and the baseline-first vs
+//     candidate-first rank-sum test; plus the Theil–Sen drift across the session.
+//   - PairedBootstrap: the seeded bootstrap of log ratios, a secondary diagnostic only.
+//   - BalancedSchedule: permuted blocks of four (two BC, two CB), PCG with the spec's stream and
+//     a modulo-rejection draw, pinned by the spec's seed-1 test vector.
+//   - Analyze: all of the above on one series; any breach of the battery makes the verdict
+//     INCONCLUSIVE with the reason, and the bounds are then not applied.
+//   - WriteBench: Go benchmark format that benchstat reads; a test checks that benchstat at
+//     -confidence 0.90 reports the same order-statistic interval of the median as ours.
 package stats
