@@ -41,6 +41,9 @@ type CampaignInfo struct {
 	TimingProxy bool
 	Exclusions  []string
 	Args        []string
+	// ReadOnly says why no stage can start ("" when the campaign runs): a cleaned campaign
+	// opens read-only.
+	ReadOnly string
 }
 
 // HostInfo is what host.json records.
@@ -51,6 +54,9 @@ type HostInfo struct {
 	NUMANodes int
 	Kernel    string
 	GoVersion string
+	// NUMA is each NUMA node's CPUs (/sys/devices/system/node/node*/cpulist), so the report can
+	// state the node of every run's CPU set; empty when the kernel exposes no topology.
+	NUMA []PlacementNUMA `json:",omitempty"`
 }
 
 // ArtifactInfo is one arm's pinned artifact (artifacts.json).

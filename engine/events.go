@@ -152,6 +152,16 @@ type PerfSummary struct {
 	Verdict     string // PASS, FAIL, INCONCLUSIVE (only when Final)
 	Reason      string
 	Final       bool
+
+	LowerOrder, UpperOrder         int    // e.g. 24 and 37 for 60 pairs (only when Final)
+	TimingField                    string // the row's timing field
+	TimingProxy                    bool   // TimingField is a declared proxy: label it so everywhere
+	WarmupsDone, WarmupsTotal      int    // per arm
+	Invalidated                    int    // pair attempts that do not count (environment or interruption)
+	Telemetry                      string // "unavailable" or "available" (only when Final)
+	Caveats                        []string
+	Drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
+	BootstrapLower, BootstrapUpper float64 // secondary diagnostic, never the verdict (only when Final)
 }
 
 // Diagnostic is one dependence test result as shown to the user.
@@ -161,6 +171,10 @@ type Diagnostic struct {
 	Threshold float64
 	Breached  bool
 	Detail    string
+
+	Low, High float64 // the acceptance region [Low, High] (only High when OneSided)
+	OneSided  bool
+	Outcome   string // "ok", "breached", "not computable"
 }
 
 // ArtifactChanged: an arm's source binary (or the row file) changed and settled.

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"kvparity/engine"
+)
+
+func init() {
+	register("init-row", "write a commented example row file to start from", initRowCmd)
+}
+
+func initRowCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("init-row", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "write the row to FILE (refuses to overwrite) instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvparity init-row: unexpected argument %q\n", fs.Arg(0))
+		return 3
+	}
+	if *out == "" {
+		io.WriteString(stdout, engine.ExampleRowTOML)
+		return 0
+	}
+	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity init-row: %v\n", err)
+		return 3
+	}
+	if _, err := io.WriteString(f, engine.ExampleRowTOML); err != nil {
+		f.Close()
+		fmt.Fprintf(stderr, "kvparity init-row: %s: %v\n", *out, err)
+		return 3
+	}
+	if err := f.Close(); err != nil {
+		fmt.Fprintf(stderr, "kvparity init-row: %s: %v\n", *out, err)
+		return 3
+	}
+	fmt.Fprintf(stderr, "wrote %s: edit the arms, trace and args, then `kvparity run %s`\n", *out, *out)
+	return 0
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Protocol stage 1: every artifact is copied into the campaign (artifacts/) and its SHA-256,
+// size, .text size, features and revision are recorded in artifacts.json. Runs only ever
+// execute the pinned copy; a rebuilt source is pinned again as a new generation.
+
+// A PinnedArtifact is one entry of artifacts.json: an arm's artifact at one generation.
+type PinnedArtifact struct {
+	Arm      Arm       `json:"arm"`
+	Gen      int       `json:"gen"` // 1 for the first pin, +1 per re-pin after a rebuild
+	Revision string    `json:"revision"`
+	Source   string    `json:"source"` // the path it was copied from ("builtin": the kvparity executable)
+	Builtin  bool      `json:"builtin"`
+	Path     string    `json:"path"` // relative to the campaign dir
+	Variant  string    `json:"variant,omitempty"`
+	Features []string  `json:"features"`
+	SHA256   string    `json:"sha256"`
+	Size     int64     `json:"size"`
+	TextSize int64     `json:"text_size"` // .text section bytes, 0 when not ELF
+	PinnedAt time.Time `json:"pinned_at"`
+	Stale    bool      `json:"stale,omitempty"`
+}
+
+// Info converts to the workbench's view (Path made absolute against dir).
+func (p PinnedArtifact) Info(dir string) ArtifactInfo {
+	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
+		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, Stale: p.Stale}
+}
+
+func (p PinnedArtifact) sourceLabel() string {
+	if p.Builtin {
+		return BuiltinBinary
+	}
+	return p.Source
+}
+
+// pinArtifact copies src into dir/artifacts as arm's generation gen and describes the copy.
+// The source is hashed again after the copy: a binary that changes while being pinned is
+// refused rather than pinned half old, half new.
+func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (PinnedArtifact, error) {
+	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: spec.Revision, Source: src, Builtin: spec.Builtin(),
+		Variant: spec.Variant, Features: slices.Clone(spec.Features), PinnedAt: time.Now().UTC()}
+	if p.Features == nil {
+		p.Features = []string{}
+	}
+	rel := filepath.Join(DirArtifacts, fmt.Sprintf("%s-g%d-%s", arm, gen, filepath.Base(src)))
+	dst := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return p, fmt.Errorf("pin %s: %w", arm, err)
+	}
+	sum, size, err := copyHashed(src, dst)
+	if err != nil {
+		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
+	}
+	again, err := fileSHA256(src)
+	if err != nil {
+		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
+	}
+	if again != sum {
+		os.Remove(dst)
+		return p, fmt.Errorf("pin %s artifact %s: the file changed while it was copied; wait for the build to finish", arm, src)
+	}
+	p.Path, p.SHA256, p.Size = rel, sum, size
+	p.TextSize, err = textSize(dst)
+	if err != nil {
+		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
+	}
+	return p, nil
+}
+
+// copyHashed copies src to dst (mode 0755, fsync'd) and returns the SHA-256 of the bytes
+// written.
+func copyHashed(src, dst string) (string, int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", 0, err
+	}
+	defer in.Close()
+	if st, err := in.Stat(); err != nil {
+		return "", 0, err
+	} else if !st.Mode().IsRegular() {
+		return "", 0, errors.New("not a regular file")
+	}
+	h := sha256.New()
+	var n int64
+	err = createSynced(dst, 0o755, func(w io.Writer) (copyErr error) {
+		n, copyErr = io.Copy(io.MultiWriter(w, h), in)
+		return copyErr
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// fileSHA256 hashes a file.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// textSize is the size of the .text section (0 for a file that is not ELF, e.g. a script).
+func textSize(path string) (int64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		var fe *elf.FormatError
+		if errors.As(err, &fe) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	defer f.Close()
+	if s := f.Section(".text"); s != nil {
+		return int64(s.Size), nil
+	}
+	return 0, nil
+}
+
+// artifactsFile is artifacts.json: every pin, oldest first (re-pins append).
+type artifactsFile struct {
+	Artifacts []PinnedArtifact `json:"artifacts"`
+}
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}

@@ -1,0 +1,550 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Options configure a campaign beyond its row.
+type Options struct {
+	// Dir is the campaign directory; "" means ./campaigns/<row>-<UTC timestamp>.
+	Dir string
+	// RowPath is the row file the campaign was frozen from ("" for a built-in row); watch mode
+	// watches it.
+	RowPath string
+	// BuiltinPath is the kvparity executable that "builtin" arms pin; "" means os.Executable().
+	BuiltinPath string
+	// CPUs are the CPUs replays may be pinned to; nil means every CPU this process may use.
+	CPUs []int
+	// Warn receives warnings (a dropped torn journal tail, a different host on resume...).
+	Warn func(string)
+	// PollInterval is how often running replays' stderr and progress are read (default 100 ms).
+	PollInterval time.Duration
+	// Settle is how long a watched file must keep its size and mtime before it counts as
+	// rebuilt (default 300 ms).
+	Settle time.Duration
+	// Perf tunes the performance stage (test hooks; zero value = the protocol).
+	Perf PerfOptions
+}
+
+// A Campaign is one row's campaign directory and the engine working in it. It implements
+// Controller; the headless CLI and the workbench drive the same methods.
+type Campaign struct {
+	row     *Row
+	dir     string
+	opts    Options
+	journal *Journal
+	ev      *emitter
+	runner  *Runner
+	host    HostInfo
+	trace   TraceChecksums
+	cpus    []int
+
+	mu      sync.Mutex
+	pinned  map[Arm]PinnedArtifact // the current generation of each arm
+	pins    []PinnedArtifact       // every pin, oldest first (artifacts.json)
+	extra   map[Arm]int            // repetitions added with AddRepetition, per arm
+	stage   *stageRun
+	watch   *watcher
+	closed  bool
+	cleaned bool // opened read-only: stage 9 removed the binaries and trace window
+	stageWG sync.WaitGroup
+	bg      sync.WaitGroup // watchers being stopped
+}
+
+type stageRun struct {
+	stage  Stage
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+var _ Controller = (*Campaign)(nil)
+
+// Campaign files (DESIGN "A campaign directory"), slash-separated and relative to the campaign
+// directory. Exported for the readers of a campaign (the campaign report and its cleanup), so
+// a layout change is made in one place.
+const (
+	FileRow       = "row.toml"
+	FileHost      = "host.json"
+	FileArtifacts = "artifacts.json"
+	FileJournal   = "journal.jsonl"
+	FileSchedule  = "schedule.json"
+	FileTraceSums = "trace/checksums.json"
+	FileWindow    = "trace/window.jsonl"
+	DirRuns       = "runs"
+	DirArtifacts  = "artifacts"
+	DirPatch      = "patch"
+)
+
+// RecAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).
+const RecAddRep RecordType = "add_repetition"
+
+// OpenOrCreate resumes the campaign in opts.Dir when it has a journal (refusing one frozen from
+// a different row), and otherwise creates it: freezes the row, records the host, pins the
+// trace window and both artifacts.
+func OpenOrCreate(row *Row, opts Options) (*Campaign, error) {
+	if opts.Dir != "" {
+		if _, err := os.Stat(filepath.Join(opts.Dir, FileJournal)); err == nil {
+			c, err := Open(opts.Dir, opts)
+			if err != nil {
+				return nil, err
+			}
+			if row != nil {
+				want, _ := row.Encode()
+				got, _ := c.row.Encode()
+				if !bytes.Equal(want, got) {
+					c.Close()
+					return nil, fmt.Errorf("campaign %s was frozen from a different row (%s); start a new campaign with another --campaign", opts.Dir, filepath.Join(opts.Dir, FileRow))
+				}
+			}
+			return c, nil
+		}
+	}
+	return Create(row, opts)
+}
+
+// Create makes a new campaign directory for row. A directory left without a journal by a
+// crash during creation is created again.
+func Create(row *Row, opts Options) (*Campaign, error) {
+	if row == nil {
+		return nil, errors.New("campaign: no row")
+	}
+	if err := checkCPUs(opts.CPUs); err != nil {
+		return nil, err
+	}
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join("campaigns", row.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	if _, err := os.Stat(filepath.Join(dir, FileJournal)); err == nil {
+		return nil, fmt.Errorf("campaign %s already exists (it has a journal): resume it instead", dir)
+	}
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	c, err := create(row, dir, opts)
+	if err != nil && os.IsNotExist(statErr) {
+		os.RemoveAll(dir) // this call made the folder: leave no half campaign behind
+	}
+	return c, err
+}
+
+func create(row *Row, dir string, opts Options) (*Campaign, error) {
+	c := newCampaign(row, dir, opts)
+	frozen, err := row.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("campaign: freezing the row: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, FileRow), frozen); err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	if err := writeJSONFile(filepath.Join(dir, FileHost), c.host); err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	if c.trace, err = pinTrace(dir, row.Trace); err != nil {
+		return nil, fmt.Errorf("%s: %w", rowFileLabel(opts.RowPath), err)
+	}
+	patch, err := pinPatch(dir, rowFileLabel(opts.RowPath), row.Determinism)
+	if err != nil {
+		return nil, err
+	}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		p, err := pinArtifact(dir, arm, 1, row.Arm(arm), c.sourceOf(arm))
+		if err != nil {
+			return nil, err
+		}
+		c.addPin(p)
+	}
+	if err := writeJSONFile(filepath.Join(dir, FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	// The journal comes last, created whole with its founding records: a campaign exists once
+	// its journal does.
+	founding := []Record{{Type: RecCampaign, Note: row.Name}}
+	if patch != nil {
+		founding = append(founding, patchRecord(patch))
+	}
+	for _, p := range c.pins {
+		founding = append(founding, Record{Type: RecPinned, Arm: p.Arm, Gen: p.Gen, Artifact: ptrInfo(p, dir)})
+	}
+	if err := createJournal(filepath.Join(dir, FileJournal), founding); err != nil {
+		return nil, fmt.Errorf("campaign: %w", err)
+	}
+	if c.journal, err = OpenJournal(filepath.Join(dir, FileJournal), c.warn); err != nil {
+		return nil, err
+	}
+	c.ev = newEmitter()
+	c.Emit(HistoryReplayed{})
+	return c, nil
+}
+
+// Open resumes an existing campaign: the frozen row, trace window and pinned artifacts are
+// checked against their recorded checksums, and the journal's history is published as events
+// (so a UI rebuilds its state from events alone). A source binary that changed since it was
+// pinned is announced (ArtifactChanged) and its arm's results are marked stale.
+func Open(dir string, opts Options) (*Campaign, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCPUs(opts.CPUs); err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	row, err := LoadRow(filepath.Join(dir, FileRow))
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	c := newCampaign(row, dir, opts)
+	var frozenHost HostInfo
+	if err := ReadJSONFile(filepath.Join(dir, FileHost), &frozenHost); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	if frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname {
+		c.warn(fmt.Sprintf("campaign %s was frozen on %s (%s, %d cores) and resumes on %s (%s, %d cores): keep one row on one node",
+			dir, frozenHost.Hostname, frozenHost.CPUModel, frozenHost.Cores, c.host.Hostname, c.host.CPUModel, c.host.Cores))
+	}
+	c.host = frozenHost
+	if err := ReadJSONFile(filepath.Join(dir, filepath.FromSlash(FileTraceSums)), &c.trace); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	journalPath := filepath.Join(dir, FileJournal)
+	recs, err := ReadJournal(journalPath)
+	if err != nil {
+		return nil, err
+	}
+	if h := FoldJournal(recs, row); isCleaned(dir, c.trace, h.Current) {
+		// Read only: nothing may be appended, not even the drop of a torn tail.
+		c.cleaned = true
+		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, ErrCleaned))
+		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, ErrCleaned))
+	} else {
+		if err := verifyTrace(dir, c.trace); err != nil {
+			return nil, fmt.Errorf("campaign %s: %w", dir, err)
+		}
+		if c.journal, err = OpenJournal(journalPath, c.warn); err != nil {
+			return nil, err
+		}
+	}
+	h := FoldJournal(c.journal.Records(), row)
+	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added
+	if len(c.pinned) != 2 {
+		c.journal.Close()
+		return nil, fmt.Errorf("campaign %s: journal records no pinned artifact for both arms", dir)
+	}
+	if !c.cleaned {
+		if err := c.VerifyPinned(); err != nil {
+			c.journal.Close()
+			return nil, fmt.Errorf("campaign %s: %w", dir, err)
+		}
+	}
+	c.ev = newEmitter()
+	c.replayHistory()
+	if !c.cleaned {
+		for _, arm := range []Arm{Baseline, Candidate} {
+			c.checkSource(arm, false)
+		}
+	}
+	return c, nil
+}
+
+// checkCPUs refuses CPUs this process may not run on: pinning a replay there would fail on
+// every run.
+func checkCPUs(cpus []int) error {
+	allowed := AllowedCPUs()
+	for _, c := range cpus {
+		if !slices.Contains(allowed, c) {
+			return fmt.Errorf("CPU %d is not available to this process (allowed: %s)", c, FormatCPUList(allowed))
+		}
+	}
+	return nil
+}
+
+func newCampaign(row *Row, dir string, opts Options) *Campaign {
+	c := &Campaign{row: row, dir: dir, opts: opts, host: ReadHost(), cpus: opts.CPUs,
+		pinned: map[Arm]PinnedArtifact{}, extra: map[Arm]int{}}
+	if len(c.cpus) == 0 {
+		c.cpus = AllowedCPUs()
+	}
+	c.runner = &Runner{Emit: c.Emit, PollInterval: opts.PollInterval}
+	return c
+}
+
+func (c *Campaign) warn(msg string) {
+	if c.opts.Warn != nil {
+		c.opts.Warn(msg)
+	}
+}
+
+// sourceOf is the file an arm pins: the row's binary, or the kvparity executable.
+func (c *Campaign) sourceOf(arm Arm) string {
+	spec := c.row.Arm(arm)
+	if !spec.Builtin() {
+		return spec.Binary
+	}
+	if c.opts.BuiltinPath != "" {
+		return c.opts.BuiltinPath
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "kvparity"
+	}
+	return exe
+}
+
+func (c *Campaign) addPin(p PinnedArtifact) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pins = append(c.pins, p)
+	if cur, ok := c.pinned[p.Arm]; !ok || p.Gen >= cur.Gen {
+		c.pinned[p.Arm] = p
+	}
+}
+
+func (c *Campaign) markStale(arm Arm) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pinned[arm]; ok {
+		p.Stale = true
+		c.pinned[arm] = p
+	}
+}
+
+func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
+	info := p.Info(dir)
+	info.Path = p.Path // relative in the journal: the campaign can move
+	return &info
+}
+
+// pinFromRecord rebuilds a pin from its journal record.
+func pinFromRecord(rec Record) PinnedArtifact {
+	a := rec.Artifact
+	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == BuiltinBinary,
+		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, PinnedAt: rec.At}
+	return p
+}
+
+// Pinned returns an arm's current pinned artifact.
+func (c *Campaign) Pinned(arm Arm) PinnedArtifact {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pinned[arm]
+}
+
+// VerifyPinned re-hashes every current pinned copy against artifacts.json: a copy that changed
+// in the campaign is never run (the perf stage calls it again before its warmups).
+func (c *Campaign) VerifyPinned() error {
+	for _, arm := range []Arm{Baseline, Candidate} {
+		p := c.Pinned(arm)
+		sum, err := fileSHA256(filepath.Join(c.dir, p.Path))
+		if err != nil {
+			return fmt.Errorf("pinned %s artifact: %w", arm, err)
+		}
+		if sum != p.SHA256 {
+			return fmt.Errorf("pinned %s artifact %s was modified after pinning (SHA-256 %s, pinned %s)", arm, p.Path, sum, p.SHA256)
+		}
+	}
+	return verifyTrace(c.dir, c.trace)
+}
+
+// Row returns the frozen row.
+func (c *Campaign) Row() *Row { return c.row }
+
+// Journal returns the campaign journal (stages append their records to it).
+func (c *Campaign) Journal() *Journal { return c.journal }
+
+// Runner returns the process runner (its events go to the campaign's channel).
+func (c *Campaign) Runner() *Runner { return c.runner }
+
+// CPUs returns the CPUs replays may be pinned to.
+func (c *Campaign) CPUs() []int { return append([]int(nil), c.cpus...) }
+
+// TraceWindow returns the absolute path of the pinned trace window.
+func (c *Campaign) TraceWindow() string { return filepath.Join(c.dir, c.trace.Window) }
+
+// Emit publishes an event on the campaign's channel (never blocks).
+func (c *Campaign) Emit(ev Event) { c.ev.Emit(ev) }
+
+// Events is the campaign's single event channel; it closes after Close.
+func (c *Campaign) Events() <-chan Event { return c.ev.out }
+
+// Dir is the campaign directory.
+func (c *Campaign) Dir() string { return c.dir }
+
+// Info describes the row, window, artifacts and host.
+func (c *Campaign) Info() CampaignInfo {
+	r := c.row
+	info := CampaignInfo{
+		Row: r.Name, Dir: c.dir,
+		TraceSpec:   fmt.Sprintf("%s[%d:%d]", r.Trace.Path, r.Trace.Offset, r.Trace.Offset+r.Trace.Count),
+		TraceSHA256: c.traceChecksum(),
+		Window:      fmt.Sprintf("offset %d · %d requests", r.Trace.Offset, r.Trace.Count),
+		Host:        c.host, Artifacts: map[Arm]ArtifactInfo{},
+		Repetitions: r.Determinism.Repetitions, Pairs: r.Perf.Pairs, Warmups: r.Perf.WarmupsPerArm,
+		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, TimingProxy: r.Perf.TimingProxy,
+		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
+	}
+	if c.cleaned {
+		info.ReadOnly = ErrCleaned.Error()
+	}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)
+	}
+	return info
+}
+
+// traceChecksum is the trace checksum the row's sha256 is compared with: of the source file,
+// or of the window for a generated trace.
+func (c *Campaign) traceChecksum() string {
+	if c.row.Trace.Generated() {
+		return c.trace.WindowSHA256
+	}
+	return c.trace.SourceSHA256
+}
+
+// RunSpec builds the process of one run of arm's current artifact: the pinned binary, the
+// row's args on the pinned trace window, --iterations 1 and a timings file in the run's own
+// folder, a canonical report file when canonical is set (never for gated perf samples), and
+// for the embedded engine its --variant and --progress-file. CPUs is left for the caller.
+func (c *Campaign) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
+	p := c.Pinned(arm)
+	runDir := filepath.Join(c.dir, DirRuns, filepath.FromSlash(string(id)))
+	var args []string
+	if p.Builtin {
+		args = append(args, "replay")
+	}
+	args = append(args, c.TraceWindow())
+	args = append(args, c.row.Replay.Args...)
+	args = append(args, "--iterations", "1", "--timings-jsonl", filepath.Join(runDir, "timings.jsonl"))
+	if canonical {
+		args = append(args, "--canonical-reports-jsonl", filepath.Join(runDir, "canonical.jsonl"))
+	}
+	spec := RunSpec{ID: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt,
+		Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Timeout: c.row.Determinism.Timeout.Duration}
+	if p.Builtin {
+		if p.Variant != "" {
+			args = append(args, "--variant", p.Variant)
+		}
+		spec.ProgressFile = filepath.Join(runDir, "progress.jsonl")
+		args = append(args, "--progress-file", spec.ProgressFile)
+	}
+	spec.Args = args
+	return spec
+}
+
+// repetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
+func repetitionID(arm Arm, rep, gen, attempt int) RunID {
+	id := "det/" + string(arm) + "-" + strconv.Itoa(rep)
+	if gen > 1 {
+		id += "-g" + strconv.Itoa(gen)
+	}
+	if attempt > 1 {
+		id += "-a" + strconv.Itoa(attempt)
+	}
+	return RunID(id)
+}
+
+// Running reports whether a stage runs.
+func (c *Campaign) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stage != nil
+}
+
+// StopStage cancels the running stage (its children are killed by process group) and returns
+// at once; StageStopped follows on the channel.
+func (c *Campaign) StopStage() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stage != nil {
+		c.stage.cancel()
+	}
+}
+
+// waitStage blocks until no stage runs.
+func (c *Campaign) waitStage() {
+	c.mu.Lock()
+	s := c.stage
+	c.mu.Unlock()
+	if s != nil {
+		<-s.done
+	}
+}
+
+// Wait blocks until the running stage (if any) has finished; the headless CLI uses it.
+func (c *Campaign) Wait() { c.waitStage() }
+
+// startStage runs fn on a goroutine as the one running stage.
+func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled bool)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("campaign is closed")
+	}
+	if c.cleaned {
+		return ErrCleaned
+	}
+	if c.stage != nil {
+		return fmt.Errorf("the %s stage is running; stop it first", c.stage.stage)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &stageRun{stage: st, cancel: cancel, done: make(chan struct{})}
+	c.stage = s
+	c.stageWG.Add(1)
+	go func() {
+		defer c.stageWG.Done()
+		c.Emit(StageStarted{Stage: st})
+		cancelled := fn(ctx)
+		cancel()
+		c.mu.Lock()
+		c.stage = nil
+		c.mu.Unlock()
+		c.Emit(StageStopped{Stage: st, Cancelled: cancelled})
+		close(s.done)
+	}()
+	return nil
+}
+
+// Close stops the stage and the watcher, closes the journal and then the event channel.
+func (c *Campaign) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	if c.stage != nil {
+		c.stage.cancel()
+	}
+	w := c.watch
+	c.watch = nil
+	c.mu.Unlock()
+	if w != nil {
+		w.stop()
+	}
+	c.bg.Wait()
+	c.stageWG.Wait()
+	err := c.journal.Close()
+	c.ev.close()
+	return err
+}
+
+func rowFileLabel(path string) string {
+	if path == "" {
+		return "row"
+	}
+	return path
+}

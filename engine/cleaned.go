@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// A campaign cleaned by protocol stage 9 (kvparity clean) keeps its journal, row, host and
+// checksums but no longer has its pinned binaries or trace window. Open still opens it, read
+// only: the history replays as events and Summary works, but no stage can start and nothing is
+// appended to the journal (a run would need the deleted files, and re-pinning would mix new
+// artifacts into a finished record).
+
+// ErrCleaned refuses every stage, repetition, watch and journal append on a cleaned campaign.
+var ErrCleaned = errors.New("campaign was cleaned: binaries and trace window removed; start a new campaign from row.toml")
+
+// isCleaned reports whether the trace window and every current pinned copy are gone: what
+// stage 9 removes together. A campaign missing only some of them is damaged, not cleaned, and
+// Open reports the missing file.
+func isCleaned(dir string, trace TraceChecksums, pins map[Arm]PinnedArtifact) bool {
+	gone := func(rel string) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	if len(pins) == 0 || !gone(trace.Window) {
+		return false
+	}
+	for _, p := range pins {
+		if !gone(p.Path) {
+			return false
+		}
+	}
+	return true
+}
+
+// Cleaned reports whether the campaign was opened read-only because it was cleaned.
+func (c *Campaign) Cleaned() bool { return c.cleaned }
+
+// readOnlyJournal holds recs and refuses every append with why.
+func readOnlyJournal(path string, recs []Record, why error) *Journal {
+	j := &Journal{path: path, records: recs, failed: why}
+	if n := len(recs); n > 0 {
+		j.seq = recs[n-1].Seq
+	}
+	return j
+}

@@ -1,0 +1,385 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"kvparity/report"
+)
+
+// Protocol stage 2 (determinism) and stage 4 (byte parity). Every repetition is a fresh
+// process; up to one per CPU run at once, each pinned to its own CPU, baseline and candidate
+// interleaved so that concurrent runs are one of each. Finished repetitions are read back from
+// the journal and never rerun; a run that was in flight when kvparity died has a run_start and
+// no run_end, and is rerun as its next attempt.
+
+// A repJob is one repetition to run.
+type repJob struct {
+	arm     Arm
+	rep     int
+	gen     int
+	attempt int
+}
+
+// repAttempt is the journal's view of one repetition's latest attempt.
+type repAttempt struct {
+	attempt int
+	end     *Record // nil while (or if it died) in flight
+}
+
+// repetitions returns the repetition count of an arm (the row's plus AddRepetition's).
+func (c *Campaign) repetitions(arm Arm) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.row.Determinism.Repetitions + c.extra[arm]
+}
+
+// succeeded reports whether a run_end is a finished repetition with a digest.
+func succeeded(end *Record) bool { return end != nil && end.Error == "" && end.Digest != "" }
+
+// StartDeterminism runs (or resumes) the determinism stage and then byte parity.
+func (c *Campaign) StartDeterminism() error {
+	return c.startStage(StageDeterminism, func(ctx context.Context) bool { return c.runDeterminism(ctx, nil) })
+}
+
+// RerunRepetition reruns one repetition of the current artifacts in a fresh process; the old
+// attempt stays in the journal, the new one supersedes it.
+func (c *Campaign) RerunRepetition(id RunID) error {
+	var job *repJob
+	for _, r := range c.journal.Records() {
+		if r.Type == RecRunStart && r.Run == id && r.Kind == KindRepetition {
+			job = &repJob{arm: r.Arm, rep: r.Index, gen: max(r.Gen, 1)}
+		}
+	}
+	if job == nil {
+		return fmt.Errorf("%s is not a determinism repetition of this campaign", id)
+	}
+	if cur := c.Pinned(job.arm); cur.Gen != job.gen || cur.Stale {
+		return fmt.Errorf("%s ran a stale %s artifact (generation %d); start the determinism stage to rerun on the current one", id, job.arm, job.gen)
+	}
+	return c.startStage(StageDeterminism, func(ctx context.Context) bool { return c.runDeterminism(ctx, job) })
+}
+
+// AddRepetition adds one repetition to an arm and runs it (with the stage's verdicts after).
+func (c *Campaign) AddRepetition(a Arm) error {
+	if a != Baseline && a != Candidate {
+		return fmt.Errorf("no arm %q", a)
+	}
+	if c.cleaned {
+		return ErrCleaned
+	}
+	if c.Running() {
+		return errors.New("a stage is running; stop it first")
+	}
+	n := c.repetitions(a) + 1
+	if _, err := c.journal.Append(Record{Type: RecAddRep, Arm: a, Index: n}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.extra[a]++
+	c.mu.Unlock()
+	return c.StartDeterminism()
+}
+
+// runDeterminism runs the missing repetitions (or just `only`), then decides the verdicts.
+// It returns whether the stage was cancelled.
+func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
+	if err := c.prepareArms(); err != nil {
+		c.block(StageDeterminism, err.Error())
+		return false
+	}
+	recs := c.journal.Records()
+	var jobs []repJob
+	if only != nil {
+		a := attempts(recs, only.arm, only.gen)[only.rep]
+		jobs = append(jobs, repJob{arm: only.arm, rep: only.rep, gen: only.gen, attempt: a.attempt + 1})
+	} else {
+		gens := map[Arm]int{Baseline: c.Pinned(Baseline).Gen, Candidate: c.Pinned(Candidate).Gen}
+		att := map[Arm]map[int]repAttempt{Baseline: attempts(recs, Baseline, gens[Baseline]), Candidate: attempts(recs, Candidate, gens[Candidate])}
+		for rep := 1; rep <= max(c.repetitions(Baseline), c.repetitions(Candidate)); rep++ {
+			for _, arm := range []Arm{Baseline, Candidate} {
+				if rep > c.repetitions(arm) {
+					continue
+				}
+				a := att[arm][rep]
+				if succeeded(a.end) {
+					continue
+				}
+				jobs = append(jobs, repJob{arm: arm, rep: rep, gen: gens[arm], attempt: a.attempt + 1})
+			}
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cpus := make(chan int, len(c.cpus))
+	for _, cpu := range c.cpus {
+		cpus <- cpu
+	}
+	var (
+		wg      sync.WaitGroup
+		ioMu    sync.Mutex
+		ioFatal error
+	)
+	for _, job := range jobs {
+		var cpu int
+		select {
+		case cpu = <-cpus:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { cpus <- cpu }()
+			if err := c.runRepetition(ctx, job, cpu); err != nil {
+				ioMu.Lock()
+				if ioFatal == nil {
+					ioFatal = err
+				}
+				ioMu.Unlock()
+				cancel() // a campaign write failed: stop, keep what is recorded
+			}
+		}()
+	}
+	wg.Wait()
+	if ioFatal != nil {
+		c.block(StageDeterminism, ioFatal.Error())
+		return false
+	}
+	if ctx.Err() != nil {
+		return true
+	}
+	c.decide()
+	return false
+}
+
+// runRepetition runs one repetition and records it. The only error it returns is a failure to
+// record (a full disk): a failing replay is recorded as that run's error.
+func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpu int) error {
+	id := repetitionID(job.arm, job.rep, job.gen, job.attempt)
+	spec := c.RunSpec(id, job.arm, KindRepetition, job.rep, job.attempt, true)
+	spec.CPUs = []int{cpu}
+	base := Record{Run: id, Arm: job.arm, Kind: KindRepetition, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
+	var startErr error
+	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
+		rec := base
+		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
+		if _, err := c.journal.Append(rec); err != nil {
+			startErr = err
+			return err
+		}
+		c.Emit(RunStarted{Run: id, Arm: job.arm, Kind: KindRepetition, Repetition: job.rep, CPUs: cpus, PID: pid, At: time.Now()})
+		return nil
+	})
+	if startErr != nil {
+		return startErr
+	}
+	if res.Cancelled {
+		// Not recorded as an end: the repetition is rerun as its next attempt, like a crash.
+		c.Emit(RunFinished{Run: id, Arm: job.arm, Kind: KindRepetition, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+		return nil
+	}
+	end := base
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	runErr := res.Err
+	var out repOutput
+	if runErr == nil {
+		var err error
+		out, err = c.readRepetition(spec)
+		var ioe errIO
+		if errors.As(err, &ioe) {
+			return err
+		}
+		runErr = err
+	}
+	if runErr != nil {
+		end.Error = runErr.Error()
+	} else {
+		end.Digest, end.FixedPoint, end.ReportPath, end.Evidence = out.Digest, out.FixedPoint, out.ReportRel, out.EvidenceRel
+	}
+	if _, err := c.journal.Append(end); err != nil {
+		return err
+	}
+	c.emitEnd(end, out.Evidence)
+	return nil
+}
+
+// emitEnd publishes a recorded run_end (live, or replayed from the journal on open).
+func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
+	var err error
+	if end.Error != "" {
+		err = errors.New(end.Error)
+	}
+	c.Emit(RunFinished{Run: end.Run, Arm: end.Arm, Kind: end.Kind, ExitCode: end.ExitCode, Signal: end.Signal,
+		TimedOut: end.TimedOut, Elapsed: time.Duration(end.ElapsedMs * float64(time.Millisecond)), Err: err})
+	if end.Digest == "" {
+		return
+	}
+	c.Emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
+		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
+	if evidence == nil && end.Evidence != "" {
+		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
+	}
+	if evidence != nil {
+		c.Emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
+		for _, p := range evidence.Pressure {
+			c.Emit(PressureEvent{Run: end.Run, Record: p})
+		}
+	}
+}
+
+// An ArmResult is one arm's determinism outcome over its current artifact.
+type ArmResult struct {
+	Arm     Arm      `json:"arm"`
+	Gen     int      `json:"gen"`
+	Verdict string   `json:"verdict"` // STABLE, UNSTABLE, BLOCKED, or "" while incomplete
+	Reason  string   `json:"reason,omitempty"`
+	Runs    []RunID  `json:"runs"`    // the latest attempt of each repetition, in order
+	Digests []string `json:"digests"` // per repetition ("" for a failed or missing one)
+	Ends    []Record `json:"-"`
+}
+
+// armResult is an arm's determinism outcome over its current artifact.
+func (c *Campaign) armResult(recs []Record, arm Arm) ArmResult {
+	return armResult(recs, arm, c.Pinned(arm).Gen, c.repetitions(arm))
+}
+
+// armResult folds the journal into the outcome of n repetitions of arm at generation gen.
+func armResult(recs []Record, arm Arm, gen, n int) ArmResult {
+	res := ArmResult{Arm: arm, Gen: gen}
+	att := attempts(recs, arm, gen)
+	distinct := []string{}
+	complete := true
+	for rep := 1; rep <= n; rep++ {
+		a := att[rep]
+		if a.end == nil {
+			complete = false
+			res.Digests = append(res.Digests, "")
+			continue
+		}
+		res.Runs = append(res.Runs, a.end.Run)
+		res.Ends = append(res.Ends, *a.end)
+		res.Digests = append(res.Digests, a.end.Digest)
+		if a.end.Error != "" && res.Verdict == "" {
+			res.Verdict, res.Reason = "BLOCKED", fmt.Sprintf("%s: %s", a.end.Run, a.end.Error)
+		}
+		if a.end.Digest != "" && !slices.Contains(distinct, a.end.Digest) {
+			distinct = append(distinct, a.end.Digest)
+		}
+	}
+	switch {
+	case res.Verdict != "":
+	case !complete:
+	case len(distinct) == 1:
+		res.Verdict, res.Reason = "STABLE", fmt.Sprintf("one digest %s over %d repetitions", short(distinct[0]), n)
+	default:
+		parts := make([]string, len(res.Runs))
+		for i, r := range res.Runs {
+			parts[i] = fmt.Sprintf("%s %s", r, short(res.Digests[i]))
+		}
+		res.Verdict = "UNSTABLE"
+		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s): an entropy leak; stop and diagnose it, never add repetitions to average it away", len(distinct), n, strings.Join(parts, ", "))
+	}
+	return res
+}
+
+// parityResult decides byte parity from both arms' outcomes ("" while undecided).
+func parityResult(b, cand ArmResult) (verdict, reason string) {
+	for _, a := range []ArmResult{b, cand} {
+		switch a.Verdict {
+		case "UNSTABLE":
+			return "BLOCKED", fmt.Sprintf("%s is UNSTABLE: parity and performance are refused until its entropy leak is fixed", a.Arm)
+		case "BLOCKED":
+			return "BLOCKED", fmt.Sprintf("%s repetitions failed: %s", a.Arm, a.Reason)
+		case "":
+			return "", ""
+		}
+	}
+	if b.Digests[0] == cand.Digests[0] {
+		return "PASS", fmt.Sprintf("baseline and candidate canonical reports are byte-identical (%s)", short(b.Digests[0]))
+	}
+	return "FAIL", fmt.Sprintf("canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
+}
+
+// decide records and publishes the per-arm and parity verdicts, then deletes the full reports
+// that matched (their digests stay in the journal) and keeps the ones a diff needs.
+func (c *Campaign) decide() {
+	recs := c.journal.Records()
+	b, cand := c.armResult(recs, Baseline), c.armResult(recs, Candidate)
+	for _, a := range []ArmResult{b, cand} {
+		if a.Verdict == "" {
+			continue
+		}
+		if !c.verdict(StageDeterminism, a.Arm, a.Verdict, a.Reason) {
+			return
+		}
+	}
+	pv, preason := parityResult(b, cand)
+	if pv == "" {
+		return
+	}
+	if !c.verdict(StageParity, "", pv, preason) {
+		return
+	}
+	if pv == "BLOCKED" {
+		c.Emit(RowBlocked{Stage: StageParity, Reason: preason})
+	}
+	c.pruneReports(b, cand, pv)
+}
+
+// pruneReports applies stage 4's retention: matching full reports are deleted; both arms'
+// reports are kept when parity fails, and every report of an UNSTABLE (or failed) arm.
+func (c *Campaign) pruneReports(b, cand ArmResult, parity string) {
+	var gone []RunID
+	for _, a := range []ArmResult{b, cand} {
+		if a.Verdict != "STABLE" {
+			continue // keep everything of an unstable or failed arm
+		}
+		for i, end := range a.Ends {
+			keepOne := parity != "PASS" && i == 0 // one report per arm for the diff
+			if keepOne || end.ReportPath == "" {
+				continue
+			}
+			if err := os.Remove(filepath.Join(c.dir, end.ReportPath)); err == nil || os.IsNotExist(err) {
+				gone = append(gone, end.Run)
+			}
+		}
+	}
+	if len(gone) > 0 {
+		c.journal.Append(Record{Type: RecReportsGone, Runs: gone, Note: "matching full reports deleted; digests kept"})
+	}
+}
+
+// verdict records and publishes a stage verdict; false when the journal refused it.
+func (c *Campaign) verdict(st Stage, arm Arm, v, reason string) bool {
+	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason}); err != nil {
+		c.Emit(RowBlocked{Stage: st, Reason: err.Error()})
+		return false
+	}
+	c.Emit(StageVerdict{Stage: st, Arm: arm, Verdict: v, Reason: reason})
+	return true
+}
+
+// block records and publishes that the row cannot go on.
+func (c *Campaign) block(st Stage, reason string) {
+	c.journal.Append(Record{Type: RecBlocked, Stage: st, Reason: reason})
+	c.Emit(RowBlocked{Stage: st, Reason: reason})
+}
+
+func short(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}

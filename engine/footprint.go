@@ -1,0 +1,53 @@
+package engine
+
+import "fmt"
+
+// The footprint gate (protocol stage 7): release binary or .text growth above 5% fails until the
+// added footprint is explained (and narrowed); the row states the explanation in
+// [perf] footprint_explained, and the result carries it.
+
+// FootprintLimit is the largest allowed growth of binary or .text size, as a fraction.
+const FootprintLimit = 0.05
+
+// FootprintResult compares the candidate's artifact with the baseline's.
+type FootprintResult struct {
+	Key           string  `json:"key,omitempty"`
+	BaselineSize  int64   `json:"baseline_size"`
+	CandidateSize int64   `json:"candidate_size"`
+	SizeGrowth    float64 `json:"size_growth"` // candidate/baseline − 1
+	BaselineText  int64   `json:"baseline_text"`
+	CandidateText int64   `json:"candidate_text"`
+	TextGrowth    float64 `json:"text_growth"` // 0 when either has no .text (not ELF)
+	TextKnown     bool    `json:"text_known"`
+	Limit         float64 `json:"limit"`
+	Explained     string  `json:"explained,omitempty"`
+	Verdict       string  `json:"verdict"` // PASS or FAIL
+	Reason        string  `json:"reason"`
+}
+
+func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResult {
+	f := FootprintResult{BaselineSize: base.Size, CandidateSize: cand.Size, BaselineText: base.TextSize,
+		CandidateText: cand.TextSize, Limit: FootprintLimit, Explained: explained}
+	if base.Size > 0 {
+		f.SizeGrowth = float64(cand.Size)/float64(base.Size) - 1
+	}
+	f.TextKnown = base.TextSize > 0 && cand.TextSize > 0
+	if f.TextKnown {
+		f.TextGrowth = float64(cand.TextSize)/float64(base.TextSize) - 1
+	}
+	text := ".text size unknown (not ELF)"
+	if f.TextKnown {
+		text = fmt.Sprintf(".text %+.2f%% (%d → %d bytes)", 100*f.TextGrowth, base.TextSize, cand.TextSize)
+	}
+	figures := fmt.Sprintf("binary %+.2f%% (%d → %d bytes), %s", 100*f.SizeGrowth, base.Size, cand.Size, text)
+	grew := f.SizeGrowth > FootprintLimit || f.TextGrowth > FootprintLimit
+	switch {
+	case !grew:
+		f.Verdict, f.Reason = "PASS", figures+fmt.Sprintf(": within %.0f%%", 100*FootprintLimit)
+	case explained != "":
+		f.Verdict, f.Reason = "PASS", figures+fmt.Sprintf(": above %.0f%% but explained in the row: %s", 100*FootprintLimit, explained)
+	default:
+		f.Verdict, f.Reason = "FAIL", figures+fmt.Sprintf(": grows more than %.0f%%; explain and narrow it ([perf] footprint_explained)", 100*FootprintLimit)
+	}
+	return f
+}

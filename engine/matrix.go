@@ -1,0 +1,406 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A matrix is a campaign of rows (protocol "Campaign concurrency"): one row per node, each row
+// its own campaign in DIR/<row>. Without a scheduler the rows run one after another on this
+// machine through the same code path as `kvparity run`; with Slurm each row is one job on one
+// whole node, and the matrix follows the rows through their journals.
+
+// MatrixBinary is the kvparity copy in the matrix folder that every job runs, so the jobs run
+// one fixed executable whatever happens to the one that submitted them.
+const MatrixBinary = "kvparity"
+
+// MatrixOptions configure RunMatrix.
+type MatrixOptions struct {
+	Dir      string   // the matrix folder (on a filesystem every node sees, for Slurm)
+	RowFiles []string // row TOML files, one campaign each
+
+	// Slurm, when set, submits one job per row; nil runs the rows locally one after another.
+	Slurm      *Slurm
+	Partition  string
+	SbatchArgs []string // passed to sbatch before the script (override its #SBATCH lines)
+	// AnyNode lets a resubmitted row land on another node. By default a row that already ran
+	// is resubmitted to the node it ran on (--nodelist): the protocol keeps a row on one node.
+	AnyNode bool
+	// Resubmit is how many times a row whose job ended environmentally is resubmitted
+	// automatically (0: the matrix ends and a later `kvparity matrix` resubmits it).
+	Resubmit int
+
+	// RunArgs are extra `kvparity run` arguments for every row (e.g. the row's CPU binding).
+	RunArgs []string
+	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
+	Executable string
+	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
+	// RunArgs...` would, writing its output to out, and returns its exit status.
+	RunLocal func(ctx context.Context, rowFile, rowDir string, out io.Writer) int
+
+	Poll     time.Duration // journal polling period (fsnotify wakes sooner); default 1 s
+	JobPoll  time.Duration // Slurm state polling period; default 5 s
+	OnUpdate func([]RowStatus)
+	Log      io.Writer // one line per scheduling event; nil discards
+}
+
+// A MatrixResult is the matrix at the end of RunMatrix.
+type MatrixResult struct {
+	Rows     []RowStatus
+	ExitCode int // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
+	Report   MatrixReport
+}
+
+// matrixRow is one row's state inside RunMatrix (owned by the RunMatrix goroutine).
+type matrixRow struct {
+	row     *Row
+	file    string // absolute
+	dir     string // DIR/<row>
+	fold    *rowFold
+	tail    journalTail
+	jobs    []JobRecord
+	resubs  int  // automatic resubmissions made
+	running bool // a job is active (slurm) or the local run is in progress
+}
+
+// RunMatrix runs (or resumes, or follows) every row of the matrix and writes the matrix
+// report. It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
+// later RunMatrix follows them again). An error means bad input or an unusable scheduler.
+func RunMatrix(ctx context.Context, o MatrixOptions) (*MatrixResult, error) {
+	m, err := newMatrix(o)
+	if err != nil {
+		return nil, err
+	}
+	return m.run(ctx)
+}
+
+type matrix struct {
+	o    MatrixOptions
+	dir  string
+	rows []*matrixRow
+	log  io.Writer
+}
+
+func newMatrix(o MatrixOptions) (*matrix, error) {
+	if o.Dir == "" {
+		return nil, errors.New("matrix: --campaign DIR is required")
+	}
+	if len(o.RowFiles) == 0 {
+		return nil, errors.New("matrix: no row files given")
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsFunc(dir, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '%' }) {
+		return nil, fmt.Errorf("matrix: campaign folder %q: spaces, tabs, newlines and %% cannot appear in Slurm's #SBATCH paths", dir)
+	}
+	if o.Slurm == nil && o.RunLocal == nil {
+		return nil, errors.New("matrix: local mode needs a row runner")
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.JobPoll <= 0 {
+		o.JobPoll = 5 * time.Second
+	}
+	m := &matrix{o: o, dir: dir, log: o.Log}
+	if m.log == nil {
+		m.log = io.Discard
+	}
+	seen := map[string]string{}
+	for _, f := range o.RowFiles {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		row, err := LoadRow(abs)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[row.Name]; dup {
+			return nil, fmt.Errorf("%s: name %q is already the name of %s: each row needs its own campaign folder", f, row.Name, prev)
+		}
+		seen[row.Name] = f
+		if row.Name == MatrixBinary {
+			return nil, &RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
+		}
+		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name)}
+		r.tail.path = filepath.Join(r.dir, FileJournal)
+		mode := "local"
+		if o.Slurm != nil {
+			mode = "slurm"
+		}
+		r.fold = newRowFold(RowStatus{Row: row.Name, RowFile: abs, Dir: r.dir, Mode: mode},
+			row.Determinism.Repetitions, row.Perf.Pairs)
+		m.rows = append(m.rows, r)
+	}
+	return m, nil
+}
+
+func (m *matrix) logf(format string, a ...any) {
+	fmt.Fprintf(m.log, "matrix: "+format+"\n", a...)
+}
+
+func (m *matrix) run(ctx context.Context) (*MatrixResult, error) {
+	if err := os.MkdirAll(m.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("matrix: %w", err)
+	}
+	lock, err := lockMatrix(m.dir, func(s string) { m.logf("%s", s) })
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	var dirs []string
+	for _, r := range m.rows {
+		if err := os.MkdirAll(r.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("matrix: %w", err)
+		}
+		jobs, err := ReadJobs(r.dir)
+		if err != nil {
+			return nil, fmt.Errorf("matrix: %w", err)
+		}
+		r.jobs = jobs
+		dirs = append(dirs, r.dir)
+	}
+	if m.o.Slurm != nil {
+		if err := m.o.Slurm.Available(ctx); err != nil {
+			return nil, err
+		}
+		if err := m.stageBinary(); err != nil {
+			return nil, err
+		}
+	}
+	m.refresh()
+
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	w := newDirWatcher(dirs, m.o.Poll)
+	go w.run(wctx)
+	if w.notify {
+		m.logf("following %d row journals (fsnotify, polling every %s as well)", len(m.rows), w.poll)
+	} else {
+		m.logf("following %d row journals (polling every %s: fsnotify unavailable here)", len(m.rows), w.poll)
+	}
+
+	if m.o.Slurm != nil {
+		err = m.runSlurm(ctx, w.wake)
+	} else {
+		err = m.runLocal(ctx, w.wake)
+	}
+	m.refresh()
+	res := m.result()
+	if werr := WriteMatrixReport(m.dir, res.Report); werr != nil && err == nil {
+		err = werr
+	}
+	return res, err
+}
+
+// stageBinary copies the kvparity executable into the matrix folder unless the same bytes are
+// already there. Once a row's campaign exists the copy is never replaced: its builtin arms pinned
+// it, and a resumed row must run the binary it started with (a different one would re-pin the
+// arms and rerun them).
+func (m *matrix) stageBinary() error {
+	src := m.o.Executable
+	if src == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("matrix: locating the kvparity executable: %w", err)
+		}
+		src = exe
+	}
+	dst := filepath.Join(m.dir, MatrixBinary)
+	want, err := fileSHA256(src)
+	if err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	if got, err := fileSHA256(dst); err == nil {
+		if got == want {
+			return nil
+		}
+		for _, r := range m.rows {
+			if _, err := os.Stat(filepath.Join(r.dir, FileJournal)); err == nil {
+				m.logf("keeping %s (sha256 %s): row %s started with it; this kvparity differs (sha256 %s)", dst, got[:12], r.row.Name, want[:12])
+				return nil
+			}
+		}
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("matrix: %w", err)
+	}
+	if err := writeFileAtomicMode(dst, data, 0o755); err != nil {
+		return fmt.Errorf("matrix: copying kvparity into %s: %w", m.dir, err)
+	}
+	m.logf("copied %s to %s (sha256 %s)", src, dst, want[:12])
+	return nil
+}
+
+// refresh reads every row's journal, placements and jobs and publishes the statuses when
+// anything changed.
+func (m *matrix) refresh() {
+	changed := false
+	for _, r := range m.rows {
+		recs, reset, err := r.tail.read()
+		if err != nil {
+			m.logf("%s: reading %s: %v", r.row.Name, r.tail.path, err)
+		}
+		if reset {
+			r.fold.reset()
+			changed = true
+		}
+		for _, rec := range recs {
+			r.fold.add(rec)
+			changed = true
+		}
+		if r.applyJobs() {
+			changed = true
+		}
+	}
+	if changed && m.o.OnUpdate != nil {
+		m.o.OnUpdate(m.statuses())
+	}
+}
+
+// applyJobs copies the job and placement view into the row's status; it reports a change.
+func (r *matrixRow) applyJobs() bool {
+	s := &r.fold.st
+	before := fmt.Sprint(s.JobID, s.JobState, s.JobNote, s.Node, s.CPUs, s.NUMASpan, s.Attempts, s.Environmental, s.ExitCode != nil)
+	s.Attempts = len(r.jobs)
+	s.Environmental = s.Environmental[:0]
+	for _, j := range r.jobs {
+		if j.Environmental {
+			s.Environmental = append(s.Environmental, j.Describe())
+		}
+	}
+	if n := len(r.jobs); n > 0 {
+		j := r.jobs[n-1]
+		s.JobID, s.JobState, s.JobNote, s.ExitCode = j.JobID, j.State, j.Reason, j.ExitCode
+		if j.Node != "" {
+			s.Node = j.Node
+		}
+	}
+	if ps, err := ReadPlacements(r.dir); err == nil && len(ps) > 0 {
+		p := ps[len(ps)-1]
+		s.Node, s.CPUs, s.NUMASpan = p.Node, p.AllowedCPUs, p.NUMASpan
+	}
+	after := fmt.Sprint(s.JobID, s.JobState, s.JobNote, s.Node, s.CPUs, s.NUMASpan, s.Attempts, s.Environmental, s.ExitCode != nil)
+	return before != after
+}
+
+// status is the row's line: the journal's stage, corrected by what the job says.
+func (r *matrixRow) status() RowStatus {
+	s := r.fold.status()
+	var last *JobRecord
+	if n := len(r.jobs); n > 0 {
+		last = &r.jobs[n-1]
+	}
+	switch {
+	case s.Stage == RowStageBlocked:
+	case last == nil:
+	case last.State == JobPending:
+		s.Stage = RowStageQueued
+	case !last.State.Terminal() && s.Stage == RowStageWaiting:
+		s.Stage = RowStageStarting // the job runs; kvparity run has not created the campaign yet
+	case last.Verdict():
+		s.Stage, s.Running = RowStageDone, ""
+	case last.Environmental:
+		s.Stage, s.Running = RowStageInterrupted, ""
+	case last.State.Terminal():
+		s.Stage, s.Running = RowStageFailedJob, ""
+		if last.ExitCode != nil && *last.ExitCode == 3 {
+			s.Stage, s.Blocked = RowStageBlocked, "kvparity run refused the row (exit 3): see "+r.outputName(*last)
+		}
+	}
+	return s
+}
+
+// outputName is the file holding an attempt's kvparity run output.
+func (r *matrixRow) outputName(j JobRecord) string {
+	if j.Mode == "slurm" {
+		return filepath.Join(r.dir, "slurm-"+j.JobID+".out")
+	}
+	return filepath.Join(r.dir, LocalRunOutput)
+}
+
+// LocalRunOutput receives kvparity run's output for a row run locally by the matrix.
+const LocalRunOutput = "run.out"
+
+func (m *matrix) statuses() []RowStatus {
+	out := make([]RowStatus, len(m.rows))
+	for i, r := range m.rows {
+		out[i] = r.status()
+	}
+	return out
+}
+
+// needsRun reports whether a row has no verdict yet (its last attempt did not end with one).
+func (r *matrixRow) needsRun() bool {
+	n := len(r.jobs)
+	return n == 0 || !r.jobs[n-1].Verdict()
+}
+
+// result builds the final statuses, exit code and report.
+func (m *matrix) result() *MatrixResult {
+	res := &MatrixResult{Rows: m.statuses()}
+	res.ExitCode = matrixExitCode(res.Rows)
+	res.Report = buildMatrixReport(m.dir, res.Rows, res.ExitCode)
+	return res
+}
+
+// matrixExitCode follows kvparity run's codes over all rows: any FAIL (or unstable revision) is
+// 1; otherwise any row not passing (inconclusive, blocked, unfinished, interrupted) is 2;
+// otherwise 0.
+func matrixExitCode(rows []RowStatus) int {
+	code := 0
+	for _, s := range rows {
+		if s.Semantic == "FAIL" || s.Perf == "FAIL" || s.Footprint == "FAIL" ||
+			s.Stability[Baseline] == "UNSTABLE" || s.Stability[Candidate] == "UNSTABLE" ||
+			(s.ExitCode != nil && *s.ExitCode == 1) {
+			return 1
+		}
+		if s.Stage != RowStageDone || s.ExitCode == nil || *s.ExitCode != 0 {
+			code = 2
+		}
+	}
+	return code
+}
+
+// appendJob records a new attempt and persists the row's jobs.
+func (r *matrixRow) appendJob(j JobRecord) error {
+	r.jobs = append(r.jobs, j)
+	return writeJobs(r.dir, r.jobs)
+}
+
+// endJob records how the row's last attempt ended (jobs.json and the row's journal), with the
+// placement the attempt recorded, so the journal holds every job's id, node, CPUs and NUMA.
+func (m *matrix) endJob(r *matrixRow, j JobRecord) {
+	if ps, err := ReadPlacements(r.dir); err == nil && j.Placement == nil && j.Mode == "slurm" {
+		for i := len(ps) - 1; i >= 0; i-- {
+			if ps[i].JobID == j.JobID && ps[i].Mode == "slurm" {
+				p := ps[i]
+				j.Placement = &p
+				break
+			}
+		}
+	}
+	r.jobs[len(r.jobs)-1] = j
+	if err := writeJobs(r.dir, r.jobs); err != nil {
+		m.logf("%s: %v", r.row.Name, err)
+	}
+	if err := appendJobRecord(r.dir, j); err != nil {
+		m.logf("%s: recording the job end in the journal: %v", r.row.Name, err)
+	}
+	m.logf("%s: %s", r.row.Name, j.Describe())
+	// The matrix report is kept current after every job end: a matrix can run for hours.
+	m.refresh()
+	if err := WriteMatrixReport(m.dir, m.result().Report); err != nil {
+		m.logf("%v", err)
+	}
+}

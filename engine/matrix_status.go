@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A RowStatus is one row's line in the matrix: where it runs, how far it got, and its verdicts,
+// folded from the row's journal and its jobs. Values are copies: safe to hand to the UI.
+type RowStatus struct {
+	Row     string `json:"row"`
+	RowFile string `json:"row_file"`
+	Dir     string `json:"dir"` // DIR/ROW
+
+	// Scheduling.
+	Mode     string   `json:"mode"` // "slurm" or "local"
+	JobID    string   `json:"job_id,omitempty"`
+	JobState JobState `json:"job_state,omitempty"`
+	JobNote  string   `json:"job_reason,omitempty"` // Slurm's reason, e.g. why a job is pending
+	Node     string   `json:"node,omitempty"`
+	CPUs     string   `json:"cpus,omitempty"`      // allowed CPU list inside the job
+	NUMASpan []int    `json:"numa_span,omitempty"` // NUMA nodes the CPUs fall in
+	Attempts int      `json:"attempts"`            // jobs (or local runs) started for the row
+
+	// Progress, from the journal.
+	Stage    string `json:"stage"` // waiting, queued, pinning, determinism, perf, done, blocked, interrupted
+	Done     int    `json:"done"`  // finished processes of the current stage
+	Total    int    `json:"total"` // processes the current stage needs
+	Running  string `json:"running,omitempty"`
+	Records  int    `json:"records"` // journal records read
+	Samples  int    `json:"samples"` // measured samples with a valid timing record
+	LastNote string `json:"last_note,omitempty"`
+
+	// Results.
+	Digests   map[Arm][]string `json:"digests,omitempty"`   // distinct digests per arm, in order seen
+	Stability map[Arm]string   `json:"stability,omitempty"` // STABLE / UNSTABLE
+	Semantic  string           `json:"semantic,omitempty"`  // PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, FAIL
+	Perf      string           `json:"perf,omitempty"`      // PASS, FAIL, INCONCLUSIVE
+	Footprint string           `json:"footprint,omitempty"` // PASS, FAIL
+	Blocked   string           `json:"blocked,omitempty"`   // why the row was blocked
+	ExitCode  *int             `json:"exit_code,omitempty"` // kvparity run's exit status, once known
+
+	// Environmental ends of the row's jobs (preemption, node failure, time limit, cancel).
+	Environmental []string `json:"environmental,omitempty"`
+
+	Updated time.Time `json:"updated"`
+}
+
+// Row stages as the matrix shows them.
+const (
+	RowStageWaiting     = "waiting"     // not submitted or started yet
+	RowStageQueued      = "queued"      // job pending in Slurm
+	RowStageStarting    = "starting"    // job (or local run) started, no campaign record yet
+	RowStagePinning     = "pinning"     // campaign created, artifacts being pinned
+	RowStageDeterminism = "determinism" // determinism repetitions running
+	RowStagePerf        = "perf"        // warmups or pairs running
+	RowStageDone        = "done"        // kvparity run ended with a verdict
+	RowStageBlocked     = "blocked"     // kvparity run refused or blocked the row
+	RowStageInterrupted = "interrupted" // the job ended environmentally; resubmission resumes
+	RowStageFailedJob   = "job-failed"  // the job ended without a verdict (script or setup failure)
+)
+
+// A rowFold accumulates journal records into a RowStatus.
+type rowFold struct {
+	reps, pairs int
+	st          RowStatus
+	ended       map[RunID]bool // runs (or pairs) already counted in Done
+}
+
+func newRowFold(base RowStatus, reps, pairs int) *rowFold {
+	f := &rowFold{reps: reps, pairs: pairs, st: base}
+	f.reset()
+	return f
+}
+
+// reset forgets every journal-derived field (the journal is re-read from its start).
+func (f *rowFold) reset() {
+	s := &f.st
+	s.Stage, s.Done, s.Total, s.Running, s.Records, s.Samples = RowStageWaiting, 0, 0, "", 0, 0
+	s.Digests, s.Stability = map[Arm][]string{}, map[Arm]string{}
+	s.Semantic, s.Perf, s.Footprint, s.Blocked = "", "", "", ""
+	f.ended = map[RunID]bool{}
+}
+
+// add folds one journal record.
+func (f *rowFold) add(r Record) {
+	s := &f.st
+	s.Records++
+	s.Updated = r.At
+	switch r.Type {
+	case RecCampaign, RecPinned:
+		if s.Stage == RowStageWaiting || s.Stage == RowStageQueued {
+			s.Stage = RowStagePinning
+		}
+	case RecRunStart:
+		f.enterStage(r.Kind)
+		s.Running, s.Blocked = string(r.Run), "" // a new run retries whatever blocked the row
+	case RecRunEnd:
+		f.enterStage(r.Kind)
+		if s.Running == string(r.Run) {
+			s.Running = ""
+		}
+		// Determinism counts clean repetitions; perf counts valid pairs (perf_pair records).
+		if r.Kind == KindRepetition && r.Error == "" && !f.ended[r.Run] {
+			f.ended[r.Run] = true
+			s.Done++
+		}
+		if r.Digest != "" && r.Arm != "" && !slices.Contains(s.Digests[r.Arm], r.Digest) {
+			s.Digests[r.Arm] = append(s.Digests[r.Arm], r.Digest)
+		}
+	case RecPerfPair:
+		var p struct {
+			Key  string `json:"key"`
+			Pair int    `json:"pair"`
+		}
+		if json.Unmarshal(r.Data, &p) == nil {
+			f.enterStage(KindSample)
+			if id := RunID(fmt.Sprintf("%s/pair-%d", p.Key, p.Pair)); !f.ended[id] {
+				f.ended[id] = true
+				s.Done++
+				s.Samples += 2
+			}
+		}
+	case RecVerdict:
+		switch {
+		case r.Stage == StageDeterminism && r.Arm != "":
+			s.Stability[r.Arm] = r.Verdict
+		case r.Stage == StageParity:
+			s.Semantic = r.Verdict
+		case r.Stage == StagePerf:
+			s.Perf = r.Verdict
+		case r.Stage == StageFootprint:
+			s.Footprint = r.Verdict
+		}
+	case RecBlocked:
+		s.Stage, s.Blocked = RowStageBlocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason)
+	case RecStale:
+		// A re-pinned arm reruns its repetitions: its digests and the counts start over.
+		delete(s.Digests, r.Arm)
+		delete(s.Stability, r.Arm)
+		s.Stage, s.Done, s.Samples = RowStagePinning, 0, 0
+		f.ended = map[RunID]bool{}
+	case RecMatrixJob:
+		s.LastNote = r.Note
+	}
+}
+
+// enterStage switches the progress counters when the journal moves to another stage:
+// determinism counts repetitions of both arms, perf counts valid pairs.
+func (f *rowFold) enterStage(k RunKind) {
+	s := &f.st
+	want, total := RowStageDeterminism, 2*f.reps
+	if k == KindWarmup || k == KindSample {
+		want, total = RowStagePerf, f.pairs
+	}
+	if s.Stage != want {
+		s.Stage, s.Done, s.Total = want, 0, total
+		f.ended = map[RunID]bool{}
+	}
+}
+
+// status returns a deep copy of the current status.
+func (f *rowFold) status() RowStatus {
+	s := f.st
+	s.Digests = make(map[Arm][]string, len(f.st.Digests))
+	for a, d := range f.st.Digests {
+		s.Digests[a] = slices.Clone(d)
+	}
+	s.Stability = make(map[Arm]string, len(f.st.Stability))
+	for a, v := range f.st.Stability {
+		s.Stability[a] = v
+	}
+	s.NUMASpan = slices.Clone(f.st.NUMASpan)
+	s.Environmental = slices.Clone(f.st.Environmental)
+	if f.st.ExitCode != nil {
+		c := *f.st.ExitCode
+		s.ExitCode = &c
+	}
+	return s
+}
+
+// Digest returns an arm's digest for display: the one digest, "UNSTABLE (n digests)", or "".
+func (s RowStatus) Digest(a Arm) string {
+	switch d := s.Digests[a]; len(d) {
+	case 0:
+		return ""
+	case 1:
+		return d[0]
+	default:
+		return fmt.Sprintf("UNSTABLE (%d digests)", len(d))
+	}
+}
+
+// Progress is the stage progress in words, e.g. "determinism 3/4" or "perf 12/20".
+func (s RowStatus) Progress() string {
+	if s.Stage == RowStageQueued && s.JobNote != "" {
+		return s.Stage + " (" + s.JobNote + ")"
+	}
+	if s.Total == 0 || (s.Stage != RowStageDeterminism && s.Stage != RowStagePerf) {
+		return s.Stage
+	}
+	return fmt.Sprintf("%s %d/%d", s.Stage, min(s.Done, s.Total), s.Total)
+}
+
+// Verdicts is the row's verdicts in one short phrase for the matrix line.
+func (s RowStatus) Verdicts() string {
+	var parts []string
+	if s.Semantic != "" {
+		parts = append(parts, "semantic "+s.Semantic)
+	}
+	if s.Perf != "" {
+		parts = append(parts, "perf "+s.Perf)
+	}
+	if s.Footprint == "FAIL" {
+		parts = append(parts, "footprint FAIL")
+	}
+	if len(parts) == 0 && s.Blocked != "" {
+		return "BLOCKED"
+	}
+	if s.ExitCode != nil && *s.ExitCode == 1 && !strings.Contains(strings.Join(parts, " "), "FAIL") {
+		// kvparity run failed the row on something the journal's verdicts do not name (an
+		// unstable revision, missing lifecycle evidence): the row's report says which.
+		parts = append(parts, "run FAIL (see the row's report)")
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// writeRowFile writes a tiny built-in row named name and returns its path.
+func writeRowFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	r := TinyRow("", "")
+	r.Name = name
+	b, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".toml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fakeRun stands in for `kvparity run`: it writes the journal a passing determinism stage
+// would, a report.md, and returns exit.
+func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
+	t.Helper()
+	j, err := OpenJournal(filepath.Join(rowDir, FileJournal), nil)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer j.Close()
+	recs := []Record{{Type: RecCampaign}}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		for rep := 1; rep <= 2; rep++ {
+			id := repetitionID(arm, rep, 1, 1)
+			recs = append(recs, Record{Type: RecRunStart, Run: id, Arm: arm, Kind: KindRepetition},
+				Record{Type: RecRunEnd, Run: id, Arm: arm, Kind: KindRepetition, Digest: "d-" + filepath.Base(rowDir)})
+		}
+		recs = append(recs, Record{Type: RecVerdict, Stage: StageDeterminism, Arm: arm, Verdict: "STABLE"})
+	}
+	recs = append(recs, Record{Type: RecVerdict, Stage: StageParity, Verdict: semantic})
+	for _, r := range recs {
+		if _, err := j.Append(r); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(rowDir, "report.md"), []byte("# row\n"), 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "m")
+	rows := []string{writeRowFile(t, src, "vllm-agg"), writeRowFile(t, src, "sglang-agg")}
+	var inFlight, maxInFlight atomic.Int32
+	var mu sync.Mutex
+	var order []string
+	var updates atomic.Int32
+	res, err := RunMatrix(context.Background(), MatrixOptions{
+		Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
+		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
+			n := inFlight.Add(1)
+			if n > maxInFlight.Load() {
+				maxInFlight.Store(n)
+			}
+			defer inFlight.Add(-1)
+			mu.Lock()
+			order = append(order, filepath.Base(rowDir))
+			mu.Unlock()
+			fmt.Fprintf(out, "running %s\n", rowFile)
+			fakeRun(t, rowDir, 0, "PASS")
+			time.Sleep(30 * time.Millisecond)
+			return 0
+		},
+		OnUpdate: func([]RowStatus) { updates.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxInFlight.Load() != 1 || strings.Join(order, ",") != "vllm-agg,sglang-agg" {
+		t.Fatalf("rows must run one after another in the given order: order %v, max in flight %d", order, maxInFlight.Load())
+	}
+	if res.ExitCode != 0 || len(res.Rows) != 2 || updates.Load() == 0 {
+		t.Fatalf("exit %d, rows %d, updates %d", res.ExitCode, len(res.Rows), updates.Load())
+	}
+	for _, s := range res.Rows {
+		if s.Stage != RowStageDone || s.Semantic != "PASS" || s.Digest(Baseline) != "d-"+s.Row || s.Mode != "local" || s.Attempts != 1 || s.Node == "" || s.CPUs == "" {
+			t.Errorf("row %s: %+v", s.Row, s)
+		}
+		jobs, err := ReadJobs(s.Dir)
+		if err != nil || len(jobs) != 1 || jobs[0].State != JobCompleted || *jobs[0].ExitCode != 0 || jobs[0].Command[1] != "run" {
+			t.Errorf("row %s jobs: %+v %v", s.Row, jobs, err)
+		}
+		out, _ := os.ReadFile(filepath.Join(s.Dir, LocalRunOutput))
+		if !strings.Contains(string(out), "running "+filepath.Join(src, s.Row+".toml")) {
+			t.Errorf("row %s: run output %q", s.Row, out)
+		}
+		if ps, _ := ReadPlacements(s.Dir); len(ps) != 1 || ps[0].Mode != "local" {
+			t.Errorf("row %s placement %+v", s.Row, ps)
+		}
+	}
+	var rep MatrixReport
+	b, err := os.ReadFile(filepath.Join(dir, MatrixReportJSON))
+	if err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("matrix.json: %v", err)
+	}
+	if rep.Verdict != "PASS" || len(rep.Rows) != 2 || rep.Rows[0].ReportMD != "vllm-agg/report.md" || rep.Rows[1].BaselineDigest != "d-sglang-agg" {
+		t.Fatalf("matrix.json: %+v", rep)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, MatrixReportMD))
+	for _, want := range []string{"| vllm-agg |", "[report.md](sglang-agg/report.md)", "overall **PASS**", "- vllm-agg: baseline `d-vllm-agg`"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("matrix.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// An interrupted local run is recorded as environmental; the next matrix runs only that row
+// again (its campaign resumes from the journal) and keeps the finished row's verdict.
+func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
+	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "m")
+	rows := []string{writeRowFile(t, src, "a"), writeRowFile(t, src, "b")}
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := RunMatrix(ctx, MatrixOptions{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
+		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
+			if filepath.Base(rowDir) == "a" {
+				fakeRun(t, rowDir, 1, "FAIL")
+				return 1
+			}
+			j, err := OpenJournal(filepath.Join(rowDir, FileJournal), nil)
+			if err != nil {
+				t.Error(err)
+				return 3
+			}
+			j.Append(Record{Type: RecCampaign})
+			j.Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition})
+			j.Close()
+			cancel() // the user presses ctrl-c while b runs
+			<-ctx.Done()
+			return 2
+		}})
+	if err != context.Canceled {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if res.Rows[0].Stage != RowStageDone || res.Rows[0].Semantic != "FAIL" || res.Rows[1].Stage != RowStageInterrupted || len(res.Rows[1].Environmental) != 1 {
+		t.Fatalf("first matrix: %+v", res.Rows)
+	}
+	if res.ExitCode != 1 {
+		t.Fatalf("a FAIL row makes the matrix exit 1, got %d", res.ExitCode)
+	}
+	var ran []string
+	res, err = RunMatrix(context.Background(), MatrixOptions{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
+		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
+			ran = append(ran, filepath.Base(rowDir))
+			fakeRun(t, rowDir, 0, "PASS")
+			return 0
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ran, ",") != "b" {
+		t.Fatalf("only the interrupted row runs again, ran %v", ran)
+	}
+	b := res.Rows[1]
+	if b.Stage != RowStageDone || b.Attempts != 2 || len(b.Environmental) != 1 || !strings.Contains(b.Environmental[0], "CANCELLED") {
+		t.Fatalf("row b: %+v", b)
+	}
+	// The interruption is in b's own journal too (its report shows it next to the runs).
+	recs := readAll(t, filepath.Join(dir, "b", FileJournal))
+	found := false
+	for _, r := range recs {
+		if r.Type == RecMatrixJob && strings.Contains(r.Note, "environmental") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no matrix_job record in row b's journal")
+	}
+	// The job records carry the placement each attempt ran with.
+	jobs, _ := ReadJobs(filepath.Join(dir, "b"))
+	for i, j := range jobs {
+		if j.Placement == nil || j.Placement.Mode != "local" || j.Placement.AllowedCPUs == "" {
+			t.Errorf("attempt %d of b has no placement: %+v", i+1, j)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, MatrixReportMD))
+	if !strings.Contains(string(md), "## Environmental job ends") || !strings.Contains(string(md), "(2 attempts)") {
+		t.Fatalf("matrix.md:\n%s", md)
+	}
+}
+
+func readAll(t *testing.T, path string) []Record {
+	t.Helper()
+	j, err := OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	return j.Records()
+}
+
+func TestMatrixRejectsBadInput(t *testing.T) {
+	src := t.TempDir()
+	a := writeRowFile(t, src, "same")
+	other := filepath.Join(src, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := writeRowFile(t, other, "same")
+	run := func(context.Context, string, string, io.Writer) int { return 0 }
+	for _, c := range []struct {
+		o    MatrixOptions
+		want string
+	}{
+		{MatrixOptions{RowFiles: []string{a}, RunLocal: run}, "--campaign DIR is required"},
+		{MatrixOptions{Dir: t.TempDir(), RunLocal: run}, "no row files"},
+		{MatrixOptions{Dir: t.TempDir(), RowFiles: []string{a, b}, RunLocal: run}, `name "same" is already the name of ` + a},
+		{MatrixOptions{Dir: t.TempDir(), RowFiles: []string{filepath.Join(src, "missing.toml")}, RunLocal: run}, "missing.toml"},
+		{MatrixOptions{Dir: filepath.Join(t.TempDir(), "my matrix"), RowFiles: []string{a}, RunLocal: run}, "spaces"},
+	} {
+		_, err := RunMatrix(context.Background(), c.o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want an error containing %q, got %v", c.want, err)
+		}
+	}
+	bad := filepath.Join(src, "bad.toml")
+	if err := os.WriteFile(bad, []byte("name = \"x\"\n[perf]\npairs = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunMatrix(context.Background(), MatrixOptions{Dir: t.TempDir(), RowFiles: []string{bad}, RunLocal: run}); err == nil || !strings.Contains(err.Error(), "bad.toml") {
+		t.Fatalf("a bad row file is named: %v", err)
+	}
+}
+
+// The kvparity copy the jobs run is replaced only until a row's campaign has pinned it.
+func TestMatrixStagesItsBinaryOnce(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(t.TempDir(), "kvparity")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	r := &matrixRow{row: &Row{Name: "r"}, dir: filepath.Join(dir, "r")}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := &matrix{o: MatrixOptions{Executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
+	staged := filepath.Join(dir, MatrixBinary)
+	read := func() string { b, _ := os.ReadFile(staged); return string(b) }
+	write(exe, "v1")
+	if err := m.stageBinary(); err != nil || read() != "v1" {
+		t.Fatalf("first copy: %v %q", err, read())
+	}
+	if fi, _ := os.Stat(staged); fi.Mode().Perm()&0o100 == 0 {
+		t.Fatal("the staged copy must be executable")
+	}
+	write(exe, "v2")
+	if err := m.stageBinary(); err != nil || read() != "v2" {
+		t.Fatalf("no campaign yet: replaced: %v %q", err, read())
+	}
+	write(filepath.Join(r.dir, FileJournal), "")
+	write(exe, "v3")
+	if err := m.stageBinary(); err != nil || read() != "v2" || !strings.Contains(log.String(), "keeping") {
+		t.Fatalf("a started row keeps its binary: %v %q log %q", err, read(), log.String())
+	}
+}
+
+// A second matrix on the same folder is refused while the first one follows it.
+func TestMatrixLockRefusesASecondFollower(t *testing.T) {
+	dir := t.TempDir()
+	first, err := lockMatrix(dir, func(s string) { t.Error(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockMatrix(dir, func(s string) { t.Error(s) }); err == nil || !strings.Contains(err.Error(), "another kvparity matrix") || !strings.Contains(err.Error(), "pid ") {
+		t.Fatalf("want a refusal naming the holder, got %v", err)
+	}
+	first.Close()
+	again, err := lockMatrix(dir, func(s string) { t.Error(s) })
+	if err != nil {
+		t.Fatalf("the lock is free once the first matrix ends: %v", err)
+	}
+	again.Close()
+}

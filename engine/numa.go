@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The machine's NUMA topology, read by host.json (HostInfo.NUMA) and by every placement record.
+
+// A PlacementNUMA is one /sys/devices/system/node/nodeN and its CPUs.
+type PlacementNUMA struct {
+	ID   int    `json:"id"`
+	CPUs string `json:"cpus"`
+}
+
+// readNUMA lists the NUMA nodes under sysNode (/sys/devices/system/node).
+func readNUMA(sysNode string) ([]PlacementNUMA, error) {
+	dirs, err := filepath.Glob(filepath.Join(sysNode, "node[0-9]*"))
+	if err != nil || len(dirs) == 0 {
+		return nil, fmt.Errorf("no NUMA nodes under %s: NUMA placement unknown", sysNode)
+	}
+	var nodes []PlacementNUMA
+	for _, d := range dirs {
+		id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "node"))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(d, "cpulist"))
+		if err != nil {
+			return nodes, fmt.Errorf("NUMA node %d: %w", id, err)
+		}
+		nodes = append(nodes, PlacementNUMA{ID: id, CPUs: strings.TrimSpace(string(b))})
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	return nodes, nil
+}
+
+// numaSpan returns the NUMA nodes holding at least one of cpus.
+func numaSpan(nodes []PlacementNUMA, cpus []int) []int {
+	span := []int{}
+	for _, n := range nodes {
+		list, err := ParseCPUList(n.CPUs)
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(list, func(c int) bool { return slices.Contains(cpus, c) }) {
+			span = append(span, n.ID)
+		}
+	}
+	return span
+}

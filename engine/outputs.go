@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"kvparity/report"
+)
+
+// A repOutput is what one repetition's outputs proved, once canonicalized.
+type repOutput struct {
+	Digest      string
+	FixedPoint  string // "" when the harness's own output was already canonical
+	ReportRel   string // canonical report, relative to the campaign dir
+	EvidenceRel string
+	Evidence    *report.Evidence
+}
+
+// errIO marks a campaign write failure (a full disk): it stops the stage rather than blaming
+// the replay.
+type errIO struct{ err error }
+
+func (e errIO) Error() string { return e.err.Error() }
+func (e errIO) Unwrap() error { return e.err }
+
+// Profile is the row's canonicalization profile.
+func (r *Row) Profile() report.Profile {
+	p := report.Profile{Exclusions: append([]string(nil), r.Canonical.Exclusions...), Unordered: map[string]string{}}
+	for k, v := range r.Canonical.Unordered {
+		p.Unordered[k] = v
+	}
+	return p
+}
+
+// readRepetition checks a finished repetition's canonical report file (exactly one record for
+// --iterations 1), canonicalizes and digests it, checks the fixed point and replay_bench, and
+// extracts the lifecycle evidence. The canonical bytes are kept as report.json; the harness's
+// raw file is removed when it was already canonical (it holds the same bytes). A product
+// failure (malformed report) is returned as is; a failure to write the campaign as errIO.
+func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
+	var out repOutput
+	raw := filepath.Join(spec.Dir, "canonical.jsonl")
+	data, err := os.ReadFile(raw)
+	if err != nil {
+		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.ID, err)
+	}
+	record, err := singleRecord(data)
+	if err != nil {
+		return out, fmt.Errorf("%s: malformed report %s: %v", spec.ID, raw, err)
+	}
+	prof := c.row.Profile()
+	canon, digest, fixedPoint, err := report.CanonicalizeAndDigest(record, prof)
+	if err != nil {
+		return out, fmt.Errorf("%s: malformed report %s: %w", spec.ID, raw, err)
+	}
+	out.Digest, out.FixedPoint = digest, fixedPoint
+	if err := report.CheckReplayBench(canon); err != nil {
+		return out, fmt.Errorf("%s: %s: %w", spec.ID, raw, err)
+	}
+	out.Evidence, err = report.ExtractEvidence(canon, report.EvidenceOptions{QueueThresholdSet: c.row.QueueThresholdSet(), PressureBand: c.row.Band()})
+	if err != nil {
+		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.ID, raw, err)
+	}
+	reportPath := filepath.Join(spec.Dir, "report.json")
+	if err := WriteFileAtomic(reportPath, canon); err != nil {
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
+	}
+	evPath := filepath.Join(spec.Dir, "evidence.json")
+	if err := writeJSONFile(evPath, out.Evidence); err != nil {
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
+	}
+	if out.FixedPoint == "" {
+		os.Remove(raw)
+	}
+	out.ReportRel, _ = filepath.Rel(c.dir, reportPath)
+	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
+	return out, nil
+}
+
+// singleRecord returns the one canonical record of a --iterations 1 report file (including
+// its newline, as the harness wrote it).
+func singleRecord(data []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the file is empty")
+	}
+	if data[len(data)-1] != '\n' {
+		return nil, fmt.Errorf("truncated: the last record has no newline (%d bytes)", len(data))
+	}
+	if n := bytes.Count(data, []byte{'\n'}); n != 1 {
+		return nil, fmt.Errorf("%d records, expected exactly 1 (--iterations 1)", n)
+	}
+	return data, nil
+}
+
+// loadEvidence reads a repetition's evidence file back (for history replay).
+func loadEvidence(path string) *report.Evidence {
+	var ev report.Evidence
+	if ReadJSONFile(path, &ev) != nil {
+		return nil
+	}
+	return &ev
+}

@@ -1,0 +1,350 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"kvparity/stats"
+)
+
+// Protocol stage 7, the paired performance gate, in the order it runs:
+//
+//  1. The pinned artifacts and the trace window are hashed again against their recorded
+//     checksums; any difference blocks the row before a single process starts.
+//  2. The footprint gate: binary or .text growth above 5% FAILs until the row explains it
+//     ([perf] footprint_explained). It is its own verdict; the measurement goes on.
+//  3. The balanced schedule (stats.BalancedSchedule, the row's seed) is written to
+//     schedule.json and the journal, before the warmups and so before the first measured pair.
+//  4. Warmups, alternating arms (baseline, candidate, baseline, ...), warmups_per_arm each.
+//  5. Every pair in schedule order, its two members adjacent. Each sample is a fresh process of
+//     the pinned artifact with the row's args, --iterations 1 and its own --timings-jsonl, and no
+//     report output (no canonical report, no --report-json, no progress side channel), pinned to
+//     the measured CPU: the last CPU of the campaign's set. r = candidate / baseline whatever the
+//     order.
+//  6. stats.Analyze: the dependence battery on ln r in execution order, the order-statistic
+//     bounds and their verdict, the bootstrap as a secondary diagnostic.
+//
+// Product failures: a non-zero exit, a signal, a timeout, a malformed timing record FAIL the
+// row; a timing record without the row's field, or with replay_bench not true, BLOCKS it (the
+// message lists the fields the binary does write). Either way the stage stops and the sample
+// stays in the journal; it is never discarded or retried.
+//
+// Environmental invalidation, only by these predeclared conditions, read while the sample runs:
+//   - affinity: every thread's Cpus_allowed_list in /proc/<pid>/task/*/status is read back every
+//     20 ms and must be exactly the measured CPU;
+//   - competing load: over the window the sample was alive, the measured CPU's busy ticks in
+//     /proc/stat minus the sample's own utime+stime (/proc/<pid>/stat) must not exceed
+//     max(10% of the window, 30 ms), the floor being three ticks of /proc/stat's resolution;
+//   - telemetry: a thermal_throttle counter of the measured CPU that rises during the sample.
+//     Frequency and temperature are recorded where /sys has them and checked per session
+//     (frequency floor, frequency/ratio confounding); where /sys has none the result says
+//     "telemetry unavailable", never "ok".
+//
+// An invalidated pair is recorded with both members and the reason, and rerun complete in the
+// same order after a backoff (250 ms, doubling to 8 s) that lets a burst of load pass. Ten
+// invalidations of one pair in one session block the row as measured on an unfit node; the
+// campaign can be resumed later.
+//
+// kvparity's own threads are moved off the measured CPU before every sample (sched_setaffinity
+// on every thread in /proc/self/task) and get their mask back when the stage ends. On a
+// machine with a single usable CPU there is nowhere to move them: kvparity then shares the CPU
+// with the sample, its monitor sleeping between 20 ms polls, its CPU time counting as competing
+// load, and the result carries that as a caveat.
+//
+// Resume: the journal holds every process (run_start/run_end), every valid pair (perf_pair),
+// every invalidation (perf_invalidated) and the result (perf_result), keyed by the artifact
+// generations measured. A killed or stopped campaign resumes at the next unfinished pair; a pair
+// cut short is recorded as interrupted and rerun complete. A decided series is republished,
+// never rerun.
+
+func init() {
+	RunPerf = runPerf
+	RecordReplayers[RecPerfPair] = replayPerfPair
+	RecordReplayers[RecPerfInvalid] = replayPerfInvalid
+	RecordReplayers[RecPerfResult] = replayPerfResult
+}
+
+// A perfRun is one run of the stage over one series.
+type perfRun struct {
+	c     *Campaign
+	opts  PerfOptions
+	key   string
+	field string
+	proxy bool
+	cpu   int
+	self  selfPlacement
+
+	caveats []string // said once each, in the result and the final summary
+}
+
+func (p *perfRun) caveat(s string) {
+	for _, have := range p.caveats {
+		if have == s {
+			return
+		}
+	}
+	p.caveats = append(p.caveats, s)
+}
+
+func newPerfRun(c *Campaign) *perfRun {
+	cpus := c.CPUs()
+	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen),
+		field: c.row.Perf.TimingField, proxy: c.row.Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
+	p.self = newSelfPlacement(p.cpu)
+	if p.self.caveat != "" {
+		p.caveat(p.self.caveat)
+	}
+	if p.proxy {
+		p.caveat(fmt.Sprintf("timing field %s is a declared PROXY for replay_execution_ms, not the protocol's timing boundary", p.field))
+	}
+	return p
+}
+
+// runPerf is RunPerf: it returns whether the stage was cancelled.
+func runPerf(ctx context.Context, c *Campaign) bool {
+	p := newPerfRun(c)
+	if err := c.VerifyPinned(); err != nil {
+		c.Block(StagePerf, "checksums before warmups: "+err.Error())
+		return false
+	}
+	s := foldPerf(c.journal.Records(), p.key)
+	if s.result != nil {
+		// Decided for these artifacts already: publish it again, never rerun silently.
+		p.publishFinal(s.result)
+		return false
+	}
+	if s.footprint == nil {
+		f := decideFootprint(c.Pinned(Baseline), c.Pinned(Candidate), c.row.Perf.FootprintExplained)
+		f.Key = p.key
+		if _, err := c.journal.Append(Record{Type: RecPerfFootprint, Data: marshalData(f)}); err != nil {
+			c.Block(StagePerf, err.Error())
+			return false
+		}
+		if !c.RecordVerdict(StageFootprint, "", f.Verdict, f.Reason) {
+			return false
+		}
+		s.footprint = &f
+	}
+	if s.schedule == nil {
+		sched, err := p.persistSchedule()
+		if err != nil {
+			c.Block(StagePerf, err.Error())
+			return false
+		}
+		s.schedule = &sched
+	}
+	defer func() {
+		if err := p.self.restore(); err != nil {
+			c.warn(fmt.Sprintf("perf: restoring kvparity's CPU mask: %v", err))
+		}
+	}()
+
+	if stop, cancelled := p.warmups(ctx, s); stop {
+		return cancelled
+	}
+	if stop, cancelled := p.pairs(ctx, s); stop {
+		return cancelled
+	}
+	res := p.finish(foldPerf(c.journal.Records(), p.key))
+	if _, err := c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
+		c.Block(StagePerf, err.Error())
+		return false
+	}
+	if err := p.export(res); err != nil {
+		c.warn(fmt.Sprintf("perf: writing exports: %v", err))
+	}
+	if !c.RecordVerdict(StagePerf, "", res.Verdict, res.Reason) {
+		return false
+	}
+	p.emitFinal(res)
+	return false
+}
+
+// persistSchedule generates the row's balanced schedule and writes it to schedule.json and the
+// journal before any measured pair; the analysis only ever reads it back.
+func (p *perfRun) persistSchedule() (stats.Schedule, error) {
+	seed := uint64(p.c.row.Perf.ScheduleSeed)
+	sched, err := stats.BalancedSchedule(seed, p.c.row.Perf.Pairs)
+	if err != nil {
+		return sched, fmt.Errorf("[perf] pairs: %w", err)
+	}
+	if err := writeJSONFile(filepath.Join(p.c.dir, FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
+		return sched, errIO{fmt.Errorf("schedule.json: %w", err)}
+	}
+	if _, err := p.c.journal.Append(Record{Type: RecPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}); err != nil {
+		return sched, err
+	}
+	return sched, nil
+}
+
+// warmups runs the missing warmups, alternating arms. stop is set when the stage must end here.
+func (p *perfRun) warmups(ctx context.Context, s *perfSeries) (stop, cancelled bool) {
+	n := p.c.row.Perf.WarmupsPerArm
+	for i := 1; i <= n; i++ {
+		for _, arm := range []Arm{Baseline, Candidate} {
+			if s.warmups[arm][i] != nil {
+				continue
+			}
+			r := p.runSample(ctx, arm, KindWarmup, i, s.warmupAtt[arm][i]+1, "", 0)
+			if stop, cancelled := p.settle(r); stop {
+				return true, cancelled
+			}
+			s.warmups[arm][i] = &r.sample
+		}
+		p.emitRunning(s, i)
+	}
+	return false, false
+}
+
+// pairs runs every pair that has no valid record yet, in schedule order.
+func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled bool) {
+	c := p.c
+	for i := 1; i <= len(s.schedule.Pairs); i++ {
+		if s.pairs[i] != nil {
+			continue
+		}
+		order := s.schedule.Pairs[i-1]
+		attempt := s.pairAtt[i]
+		if attempt > 0 && !s.settled(i, attempt) {
+			// kvparity stopped (or was killed) mid-pair: that attempt never completed, so it is
+			// recorded as such and the whole pair is rerun, keeping its members adjacent.
+			inv := PerfInvalidation{Key: p.key, Pair: i, Attempt: attempt, Order: order, Interrupted: true,
+				Reason: "interrupted: kvparity stopped before both members finished; the pair is rerun complete in the same order"}
+			if !p.recordInvalid(s, inv) {
+				return true, false
+			}
+		}
+		before := s.invalidations(i)
+		for {
+			attempt++
+			// The limit counts this session's invalidations of the pair, so a campaign blocked on
+			// a busy host can be resumed once the host is quiet; the journal keeps them all.
+			if n := s.invalidations(i) - before; n >= p.opts.maxInvalidations() {
+				c.Block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
+					i, n, s.lastInvalid(i)))
+				return true, false
+			}
+			arms := []Arm{Baseline, Candidate}
+			if order == stats.CandidateFirst {
+				arms = []Arm{Candidate, Baseline}
+			}
+			var got [2]PerfSample
+			for k, arm := range arms {
+				r := p.runSample(ctx, arm, KindSample, i, attempt, order, k+1)
+				if stop, cancelled := p.settle(r); stop {
+					return true, cancelled
+				}
+				got[k] = r.sample
+			}
+			var reasons []string
+			for _, smp := range got {
+				if smp.Env.Invalid != "" {
+					reasons = append(reasons, fmt.Sprintf("%s: %s", smp.Run, smp.Env.Invalid))
+				}
+			}
+			if len(reasons) > 0 {
+				inv := PerfInvalidation{Key: p.key, Pair: i, Attempt: attempt, Order: order, Runs: pairRuns(got[0], got[1]),
+					Reason: joinReasons(reasons)}
+				if !p.recordInvalid(s, inv) {
+					return true, false
+				}
+				// Let a burst of competing load pass before the rerun: the pair is rerun
+				// complete either way, and waiting changes nothing but the chance it is valid.
+				select {
+				case <-ctx.Done():
+					return true, true
+				case <-time.After(p.opts.backoff(s.invalidations(i) - before)):
+				}
+				continue
+			}
+			base, cand := got[0], got[1]
+			if base.Arm != Baseline {
+				base, cand = cand, base
+			}
+			pair := PerfPair{Key: p.key, Pair: i, Attempt: attempt, Order: order, BaselineMs: base.Ms, CandidateMs: cand.Ms,
+				Ratio: cand.Ms / base.Ms, BaselineRun: base.Run, CandidateRun: cand.Run}
+			if _, err := c.journal.Append(Record{Type: RecPerfPair, Index: i, Attempt: attempt, Data: marshalData(pair)}); err != nil {
+				c.Block(StagePerf, err.Error())
+				return true, false
+			}
+			s.pairs[i] = &pair
+			c.Emit(pairEvent(pair, s.done(), len(s.schedule.Pairs)))
+			p.emitRunning(s, p.c.row.Perf.WarmupsPerArm)
+			break
+		}
+	}
+	return false, false
+}
+
+// settle turns a sample's end into the stage's next step: stop on cancel, a journal failure or
+// a product failure (recording the row's FAIL or BLOCKED verdict).
+func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
+	switch {
+	case r.cancelled:
+		return true, true
+	case r.fatal != nil:
+		p.c.Block(StagePerf, r.fatal.Error())
+		return true, false
+	case r.failure != nil:
+		verdict := "FAIL"
+		if r.blocked {
+			verdict = "BLOCKED"
+		}
+		res := &PerfResult{Key: p.key, Row: p.c.row.Name, TimingField: p.field, TimingProxy: p.proxy,
+			Verdict: verdict, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
+		res.fill(foldPerf(p.c.journal.Records(), p.key), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
+		if _, err := p.c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
+			p.c.Block(StagePerf, err.Error())
+			return true, false
+		}
+		if err := p.export(res); err != nil {
+			p.c.warn(fmt.Sprintf("perf: writing exports: %v", err))
+		}
+		if r.blocked {
+			p.c.Block(StagePerf, res.Reason)
+		}
+		if p.c.RecordVerdict(StagePerf, "", verdict, res.Reason) {
+			p.emitFinal(res)
+		}
+		return true, false
+	}
+	return false, false
+}
+
+func (p *perfRun) recordInvalid(s *perfSeries, inv PerfInvalidation) bool {
+	if _, err := p.c.journal.Append(Record{Type: RecPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}); err != nil {
+		p.c.Block(StagePerf, err.Error())
+		return false
+	}
+	s.invalid = append(s.invalid, inv)
+	p.c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})
+	return true
+}
+
+func (s *perfSeries) lastInvalid(pair int) string {
+	for i := len(s.invalid) - 1; i >= 0; i-- {
+		if s.invalid[i].Pair == pair && !s.invalid[i].Interrupted {
+			return s.invalid[i].Reason
+		}
+	}
+	return ""
+}
+
+// done counts the valid pairs.
+func (s *perfSeries) done() int { return len(s.pairs) }
+
+func joinReasons(r []string) string {
+	out := ""
+	for i, s := range r {
+		if i > 0 {
+			out += "; "
+		}
+		out += s
+	}
+	return out
+}
+
+var errNoPerf = errors.New("no performance result for the current artifacts")

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"encoding/json"
+
+	"kvparity/stats"
+)
+
+// Events of the performance stage, live and replayed from the journal on Open.
+
+func pairEvent(p PerfPair, done, total int) PairDone {
+	return PairDone{Pair: p.Pair, BaselineFirst: p.Order == stats.BaselineFirst, BaselineMs: p.BaselineMs,
+		CandidateMs: p.CandidateMs, Ratio: p.Ratio, Done: done, Total: total}
+}
+
+// uiDiagnostics converts the stats battery to the events' shape.
+func uiDiagnostics(ds []stats.Diagnostic) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		detail := d.Rule
+		if d.Detail != "" {
+			detail += "; " + d.Detail
+		}
+		out = append(out, Diagnostic{Name: d.Name, Statistic: d.Statistic, Threshold: d.Threshold(), Low: d.Low, High: d.High,
+			OneSided: d.OneSided, Breached: d.Outcome == stats.OutcomeBreached, Outcome: string(d.Outcome), Detail: detail})
+	}
+	return out
+}
+
+// runningSummary is the PerfSummary after the pairs recorded so far: the running median and the
+// diagnostics once computable; bounds and verdict only at the end.
+func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
+	ratios, order := s.ratios(row.Perf.Pairs)
+	sum := PerfSummary{Done: len(ratios), Total: row.Perf.Pairs, TimingField: row.Perf.TimingField, TimingProxy: row.Perf.TimingProxy,
+		WarmupsDone: warmupsDone, WarmupsTotal: row.Perf.WarmupsPerArm, Invalidated: len(s.invalid)}
+	if len(ratios) > 0 {
+		sum.Median = stats.Median(ratios)
+		sum.Diagnostics = uiDiagnostics(stats.RunBattery(stats.LogRatios(ratios), order, stats.DefaultBattery).Diagnostics)
+	}
+	return sum
+}
+
+func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
+	p.c.Emit(runningSummary(s, p.c.row, warmupsDone))
+}
+
+// finalSummary is the PerfSummary of a decided series.
+func finalSummary(r *PerfResult, row *Row) PerfSummary {
+	sum := PerfSummary{Done: len(r.Pairs), Total: row.Perf.Pairs, Median: r.Median, Lower: r.Lower, Upper: r.Upper,
+		LowerOrder: r.LowerOrder, UpperOrder: r.UpperOrder, Verdict: r.Verdict, Reason: r.Reason, Final: true,
+		TimingField: r.TimingField, TimingProxy: r.TimingProxy, WarmupsDone: r.Warmups / 2, WarmupsTotal: row.Perf.WarmupsPerArm,
+		Invalidated: len(r.Invalidations), Telemetry: r.Telemetry, Caveats: r.Caveats}
+	if r.Analysis != nil {
+		sum.Diagnostics = uiDiagnostics(r.Analysis.Battery.Diagnostics)
+		sum.Drift = r.Analysis.Battery.DriftPerSession
+		if b := r.Analysis.Bootstrap; b != nil {
+			sum.BootstrapLower, sum.BootstrapUpper = b.Lower, b.Upper
+		}
+	}
+	sum.Diagnostics = append(sum.Diagnostics, uiDiagnostics(r.TelemetryDiagnostics)...)
+	return sum
+}
+
+func (p *perfRun) emitFinal(r *PerfResult) { p.c.Emit(finalSummary(r, p.c.row)) }
+
+// publishFinal republishes a recorded result (StartPerf on a decided series).
+func (p *perfRun) publishFinal(r *PerfResult) {
+	p.emitFinal(r)
+	p.c.Emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
+}
+
+func replayPerfPair(c *Campaign, rec Record) {
+	var pair PerfPair
+	if json.Unmarshal(rec.Data, &pair) != nil {
+		return
+	}
+	s := foldPerf(c.journal.Records(), pair.Key)
+	// Only the pairs up to this one count as done at this point of the history.
+	for i := range s.pairs {
+		if i > pair.Pair {
+			delete(s.pairs, i)
+		}
+	}
+	s.invalid = invalidUpTo(s.invalid, rec.Seq)
+	c.Emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
+	c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
+	c.Emit(pairEvent(pair, len(s.pairs), c.row.Perf.Pairs))
+	c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
+}
+
+// invalidUpTo keeps the invalidations recorded before seq.
+func invalidUpTo(inv []PerfInvalidation, seq int64) []PerfInvalidation {
+	var out []PerfInvalidation
+	for _, v := range inv {
+		if v.seq < seq {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func replayPerfInvalid(c *Campaign, rec Record) {
+	var inv PerfInvalidation
+	if json.Unmarshal(rec.Data, &inv) == nil {
+		c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})
+	}
+}
+
+func replayPerfResult(c *Campaign, rec Record) {
+	var d perfResultData
+	if json.Unmarshal(rec.Data, &d) == nil && d.Result != nil {
+		c.Emit(finalSummary(d.Result, c.row))
+	}
+}

@@ -1,0 +1,67 @@
+package engine
+
+import "time"
+
+// PerfOptions tune the performance stage beyond its row. The zero value is the protocol's
+// stage 7. Samples are pinned to the last CPU of the campaign's set (Options.CPUs; CPU 0
+// usually takes the most interrupts), and kvparity keeps its own threads on the others.
+type PerfOptions struct {
+	// MonitorInterval is how often a running sample's affinity is read back (default 20 ms).
+	MonitorInterval time.Duration
+	// CompetingLoadFraction overrides the competing-load limit, as a fraction of the sample's
+	// wall time (default CompetingLoadFraction, 10%; the 30 ms floor always applies). Tests
+	// that are not about load set 2 so a busy shared host cannot invalidate their pairs (not 1:
+	// both ends of the window are read to a 10 ms tick, so a fully busy CPU can show more busy
+	// time than the window, e.g. 290 ms in a 286 ms sample).
+	CompetingLoadFraction float64
+	// MaxInvalidations is how many environmental invalidations one pair may take before the row is
+	// BLOCKED as measured on an unfit node (default 10).
+	MaxInvalidations int
+	// Backoff is the wait before rerunning an invalidated pair, doubled per invalidation of that
+	// pair up to 8 s (default 250 ms), so a burst of competing load can pass.
+	Backoff time.Duration
+	// ForceAffinityViolation is a test hook: when it returns true for a sample, that sample's
+	// process is re-pinned to another CPU ViolationAfter after it started, so the production
+	// read-back path detects a real affinity violation.
+	ForceAffinityViolation func(run RunID) bool
+	ViolationAfter         time.Duration // default 10 ms
+}
+
+func (o PerfOptions) monitorInterval() time.Duration {
+	if o.MonitorInterval > 0 {
+		return o.MonitorInterval
+	}
+	return 20 * time.Millisecond
+}
+
+func (o PerfOptions) competingLoadFraction() float64 {
+	if o.CompetingLoadFraction > 0 {
+		return o.CompetingLoadFraction
+	}
+	return CompetingLoadFraction
+}
+
+func (o PerfOptions) maxInvalidations() int {
+	if o.MaxInvalidations > 0 {
+		return o.MaxInvalidations
+	}
+	return 10
+}
+
+func (o PerfOptions) backoff(invalidations int) time.Duration {
+	d := o.Backoff
+	if d <= 0 {
+		d = 250 * time.Millisecond
+	}
+	for i := 1; i < invalidations && d < 8*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 8*time.Second)
+}
+
+func (o PerfOptions) violationAfter() time.Duration {
+	if o.ViolationAfter > 0 {
+		return o.ViolationAfter
+	}
+	return 10 * time.Millisecond
+}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"kvparity/stats"
+)
+
+// PerfScope is how the protocol says the gate's result must be described.
+const PerfScope = "seeded matched-routing replay-loop parity, not production-routing performance"
+
+// A PerfResult is everything the performance stage establishes for one series: the result of
+// `kvparity run --stage perf --json`, perf/result.json and the campaign report's section.
+type PerfResult struct {
+	Key         string  `json:"key"`
+	Row         string  `json:"row"`
+	Scope       string  `json:"scope"`
+	TimingField string  `json:"timing_field"`
+	TimingProxy bool    `json:"timing_proxy"`
+	Metric      string  `json:"metric"` // the timing field, labelled as a proxy when it is one
+	Threshold   float64 `json:"threshold"`
+	MeasuredCPU int     `json:"measured_cpu"`
+
+	Schedule      *stats.Schedule    `json:"schedule,omitempty"`
+	Warmups       int                `json:"warmups_done"`
+	Samples       []PerfSample       `json:"samples"` // every attempted process, in execution order
+	Pairs         []PerfPair         `json:"pairs"`   // valid pairs in pair order
+	Invalidations []PerfInvalidation `json:"invalidations"`
+	Footprint     *FootprintResult   `json:"footprint,omitempty"`
+
+	// Analysis holds the bounds, the dependence battery, the drift and the bootstrap; nil when
+	// the series ended early (a product failure) or is too short for a bound.
+	Analysis             *stats.Analysis    `json:"analysis,omitempty"`
+	Telemetry            string             `json:"telemetry"` // "unavailable" or "available"
+	TelemetryDiagnostics []stats.Diagnostic `json:"telemetry_diagnostics,omitempty"`
+
+	Median     float64 `json:"median_ratio,omitempty"`
+	Lower      float64 `json:"lower,omitempty"`
+	Upper      float64 `json:"upper,omitempty"`
+	LowerOrder int     `json:"lower_order,omitempty"`
+	UpperOrder int     `json:"upper_order,omitempty"`
+
+	Verdict  string   `json:"verdict"` // PASS, FAIL, INCONCLUSIVE, BLOCKED
+	Reason   string   `json:"reason"`
+	Caveats  []string `json:"caveats,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// metricLabel names the timing field, marking a proxy as one.
+func metricLabel(field string, proxy bool) string {
+	if proxy {
+		return field + " (PROXY for replay_execution_ms)"
+	}
+	return field
+}
+
+// fill copies the series' records into the result.
+func (r *PerfResult) fill(s *perfSeries, pairs, warmups int) {
+	r.Scope = PerfScope
+	r.Metric = metricLabel(r.TimingField, r.TimingProxy)
+	r.Schedule = s.schedule
+	r.Footprint = s.footprint
+	r.Samples = append([]PerfSample{}, s.samples...)
+	r.Invalidations = append([]PerfInvalidation{}, s.invalid...)
+	r.Pairs = []PerfPair{}
+	for i := 1; i <= pairs; i++ {
+		if p := s.pairs[i]; p != nil {
+			r.Pairs = append(r.Pairs, *p)
+		}
+	}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		for i := 1; i <= warmups; i++ {
+			if s.warmups[arm][i] != nil {
+				r.Warmups++
+			}
+		}
+	}
+	r.Telemetry = "unavailable"
+	for _, smp := range r.Samples {
+		if smp.Env.Telemetry == "available" {
+			r.Telemetry = "available"
+		}
+	}
+	if ratios, _ := s.ratios(pairs); len(ratios) > 0 {
+		r.Median = stats.Median(ratios)
+	}
+}
+
+// finish analyses a complete series.
+func (p *perfRun) finish(s *perfSeries) *PerfResult {
+	row := p.c.row
+	r := &PerfResult{Key: p.key, Row: row.Name, TimingField: p.field, TimingProxy: p.proxy, Threshold: row.Perf.Threshold, MeasuredCPU: p.cpu}
+	r.fill(s, row.Perf.Pairs, row.Perf.WarmupsPerArm)
+	ratios, order := s.ratios(row.Perf.Pairs)
+	cfg := stats.DefaultConfig(uint64(row.Perf.ScheduleSeed))
+	cfg.Threshold = row.Perf.Threshold
+	a, err := stats.Analyze(ratios, order, cfg)
+	if err != nil {
+		r.Verdict, r.Reason = "INCONCLUSIVE", fmt.Sprintf("no order-statistic bound: %v", err)
+	} else {
+		r.Analysis = &a
+		r.Verdict, r.Reason = string(a.Verdict), a.Reason
+		r.Lower, r.Upper = a.Bounds.Lower, a.Bounds.Upper
+		r.LowerOrder, r.UpperOrder = a.Bounds.MedianOrders.Lower, a.Bounds.MedianOrders.Upper
+		r.Warnings = append(r.Warnings, a.Warnings...)
+	}
+	if r.Telemetry == "unavailable" {
+		p.caveat("telemetry unavailable: no cpufreq, thermal_zone or thermal_throttle files under /sys, so frequency and thermal state were not checked; the dependence battery alone decides validity")
+	} else {
+		r.TelemetryDiagnostics = telemetryDiagnostics(s, row.Perf.Pairs)
+		var bad []string
+		for _, d := range r.TelemetryDiagnostics {
+			if d.Breached() {
+				bad = append(bad, fmt.Sprintf("%s = %.4g (%s)", d.Name, d.Statistic, d.Rule))
+			}
+		}
+		if len(bad) > 0 && r.Verdict != "INCONCLUSIVE" {
+			r.Reason = fmt.Sprintf("telemetry rules breached: %s; the gate is not applied (the bounds alone would say %s)", strings.Join(bad, "; "), r.Verdict)
+			r.Verdict = "INCONCLUSIVE"
+		}
+	}
+	r.Caveats = append([]string(nil), p.caveats...)
+	return r
+}
+
+// telemetryDiagnostics applies the session rules of spec §1.3 where frequencies were read:
+// every sample's mean frequency ≥ 0.95 × the median, and the within-pair frequency change not
+// correlated with the log ratio (|Spearman ρ| ≤ the α = 0.01 critical value).
+func telemetryDiagnostics(s *perfSeries, pairs int) []stats.Diagnostic {
+	freq := map[RunID]float64{}
+	var all []float64
+	for _, smp := range s.samples {
+		if smp.Env.Before == nil || smp.Env.After == nil || smp.Env.Before.FreqKHz == 0 || smp.Env.After.FreqKHz == 0 {
+			continue
+		}
+		f := float64(smp.Env.Before.FreqKHz+smp.Env.After.FreqKHz) / 2
+		freq[smp.Run] = f
+		all = append(all, f)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	med := stats.Median(all)
+	low := math.Inf(1)
+	for _, f := range all {
+		low = math.Min(low, f)
+	}
+	out := []stats.Diagnostic{{
+		Name: "frequency floor", Statistic: low / med, Low: 0.95, High: math.MaxFloat64, Alpha: 0,
+		Rule: "breach if min sample frequency < 0.95 × median", Detail: fmt.Sprintf("min %.0f kHz, median %.0f kHz over %d samples", low, med, len(all)),
+	}}
+	var d, g []float64
+	for i := 1; i <= pairs; i++ {
+		p := s.pairs[i]
+		if p == nil {
+			continue
+		}
+		fb, okb := freq[p.BaselineRun]
+		fc, okc := freq[p.CandidateRun]
+		if okb && okc {
+			d = append(d, math.Log(p.Ratio))
+			g = append(g, math.Log(fc/fb))
+		}
+	}
+	if rho, ok := stats.Spearman(d, g); ok && len(d) > 3 {
+		crit := stats.SpearmanCritical(len(d), 0.01)
+		out = append(out, stats.Diagnostic{Name: "frequency confounding (Spearman ρ of ln r vs ln f_c/f_b)", Statistic: rho, Low: -crit, High: crit, Alpha: 0.01,
+			Rule: fmt.Sprintf("breach if |ρ| > %.4f", crit)})
+	}
+	for i := range out {
+		st := out[i]
+		if st.Statistic < st.Low || st.Statistic > st.High {
+			out[i].Outcome = stats.OutcomeBreached
+		} else {
+			out[i].Outcome = stats.OutcomeOK
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"kvparity/stats"
+)
+
+// sampleResult is how one perf process ended, from the stage's point of view.
+type sampleResult struct {
+	sample    PerfSample
+	failure   error // product failure: the row FAILs (or is BLOCKED when fault.blocked)
+	blocked   bool
+	fatal     error // the campaign could not record it (a full disk): stop
+	cancelled bool  // the stage was stopped: the sample is rerun, nothing recorded as its end
+}
+
+// perfRunID names a perf process, e.g. "perf/pair-017-baseline-a2" or "perf/warmup-03-candidate";
+// a series other than the first pin of both arms is prefixed with its key.
+func perfRunID(key string, kind RunKind, index int, arm Arm, attempt int) RunID {
+	var id string
+	if kind == KindWarmup {
+		id = fmt.Sprintf("warmup-%02d-%s", index, arm)
+	} else {
+		id = fmt.Sprintf("pair-%03d-%s", index, arm)
+	}
+	if attempt > 1 {
+		id += fmt.Sprintf("-a%d", attempt)
+	}
+	if key != perfKey(1, 1) {
+		id = key + "/" + id
+	}
+	return RunID("perf/" + id)
+}
+
+// sampleSpec is the process of a gated sample: the row's args, --iterations 1, a unique timings
+// file in the run's own folder, and no report output of any kind (no canonical report, no
+// report JSON, no progress side channel), pinned to the measured CPU.
+func (p *perfRun) sampleSpec(id RunID, arm Arm, kind RunKind, index, attempt int) RunSpec {
+	spec := p.c.RunSpec(id, arm, kind, index, attempt, false)
+	args := make([]string, 0, len(spec.Args))
+	for i := 0; i < len(spec.Args); i++ {
+		if spec.Args[i] == "--progress-file" {
+			i++
+			continue
+		}
+		args = append(args, spec.Args[i])
+	}
+	spec.Args = args
+	spec.ProgressFile = ""
+	spec.CPUs = []int{p.cpu}
+	return spec
+}
+
+// runSample runs one perf process with its environment watched, and records its end.
+func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, attempt int, order stats.Order, position int) sampleResult {
+	c := p.c
+	if ctx.Err() != nil {
+		return sampleResult{cancelled: true}
+	}
+	id := perfRunID(p.key, kind, index, arm, attempt)
+	spec := p.sampleSpec(id, arm, kind, index, attempt)
+	smp := PerfSample{Key: p.key, Run: id, Arm: arm, Warmup: kind == KindWarmup, Index: index, Attempt: attempt,
+		Order: order, Position: position, Field: p.field, Proxy: p.proxy, ExitCode: -1}
+	smp.Env.CPU = p.cpu
+	if err := p.self.apply(); err != nil {
+		p.caveat(fmt.Sprintf("could not keep kvparity's threads off CPU %d: %v", p.cpu, err))
+	}
+	tel0 := readTelemetry(p.cpu)
+	var (
+		startErr error
+		mon      *sampleMonitor
+	)
+	base := Record{Run: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt, Gen: c.Pinned(arm).Gen}
+	res := c.Runner().Run(ctx, spec, func(pid int, cpus []int) error {
+		rec := base
+		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
+		rec.Data = marshalData(perfRunData{Key: p.key, Order: order, Position: position})
+		if _, err := c.Journal().Append(rec); err != nil {
+			startErr = err
+			return err
+		}
+		now := time.Now()
+		smp.StartedAt = now.UTC()
+		mon = newSampleMonitor(pid, p.cpu, p.opts.monitorInterval())
+		if hook := p.opts.ForceAffinityViolation; hook != nil && hook(id) {
+			if to, ok := otherCPU(AllowedCPUs(), p.cpu); ok {
+				mon.force, mon.forceAfter, mon.forceTo = true, p.opts.violationAfter(), to
+			}
+		}
+		go mon.loop()
+		c.Emit(RunStarted{Run: id, Arm: arm, Kind: kind, Repetition: index, CPUs: cpus, PID: pid, At: now})
+		return nil
+	})
+	if mon != nil {
+		mon.finish()
+		smp.Env.AffinityViolation, smp.Env.AffinityChecks, smp.Env.ForcedBy = mon.violation, mon.checks, mon.forced
+		mon.load(&smp.Env, p.opts.competingLoadFraction())
+	} else {
+		smp.Env.Load = "not measured: the sample never started"
+	}
+	smp.Env.SampleRusageMs = ms(res.CPUTime)
+	tel1 := readTelemetry(p.cpu)
+	if startErr != nil {
+		return sampleResult{fatal: startErr}
+	}
+	if res.Cancelled || ctx.Err() != nil {
+		// Stopped, not failed: nothing is recorded as this sample's end, and its pair is rerun
+		// complete on resume.
+		c.Emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+		return sampleResult{cancelled: true}
+	}
+	smp.ExitCode, smp.Signal = res.ExitCode, res.Signal
+
+	smp.Env.Telemetry = "unavailable"
+	if tel0.Available() || tel1.Available() {
+		smp.Env.Telemetry = "available"
+		smp.Env.Before, smp.Env.After = &tel0, &tel1
+	}
+
+	out := sampleResult{}
+	switch {
+	case res.Err != nil && errors.Is(res.Err, ErrAffinity):
+		// The runner could not pin or verify the sample at start: environmental, not the product.
+		smp.Env.Invalid = "affinity violation at start: " + res.Err.Error()
+	case res.Err != nil:
+		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
+	default:
+		v, err := readTiming(filepath.Join(spec.Dir, "timings.jsonl"), p.field)
+		var tf *timingFault
+		if errors.As(err, &tf) {
+			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.msg), tf.blocked
+		} else {
+			smp.Ms = v
+		}
+	}
+	if out.failure != nil {
+		smp.Error = out.failure.Error()
+	} else if smp.Env.Invalid == "" {
+		smp.Env.Invalid = p.invalidity(smp.Env, tel0, tel1)
+	}
+
+	end := base
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, ms(res.Elapsed)
+	end.Error = smp.Error
+	end.Data = marshalData(smp)
+	if _, err := c.Journal().Append(end); err != nil {
+		return sampleResult{fatal: err}
+	}
+	c.Emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Elapsed: res.Elapsed, Err: out.failure})
+	if out.failure == nil && (smp.Warmup || smp.Env.Invalid == "") { // a warmup is never measured
+		c.Emit(SampleDone{Run: id, Arm: arm, Warmup: smp.Warmup, Index: index, Attempt: attempt, Ms: smp.Ms})
+	}
+	out.sample = smp
+	return out
+}
+
+// invalidity applies the predeclared environmental conditions to a finished sample ("" when
+// none fired).
+func (p *perfRun) invalidity(env SampleEnv, before, after Telemetry) string {
+	var why []string
+	if env.AffinityViolation != "" {
+		why = append(why, env.AffinityViolation)
+	}
+	if env.Load == "" && env.CompetingMs > env.CompetingLimitMs {
+		why = append(why, fmt.Sprintf("competing load on CPU %d: %.0f ms of %.0f ms busy was not the sample (limit %.0f ms = max(%.0f%% of the %.0f ms window, %.0f ms); /proc/stat)",
+			env.CPU, env.CompetingMs, env.BusyMs, env.CompetingLimitMs, 100*p.opts.competingLoadFraction(), env.WallMs, CompetingLoadFloorMs))
+	}
+	if rose := throttled(before, after); len(rose) > 0 {
+		why = append(why, "thermal throttling during the sample: "+strings.Join(rose, ", "))
+	}
+	return strings.Join(why, "; ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// pairRuns lists the runs of a pair attempt in execution order.
+func pairRuns(samples ...PerfSample) []RunID {
+	var ids []RunID
+	for _, s := range samples {
+		if s.Run != "" && !slices.Contains(ids, s.Run) {
+			ids = append(ids, s.Run)
+		}
+	}
+	return ids
+}

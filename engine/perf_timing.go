@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+)
+
+// A timing record is the one line a sample writes to its --timings-jsonl (spec §3.2). Keys are
+// read by name, never by position, and unknown keys are tolerated.
+
+// timingFault is why a sample's timing record cannot be used. Blocked faults mean the row cannot
+// be measured as declared (the field is absent, replay_bench is not true); the others are
+// product failures that fail the row. Neither is ever a discardable sample.
+type timingFault struct {
+	blocked bool
+	msg     string
+}
+
+func (f *timingFault) Error() string { return f.msg }
+
+// readTiming returns the row's timing field from a --iterations 1 timings file.
+func readTiming(path, field string) (float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, &timingFault{msg: fmt.Sprintf("malformed timing record: the replay wrote no timings file %s (%v)", path, err)}
+	}
+	return parseTiming(data, path, field)
+}
+
+func parseTiming(data []byte, path, field string) (float64, error) {
+	bad := func(format string, a ...any) error {
+		return &timingFault{msg: fmt.Sprintf("malformed timing record %s: ", path) + fmt.Sprintf(format, a...)}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return 0, bad("the file is empty")
+	}
+	if data[len(data)-1] != '\n' {
+		return 0, bad("line 1 is truncated (no newline)")
+	}
+	if n := bytes.Count(data, []byte{'\n'}); n != 1 {
+		return 0, bad("%d lines, expected exactly 1 (--iterations 1)", n)
+	}
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&obj); err != nil {
+		return 0, bad("line 1: %v", err)
+	}
+	if obj == nil {
+		return 0, bad("line 1 is not a JSON object")
+	}
+	bench, ok := obj["replay_bench"]
+	if !ok {
+		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /replay_bench is missing; the protocol requires replay_bench: true (build with --features replay-bench)", path)}
+	}
+	if string(bytes.TrimSpace(bench)) != "true" {
+		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /replay_bench is %s, not true; the protocol requires a replay-bench build", path, bytes.TrimSpace(bench))}
+	}
+	raw, ok := obj[field]
+	if !ok {
+		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
+			path, field, strings.Join(numericKeys(obj), ", "), DefaultTimingField)}
+	}
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return 0, bad("line 1: /%s is %s, not a number", field, bytes.TrimSpace(raw))
+	}
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, bad("line 1: /%s is %v; a replay time must be finite and > 0", field, v)
+	}
+	return v, nil
+}
+
+// numericKeys lists the keys of obj (sorted), marking which hold numbers, so a blocked row says
+// exactly what the binary offers.
+func numericKeys(obj map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(obj))
+	for k, v := range obj {
+		var f float64
+		if json.Unmarshal(v, &f) == nil {
+			keys = append(keys, k)
+		} else {
+			keys = append(keys, k+" (not a number)")
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Never reuse a binary after its source changed (protocol stage 1): before a stage runs, and
+// whenever watch mode sees a rebuild, each path arm's source is hashed; a changed source marks
+// the arm's results stale (journal) and is pinned again as a new generation. Builtin arms have
+// no source to rebuild: their pinned copy of kvparity is the artifact.
+
+// checkSource compares an arm's source binary with its pinned copy. When it differs it records
+// the arm stale and announces ArtifactChanged; with repin it then pins the new build. It
+// returns whether the source changed.
+func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
+	p := c.Pinned(arm)
+	if p.Builtin {
+		return false, nil
+	}
+	sum, err := fileSHA256(p.Source)
+	if errors.Is(err, fs.ErrNotExist) {
+		if p.Stale {
+			return true, fmt.Errorf("the %s source %s changed after pinning and is now gone: its stale copy is never run again; rebuild it or start a new campaign", arm, p.Source)
+		}
+		// The checkout went back to its branch or was cleaned (protocol stage 1 step 7): the
+		// pinned copy is the artifact, and nothing was rebuilt.
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s source binary %s: %w", arm, p.Source, err)
+	}
+	if sum == p.SHA256 && !p.Stale {
+		return false, nil
+	}
+	if sum != p.SHA256 && !p.Stale {
+		if _, err := c.journal.Append(Record{Type: RecStale, Arm: arm, Gen: p.Gen, OldSHA: p.SHA256, NewSHA: sum,
+			Reason: fmt.Sprintf("%s changed after it was pinned: results of generation %d are stale", p.Source, p.Gen)}); err != nil {
+			return true, err
+		}
+		c.markStale(arm)
+	}
+	if !repin {
+		c.Emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: sum})
+		return true, nil
+	}
+	np, err := c.repin(arm)
+	if err != nil {
+		return true, err
+	}
+	c.Emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: np.SHA256, Repinned: true})
+	return true, nil
+}
+
+// repin pins an arm's source again as the next generation and records it.
+func (c *Campaign) repin(arm Arm) (PinnedArtifact, error) {
+	old := c.Pinned(arm)
+	np, err := pinArtifact(c.dir, arm, old.Gen+1, c.row.Arm(arm), old.Source)
+	if err != nil {
+		return np, err
+	}
+	c.addPin(np)
+	c.mu.Lock()
+	pins := append([]PinnedArtifact(nil), c.pins...)
+	c.mu.Unlock()
+	if err := writeJSONFile(filepath.Join(c.dir, FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
+		return np, err
+	}
+	if _, err := c.journal.Append(Record{Type: RecPinned, Arm: arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)}); err != nil {
+		return np, err
+	}
+	return np, nil
+}
+
+// prepareArms re-pins any arm whose source changed and verifies every pinned copy and the
+// trace window before a stage runs.
+func (c *Campaign) prepareArms() error {
+	for _, arm := range []Arm{Baseline, Candidate} {
+		if _, err := c.checkSource(arm, true); err != nil {
+			return err
+		}
+	}
+	return c.VerifyPinned()
+}

@@ -1,0 +1,390 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// BuiltinBinary is the arm binary value that pins the kvparity executable itself: the embedded
+// engine (`kvparity replay`), selected by the arm's variant.
+const BuiltinBinary = "builtin"
+
+// ProtocolExclusions is the protocol's closed canonical exclusion allowlist (stage 2).
+var ProtocolExclusions = []string{
+	"/summary/wall_time_ms",
+	"/summary/processed_tokens_per_s",
+	"/summary/processed_output_tokens_per_s",
+}
+
+// A Row is one frozen comparison configuration (DESIGN "A row"). Both arms replay the same trace
+// window with the same [replay] args; only their artifacts differ.
+type Row struct {
+	Name        string          `toml:"name"`
+	Baseline    ArmSpec         `toml:"baseline"`
+	Candidate   ArmSpec         `toml:"candidate"`
+	Trace       TraceSpec       `toml:"trace"`
+	Replay      ReplaySpec      `toml:"replay"`
+	Determinism DeterminismSpec `toml:"determinism"`
+	Perf        PerfSpec        `toml:"perf"`
+	Canonical   CanonicalSpec   `toml:"canonical"`
+}
+
+// An ArmSpec names one arm's artifact.
+type ArmSpec struct {
+	Revision string   `toml:"revision"`           // immutable commit SHA ("builtin" for the embedded engine)
+	Binary   string   `toml:"binary"`             // "builtin" or a path to offline_replay_bench
+	Features []string `toml:"features,omitempty"` // exact Cargo feature names, recorded in the report
+	Variant  string   `toml:"variant,omitempty"`  // builtin only: passed as --variant (a stand-in revision)
+}
+
+// Builtin reports whether the arm runs the embedded engine.
+func (a ArmSpec) Builtin() bool { return a.Binary == BuiltinBinary }
+
+// A TraceSpec is the contiguous trace window: a Mooncake JSONL path or a generated trace.
+type TraceSpec struct {
+	Path   string `toml:"path"`
+	Offset int    `toml:"offset"`
+	Count  int    `toml:"count"`
+	SHA256 string `toml:"sha256,omitempty"` // of the source file; of the window for generated traces
+}
+
+// Generated reports whether the trace is produced by the embedded generator.
+func (t TraceSpec) Generated() bool { return strings.HasPrefix(t.Path, "generated:") }
+
+// A ReplaySpec holds the replay arguments, identical for both arms.
+type ReplaySpec struct {
+	Args []string `toml:"args"`
+}
+
+// A DeterminismSpec configures stage 2.
+type DeterminismSpec struct {
+	Repetitions int `toml:"repetitions"`
+	// Timeout bounds one replay process; a run past it is killed and is a row error.
+	Timeout Duration `toml:"timeout"`
+	// PressureBand is the bounded pressure band stage 3 expects ([lo, hi] events); empty means
+	// the protocol's default: 10–20 for disaggregated rows, 1–3 otherwise.
+	PressureBand []int `toml:"pressure_band,omitempty"`
+	// Patch is a temporary determinism correction both revisions were built with (protocol
+	// stage 1.3): copied into the campaign and hashed. PatchSHA256 is its declared SHA-256,
+	// verified against Patch when both are given, recorded alone when the file is kept elsewhere.
+	Patch       string `toml:"patch,omitempty"`
+	PatchSHA256 string `toml:"patch_sha256,omitempty"`
+}
+
+// A PerfSpec configures stage 7.
+type PerfSpec struct {
+	Pairs         int     `toml:"pairs"`
+	WarmupsPerArm int     `toml:"warmups_per_arm"`
+	ScheduleSeed  int64   `toml:"schedule_seed"`
+	Threshold     float64 `toml:"threshold"`
+	TimingField   string  `toml:"timing_field"`
+	TimingProxy   bool    `toml:"timing_proxy"` // timing_field is a declared proxy for replay_execution_ms
+	// FootprintExplained explains binary or .text growth above 5% (the footprint gate fails
+	// until it is explained).
+	FootprintExplained string `toml:"footprint_explained,omitempty"`
+}
+
+// A CanonicalSpec is the canonicalization profile of the row.
+type CanonicalSpec struct {
+	Exclusions []string          `toml:"exclusions"`
+	Unordered  map[string]string `toml:"unordered"` // array pointer -> sort key
+}
+
+// A Duration is a TOML string such as "10m" or "90s".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration such as \"10m\" or \"90s\": %q", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration back in Go syntax.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Default values of optional row keys.
+const (
+	DefaultRepetitions = 2
+	DefaultTimeout     = 10 * time.Minute
+	DefaultPairs       = 60
+	DefaultWarmups     = 5
+	DefaultThreshold   = 1.05
+	DefaultTimingField = "replay_execution_ms"
+)
+
+// runnerOwnedFlags are set by the runner per process; a row must not set them.
+var runnerOwnedFlags = []string{
+	"--canonical-reports-jsonl", "--timings-jsonl", "--iterations", "--report-json",
+	"--progress-file", "--variant", "--bench",
+}
+
+// A RowError is a bad row input, named by file, table and key.
+type RowError struct {
+	File  string // the row file's name as given
+	Table string // "perf", "" for top-level keys
+	Key   string
+	Msg   string
+}
+
+func (e *RowError) Error() string {
+	where := e.Key
+	if e.Table != "" {
+		where = "[" + e.Table + "] " + e.Key
+	}
+	if where == "" {
+		return e.File + ": " + e.Msg
+	}
+	return e.File + ": " + where + ": " + e.Msg
+}
+
+// LoadRow reads, decodes and validates a row file.
+func LoadRow(path string) (*Row, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("row: %w", err)
+	}
+	return ParseRow(data, path)
+}
+
+// ParseRow decodes a row from TOML, rejects unknown keys, fills the defaults of optional keys
+// and validates every value. file names the source in errors.
+func ParseRow(data []byte, file string) (*Row, error) {
+	var r Row
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&r)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: line %d: %s", file, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		table, key := "", k.String()
+		if len(k) > 1 {
+			table, key = strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+		}
+		return nil, &RowError{File: file, Table: table, Key: key, Msg: "unknown key"}
+	}
+	r.applyDefaults(&md)
+	if err := r.Validate(file); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// applyDefaults fills optional keys that the file leaves out (never ones it sets, so that an
+// explicit bad value is reported rather than silently replaced).
+func (r *Row) applyDefaults(md *toml.MetaData) {
+	def := func(keys ...string) bool { return md == nil || !md.IsDefined(keys...) }
+	if def("determinism", "repetitions") {
+		r.Determinism.Repetitions = DefaultRepetitions
+	}
+	if def("determinism", "timeout") {
+		r.Determinism.Timeout = Duration{DefaultTimeout}
+	}
+	if def("perf", "pairs") {
+		r.Perf.Pairs = DefaultPairs
+	}
+	if def("perf", "warmups_per_arm") {
+		r.Perf.WarmupsPerArm = DefaultWarmups
+	}
+	if def("perf", "threshold") {
+		r.Perf.Threshold = DefaultThreshold
+	}
+	if def("perf", "timing_field") {
+		r.Perf.TimingField = DefaultTimingField
+	}
+	if def("canonical", "exclusions") {
+		r.Canonical.Exclusions = slices.Clone(ProtocolExclusions)
+	}
+	if def("canonical", "unordered") {
+		r.Canonical.Unordered = map[string]string{"/per_request": "uuid"}
+	}
+}
+
+var (
+	hexSHA   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	rowName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// Validate checks every value and names the first bad key.
+func (r *Row) Validate(file string) error {
+	bad := func(table, key, format string, a ...any) error {
+		return &RowError{File: file, Table: table, Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	if r.Name == "" {
+		return bad("", "name", "missing")
+	}
+	if !rowName.MatchString(r.Name) {
+		return bad("", "name", "%q: use letters, digits, '.', '_' and '-' (it names the campaign folder)", r.Name)
+	}
+	for _, a := range []struct {
+		table string
+		spec  ArmSpec
+	}{{"baseline", r.Baseline}, {"candidate", r.Candidate}} {
+		if a.spec.Binary == "" {
+			return bad(a.table, "binary", "missing (\"builtin\" or a path to offline_replay_bench)")
+		}
+		if a.spec.Revision == "" {
+			return bad(a.table, "revision", "missing (an immutable commit SHA)")
+		}
+		if !a.spec.Builtin() {
+			if !hexSHA.MatchString(a.spec.Revision) {
+				return bad(a.table, "revision", "%q is not an immutable commit SHA (7-64 lowercase hex digits); never compare moving branches", a.spec.Revision)
+			}
+			if a.spec.Variant != "" {
+				return bad(a.table, "variant", "only a builtin binary takes a variant")
+			}
+		}
+		for i, f := range a.spec.Features {
+			if f == "" {
+				return bad(a.table, fmt.Sprintf("features[%d]", i), "empty feature name")
+			}
+		}
+	}
+	if r.Trace.Path == "" {
+		return bad("trace", "path", "missing")
+	}
+	if r.Trace.Offset < 0 {
+		return bad("trace", "offset", "must be >= 0")
+	}
+	if r.Trace.Count <= 0 {
+		return bad("trace", "count", "must be > 0")
+	}
+	if r.Trace.SHA256 != "" && !sha256Re.MatchString(r.Trace.SHA256) {
+		return bad("trace", "sha256", "%q is not 64 lowercase hex digits", r.Trace.SHA256)
+	}
+	for i, a := range r.Replay.Args {
+		name, _, _ := strings.Cut(a, "=")
+		if slices.Contains(runnerOwnedFlags, name) {
+			return bad("replay", fmt.Sprintf("args[%d]", i), "%s is set by kvparity for each process; remove it from the row", name)
+		}
+	}
+	if r.Determinism.Repetitions < 2 {
+		return bad("determinism", "repetitions", "must be >= 2 (each revision needs two fresh processes)")
+	}
+	if r.Determinism.Timeout.Duration <= 0 {
+		return bad("determinism", "timeout", "must be > 0")
+	}
+	if p := r.Determinism.PatchSHA256; p != "" && !sha256Re.MatchString(p) {
+		return bad("determinism", "patch_sha256", "%q is not 64 lowercase hex digits (the SHA-256 of the patch file)", p)
+	}
+	if b := r.Determinism.PressureBand; len(b) != 0 && (len(b) != 2 || b[0] < 1 || b[1] < b[0]) {
+		return bad("determinism", "pressure_band", "must be [lo, hi] with 1 <= lo <= hi (zero pressure never exercises the edge)")
+	}
+	if r.Perf.Pairs <= 0 {
+		return bad("perf", "pairs", "must be > 0")
+	}
+	if r.Perf.Pairs%2 != 0 {
+		return bad("perf", "pairs", "must be even (the schedule balances baseline-first and candidate-first pairs)")
+	}
+	if r.Perf.WarmupsPerArm < 0 {
+		return bad("perf", "warmups_per_arm", "must be >= 0")
+	}
+	if !(r.Perf.Threshold > 0) {
+		return bad("perf", "threshold", "must be > 0")
+	}
+	if r.Perf.TimingField == "" {
+		return bad("perf", "timing_field", "missing")
+	}
+	if r.Perf.TimingField == "wall_time_ms" {
+		return bad("perf", "timing_field", "wall_time_ms is broader than the protocol's timing boundary; use replay_execution_ms or declare a proxy such as replay_call_ms with timing_proxy = true")
+	}
+	if r.Perf.TimingField != DefaultTimingField && !r.Perf.TimingProxy {
+		return bad("perf", "timing_field", "%q is not replay_execution_ms: declare it with timing_proxy = true", r.Perf.TimingField)
+	}
+	for i, p := range r.Canonical.Exclusions {
+		if !strings.HasPrefix(p, "/") {
+			return bad("canonical", fmt.Sprintf("exclusions[%d]", i), "%q is not a JSON pointer (must start with '/')", p)
+		}
+	}
+	for p, k := range r.Canonical.Unordered {
+		if !strings.HasPrefix(p, "/") {
+			return bad("canonical", "unordered", "%q is not a JSON pointer (must start with '/')", p)
+		}
+		if k == "" {
+			return bad("canonical", "unordered", "%q: empty sort key", p)
+		}
+	}
+	return nil
+}
+
+// Arm returns the spec of one arm.
+func (r *Row) Arm(a Arm) ArmSpec {
+	if a == Candidate {
+		return r.Candidate
+	}
+	return r.Baseline
+}
+
+// Disaggregated reports whether the replay args select disaggregated serving.
+func (r *Row) Disaggregated() bool { return r.ReplayArg("--serving-mode") == "disagg" }
+
+// QueueThresholdSet reports whether router queueing is explicitly enabled (stage 3: queued
+// placements are meaningful only then).
+func (r *Row) QueueThresholdSet() bool {
+	return r.ReplayArg("--router-queue-threshold") != ""
+}
+
+// Band is the row's pressure band, or the protocol's default for its topology.
+func (r *Row) Band() [2]int {
+	if b := r.Determinism.PressureBand; len(b) == 2 {
+		return [2]int{b[0], b[1]}
+	}
+	if r.Disaggregated() {
+		return [2]int{10, 20}
+	}
+	return [2]int{1, 3}
+}
+
+// WithBaseDir resolves relative binary and trace paths against dir (the row file's folder), so
+// a row means the same thing whatever the working directory.
+func (r *Row) WithBaseDir(dir string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for _, a := range []*ArmSpec{&r.Baseline, &r.Candidate} {
+		if !a.Builtin() {
+			a.Binary = abs(a.Binary)
+		}
+	}
+	if !r.Trace.Generated() {
+		r.Trace.Path = abs(r.Trace.Path)
+	}
+	r.Determinism.Patch = abs(r.Determinism.Patch)
+}
+
+// ReplayArg returns the value the row's [replay] args give a flag ("--flag value" or
+// "--flag=value"), "" when absent.
+func (r *Row) ReplayArg(flag string) string { return argValue(r.Replay.Args, flag) }
+
+// argValue returns the value of a "--flag value" or "--flag=value" argument, "" when absent.
+func argValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// designRow is DESIGN.md's example row, verbatim.
+const designRow = `name = "vllm-disagg"
+[baseline]
+revision = "a1b2c3d"
+binary   = "builtin"
+features = ["replay-bench"]
+[candidate]
+revision = "e4f5a6b"
+binary   = "builtin"
+features = ["replay-bench"]
+[trace]
+path   = "conversation_trace.jsonl"
+offset = 0
+count  = 5000
+sha256 = "b8cbb061a85206d729d91cdc2981f43c9e0d99209dce588d3af5f7934408b9df"
+[replay]
+args = ["--serving-mode","disagg","--num-prefill-workers","2","--num-decode-workers","2",
+        "--engine-type","vllm","--block-size","64","--num-gpu-blocks","5500","--max-num-seqs","16",
+        "--max-num-batched-tokens","8192","--kv-bytes-per-token","1","--kv-transfer-bandwidth","100",
+        "--arrival-speedup-ratio","4","--trace-block-size","512"]
+[determinism]
+repetitions = 2
+[perf]
+pairs = 60
+warmups_per_arm = 5
+schedule_seed = 20261129
+threshold = 1.05
+timing_field = "replay_execution_ms"
+[canonical]
+exclusions = ["/summary/wall_time_ms","/summary/processed_tokens_per_s","/summary/processed_output_tokens_per_s"]
+unordered = { "/per_request" = "uuid" }
+`
+
+func TestParseRowDesignExample(t *testing.T) {
+	r, err := ParseRow([]byte(designRow), "row.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != "vllm-disagg" || !r.Baseline.Builtin() || r.Trace.Count != 5000 || r.Perf.Pairs != 60 ||
+		r.Perf.ScheduleSeed != 20261129 || r.Canonical.Unordered["/per_request"] != "uuid" || len(r.Replay.Args) != 24 {
+		t.Fatalf("decoded %+v", r)
+	}
+	if r.Determinism.Timeout.Duration != DefaultTimeout {
+		t.Errorf("timeout default %v", r.Determinism.Timeout)
+	}
+	if r.ReplayArg("--num-gpu-blocks") != "5500" || r.ReplayArg("--router-queue-threshold") != "" {
+		t.Errorf("ReplayArg: %q", r.ReplayArg("--num-gpu-blocks"))
+	}
+	r.Replay.Args = append(r.Replay.Args, "--router-queue-threshold=0.5")
+	if r.ReplayArg("--router-queue-threshold") != "0.5" || !r.QueueThresholdSet() {
+		t.Error("--flag=value form not read")
+	}
+	r.Replay.Args = r.Replay.Args[:len(r.Replay.Args)-1]
+	if !r.Disaggregated() || r.Band() != [2]int{10, 20} || r.QueueThresholdSet() {
+		t.Errorf("derived: disagg %v band %v queue %v", r.Disaggregated(), r.Band(), r.QueueThresholdSet())
+	}
+}
+
+func TestParseRowErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		edit func(string) string
+		want string
+	}{
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 0", 1) }, "row.toml: [perf] pairs: must be > 0"},
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 61", 1) }, "row.toml: [perf] pairs: must be even"},
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairz = 60", 1) }, "row.toml: [perf] pairz: unknown key"},
+		{func(s string) string {
+			return strings.Replace(s, `name = "vllm-disagg"`, `name = "vllm-disagg"`+"\ncolour = 1", 1)
+		}, "row.toml: colour: unknown key"},
+		{func(s string) string { return strings.Replace(s, "count  = 5000", "count  = 0", 1) }, "row.toml: [trace] count: must be > 0"},
+		{func(s string) string { return strings.Replace(s, "offset = 0", "offset = -1", 1) }, "row.toml: [trace] offset: must be >= 0"},
+		{func(s string) string { return strings.Replace(s, "sha256 = \"b8cb", "sha256 = \"zz", 1) }, "row.toml: [trace] sha256:"},
+		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1", 1) }, "row.toml: [determinism] repetitions: must be >= 2"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = -1.0", 1) }, "row.toml: [perf] threshold: must be > 0"},
+		{func(s string) string {
+			return strings.Replace(s, `timing_field = "replay_execution_ms"`, `timing_field = "wall_time_ms"`, 1)
+		}, "row.toml: [perf] timing_field: wall_time_ms is broader"},
+		{func(s string) string {
+			return strings.Replace(s, `timing_field = "replay_execution_ms"`, `timing_field = "replay_call_ms"`, 1)
+		}, "declare it with timing_proxy = true"},
+		{func(s string) string {
+			return strings.Replace(s, "revision = \"e4f5a6b\"\nbinary   = \"builtin\"", "revision = \"main\"\nbinary   = \"/bin/true\"", 1)
+		}, "row.toml: [candidate] revision: \"main\" is not an immutable commit SHA"},
+		{func(s string) string {
+			return strings.Replace(s, "binary   = \"builtin\"\nfeatures", "binary   = \"/bin/true\"\nvariant = \"x\"\nfeatures", 1)
+		}, "row.toml: [baseline] variant: only a builtin binary takes a variant"},
+		{func(s string) string {
+			return strings.Replace(s, `"--trace-block-size","512"]`, `"--trace-block-size","512","--iterations","3"]`, 1)
+		}, "row.toml: [replay] args[24]: --iterations is set by kvparity"},
+		{func(s string) string {
+			return strings.Replace(s, `"/summary/wall_time_ms",`, `"summary/wall_time_ms",`, 1)
+		}, "row.toml: [canonical] exclusions[0]: \"summary/wall_time_ms\" is not a JSON pointer"},
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = \"sixty\"", 1) }, "row.toml: line"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\ntimeout = \"soon\"\n", 1)
+		}, "not a duration"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\npressure_band = [0, 3]\n", 1)
+		}, "row.toml: [determinism] pressure_band:"},
+		{func(s string) string { return strings.Replace(s, `name = "vllm-disagg"`, `name = "a/b"`, 1) }, "row.toml: name:"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\npatch_sha256 = \"ABC\"\n", 1)
+		}, "row.toml: [determinism] patch_sha256: \"ABC\" is not 64 lowercase hex digits"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\npatch_file = \"x.patch\"\n", 1)
+		}, "row.toml: [determinism] patch_file: unknown key"},
+	}
+	for _, tc := range cases {
+		_, err := ParseRow([]byte(tc.edit(designRow)), "row.toml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("want error containing %q, got %v", tc.want, err)
+		}
+	}
+}
+
+func TestExampleRowParsesAndMatchesDefaultRow(t *testing.T) {
+	r, err := ParseRow([]byte(ExampleRowTOML), "example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultRow()
+	if !slices.Equal(r.Replay.Args, d.Replay.Args) || r.Trace != d.Trace || r.Perf != d.Perf || r.Determinism.Repetitions != d.Determinism.Repetitions {
+		t.Fatalf("init-row example and DefaultRow disagree:\n%+v\n%+v", r, d)
+	}
+	if err := d.Validate("default"); err != nil {
+		t.Fatal(err)
+	}
+	if err := TinyRow("", "leak-random-uuid").Validate("tiny"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFrozenRowRoundTrips(t *testing.T) {
+	d := DefaultRow()
+	d.Determinism.Timeout = Duration{90 * time.Second}
+	b, err := d.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseRow(b, "frozen")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	b2, _ := r.Encode()
+	if string(b) != string(b2) {
+		t.Fatalf("frozen row does not round-trip:\n%s\n%s", b, b2)
+	}
+}
+
+func TestRowFilesInRepoParse(t *testing.T) {
+	files, _ := filepath.Glob("../rows/*.toml")
+	if len(files) == 0 {
+		t.Fatal("no example rows in rows/")
+	}
+	for _, f := range files {
+		if _, err := LoadRow(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestWithBaseDirResolvesRelativePaths(t *testing.T) {
+	r, err := ParseRow([]byte(designRow), "row.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Baseline.Binary = "bin/orb"
+	r.WithBaseDir("/rows")
+	if r.Baseline.Binary != "/rows/bin/orb" || r.Trace.Path != "/rows/conversation_trace.jsonl" || r.Candidate.Binary != "builtin" {
+		t.Fatalf("%+v", r)
+	}
+
+}
+
+func TestRepoRowsMatchTheBuiltInRows(t *testing.T) {
+	for file, want := range map[string]*Row{"../rows/builtin-vllm-disagg.toml": DefaultRow(), "../rows/tiny.toml": TinyRow("", "")} {
+		got, err := LoadRow(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := got.Encode()
+		b, _ := want.Encode()
+		if string(a) != string(b) {
+			t.Errorf("%s differs from the built-in row:\n%s\nwant:\n%s", file, a, b)
+		}
+	}
+}

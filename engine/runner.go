@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A RunSpec is one replay process: a pinned binary, its argument vector (never a shell), its
+// own run folder, a CPU set and a timeout.
+type RunSpec struct {
+	ID      RunID
+	Arm     Arm
+	Kind    RunKind
+	Index   int // repetition, pair or warmup index (1-based)
+	Attempt int // 1-based
+
+	Binary string   // the pinned artifact inside the campaign
+	Args   []string // argv[1:]
+	Dir    string   // the run folder: stdout and stderr are written here
+	CPUs   []int    // the CPU set to pin to (empty: no pinning)
+	// Timeout kills the process group after this long (0: none).
+	Timeout time.Duration
+	// ProgressFile is the embedded engine's side channel ("" for binaries that give none:
+	// progress is then elapsed time only).
+	ProgressFile string
+}
+
+// A RunResult says how a process ended. Err is nil only for a clean zero exit; it names the
+// run and says what went wrong in words.
+type RunResult struct {
+	PID       int
+	CPUs      []int // the affinity read back from /proc/PID/status
+	ExitCode  int   // -1 when killed by a signal
+	Signal    string
+	TimedOut  bool
+	Cancelled bool // the caller's context ended (stop or quit), not a product failure
+	Started   time.Time
+	Elapsed   time.Duration
+	Stdout    string
+	Stderr    string
+	Err       error
+	// CPUTime is the process's user + system time (rusage), which the perf stage subtracts from
+	// the measured CPU's busy time to find competing load.
+	CPUTime time.Duration
+}
+
+// A Runner starts replay processes. Emit receives RunProgress and LogLine events while a
+// process runs (stderr is read in batches every PollInterval, not per byte).
+type Runner struct {
+	Emit         func(Event)
+	PollInterval time.Duration // default 100 ms
+}
+
+// ErrAffinity marks a process whose CPU affinity could not be set or verified: an
+// environmental condition (the sample is invalid), not a product failure.
+var ErrAffinity = errors.New("cpu affinity not verified")
+
+// Run starts the process, pins it, calls started (after the affinity is verified; an error
+// from started kills the process, e.g. when the journal cannot record the start), streams its
+// progress and stderr, and waits for it. Cancelling ctx kills the whole process group.
+//
+// Pinning: the child is forked from an OS thread whose affinity is set to spec.CPUs first, so
+// it and every thread it ever creates inherit the set from birth (no unpinned window); the
+// thread's mask is then restored. Every thread listed in /proc/PID/task is pinned again
+// (belt and braces) and Cpus_allowed_list is read back; a mismatch kills the run with
+// ErrAffinity.
+func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cpus []int) error) RunResult {
+	res := RunResult{ExitCode: -1}
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		res.Err = fmt.Errorf("%s: run folder: %w", spec.ID, err)
+		return res
+	}
+	res.Stdout = filepath.Join(spec.Dir, "stdout")
+	res.Stderr = filepath.Join(spec.Dir, "stderr")
+	stdout, err := os.Create(res.Stdout)
+	if err != nil {
+		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
+		return res
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(res.Stderr)
+	if err != nil {
+		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
+		return res
+	}
+	defer stderr.Close()
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if spec.Timeout > 0 {
+		var c2 context.CancelFunc
+		runCtx, c2 = context.WithTimeout(runCtx, spec.Timeout)
+		defer c2()
+	}
+	cmd := exec.CommandContext(runCtx, spec.Binary, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Setpgid: cancellation kills the whole group. Pdeathsig: a replay dies with a killed kvparity
+	// instead of running on unrecorded (the resumed campaign reruns it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = 5 * time.Second
+
+	if err := startPinned(cmd, spec.CPUs); err != nil {
+		res.Err = fmt.Errorf("%s: start %s: %w", spec.ID, spec.Binary, err)
+		return res
+	}
+	res.PID = cmd.Process.Pid
+	res.Started = time.Now()
+	if len(spec.CPUs) > 0 {
+		res.CPUs, err = pinAndVerify(res.PID, spec.CPUs)
+		if err != nil {
+			killGroup(res.PID)
+			cmd.Wait()
+			res.Err = fmt.Errorf("%s: %w: %v", spec.ID, ErrAffinity, err)
+			return res
+		}
+	}
+	if started != nil {
+		if err := started(res.PID, res.CPUs); err != nil {
+			killGroup(res.PID)
+			cmd.Wait()
+			res.Err = fmt.Errorf("%s: %w", spec.ID, err)
+			return res
+		}
+	}
+
+	t := &tailer{run: spec.ID, emit: r.Emit, stderr: res.Stderr, progress: spec.ProgressFile, start: res.Started}
+	done := make(chan struct{})
+	tailDone := make(chan struct{})
+	go func() {
+		defer close(tailDone)
+		t.loop(done, r.poll())
+	}()
+	waitErr := cmd.Wait()
+	res.Elapsed = time.Since(res.Started)
+	close(done)
+	<-tailDone
+	killGroup(res.PID) // strays the replay left behind die with it
+
+	res.Cancelled = ctx.Err() != nil
+	res.TimedOut = !res.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPUTime = ps.UserTime() + ps.SystemTime()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = ws.Signal().String()
+		} else {
+			res.ExitCode = ps.ExitCode()
+		}
+	}
+	switch {
+	case res.Cancelled:
+		res.Err = fmt.Errorf("%s: cancelled", spec.ID)
+	case res.TimedOut:
+		res.Err = fmt.Errorf("%s: hung past its timeout of %s and was killed (stderr: %s)", spec.ID, spec.Timeout, res.Stderr)
+	case res.Signal != "":
+		res.Err = fmt.Errorf("%s: killed by signal %q (stderr: %s)", spec.ID, res.Signal, res.Stderr)
+	case res.ExitCode != 0:
+		res.Err = fmt.Errorf("%s: exited with status %d%s (stderr: %s)", spec.ID, res.ExitCode, lastLine(res.Stderr), res.Stderr)
+	case waitErr != nil:
+		res.Err = fmt.Errorf("%s: %w", spec.ID, waitErr)
+	}
+	return res
+}
+
+func (r *Runner) poll() time.Duration {
+	if r.PollInterval > 0 {
+		return r.PollInterval
+	}
+	return 100 * time.Millisecond
+}
+
+// startPinned forks the child from a thread pinned to cpus, then restores the thread's mask.
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	var old unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("%w: sched_getaffinity: %v", ErrAffinity, err)
+	}
+	set := cpuSet(cpus)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("%w: sched_setaffinity %s: %v", ErrAffinity, FormatCPUList(cpus), err)
+	}
+	startErr := cmd.Start()
+	if unix.SchedSetaffinity(0, &old) == nil {
+		runtime.UnlockOSThread()
+	} // else: stay locked, so this thread exits with the goroutine rather than run others pinned
+	return startErr
+}
+
+// pinAndVerify pins every current thread of pid and reads the affinity back.
+func pinAndVerify(pid int, cpus []int) ([]int, error) {
+	set := cpuSet(cpus)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
+				return nil, fmt.Errorf("sched_setaffinity(%d, %s): %v", tid, FormatCPUList(cpus), err)
+			}
+		}
+	}
+	got, err := readAllowedListFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(got, cpus) {
+		return got, fmt.Errorf("pid %d runs on CPUs %s, asked for %s", pid, FormatCPUList(got), FormatCPUList(cpus))
+	}
+	return got, nil
+}
+
+func cpuSet(cpus []int) unix.CPUSet {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	return set
+}
+
+// killGroup SIGKILLs the process group led by pid (the runner starts every replay with
+// Setpgid, so the group is exactly the replay and its descendants).
+func killGroup(pid int) error {
+	if pid <= 0 {
+		return nil
+	}
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// lastLine returns ": <last stderr line>" for error messages, or "".
+func lastLine(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := splitLines(data)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := lines[i]; l != "" {
+			if len(l) > 300 {
+				l = l[:300] + "…"
+			}
+			return ": " + l
+		}
+	}
+	return ""
+}

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func fakeTrace(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "trace.jsonl")
+	os.WriteFile(p, []byte("{\"timestamp\":0}\n{\"timestamp\":1}\n"), 0o644)
+	return p
+}
+
+func TestRunnerPinsEachProcessAndRecordsStatus(t *testing.T) {
+	var mu sync.Mutex
+	var evs []Event
+	r := &Runner{Emit: func(e Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() }, PollInterval: 10 * time.Millisecond}
+	dir := t.TempDir()
+	cpu := AllowedCPUs()[len(AllowedCPUs())-1]
+	spec := RunSpec{ID: "det/baseline-1", Binary: testBinary(t), Dir: filepath.Join(dir, "run"), CPUs: []int{cpu},
+		Args: []string{"replay", fakeTrace(t), "--variant", "exit-nonzero", "--progress-file", filepath.Join(dir, "run", "progress.jsonl")}}
+	var startedPID int
+	res := r.Run(context.Background(), spec, func(pid int, cpus []int) error {
+		startedPID = pid
+		if !slices.Equal(cpus, []int{cpu}) {
+			t.Errorf("affinity read back %v, want [%d]", cpus, cpu)
+		}
+		return nil
+	})
+	if startedPID == 0 || res.PID != startedPID {
+		t.Fatalf("started callback pid %d, result pid %d", startedPID, res.PID)
+	}
+	if res.ExitCode != 3 || res.Err == nil || !strings.Contains(res.Err.Error(), "exited with status 3: Error: the fake replay failed on purpose") {
+		t.Fatalf("result %+v", res)
+	}
+	stderr, _ := os.ReadFile(res.Stderr)
+	if !strings.Contains(string(stderr), "failed on purpose") {
+		t.Fatalf("stderr not kept in the run folder: %q", stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var logged []string
+	for _, e := range evs {
+		if l, ok := e.(LogLine); ok {
+			logged = append(logged, l.Line)
+		}
+	}
+	if !slices.Contains(logged, "Error: the fake replay failed on purpose") {
+		t.Fatalf("stderr not streamed as LogLine events: %q", logged)
+	}
+}
+
+func TestRunnerTimeoutAndCancelKillTheGroup(t *testing.T) {
+	r := &Runner{}
+	spec := RunSpec{ID: "det/candidate-1", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
+		Args: []string{"replay", fakeTrace(t), "--variant", "hang"}, Timeout: 300 * time.Millisecond}
+	start := time.Now()
+	res := r.Run(context.Background(), spec, nil)
+	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != -1 || !strings.Contains(res.Err.Error(), "hung past its timeout") {
+		t.Fatalf("timeout result %+v", res)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("timeout did not kill promptly")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	spec.Timeout = 0
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	res = r.Run(ctx, spec, nil)
+	if !res.Cancelled || res.TimedOut || res.Signal != "killed" {
+		t.Fatalf("cancel result %+v", res)
+	}
+}
+
+func TestRunnerRefusesAStartItCannotRecord(t *testing.T) {
+	r := &Runner{}
+	spec := RunSpec{ID: "det/baseline-1", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
+		Args: []string{"replay", fakeTrace(t), "--variant", "hang"}}
+	res := r.Run(context.Background(), spec, func(int, []int) error { return os.ErrPermission })
+	if res.Err == nil || syscallKill0(res.PID) == nil {
+		t.Fatalf("process not killed when its start could not be recorded: %+v", res)
+	}
+}
+
+func TestCPUListRoundTrip(t *testing.T) {
+	cpus, err := ParseCPUList("0-2,5,7-8\n")
+	if err != nil || !slices.Equal(cpus, []int{0, 1, 2, 5, 7, 8}) || FormatCPUList(cpus) != "0-2,5,7-8" {
+		t.Fatalf("%v %v %q", cpus, err, FormatCPUList(cpus))
+	}
+	if _, err := ParseCPUList("3-1"); err == nil {
+		t.Fatal("bad range accepted")
+	}
+}

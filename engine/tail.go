@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxLogLinesPerPoll bounds the LogLine events of one poll, so a chatty replay cannot flood
+// the workbench; every line is still in runs/<id>/stderr.
+const maxLogLinesPerPoll = 200
+
+// A tailer follows a running replay's stderr file and progress side channel.
+type tailer struct {
+	run      RunID
+	emit     func(Event)
+	stderr   string
+	progress string // "" when the binary gives no side channel
+	start    time.Time
+
+	errOff, progOff int64
+	errPart         []byte // an incomplete last stderr line
+	progPart        []byte
+	lastElapsed     time.Time
+}
+
+// A progressLine is one line of the embedded engine's progress file.
+type progressLine struct {
+	VirtualTimeMs float64 `json:"virtual_time_ms"`
+	Completed     int     `json:"completed"`
+	Total         int     `json:"total"`
+}
+
+func (t *tailer) loop(done <-chan struct{}, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			t.poll(true)
+			return
+		case <-tick.C:
+			t.poll(false)
+		}
+	}
+}
+
+func (t *tailer) poll(final bool) {
+	if t.emit == nil {
+		return
+	}
+	if lines := t.readLines(t.stderr, &t.errOff, &t.errPart, final); len(lines) > 0 {
+		skipped := 0
+		if len(lines) > maxLogLinesPerPoll {
+			skipped = len(lines) - maxLogLinesPerPoll
+			lines = lines[:maxLogLinesPerPoll]
+		}
+		for _, l := range lines {
+			t.emit(LogLine{Run: t.run, Line: l})
+		}
+		if skipped > 0 {
+			t.emit(LogLine{Run: t.run, Line: "… " + strconv.Itoa(skipped) + " more lines in " + t.stderr})
+		}
+	}
+	elapsed := time.Since(t.start)
+	if t.progress != "" {
+		lines := t.readLines(t.progress, &t.progOff, &t.progPart, false)
+		for i := len(lines) - 1; i >= 0; i-- {
+			var p progressLine
+			if json.Unmarshal([]byte(lines[i]), &p) == nil {
+				t.emit(RunProgress{Run: t.run, VirtualTimeMs: p.VirtualTimeMs, Completed: p.Completed, Total: p.Total, Elapsed: elapsed})
+				break
+			}
+		}
+		return
+	}
+	// No side channel: elapsed time only, about once a second.
+	if now := time.Now(); !final && now.Sub(t.lastElapsed) >= time.Second {
+		t.lastElapsed = now
+		t.emit(RunProgress{Run: t.run, Elapsed: elapsed})
+	}
+}
+
+// readLines returns the complete lines appended to path since the last call. With final set,
+// an unterminated last line is returned too.
+func (t *tailer) readLines(path string, off *int64, part *[]byte, final bool) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if _, err := f.Seek(*off, io.SeekStart); err != nil {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	*off += int64(len(data))
+	buf := append(*part, data...)
+	cut := bytes.LastIndexByte(buf, '\n')
+	var whole []byte
+	if cut >= 0 {
+		whole, *part = buf[:cut], append([]byte(nil), buf[cut+1:]...)
+	} else {
+		*part = buf
+	}
+	lines := splitLines(whole)
+	if final && len(*part) > 0 {
+		lines = append(lines, string(*part))
+		*part = nil
+	}
+	return lines
+}
+
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watch mode (issue 7): fsnotify on each path arm's source binary and on the row file. A
+// rebuild is acted on once the file has stopped changing (size and mtime stable for Settle),
+// then the arm is marked stale, re-pinned as a new generation and its repetitions rerun.
+// Folders are watched rather than files because builds usually replace a binary by rename.
+
+type watcher struct {
+	fs     *fsnotify.Watcher
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Watching reports whether watch mode is on.
+func (c *Campaign) Watching() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watch != nil
+}
+
+// SetWatch turns watch mode on or off.
+func (c *Campaign) SetWatch(on bool) error {
+	c.mu.Lock()
+	cur := c.watch
+	closed := c.closed
+	c.mu.Unlock()
+	if !on {
+		if cur != nil {
+			c.mu.Lock()
+			c.watch = nil
+			c.mu.Unlock()
+			// A watch-triggered re-pin may be copying a binary: finish it off the caller's
+			// goroutine (Controller methods never block); Close waits for it.
+			c.bg.Add(1)
+			go func() {
+				defer c.bg.Done()
+				cur.stop()
+			}()
+		}
+		return nil
+	}
+	if cur != nil {
+		return nil
+	}
+	if closed {
+		return errors.New("campaign is closed")
+	}
+	if c.cleaned {
+		return ErrCleaned
+	}
+	targets := map[string]Arm{} // absolute path -> arm ("" for the row file)
+	for _, arm := range []Arm{Baseline, Candidate} {
+		if p := c.Pinned(arm); !p.Builtin {
+			targets[p.Source] = arm
+		}
+	}
+	if c.opts.RowPath != "" {
+		if abs, err := filepath.Abs(c.opts.RowPath); err == nil {
+			targets[abs] = ""
+		}
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	dirs := map[string]bool{}
+	for path := range targets {
+		dirs[filepath.Dir(path)] = true
+	}
+	for d := range dirs {
+		if err := fw.Add(d); err != nil {
+			fw.Close()
+			return err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &watcher{fs: fw, cancel: cancel, done: make(chan struct{})}
+	c.mu.Lock()
+	c.watch = w
+	c.mu.Unlock()
+	rowSum := "" // taken now, so an edit right after SetWatch returns is seen as a change
+	if c.opts.RowPath != "" {
+		rowSum, _ = fileSHA256(c.opts.RowPath)
+	}
+	go c.watchLoop(ctx, w, targets, rowSum)
+	return nil
+}
+
+func (w *watcher) stop() {
+	w.cancel()
+	w.fs.Close()
+	<-w.done
+}
+
+// watchLoop debounces file events per target and acts on each settled change.
+func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string]Arm, rowSum string) {
+	defer close(w.done)
+	var mu sync.Mutex
+	settling := map[string]bool{}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case err, ok := <-w.fs.Errors:
+			if !ok {
+				return
+			}
+			c.warn("watch: " + err.Error())
+		case ev, ok := <-w.fs.Events:
+			if !ok {
+				return
+			}
+			path := filepath.Clean(ev.Name)
+			arm, watched := targets[path]
+			if !watched || ev.Op == fsnotify.Chmod {
+				continue
+			}
+			mu.Lock()
+			busy := settling[path]
+			settling[path] = true
+			mu.Unlock()
+			if busy {
+				continue // the settle loop already follows this file
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok := c.settle(ctx, path)
+				mu.Lock()
+				delete(settling, path)
+				mu.Unlock()
+				if !ok {
+					return
+				}
+				if arm == "" {
+					sum, err := fileSHA256(path)
+					if err == nil && sum != rowSum {
+						c.Emit(ArtifactChanged{Path: path, OldSHA256: rowSum, NewSHA256: sum})
+						c.warn("row file " + path + " changed: the campaign keeps its frozen row; start a new campaign to use the new one")
+						rowSum = sum
+					}
+					return
+				}
+				c.onRebuilt(ctx, arm)
+			}()
+		}
+	}
+}
+
+// settle waits until path keeps the same size and mtime for the settle window (a build still
+// writing it keeps moving them). It returns false when cancelled.
+func (c *Campaign) settle(ctx context.Context, path string) bool {
+	window := c.opts.Settle
+	if window <= 0 {
+		window = 300 * time.Millisecond
+	}
+	last, lastErr := os.Stat(path)
+	stableSince := time.Now()
+	tick := time.NewTicker(window / 5)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+		st, err := os.Stat(path)
+		same := err == nil && lastErr == nil && st.Size() == last.Size() && st.ModTime().Equal(last.ModTime())
+		if !same {
+			last, lastErr, stableSince = st, err, time.Now()
+			continue
+		}
+		if time.Since(stableSince) >= window {
+			return true
+		}
+	}
+}
+
+// onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
+func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
+	p := c.Pinned(arm)
+	sum, err := fileSHA256(p.Source)
+	if err != nil || sum == p.SHA256 {
+		return // gone mid-build, or rebuilt to the same bytes
+	}
+	c.StopStage()
+	c.waitStage()
+	if ctx.Err() != nil {
+		return
+	}
+	if _, err := c.checkSource(arm, true); err != nil {
+		c.block(StageDeterminism, err.Error())
+		return
+	}
+	if err := c.StartDeterminism(); err != nil {
+		c.warn("watch: " + err.Error())
+	}
+}
