@@ -1,4 +1,47 @@
 // Package diffview compares two canonical reports field by field, finds the first divergence
 // in virtual time, diagnoses the signature of a nondeterminism leak or semantic change,
 // keeps semantic-exception records, and renders the diff pane.
+//
+// # Diff
+//
+// DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1) with its own
+// scanner: number literals stay verbatim ("4.0" and "4" differ), byte-equal subtrees are
+// skipped after one validating pass, objects are compared by key (a report that is not
+// canonical is still compared, with a note), ordered arrays by position, and /per_request by
+// uuid (records renamed by an unseeded uuid are paired by content). Every differing leaf is a
+// Change with an RFC 6901 pointer; pointers into /per_request use B's index. Changes are
+// grouped: summary, metadata, coverage, coverage/pressure/records, then each request's
+// scalar fields and each of its ordered event arrays.
+//
+// # First divergence and diagnosis
+//
+// Every change is placed at the virtual time of the event it belongs to (a timestamp field,
+// an admission, a routing decision, a pressure event; metadata is before time 0). The
+// earliest is the first divergence. Diagnosis applies lenses (statistics-and-peers.md Part 3)
+// and lists the signatures that hold, most specific first: configuration, child before
+// parent, ordering within equal timestamps, id/uuid drift, wall-clock leakage, float
+// last-digit noise, constant-quantum shifts, decision-flip cascade; "unclassified" when none.
+//
+// # Exception records
+//
+// <campaign>/exceptions.jsonl holds one ExceptionRecord per line with the seven fields of
+// protocol stage 5. Writes replace the file crash-safely (temporary file, fsync, rename,
+// directory fsync). A record covers the differing pointers its patterns match:
+//
+//	/summary/mean_ttft_ms                exactly that pointer
+//	/summary/*_ttft_ms                   "*", "?" and "[...]" glob within one segment (path.Match)
+//	/per_request/*/routing_history/**    "**" as a whole segment spans zero or more segments
+//	/coverage/pressure/**                everything under the pressure evidence
+//
+// A pattern matches a whole pointer: "/summary" does not cover "/summary/x" (write
+// "/summary/**"). Segments use pointer escapes (~0 for "~", ~1 for "/"). In the form, lists
+// (patterns, requests, events) are comma-separated. SemanticVerdict gives
+// PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is covered by a valid
+// record, and never for an UNSTABLE arm.
+//
+// # Pane
+//
+// Pane is a Bubble Tea v2 component (value receiver Update). The root forwards every message
+// to it (it ignores what is not its own: OpenRequestedMsg, DiffLoadedMsg,
+// ExceptionsSavedMsg, keys when focused) and every key while Capturing() is true.
 package diffview

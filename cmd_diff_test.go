@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kvparity/diffview"
+	fx "kvparity/diffview/difftest"
+)
+
+func writeReports(t *testing.T) (dir, a, b string) {
+	t.Helper()
+	dir = t.TempDir()
+	ra := fx.Report(30, 5)
+	rb := fx.Clone(ra)
+	fx.Set(rb, "/per_request/12/routing_history/1/logical_worker_id", fx.Int(0))
+	fx.Set(rb, "/per_request/12/decode_worker_idx", fx.Int(0))
+	fx.Shift(rb, "/per_request/12/terminal_time_ms", 3.5)
+	a, b = filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, fx.Encode(ra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, fx.Encode(rb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, a, b
+}
+
+func TestCmdDiffTextAndExitStatus(t *testing.T) {
+	_, a, b := writeReports(t)
+	var out, errb bytes.Buffer
+	if code := runDiff([]string{a, a}, &out, &errb); code != 0 || !strings.Contains(out.String(), "identical") {
+		t.Fatalf("same file: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := runDiff([]string{a, b}, &out, &errb); code != 1 {
+		t.Fatalf("differing: exit %d\n%s", code, errb.String())
+	}
+	for _, w := range []string{
+		"3 differing pointer(s) in 2 group(s)",
+		"first divergence: t=",
+		"routing decision #1 (pool decode)",
+		"diagnosis (most specific first):",
+		"1. decision-flip cascade",
+		"request " + fx.UUID(12) + " (2)",
+		"changed  /per_request/12/routing_history/1/logical_worker_id: 1 → 0",
+	} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+func TestCmdDiffJSONAndFlagsAfterArgs(t *testing.T) {
+	_, a, b := writeReports(t)
+	var out, errb bytes.Buffer
+	if code := runDiff([]string{a, b, "--json"}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r diffview.JSONReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if r.Equal || r.Count != 3 || len(r.Groups) != 2 || r.First == nil || r.First.AtMs == nil || len(r.Diagnosis) == 0 {
+		t.Fatalf("report %+v", r)
+	}
+	if r.Diagnosis[0].Code != diffview.SigCascade || r.First.Pointer != "/per_request/12/routing_history/1/logical_worker_id" {
+		t.Fatalf("diagnosis %s first %s", r.Diagnosis[0].Code, r.First.Pointer)
+	}
+}
+
+func TestCmdDiffCampaignVerdict(t *testing.T) {
+	dir, a, b := writeReports(t)
+	rec := diffview.ExceptionRecord{
+		Differs: "decode routing of one request", Pointers: []string{"/per_request/12/**"},
+		Baseline: "b", Candidate: "c", Cause: "x", RegressionTest: "t", Impact: "none", Disposition: "accepted",
+	}
+	if _, err := diffview.PutException(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runDiff([]string{"--campaign", dir, a, b}, &out, &errb); code != 0 || !strings.Contains(out.String(), "semantic verdict: PASS_WITH_SEMANTIC_EXCEPTIONS (1 exception record(s))") {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := runDiff([]string{"--campaign", dir, "--unstable", a, b}, &out, &errb); code != 1 || !strings.Contains(out.String(), "semantic verdict: FAIL") {
+		t.Fatalf("unstable: exit %d\n%s", code, out.String())
+	}
+}
+
+func TestCmdDiffUsageAndInputErrors(t *testing.T) {
+	_, a, _ := writeReports(t)
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"summary":{"x":1,}}`), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{a}, "usage: kvparity diff"},
+		{[]string{a, bad}, "bad.jsonl:1:19: at /summary: want an object key"},
+		{[]string{a, "/nonexistent.jsonl"}, "/nonexistent.jsonl"},
+		{[]string{"--bogus", a, a}, "flag provided but not defined"},
+		{[]string{"--campaign", filepath.Dir(bad), a, a}, ""},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := runDiff(c.args, &out, &errb)
+		if c.want == "" {
+			if code != 0 {
+				t.Errorf("%v: exit %d %s", c.args, code, errb.String())
+			}
+			continue
+		}
+		if code != 3 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 3 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+func TestCmdExceptionsListAndDelete(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := runExceptions([]string{"list", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), "no exception records") {
+		t.Fatalf("empty: %d %s", code, out.String())
+	}
+	rec, err := diffview.PutException(dir, diffview.ExceptionRecord{
+		Differs: "d", Pointers: []string{"/summary/**"}, Baseline: "b", Candidate: "c", Cause: "x",
+		RegressionTest: "TestX", Impact: "none", Disposition: "accepted",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := runExceptions([]string{"list", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), rec.ID+"  /summary/**") || !strings.Contains(out.String(), "regression test: TestX") {
+		t.Fatalf("list: %d\n%s", code, out.String())
+	}
+	if code := runExceptions([]string{"delete", dir, "nope"}, &out, &errb); code != 3 || !strings.Contains(errb.String(), `no exception record with id "nope"`) {
+		t.Fatalf("delete unknown: %d %s", code, errb.String())
+	}
+	out.Reset()
+	if code := runExceptions([]string{"delete", dir, rec.ID}, &out, &errb); code != 0 {
+		t.Fatalf("delete: %d %s", code, errb.String())
+	}
+	if recs, _ := diffview.LoadExceptions(dir); len(recs) != 0 {
+		t.Fatalf("left %v", recs)
+	}
+	if code := runExceptions([]string{"frobnicate", dir}, &out, &errb); code != 3 {
+		t.Fatalf("bad subcommand: %d", code)
+	}
+}

@@ -1,0 +1,29 @@
+package diffview
+
+import (
+	"fmt"
+	"testing"
+
+	fx "kvparity/diffview/difftest"
+)
+
+// BenchmarkDiffBytes diffs two 12,000-request reports that differ in 1% of requests
+// (a decode routing flip and a shifted terminal time each): parse, diff, group, first
+// divergence and diagnosis. scripts/bench-diff.sh compares the real-trace case with jd.
+func BenchmarkDiffBytes(b *testing.B) {
+	ra := fx.Report(12000, 50)
+	rb := fx.Clone(ra)
+	for i := 0; i < 12000; i += 100 {
+		fx.Set(rb, fmt.Sprintf("/per_request/%d/routing_history/1/logical_worker_id", i), fx.Int(7))
+		fx.Shift(rb, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 0.123076)
+	}
+	a, bb := fx.Encode(ra), fx.Encode(rb)
+	b.SetBytes(int64(len(a) + len(bb)))
+	b.ResetTimer()
+	for b.Loop() {
+		d, err := DiffBytes("a", a, "b", bb)
+		if err != nil || len(d.Changes) != 240 {
+			b.Fatalf("%v %d", err, len(d.Changes))
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package diffview
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ---- shared helpers ----
+
+func lastSeg(p string) string {
+	if k := strings.LastIndexByte(p, '/'); k >= 0 {
+		return p[k+1:]
+	}
+	return p
+}
+
+// arrayPrefix returns the pointer of the innermost array element that holds p
+// ("/coverage/pressure/records/3/at_ms" → "/coverage/pressure/records", 3).
+func arrayPrefix(p string) (string, int, bool) {
+	segs := splitPointer(p)
+	for i := len(segs) - 1; i >= 1; i-- {
+		if k, err := strconv.Atoi(segs[i]); err == nil && !(i == 1 && segs[0] == "per_request") {
+			return pointerOf(segs[:i]), k, true
+		}
+	}
+	return "", 0, false
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	return c == '-' || (c >= '0' && c <= '9')
+}
+
+// ulps is the distance in units of least precision between two doubles.
+func ulps(a, b float64) uint64 {
+	ord := func(f float64) int64 {
+		u := int64(math.Float64bits(f))
+		if u < 0 {
+			u = math.MinInt64 - u
+		}
+		return u
+	}
+	x, y := ord(a), ord(b)
+	if x > y {
+		return uint64(x - y)
+	}
+	return uint64(y - x)
+}
+
+// ordinalKey says a member is a sequence number assigned in processing order.
+func ordinalKey(k string) bool {
+	return strings.HasSuffix(k, "ordinal") || k == "event_id" || k == "seq" || k == "seq_no" || strings.HasSuffix(k, "_seq")
+}
+
+// changedArrays groups changes by the ordered array that holds them.
+func changedArrays(d *Diff) map[string][]int {
+	arrays := map[string][]int{}
+	for i, c := range d.Changes {
+		if p, _, ok := arrayPrefix(c.Pointer); ok {
+			arrays[p] = append(arrays[p], i)
+		}
+	}
+	return arrays
+}
+
+func countList(m map[string]int) string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,304 @@
+package diffview
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A Divergence is the earliest point in virtual time at which the two runs' histories differ.
+type Divergence struct {
+	AtMs    float64 // virtual time of the first differing event (math.Inf(-1): configuration)
+	Timed   bool    // false when no differing pointer carries a virtual time (summary only)
+	Change  int     // index into Diff.Changes
+	Pointer string
+	Request string // uuid, "" for run-level events
+	Event   string // what happened there, in the protocol's words
+	A, B    string
+}
+
+// String is the one-line headline the pane and the CLI show.
+func (v *Divergence) String() string {
+	if v == nil {
+		return "none: the reports are byte-identical"
+	}
+	where := "no virtual time (run-level fields only)"
+	switch {
+	case v.Timed && math.IsInf(v.AtMs, -1):
+		where = "before virtual time 0"
+	case v.Timed:
+		where = "t=" + fmtMs(v.AtMs) + " ms"
+	}
+	s := where + " · " + v.Event
+	if v.Request != "" {
+		s += " · request " + v.Request
+	}
+	return s + " · " + v.Pointer + " " + short(v.A) + " → " + short(v.B)
+}
+
+// fmtMs prints a virtual time for people: at most six decimals (a nanosecond), no padding.
+func fmtMs(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 6, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func short(s string) string {
+	if s == "" {
+		return "∅"
+	}
+	if len(s) > 40 {
+		return s[:37] + "…"
+	}
+	return s
+}
+
+// timeFields are per-request virtual timestamps; each names its own event.
+var timeFields = map[string]string{
+	"arrival_time_ms":          "arrival",
+	"dispatched_at_ms":         "dispatch",
+	"first_admit_ms":           "first admission",
+	"prefill_admit_ms":         "prefill admission",
+	"source_held_ms":           "handoff: source held",
+	"destination_reserved_ms":  "handoff: destination reserved",
+	"destination_activated_ms": "handoff: destination activated",
+	"decode_admit_ms":          "decode admission",
+	"source_released_ms":       "handoff: source released",
+	"first_token_ms":           "first token",
+	"last_token_ms":            "last token",
+	"terminal_time_ms":         "terminal",
+}
+
+// derivedFrom maps a per-request value to the timestamp of the event that produces it.
+var derivedFrom = map[string][]string{
+	"ttft_ms":                      {"first_token_ms"},
+	"ttst_ms":                      {"first_token_ms"},
+	"e2e_latency_ms":               {"last_token_ms"},
+	"itl_ms":                       {"last_token_ms"},
+	"output_length":                {"last_token_ms"},
+	"reused_input_tokens":          {"first_admit_ms"},
+	"prefill_worker_idx":           {"arrival_time_ms"},
+	"prefill_route_overlap_tokens": {"arrival_time_ms"},
+	"decode_worker_idx":            {"source_held_ms", "destination_reserved_ms", "decode_admit_ms"},
+	"decode_route_overlap_tokens":  {"source_held_ms", "destination_reserved_ms", "decode_admit_ms"},
+	"decode_reused_input_tokens":   {"decode_admit_ms"},
+	"terminal_status":              {"terminal_time_ms"},
+	"uuid":                         {"arrival_time_ms"},
+	"session_id":                   {"arrival_time_ms"},
+	"request_id":                   {"arrival_time_ms"},
+	"input_length":                 {"arrival_time_ms"},
+	"requested_output_length":      {"arrival_time_ms"},
+}
+
+func parseNum(s string) (float64, bool) {
+	if s == "" || s == "null" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// minTime is the earlier of two optional times.
+func minTime(a string, aok bool, b string, bok bool) (float64, bool) {
+	fa, oka := 0.0, false
+	fb, okb := 0.0, false
+	if aok {
+		fa, oka = parseNum(a)
+	}
+	if bok {
+		fb, okb = parseNum(b)
+	}
+	switch {
+	case oka && okb:
+		return math.Min(fa, fb), true
+	case oka:
+		return fa, true
+	case okb:
+		return fb, true
+	}
+	return 0, false
+}
+
+// recordTime is the time of field key in the request on either side (earliest).
+func (d *Diff) recordTime(c *Change, keys ...string) (float64, bool) {
+	for _, k := range keys {
+		a, aok := d.docA.field(c.IndexA, k)
+		b, bok := d.docB.field(c.IndexB, k)
+		if t, ok := minTime(a, aok, b, bok); ok {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// elemField reads key of element idx of the ordered array arr in a request, on either side.
+func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, bool, string) {
+	var vals [2]string
+	var oks [2]bool
+	for s, dd := range []*doc{d.docA, d.docB} {
+		ri := c.IndexA
+		if s == 1 {
+			ri = c.IndexB
+		}
+		if ri < 0 {
+			continue
+		}
+		raw, ok := dd.field(ri, arr)
+		if !ok {
+			continue
+		}
+		vals[s], oks[s] = elementMember(raw, idx, key)
+	}
+	t, ok := minTime(vals[0], oks[0], vals[1], oks[1])
+	label := ""
+	for s := range vals {
+		if oks[s] {
+			label = vals[s]
+		}
+	}
+	return t, ok, label
+}
+
+// elementMember reads member key of element idx of the JSON array raw.
+func elementMember(raw string, idx int, key string) (string, bool) {
+	src := []byte(raw)
+	if len(src) == 0 || src[0] != '[' {
+		return "", false
+	}
+	es, err := arrayElements(src, 0, nil)
+	if err != nil || idx >= len(es) || src[es[idx].start] != '{' {
+		return "", false
+	}
+	v, ok := memberValue(src, es[idx], key)
+	if !ok {
+		return "", false
+	}
+	return string(src[v.start:v.end]), true
+}
+
+// eventOf places one change in virtual time and names the event it belongs to.
+func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
+	segs := splitPointer(c.Pointer)
+	if len(segs) == 0 {
+		return 0, false, "report"
+	}
+	switch segs[0] {
+	case "metadata":
+		return math.Inf(-1), true, "configuration"
+	case "coverage":
+		if len(segs) >= 4 && segs[1] == "pressure" && segs[2] == "records" {
+			k, _ := strconv.Atoi(segs[3])
+			ptr := "/coverage/pressure/records/" + segs[3]
+			a, aok := d.docA.at(ptr + "/at_ms")
+			b, bok := d.docB.at(ptr + "/at_ms")
+			t, ok := minTime(a, aok, b, bok)
+			kind, _ := d.docB.at(ptr + "/kind")
+			if kind == "" {
+				kind, _ = d.docA.at(ptr + "/kind")
+			}
+			return t, ok, fmt.Sprintf("pressure event #%d %s", k, strings.Trim(kind, `"`))
+		}
+		return 0, false, "coverage counter"
+	case "per_request":
+		if len(segs) < 3 {
+			t, ok := d.recordTime(c, "arrival_time_ms")
+			return t, ok, "request record " + c.Kind.String()
+		}
+		f := segs[2]
+		if ev, ok := timeFields[f]; ok {
+			t, ok := d.recordTime(c, f)
+			if !ok {
+				t, ok = d.recordTime(c, "arrival_time_ms")
+			}
+			return t, ok, ev
+		}
+		if keys, ok := derivedFrom[f]; ok {
+			t, ok := d.recordTime(c, keys...)
+			return t, ok, f + " (" + timeFields[keys[0]] + ")"
+		}
+		switch f {
+		case "admission_history":
+			if len(segs) >= 4 {
+				k, _ := strconv.Atoi(segs[3])
+				if t, ok, _ := d.elemField(c, f, k, "at_ms"); ok {
+					_, _, pool := d.elemField(c, f, k, "pool")
+					return t, true, fmt.Sprintf("admission #%d (pool %s)", k, strings.Trim(pool, `"`))
+				}
+			}
+		case "routing_history":
+			if len(segs) >= 4 {
+				k, _ := strconv.Atoi(segs[3])
+				_, _, pool := d.elemField(c, f, k, "pool")
+				pool = strings.Trim(pool, `"`)
+				ev := fmt.Sprintf("routing decision #%d (pool %s)", k, pool)
+				if t, ok, _ := d.elemField(c, f, k, "queue_entered_at_ms"); ok {
+					return t, true, ev
+				}
+				if pool == "decode" {
+					t, ok := d.recordTime(c, "source_held_ms", "destination_reserved_ms", "decode_admit_ms")
+					return t, ok, ev
+				}
+				t, ok := d.recordTime(c, "arrival_time_ms")
+				return t, ok, ev
+			}
+		}
+		t, ok := d.recordTime(c, "terminal_time_ms", "arrival_time_ms")
+		return t, ok, f
+	}
+	return 0, false, segs[0]
+}
+
+// An eventInfo caches eventOf for one change.
+type eventInfo struct {
+	t     float64
+	timed bool
+	name  string
+}
+
+// eventAt is eventOf for Changes[i], computed once per diff.
+func (d *Diff) eventAt(i int) (float64, bool, string) {
+	if d.events == nil {
+		d.events = make([]eventInfo, len(d.Changes))
+		for k := range d.Changes {
+			t, ok, ev := d.eventOf(&d.Changes[k])
+			d.events[k] = eventInfo{t, ok, ev}
+		}
+	}
+	e := d.events[i]
+	return e.t, e.timed, e.name
+}
+
+// rankOf orders candidates for the first divergence: a point in the run's history first,
+// then configuration (metadata, "before time 0"), then run-level values with no time. A
+// differing setting is named by the diagnosis; the divergence points into the history.
+func rankOf(timed bool, t float64) int {
+	switch {
+	case timed && !math.IsInf(t, -1):
+		return 0
+	case timed:
+		return 1
+	}
+	return 2
+}
+
+func firstDivergence(d *Diff) *Divergence {
+	if len(d.Changes) == 0 {
+		return nil
+	}
+	best := -1
+	var bt float64
+	var bTimed bool
+	var bev string
+	for i := range d.Changes {
+		t, timed, ev := d.eventAt(i)
+		better := best < 0 || rankOf(timed, t) < rankOf(bTimed, bt) ||
+			(rankOf(timed, t) == rankOf(bTimed, bt) && timed && (t < bt ||
+				(t == bt && decisionRank(d.Changes[i].Pointer) < decisionRank(d.Changes[best].Pointer))))
+		if better {
+			best, bt, bTimed, bev = i, t, timed, ev
+		}
+	}
+	c := d.Changes[best]
+	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, Request: c.Request, Event: bev, A: c.A, B: c.B}
+}

@@ -1,0 +1,171 @@
+package diffview
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fx "kvparity/diffview/difftest"
+)
+
+func validRecord(patterns ...string) ExceptionRecord {
+	return ExceptionRecord{
+		Differs:        "decode admission times of preempted requests",
+		Pointers:       patterns,
+		Baseline:       "LIFO victim; vLLM's scheduler preempts the last running request only in LIFO mode",
+		Candidate:      "FIFO victim as configured by preemption_mode=fifo (vllm/v1/core/sched/scheduler.py)",
+		Cause:          "both arms are STABLE over 2 repetitions; only the preemption policy changed",
+		RegressionTest: "TestPreemptionFIFOVictim fails on the baseline",
+		Impact:         "none: report schema unchanged",
+		Disposition:    "accepted by reviewer",
+	}
+}
+
+func TestPatternSyntax(t *testing.T) {
+	cases := []struct {
+		pat, ptr string
+		want     bool
+	}{
+		{"/summary/mean_ttft_ms", "/summary/mean_ttft_ms", true},
+		{"/summary", "/summary/mean_ttft_ms", false},
+		{"/summary/**", "/summary/mean_ttft_ms", true},
+		{"/summary/*_ttft_ms", "/summary/p99_ttft_ms", true},
+		{"/summary/*_ttft_ms", "/summary/p99_e2e_ms", false},
+		{"/per_request/*/routing_history/**", "/per_request/12/routing_history/1/logical_worker_id", true},
+		{"/per_request/*/routing_history/**", "/per_request/12/decode_worker_idx", false},
+		{"/**/at_ms", "/coverage/pressure/records/3/at_ms", true},
+		{"/**", "/anything/at/all", true},
+		{"/per_request/1?/ttft_ms", "/per_request/17/ttft_ms", true},
+		{"/per_request/[0-4]/ttft_ms", "/per_request/7/ttft_ms", false},
+	}
+	for _, c := range cases {
+		if got := MatchPattern(c.pat, c.ptr); got != c.want {
+			t.Errorf("MatchPattern(%q, %q) = %v, want %v", c.pat, c.ptr, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "summary", "/a/**b", "/a/[z"} {
+		if ValidatePattern(bad) == nil {
+			t.Errorf("pattern %q should be invalid", bad)
+		}
+	}
+}
+
+func TestExceptionValidationNamesTheField(t *testing.T) {
+	r := validRecord("/summary/**")
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r.Impact = "  "
+	if err := r.Validate(); err == nil || err.(*FieldError).Field != "impact" {
+		t.Fatalf("want impact error, got %v", err)
+	}
+	r = validRecord()
+	if err := r.Validate(); err == nil || err.(*FieldError).Field != "pointers" {
+		t.Fatalf("want pointers error, got %v", err)
+	}
+	r = validRecord("summary/x")
+	if err := r.Validate(); err == nil || !strings.Contains(err.Error(), "must start with '/'") {
+		t.Fatalf("want pattern error, got %v", err)
+	}
+}
+
+func TestExceptionsSaveEditDelete(t *testing.T) {
+	dir := t.TempDir()
+	recs, err := LoadExceptions(dir)
+	if err != nil || len(recs) != 0 {
+		t.Fatalf("missing file: %v %v", recs, err)
+	}
+	r1, err := PutException(dir, validRecord("/summary/**"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := PutException(dir, validRecord("/per_request/*/decode_admit_ms"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.ID == "" || r1.ID == r2.ID || r1.Created.IsZero() {
+		t.Fatalf("ids %q %q", r1.ID, r2.ID)
+	}
+	r1.Disposition = "rejected: needs a regression test"
+	if _, err := PutException(dir, r1); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = LoadExceptions(dir)
+	if err != nil || len(recs) != 2 || recs[0].Disposition != "rejected: needs a regression test" || recs[0].Created != r1.Created {
+		t.Fatalf("after edit: %+v %v", recs, err)
+	}
+	if err := DeleteException(dir, r1.ID); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = LoadExceptions(dir)
+	if len(recs) != 1 || recs[0].ID != r2.ID {
+		t.Fatalf("after delete: %+v", recs)
+	}
+	if err := DeleteException(dir, "nope"); err == nil || !strings.Contains(err.Error(), `no exception record with id "nope"`) {
+		t.Fatalf("delete unknown: %v", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != ExceptionsFile {
+		t.Fatalf("temporary files left behind: %v", ents)
+	}
+	if _, err := PutException(dir, ExceptionRecord{Pointers: []string{"/x"}}); err == nil {
+		t.Fatal("an invalid record must not be saved")
+	}
+}
+
+func TestLoadExceptionsBadLines(t *testing.T) {
+	good := `{"id":"e1","differs":"d","pointers":["/a"],"baseline":"b","candidate":"c","cause":"x","regression_test":"t","impact":"i","disposition":"ok"}`
+	cases := map[string]string{
+		"exceptions.jsonl:2: invalid character":                  good + "\n{oops\n",
+		"exceptions.jsonl:1: record e1: baseline: required":      strings.Replace(good, `"baseline":"b"`, `"baseline":""`, 1),
+		"exceptions.jsonl:2: id: \"e1\" already used on line 1":  good + "\n" + good,
+		"exceptions.jsonl:1: json: unknown field \"colour\"":     strings.Replace(good, `{"id"`, `{"colour":1,"id"`, 1),
+		"exceptions.jsonl:1: record e1: pointers: a record must": strings.Replace(good, `["/a"]`, `[]`, 1),
+	}
+	for want, content := range cases {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ExceptionsFile), []byte(content), 0o644)
+		_, err := LoadExceptions(dir)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
+
+func TestSemanticVerdict(t *testing.T) {
+	a := fx.Report(20, 0)
+	b := fx.Clone(a)
+	fx.Set(b, "/metadata/engine_config/decode/preemption_mode", "fifo")
+	fx.Shift(b, "/per_request/4/decode_admit_ms", 1)
+	fx.Shift(b, "/per_request/9/decode_admit_ms", 1)
+	fx.Set(b, "/summary/mean_ttft_ms", fx.Num(30))
+	d := mustDiff(t, a, b)
+
+	same := mustDiff(t, a, fx.Clone(a))
+	if v, unc := SemanticVerdict(same, nil, false); v != VerdictPass || unc != nil {
+		t.Fatalf("identical: %s %v", v, unc)
+	}
+	if v, unc := SemanticVerdict(d, nil, false); v != VerdictFail || len(unc) != 4 {
+		t.Fatalf("no records: %s %v", v, unc)
+	}
+	recs := []ExceptionRecord{
+		validRecord("/metadata/engine_config/*/preemption_mode"),
+		validRecord("/per_request/*/decode_admit_ms", "/summary/**"),
+	}
+	if v, unc := SemanticVerdict(d, recs, false); v != VerdictPassExceptions || unc != nil {
+		t.Fatalf("covered: %s %v", v, unc)
+	}
+	if v, _ := SemanticVerdict(d, recs, true); v != VerdictFail {
+		t.Fatalf("unstable arm must FAIL, got %s", v)
+	}
+	v, unc := SemanticVerdict(d, recs[1:], false)
+	if v != VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode" {
+		t.Fatalf("one record removed: %s %v", v, unc)
+	}
+	bad := validRecord("/**")
+	bad.Cause = ""
+	if v, _ := SemanticVerdict(d, []ExceptionRecord{bad}, false); v != VerdictFail {
+		t.Fatalf("an invalid record covers nothing, got %s", v)
+	}
+}

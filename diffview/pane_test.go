@@ -1,0 +1,335 @@
+package diffview
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	fx "kvparity/diffview/difftest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var ansiRE = regexp.MustCompile("\x1b\\[[0-9;:?]*[ -/]*[@-~]")
+
+func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
+
+func press(p Pane, keys ...string) (Pane, tea.Cmd) {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		p, cmd = p.Update(keyMsg(k))
+	}
+	return p, cmd
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "ctrl+s":
+		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+	case "ctrl+u":
+		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+func typeText(p Pane, s string) Pane {
+	for _, r := range s {
+		if r == ' ' {
+			p, _ = p.Update(keyMsg("space"))
+			continue
+		}
+		p, _ = p.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return p
+}
+
+// run executes a command and feeds its message back (one hop).
+func run(t *testing.T, p Pane, cmd tea.Cmd) Pane {
+	t.Helper()
+	if cmd == nil {
+		t.Fatal("expected a command")
+	}
+	p, next := p.Update(cmd())
+	if next != nil {
+		msg := next()
+		p, _ = p.Update(msg)
+	}
+	return p
+}
+
+// semanticPair is a candidate with a deliberate preemption-policy change: a metadata field
+// and the admissions of preempted requests differ.
+func semanticPair(t *testing.T) (dir, a, b string) {
+	t.Helper()
+	dir = t.TempDir()
+	ra := fx.Report(40, 5)
+	rb := fx.Clone(ra)
+	fx.Set(rb, "/metadata/engine_config/decode/preemption_mode", "fifo")
+	fx.Set(rb, "/metadata/engine_config/prefill/preemption_mode", "fifo")
+	for _, i := range []int{9, 19, 29} {
+		fx.Shift(rb, fmt.Sprintf("/per_request/%d/admission_history/2/at_ms", i), 12)
+		fx.Shift(rb, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 12)
+	}
+	a, b = filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
+	os.WriteFile(a, fx.Encode(ra), 0o644)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	return dir, a, b
+}
+
+func openPane(t *testing.T, dir, a, b string) Pane {
+	t.Helper()
+	p := NewPane(true)
+	p.SetSize(100, 30)
+	p.SetCampaign(dir)
+	p.Focus()
+	return run(t, p, p.Open(Side{"base#1", a}, Side{"cand#1", b}))
+}
+
+func TestPaneOpenSelectsFirstDivergence(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := openPane(t, dir, a, b)
+	if p.Diff() == nil || p.loading || p.err != nil {
+		t.Fatalf("not loaded: %v", p.err)
+	}
+	r := p.rows[p.cursor]
+	if r.change != p.Diff().First.Change {
+		t.Fatalf("cursor on %+v, want first divergence %d", r, p.Diff().First.Change)
+	}
+	v := stripANSI(p.View())
+	for _, w := range []string{"DIFF  base#1 ↔ cand#1", "first t=140.25 ms · admission #2 (pool decode)", "why   1.", "semantic FAIL"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("view lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+func TestPaneDropsStaleLoads(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := NewPane(false)
+	p.SetCampaign(dir)
+	p, first := p.Update(p.Open(Side{"old", a}, Side{"old", a})())
+	p, second := p.Update(p.Open(Side{"new", a}, Side{"new", b})())
+	p, _ = p.Update(second())
+	p, _ = p.Update(first()) // the slower, older load arrives last
+	if p.a.Label != "new" || p.Diff() == nil || p.Diff().Equal() {
+		t.Fatalf("stale load won: label %q", p.a.Label)
+	}
+}
+
+func TestPaneNavigationGroupsAndFilter(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := openPane(t, dir, a, b)
+	d := p.Diff()
+	start := p.rows[p.cursor].change
+	p, _ = press(p, "n")
+	if p.rows[p.cursor].change == start || p.rows[p.cursor].change < 0 {
+		t.Fatalf("n did not move to the next difference")
+	}
+	p, _ = press(p, "N")
+	if p.rows[p.cursor].change != start {
+		t.Fatalf("N did not come back")
+	}
+	// next difference across a collapsed group expands it
+	for i := 0; i < len(d.Changes)-1; i++ {
+		p, _ = press(p, "n")
+	}
+	last := d.Groups[len(d.Groups)-1]
+	if p.rows[p.cursor].change != last.Changes[len(last.Changes)-1] || !p.expanded[last.Key] {
+		t.Fatalf("walking n to the end: at %+v", p.rows[p.cursor])
+	}
+	p, _ = press(p, "n")
+	if p.status != "no more differences" {
+		t.Fatalf("status %q", p.status)
+	}
+	// collapse and expand a group from its header
+	p, _ = press(p, "h")
+	if p.rows[p.cursor].change != -1 || p.expanded[last.Key] {
+		t.Fatal("h should collapse onto the header")
+	}
+	p, _ = press(p, "enter")
+	if !p.expanded[last.Key] {
+		t.Fatal("enter should expand")
+	}
+	p, _ = press(p, "-")
+	for _, r := range p.rows {
+		if r.change >= 0 {
+			t.Fatal("collapse all left a change row")
+		}
+	}
+	p, _ = press(p, "+")
+	if len(p.rows) != len(d.Groups)+len(d.Changes) {
+		t.Fatalf("expand all: %d rows", len(p.rows))
+	}
+	// filter by pointer pattern
+	p, _ = press(p, "/")
+	if !p.Capturing() {
+		t.Fatal("filter field must capture keys")
+	}
+	p = typeText(p, "/per_request/*/terminal_time_ms")
+	p, _ = press(p, "enter")
+	if p.Capturing() || len(p.visibleChanges()) != 3 {
+		t.Fatalf("filter: %d visible", len(p.visibleChanges()))
+	}
+	if v := stripANSI(p.View()); !strings.Contains(v, "filter /per_request/*/terminal_time_ms · 3 of") {
+		t.Fatalf("view:\n%s", v)
+	}
+	p, _ = press(p, "esc")
+	if len(p.visibleChanges()) != len(d.Changes) {
+		t.Fatal("esc should clear the filter")
+	}
+	// blurred pane ignores keys
+	p.Blur()
+	before := p.cursor
+	p, _ = press(p, "j", "j")
+	if p.cursor != before {
+		t.Fatal("a blurred pane moved")
+	}
+}
+
+// The done-when flow: cover a semantic mismatch with records typed from the keyboard, get
+// PASS_WITH_SEMANTIC_EXCEPTIONS, delete one record, get FAIL with the uncovered pointers.
+func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := openPane(t, dir, a, b)
+	fill := func(p Pane, baseline string) Pane {
+		for _, v := range []string{
+			baseline,
+			"FIFO victim per preemption_mode=fifo, vLLM scheduler docs",
+			"both arms STABLE; only the victim choice moved",
+			"TestFIFOPreemptionVictim",
+			"none",
+			"accepted",
+		} {
+			p, _ = press(p, "tab")
+			p = typeText(p, v)
+		}
+		return p
+	}
+	// Record 1: the metadata group (header selected with space).
+	p, _ = press(p, "-")
+	p.cursor = 0 // metadata is the first group here (no summary change)
+	if g := p.Diff().Groups[p.rows[p.cursor].group]; g.Key != "metadata" {
+		t.Fatalf("row 0 is %s", g.Key)
+	}
+	p, _ = press(p, "space")
+	p, cmd := press(p, "e")
+	_ = cmd
+	if !p.Capturing() || p.mode != modeForm {
+		t.Fatal("e should open the form")
+	}
+	rec := p.form.record()
+	if strings.Join(rec.Pointers, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+		t.Fatalf("prefilled pointers %v", rec.Pointers)
+	}
+	// saving with empty fields names the first empty one
+	p, _ = press(p, "ctrl+s")
+	if !strings.Contains(p.form.err, "baseline: required") || p.form.fields[p.form.focused].name != "baseline" {
+		t.Fatalf("validation: %q focused %s", p.form.err, p.form.fields[p.form.focused].name)
+	}
+	p.form.focused = 3 // back to "what differs" so fill's first tab lands on baseline
+	p = fill(p, "LIFO victim is less faithful")
+	p, cmd = press(p, "ctrl+s")
+	p = run(t, p, cmd)
+	if p.mode != modeList || len(p.recs) != 1 {
+		t.Fatalf("after save: mode %v, %d records, status %q", p.mode, len(p.recs), p.status)
+	}
+	// Record 2: every per-request change, selected with space on each header.
+	for i := range p.rows {
+		if g := p.Diff().Groups[p.rows[i].group]; p.rows[i].change < 0 && g.Request != "" {
+			p.cursor = i
+			p, _ = press(p, "space")
+		}
+	}
+	p, _ = press(p, "e")
+	if got := p.form.record().Pointers; len(got) != 6 {
+		t.Fatalf("second record pointers %v", got)
+	}
+	p.form.focused = 3
+	p = fill(p, "LIFO readmission order")
+	p, cmd = press(p, "ctrl+s")
+	p = run(t, p, cmd)
+	v, unc := SemanticVerdict(p.Diff(), p.recs, false)
+	if v != VerdictPassExceptions || len(unc) != 0 {
+		t.Fatalf("verdict %s uncovered %v", v, unc)
+	}
+	if !strings.Contains(stripANSI(p.View()), "2 record(s) · 0 uncovered · semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
+		t.Fatalf("view:\n%s", stripANSI(p.View()))
+	}
+	// the file on disk agrees
+	onDisk, err := LoadExceptions(dir)
+	if err != nil || len(onDisk) != 2 {
+		t.Fatalf("on disk: %v %v", onDisk, err)
+	}
+	// edit the first record's disposition from the records list
+	p, _ = press(p, "x")
+	p, _ = press(p, "enter")
+	p, _ = press(p, "shift+tab") // from the first field round to the disposition
+	p = typeText(p, " by reviewer")
+	p, cmd = press(p, "ctrl+s")
+	p = run(t, p, cmd)
+	if p.recs[0].Disposition != "accepted by reviewer" || len(p.recs) != 2 {
+		t.Fatalf("edit: %+v", p.recs)
+	}
+	// delete the metadata record: FAIL, listing the metadata pointers
+	p, _ = press(p, "x", "d")
+	if !p.Capturing() || p.ShortHelp()[0].Help().Key != "y" {
+		t.Fatal("a pending delete must capture keys and offer y")
+	}
+	p, cmd = press(p, "y")
+	p = run(t, p, cmd)
+	v, unc = SemanticVerdict(p.Diff(), p.recs, false)
+	if v != VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+		t.Fatalf("after delete: %s %v", v, unc)
+	}
+	p, _ = press(p, "esc")
+	if !strings.Contains(stripANSI(p.View()), "1 record(s) · 2 uncovered · semantic FAIL") {
+		t.Fatalf("view:\n%s", stripANSI(p.View()))
+	}
+}
+
+func TestPaneGoldenView100x30(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := openPane(t, dir, a, b)
+	p.a.Label, p.b.Label = "baseline#1", "candidate#1"
+	p, _ = press(p, "n", "n")
+	got := stripANSI(p.View())
+	lines := strings.Split(got, "\n")
+	if len(lines) != 30 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n != 100 {
+			t.Errorf("line %d is %d cells: %q", i, n, l)
+		}
+	}
+	golden := filepath.Join("testdata", "pane_100x30.golden")
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run Golden -update)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("view differs from %s:\n%s", golden, got)
+	}
+}

@@ -1,0 +1,132 @@
+package diffview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints the headless report: first divergence, diagnosis, then each group with its
+// count and up to perGroup changes (0: all).
+func WriteText(w io.Writer, d *Diff, perGroup int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A %s\nB %s\n", d.A.Label, d.B.Label)
+	if d.Equal() {
+		b.WriteString("identical: no differing pointer\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "%d differing pointer(s) in %d group(s)\n", len(d.Changes), len(d.Groups))
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "\nfirst divergence: %s\n", d.First)
+	b.WriteString("\ndiagnosis (most specific first):\n")
+	for i, s := range d.Diagnosis {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, s)
+		for _, e := range s.Evidence {
+			fmt.Fprintf(&b, "     - %s\n", e)
+		}
+	}
+	b.WriteString("\ngroups:\n")
+	for _, g := range d.Groups {
+		fmt.Fprintf(&b, "  %s (%d)\n", g.Title, len(g.Changes))
+		for k, ci := range g.Changes {
+			if perGroup > 0 && k == perGroup {
+				fmt.Fprintf(&b, "    … %d more\n", len(g.Changes)-perGroup)
+				break
+			}
+			c := d.Changes[ci]
+			fmt.Fprintf(&b, "    %-8s %s: %s → %s\n", c.Kind, c.Pointer, short(c.A), short(c.B))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JSONReport is the machine-readable form of a Diff (kvparity diff --json).
+type JSONReport struct {
+	A         string        `json:"a"`
+	B         string        `json:"b"`
+	Equal     bool          `json:"equal"`
+	Count     int           `json:"count"`
+	Pointers  []string      `json:"pointers"`
+	Groups    []JSONGroup   `json:"groups"`
+	First     *JSONFirst    `json:"first_divergence"`
+	Diagnosis []Signature   `json:"diagnosis"`
+	Notes     []string      `json:"notes,omitempty"`
+	Semantic  *JSONSemantic `json:"semantic,omitempty"`
+}
+
+// A JSONGroup is one group with its changes.
+type JSONGroup struct {
+	Key     string       `json:"key"`
+	Title   string       `json:"title"`
+	Count   int          `json:"count"`
+	Changes []JSONChange `json:"changes"`
+}
+
+// A JSONChange is one differing pointer.
+type JSONChange struct {
+	Pointer string `json:"pointer"`
+	Kind    string `json:"kind"`
+	A       string `json:"a,omitempty"`
+	B       string `json:"b,omitempty"`
+	Request string `json:"request,omitempty"`
+}
+
+// JSONFirst is the first divergence.
+type JSONFirst struct {
+	AtMs    *float64 `json:"at_ms"` // null: configuration or untimed
+	Pointer string   `json:"pointer"`
+	Request string   `json:"request,omitempty"`
+	Event   string   `json:"event"`
+	A       string   `json:"a,omitempty"`
+	B       string   `json:"b,omitempty"`
+	Text    string   `json:"text"`
+}
+
+// JSONSemantic carries a semantic verdict when exception records were given.
+type JSONSemantic struct {
+	Verdict   string   `json:"verdict"`
+	Records   int      `json:"records"`
+	Uncovered []string `json:"uncovered"`
+}
+
+// Report builds the JSON form.
+func (d *Diff) Report() JSONReport {
+	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: len(d.Changes), Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes}
+	if r.Pointers == nil {
+		r.Pointers = []string{}
+	}
+	r.Groups = []JSONGroup{}
+	for _, g := range d.Groups {
+		jg := JSONGroup{Key: g.Key, Title: g.Title, Count: len(g.Changes)}
+		for _, ci := range g.Changes {
+			c := d.Changes[ci]
+			jg.Changes = append(jg.Changes, JSONChange{Pointer: c.Pointer, Kind: c.Kind.String(), A: c.A, B: c.B, Request: c.Request})
+		}
+		r.Groups = append(r.Groups, jg)
+	}
+	if r.Diagnosis == nil {
+		r.Diagnosis = []Signature{}
+	}
+	if f := d.First; f != nil {
+		jf := &JSONFirst{Pointer: f.Pointer, Request: f.Request, Event: f.Event, A: f.A, B: f.B, Text: f.String()}
+		if f.Timed && f.AtMs > -1e308 {
+			t := f.AtMs
+			jf.AtMs = &t
+		}
+		r.First = jf
+	}
+	return r
+}
+
+// WriteJSON prints the JSON form, indented.
+func WriteJSON(w io.Writer, r JSONReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
