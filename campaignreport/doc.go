@@ -1,0 +1,25 @@
+// Package campaignreport writes a campaign's final report (protocol stage 8) and cleans the
+// campaign up (stage 9).
+//
+// Everything is read from what the campaign recorded: the journal, the frozen row, host.json,
+// artifacts.json, trace/checksums.json, the lifecycle evidence files, exceptions.jsonl and the
+// focused diffs. Nothing is measured again and no clock is read, so `kvparity report DIR` on a
+// finished campaign reproduces the same bytes, before and after `kvparity clean DIR`.
+//
+// It never opens the campaign with engine.Open: that re-verifies the pinned binaries and the
+// trace window, which stage 9 deletes once their checksums are recorded.
+//
+// # Layout
+//
+//	model.go      report.json's types
+//	load.go       the campaign's files, read and checked, naming the file on error; the journal
+//	              folded by engine.FoldJournal (the engine's own rules, no copy of them here)
+//	semantic.go   the semantic verdict: parity, lifecycle rules, focused diffs, exception records
+//	statements.go skipped or unsupported coverage, stated plainly
+//	build.go      the Report assembled from the folded journal
+//	markdown.go, markdown_sections.go   report.md
+//	plot.go       unicode sparklines, bars, pressure over virtual time
+//	write.go      Write / WriteReport / Build: report.md, report.json (and diffs/*.json)
+//	clean.go      Clean: the stage-9 policy, the plan and its execution
+//	clean_text.go the plan printed for people
+package campaignreport

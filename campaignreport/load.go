@@ -1,0 +1,149 @@
+package campaignreport
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"kvparity/diffview"
+	"kvparity/engine"
+	"kvparity/report"
+)
+
+// Campaign files the report reads: the engine's layout (DESIGN "A campaign directory").
+const (
+	fileRow       = engine.FileRow
+	fileHost      = engine.FileHost
+	fileArtifacts = engine.FileArtifacts
+	fileJournal   = engine.FileJournal
+	fileSchedule  = engine.FileSchedule
+	fileTraceSums = engine.FileTraceSums
+	fileWindow    = engine.FileWindow
+	dirRuns       = engine.DirRuns
+	dirArtifacts  = engine.DirArtifacts
+	dirPatch      = engine.DirPatch
+	dirDiffs      = "diffs" // the report's own focused diffs
+
+	// ReportMD and ReportJSON are the files Write produces.
+	ReportMD   = "report.md"
+	ReportJSON = "report.json"
+)
+
+// campaign is a campaign directory as recorded: nothing here is recomputed.
+type campaign struct {
+	dir        string
+	row        *engine.Row
+	rowSHA     string
+	rowTOML    string
+	host       engine.HostInfo
+	pins       []engine.PinnedArtifact // artifacts.json, oldest first
+	trace      engine.TraceChecksums
+	recs       []engine.Record
+	hist       *engine.History     // the journal folded by the engine's own rules
+	perf       engine.PerfProgress // the current artifacts' perf series
+	exceptions []diffview.ExceptionRecord
+}
+
+// load reads a campaign directory. Every error names the file it comes from.
+func load(dir string) (*campaign, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &campaign{dir: abs}
+	if _, err := os.Stat(filepath.Join(abs, fileJournal)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a campaign directory: it has no %s", dir, fileJournal)
+		}
+		return nil, err
+	}
+	rowPath := filepath.Join(abs, fileRow)
+	rowBytes, err := os.ReadFile(rowPath)
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	if c.row, err = engine.ParseRow(rowBytes, rowPath); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(rowBytes)
+	c.rowSHA, c.rowTOML = hex.EncodeToString(sum[:]), string(rowBytes)
+	if err := engine.ReadJSONFile(filepath.Join(abs, fileHost), &c.host); err != nil {
+		return nil, err
+	}
+	var af struct {
+		Artifacts []engine.PinnedArtifact `json:"artifacts"`
+	}
+	if err := engine.ReadJSONFile(filepath.Join(abs, fileArtifacts), &af); err != nil {
+		return nil, err
+	}
+	c.pins = af.Artifacts
+	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(fileTraceSums)), &c.trace); err != nil {
+		return nil, err
+	}
+	if c.recs, err = engine.ReadJournal(filepath.Join(abs, fileJournal)); err != nil {
+		return nil, err
+	}
+	if len(c.recs) == 0 {
+		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, fileJournal))
+	}
+	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
+		return nil, err
+	}
+	if err := c.checkPins(); err != nil {
+		return nil, err
+	}
+	c.hist = engine.FoldJournal(c.recs, c.row)
+	c.perf = c.hist.Perf()
+	return c, nil
+}
+
+// checkPins cross-checks artifacts.json against the journal's pinned records: a report built
+// on two disagreeing records of the same artifact would be untrustworthy.
+func (c *campaign) checkPins() error {
+	path := filepath.Join(c.dir, fileArtifacts)
+	for _, r := range c.recs {
+		if r.Type != engine.RecPinned || r.Artifact == nil {
+			continue
+		}
+		found := false
+		for i, p := range c.pins {
+			if p.Arm == r.Arm && p.Gen == r.Gen {
+				found = true
+				if p.SHA256 != r.Artifact.SHA256 {
+					return fmt.Errorf("%s: /artifacts/%d/sha256 is %s but the journal (seq %d) pinned %s %s gen %d as %s",
+						path, i, p.SHA256, r.Seq, r.Arm, r.Artifact.Path, r.Gen, r.Artifact.SHA256)
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("%s: no entry for %s generation %d, which the journal pinned (seq %d)", path, r.Arm, r.Gen, r.Seq)
+		}
+	}
+	return nil
+}
+
+// evidence reads a repetition's lifecycle evidence file (nil, nil when it is gone).
+func (c *campaign) evidence(rel string) (*report.Evidence, error) {
+	if rel == "" {
+		return nil, nil
+	}
+	var ev report.Evidence
+	err := engine.ReadJSONFile(filepath.Join(c.dir, filepath.FromSlash(rel)), &ev)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ev, nil
+}
+
+// exists reports whether a campaign-relative path exists.
+func (c *campaign) exists(rel string) bool {
+	_, err := os.Stat(filepath.Join(c.dir, filepath.FromSlash(rel)))
+	return err == nil
+}

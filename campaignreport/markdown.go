@@ -1,0 +1,240 @@
+package campaignreport
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"kvparity/engine"
+)
+
+// md accumulates report.md.
+type md struct{ b strings.Builder }
+
+func (m *md) p(format string, a ...any) { fmt.Fprintf(&m.b, format+"\n", a...) }
+func (m *md) blank()                    { m.b.WriteString("\n") }
+func (m *md) h(level int, title string) {
+	if !strings.HasSuffix(m.b.String(), "\n\n") {
+		m.blank()
+	}
+	m.p("%s %s", strings.Repeat("#", level), title)
+	m.blank()
+}
+
+// row writes one table row, escaping the cells.
+func (m *md) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = cell(c)
+	}
+	m.p("| %s |", strings.Join(cells, " | "))
+}
+
+// head writes a table header.
+func (m *md) head(cells ...string) {
+	m.row(cells...)
+	seps := make([]string, len(cells))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	m.p("|%s|", strings.Join(seps, "|"))
+}
+
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(1<<20)) }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// markdown renders the report. It only formats the Report: every figure comes from it.
+func markdown(r *Report) []byte {
+	m := &md{}
+	m.p("# Campaign report: row %s", code(r.Row))
+	m.blank()
+	m.p("Written by kvparity from the campaign's journal (%d records, seq 1–%d, %s to %s); nothing was rerun to write it.",
+		r.Journal.Records, r.Journal.LastSeq, stamp(r.Journal.First), stamp(r.Journal.Last))
+	m.verdicts(r)
+	m.revisions(r)
+	m.trace(r)
+	m.config(r)
+	m.host(r)
+	m.determinism(r)
+	m.lifecycle(r)
+	m.semantic(r)
+	m.performance(r)
+	m.footprint(r)
+	m.statements(r)
+	return []byte(m.b.String())
+}
+
+func (m *md) verdicts(r *Report) {
+	m.h(2, "Verdicts")
+	m.head("question", "verdict", "why")
+	for _, a := range r.Arms {
+		m.row(fmt.Sprintf("determinism: %s", a.Arm), a.Verdict, a.Reason)
+	}
+	m.row("byte parity", orNone(r.Parity.Verdict), r.Parity.Reason)
+	m.row("lifecycle evidence", r.Coverage.Verdict, r.Coverage.Reason)
+	m.row("**semantic**", "**"+r.Semantic.Verdict+"**", r.Semantic.Reason)
+	m.row("**performance**", "**"+r.Performance.Verdict+"**", r.Performance.Reason)
+	if f := r.Footprint; f != nil {
+		m.row("footprint (binary and .text growth ≤ 5%)", f.Verdict, f.Reason)
+	} else {
+		m.row("footprint (binary and .text growth ≤ 5%)", "NOT RUN", "decided with the performance stage, which did not run")
+	}
+	m.blank()
+	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (headless exit status %d).", r.Overall, r.ExitCode)
+	for _, b := range r.Blocked {
+		m.blank()
+		m.p("> **Blocked** — %s", b)
+	}
+}
+
+func (m *md) revisions(r *Report) {
+	m.h(2, "Revisions and artifacts")
+	m.head("arm", "revision", "variant", "determinism patch")
+	for _, rv := range r.Revisions {
+		m.row(string(rv.Arm), code(rv.Revision), orNone(rv.Variant), rv.DeterminismPatch)
+	}
+	m.blank()
+	m.head("arm", "gen", "features", "SHA-256", "binary size", ".text size", "routing mode", "pinned copy")
+	for _, a := range r.Artifacts {
+		gen := fmt.Sprint(a.Gen)
+		switch {
+		case a.Stale:
+			gen += " (current, source changed since: stale)"
+		case a.Current:
+			gen += " (current)"
+		default:
+			gen += " (superseded)"
+		}
+		m.row(string(a.Arm), gen, code(strings.Join(a.Features, ",")), code(a.SHA256), mib(a.Size), mib(a.TextSize), a.ReplayBench.Assertion, a.Copy)
+	}
+	m.blank()
+	for _, a := range r.Artifacts {
+		m.p("- %s gen %d copied from %s, pinned at %s", a.Arm, a.Gen, code(a.Source), stamp(a.PinnedAt))
+	}
+}
+
+func (m *md) trace(r *Report) {
+	t := r.Trace
+	m.h(2, "Trace window")
+	m.p("- source: %s", code(t.Source))
+	m.p("- window: offset %d, %d requests (%s), contiguous, arrival order preserved", t.Offset, t.Count, code(t.Spec))
+	if t.SourceSHA256 != "" && !t.Generated {
+		m.p("- source SHA-256: %s", code(t.SourceSHA256))
+	}
+	m.p("- window SHA-256: %s (%d bytes); window file %s", code(t.WindowSHA256), t.WindowBytes, t.WindowFile)
+}
+
+func (m *md) config(r *Report) {
+	c := r.Config
+	m.h(2, "Frozen configuration")
+	m.p("`row.toml` SHA-256 %s. Both arms ran exactly these replay arguments:", code(c.RowSHA256))
+	m.blank()
+	m.p("```")
+	m.p("%s", strings.Join(c.Args, " "))
+	m.p("```")
+	m.blank()
+	reps := fmt.Sprintf("%d per revision, each its own process; timeout %s per process", c.Repetitions, c.Timeout)
+	for _, arm := range sortedKeys(c.AddedReps) {
+		reps += fmt.Sprintf("; %d added to %s", c.AddedReps[arm], arm)
+	}
+	m.p("- repetitions: %s", reps)
+	m.p("- pressure band: %d–%d pressure events", c.PressureBand[0], c.PressureBand[1])
+	m.p("- router queue threshold: %s", orNone(c.QueueThreshold))
+	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, code(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
+	if c.FootprintNote != "" {
+		m.p("- footprint growth explained: %s", c.FootprintNote)
+	}
+	list := "exactly the protocol's closed list"
+	if !c.ProtocolList {
+		list = "**differs from the protocol's closed list: needs review**"
+	}
+	m.p("- canonical exclusion allowlist (%s):", list)
+	for _, e := range c.Exclusions {
+		m.p("  - %s", code(e))
+	}
+	for _, k := range sortedKeys(c.Unordered) {
+		m.p("- unordered collection %s sorted by %s", code(k), code(c.Unordered[k]))
+	}
+	m.blank()
+	m.p("<details><summary>row.toml as frozen</summary>")
+	m.blank()
+	m.p("```toml")
+	m.b.WriteString(strings.TrimRight(c.RowTOML, "\n") + "\n")
+	m.p("```")
+	m.blank()
+	m.p("</details>")
+}
+
+func (m *md) host(r *Report) {
+	h, p := r.Host, r.Placement
+	m.h(2, "Host and placement")
+	m.p("- node %s: %s, %d usable CPUs, %d NUMA node(s), %s, %s", code(h.Hostname), h.CPUModel, h.Cores, h.NUMANodes, h.Kernel, h.GoVersion)
+	m.p("- determinism repetitions ran on CPUs %s (one CPU per process; the CPU of each run is listed below)", orNone(p.Determinism))
+	if p.PerfCPU != nil {
+		m.p("- every performance process ran on CPU %d, one at a time", *p.PerfCPU)
+	}
+	m.p("- NUMA: %s", p.NUMA)
+	m.p("- %s", p.Note)
+}
+
+func (m *md) determinism(r *Report) {
+	m.h(2, "Determinism and digests")
+	for _, a := range r.Arms {
+		label := a.Revision
+		if a.Variant != "" {
+			label += " (variant " + a.Variant + ")"
+		}
+		m.h(3, fmt.Sprintf("%s — %s", a.Arm, a.Verdict))
+		stale := ""
+		if a.Stale {
+			stale = " (stale: its source changed after pinning)"
+		}
+		m.p("Revision %s, artifact gen %d %s%s. %s.", code(label), a.Gen, code(short(a.SHA256)), stale, strings.TrimSuffix(a.Reason, "."))
+		if a.OlderRuns > 0 {
+			m.p("%d repetition run(s) of earlier artifact generations are in the journal and not counted.", a.OlderRuns)
+		}
+		m.blank()
+		m.head("run", "status", "CPU", "elapsed", "digest", "full report")
+		for _, ri := range a.Runs {
+			what := code(ri.Digest)
+			if ri.Error != "" {
+				what = "✗ " + ri.Error
+			}
+			if ri.FixedPoint != "" {
+				what += fmt.Sprintf(" (harness output not canonical at %s)", code(ri.FixedPoint))
+			}
+			m.row(code(string(ri.Run)), ri.Status, engine.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, ri.FullReport)
+		}
+		if d := a.Instability; d != nil {
+			m.blank()
+			m.p("Two repetitions of the same artifact disagree on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
+			m.diffBody(d)
+		}
+	}
+}
+
+func short(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}

@@ -1,0 +1,342 @@
+package campaignreport
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"kvparity/engine"
+	"kvparity/report"
+)
+
+// pressureBinsN is how many slices of virtual time the pressure plot has.
+const pressureBinsN = 48
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (m *md) lifecycle(r *Report) {
+	m.h(2, "Lifecycle evidence")
+	m.p("Stage 3 asks every frozen configuration to prove its paths from coverage counters, not from completion. %s.", r.Coverage.Reason)
+	for _, a := range r.Arms {
+		ev := a.Evidence
+		m.h(3, fmt.Sprintf("%s (from %s)", a.Arm, code(string(a.EvidenceRun))))
+		if ev == nil {
+			m.p("No lifecycle evidence was recorded for this arm.")
+			continue
+		}
+		agree := "every counted repetition recorded the same evidence"
+		if !a.EvidenceAgree {
+			agree = "**the counted repetitions recorded different evidence**"
+		}
+		m.p("%s %s, %d requests, virtual time %.3f–%.3f s; %s.", ev.Engine, ev.Topology, ev.Requests, ev.VirtualStartMs/1000, ev.VirtualEndMs/1000, agree)
+		m.blank()
+		m.head("pool", "route decisions", "overlap > 0", "immediate", "queued", "admissions", "readmissions", "pressure events", "readmitted", "requests with reuse", "workers")
+		for _, p := range ev.Pools {
+			m.row(p.Pool, fmt.Sprint(p.RoutingDecisions), fmt.Sprint(p.OverlapPositive), fmt.Sprint(p.Immediate), fmt.Sprint(p.Queued),
+				fmt.Sprint(p.Admissions), fmt.Sprint(p.Readmissions), fmt.Sprint(p.PressureEvents), fmt.Sprint(p.PressureReadmitted),
+				fmt.Sprint(p.RequestsWithReuse), strings.Trim(fmt.Sprint(p.Workers), "[]"))
+		}
+		m.blank()
+		m.p("- pressure: %d preemption(s), %d retraction(s); band %d–%d", ev.PreemptionsTotal, ev.RetractionsTotal, ev.PressureBand[0], ev.PressureBand[1])
+		if h := ev.Handoffs; h != nil {
+			m.p("- handoff: %d requests through both pools, %d complete, %d in order; observed %s, expected %s", h.Requests, h.Complete, h.InOrder, h.Order, h.Expected)
+		}
+		m.p("- terminal: %s", counts(ev.Terminal))
+		m.p("- KV events: %s", counts(ev.KVEvents))
+		m.pressurePlot(ev)
+		m.blank()
+		m.head("rule", "holds", "evidence")
+		for _, rule := range ev.Rules {
+			m.row(rule.Name, map[bool]string{true: "✓", false: "✗"}[rule.Passed], rule.Why)
+		}
+	}
+}
+
+func counts(c map[string]int) string {
+	if len(c) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range sortedKeys(c) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (m *md) pressurePlot(ev *report.Evidence) {
+	m.blank()
+	if len(ev.Pressure) == 0 {
+		m.p("Pressure over virtual time: no pressure event (the capacity edge was not reached).")
+		return
+	}
+	bins := pressureBins(ev, pressureBinsN)
+	m.p("Pressure events over virtual time (%d slices of %.3f s; `·` none, taller = more, max %d in one slice):", pressureBinsN, (ev.VirtualEndMs-ev.VirtualStartMs)/1000/pressureBinsN, int(maxOf(bins)))
+	m.blank()
+	m.p("```")
+	m.p("%8.1f s %s %.1f s", ev.VirtualStartMs/1000, pressureLine(bins), ev.VirtualEndMs/1000)
+	m.p("```")
+	m.blank()
+	m.head("#", "at (virtual ms)", "pool", "worker", "kind", "request", "readmitted at", "running before", "active blocks")
+	for _, p := range ev.Pressure {
+		re := "never"
+		if p.Readmitted {
+			re = fmt.Sprintf("%.3f", p.ReadmittedAt)
+		}
+		m.row(fmt.Sprint(p.Ordinal), fmt.Sprintf("%.3f", p.AtMs), p.Pool, fmt.Sprintf("%d/%d", p.WorkerID, p.DPRank), p.Kind, code(p.RequestUUID), re, fmt.Sprint(p.RunningBefore), fmt.Sprint(p.ActiveBlocks))
+	}
+}
+
+func (m *md) diffBody(d *DiffSummary) {
+	m.blank()
+	m.p("- A: %s", code(d.A))
+	m.p("- B: %s", code(d.B))
+	if d.First != nil {
+		m.p("- first divergence: %s", d.First.Text)
+	}
+	for i, s := range d.Diagnosis {
+		m.p("- diagnosis %d: %s", i+1, s.String())
+		for _, e := range s.Evidence {
+			m.p("  - %s", e)
+		}
+	}
+	m.blank()
+	m.head("group", "differing pointers")
+	shown := 0
+	for _, g := range d.Groups {
+		m.row(g.Title, fmt.Sprint(g.Count))
+		shown += g.Count
+	}
+	if d.GroupN > len(d.Groups) {
+		m.row(fmt.Sprintf("… %d more groups", d.GroupN-len(d.Groups)), fmt.Sprint(d.Count-shown))
+	}
+	m.blank()
+	m.p("The first changes of the first groups (every change is in %s):", code(d.File))
+	m.blank()
+	m.head("kind", "pointer", "A", "B")
+	for _, c := range d.Changes {
+		m.row(c.Kind, code(c.Pointer), code(clip(c.A)), code(clip(c.B)))
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+func (m *md) semantic(r *Report) {
+	s := r.Semantic
+	m.h(2, "Semantic verdict: "+s.Verdict)
+	m.p("%s.", strings.TrimSuffix(s.Reason, "."))
+	if d := s.Diff; d != nil {
+		m.blank()
+		m.p("Baseline and candidate canonical reports differ on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
+		m.diffBody(d)
+		if s.UncoveredN > 0 {
+			m.blank()
+			m.p("Differing pointers no exception record covers (%d):", s.UncoveredN)
+			m.blank()
+			for i, p := range s.Uncovered {
+				if i == 40 {
+					break
+				}
+				m.p("- %s", code(p))
+			}
+			if s.UncoveredN > 40 {
+				m.p("- … %d more (every differing pointer is in %s)", s.UncoveredN-min(40, len(s.Uncovered)), code(d.File))
+			}
+		}
+	}
+	m.h(3, fmt.Sprintf("Exception records (%d)", len(s.Exceptions)))
+	if len(s.Exceptions) == 0 {
+		m.p("None recorded.")
+		return
+	}
+	covers := map[string]int{}
+	for _, c := range s.Coverage {
+		covers[c.ID] = c.Covers
+	}
+	for _, e := range s.Exceptions {
+		m.blank()
+		m.p("#### %s", e.ID)
+		m.blank()
+		if s.Diff != nil {
+			m.p("Covers %d of the %d differing pointers. Created %s, updated %s.", covers[e.ID], s.Diff.Count, stamp(e.Created), stamp(e.Updated))
+		} else {
+			m.p("Created %s, updated %s.", stamp(e.Created), stamp(e.Updated))
+		}
+		m.blank()
+		m.p("- **differs**: %s", e.Differs)
+		m.p("- **pointers**: %s", code(strings.Join(e.Pointers, " ")))
+		if len(e.Requests) > 0 {
+			m.p("- **requests**: %s", strings.Join(e.Requests, ", "))
+		}
+		if len(e.Events) > 0 {
+			m.p("- **events**: %s", strings.Join(e.Events, ", "))
+		}
+		m.p("- **baseline**: %s", e.Baseline)
+		m.p("- **candidate**: %s", e.Candidate)
+		m.p("- **cause**: %s", e.Cause)
+		m.p("- **regression test**: %s", e.RegressionTest)
+		m.p("- **impact**: %s", e.Impact)
+		m.p("- **disposition**: %s", e.Disposition)
+	}
+}
+
+func (m *md) performance(r *Report) {
+	p := r.Performance
+	m.h(2, "Performance verdict: "+p.Verdict)
+	m.p("%s.", strings.TrimSuffix(p.Reason, "."))
+	m.blank()
+	m.p("- scope: %s", p.Scope)
+	m.p("- timing: %s, one fresh process per sample with `--iterations 1` and its own timings file; no full-report output in a gated invocation", code(p.Metric))
+	m.p("- sampling assumption: %s", p.Sampling)
+	res := p.Result
+	if res == nil {
+		m.p("- status: %s", p.Status)
+		return
+	}
+	if s := res.Schedule; s != nil {
+		var b strings.Builder
+		for _, o := range s.Pairs {
+			b.WriteString(string(o)[:1])
+		}
+		m.p("- persisted schedule (seed %d, %s; B = baseline first, C = candidate first): %s", s.Seed, code(s.Algorithm), code(b.String()))
+	}
+	m.p("- measured on CPU %d · telemetry %s · %d warmups done · %d processes attempted · %d pair attempt(s) invalidated", res.MeasuredCPU, res.Telemetry, res.Warmups, len(res.Samples), len(res.Invalidations))
+	m.ratios(res)
+	m.diagnostics(res)
+	m.samples(res)
+	for _, c := range res.Caveats {
+		m.p("- caveat: %s", c)
+	}
+	for _, w := range res.Warnings {
+		m.p("- warning: %s", w)
+	}
+}
+
+func (m *md) ratios(res *engine.PerfResult) {
+	if len(res.Pairs) == 0 {
+		return
+	}
+	ratios := make([]float64, len(res.Pairs))
+	for i, p := range res.Pairs {
+		ratios[i] = p.Ratio
+	}
+	lo, hi := ratioScale(ratios, res.Threshold)
+	m.h(3, "Ratios in pair order")
+	m.p("r = candidate / baseline %s, whatever the order. Sparkline from %.4f (▁) to %.4f (█); the threshold %.4g sits at %s.", res.TimingField, lo, hi, res.Threshold, string(sparks[level(res.Threshold, lo, hi, len(sparks))]))
+	m.blank()
+	m.p("```")
+	m.p("%s", sparkline(ratios, lo, hi))
+	m.p("```")
+	m.blank()
+	m.p("```")
+	for _, p := range res.Pairs {
+		mark := " "
+		if p.Ratio > res.Threshold {
+			mark = ">"
+		}
+		m.p("pair %3d %s %s %.4f %s", p.Pair, p.Order, mark, p.Ratio, bar(p.Ratio, lo, hi, 40))
+	}
+	tpos := int(math.Round((res.Threshold - lo) / (hi - lo) * 40))
+	m.p("%s%s threshold %.4g", strings.Repeat(" ", 21+tpos), "^", res.Threshold)
+	m.p("```")
+	m.blank()
+	m.head("pair", "attempt", "order", "baseline ms", "candidate ms", "ratio", "baseline run", "candidate run")
+	for _, p := range res.Pairs {
+		m.row(fmt.Sprint(p.Pair), fmt.Sprint(p.Attempt), string(p.Order), fmt.Sprintf("%.6f", p.BaselineMs), fmt.Sprintf("%.6f", p.CandidateMs), fmt.Sprintf("%.6f", p.Ratio), code(string(p.BaselineRun)), code(string(p.CandidateRun)))
+	}
+}
+
+func (m *md) diagnostics(res *engine.PerfResult) {
+	m.h(3, "Dependence diagnostics and bounds")
+	a := res.Analysis
+	if a == nil {
+		m.p("No order-statistic bound was computed (median ratio so far %.4f): %s.", res.Median, strings.TrimSuffix(res.Reason, "."))
+	} else {
+		b := a.Bounds
+		m.p("Predeclared battery: α = %.2g per test, Ljung–Box over %d lags. Valid: %v.", a.Battery.Config.Alpha, a.Battery.Config.Lags, a.Battery.Valid)
+		m.blank()
+		m.head("diagnostic", "statistic", "outcome", "threshold rule", "detail")
+		for _, d := range a.Battery.Diagnostics {
+			m.row(d.Name, fmt.Sprintf("%.4f", d.Statistic), string(d.Outcome), d.Rule, d.Detail)
+		}
+		for _, d := range res.TelemetryDiagnostics {
+			m.row(d.Name, fmt.Sprintf("%.4f", d.Statistic), string(d.Outcome), d.Rule, d.Detail)
+		}
+		m.blank()
+		if a.Battery.DriftComputable {
+			m.p("- Theil–Sen drift of ln r across the session: %+.4f (ln %.4g = %.4f)", a.Battery.DriftPerSession, b.Threshold, math.Log(b.Threshold))
+		}
+		m.p("- n = %d; median ratio %.6f; lower bound X(%d) = %.6f, upper bound X(%d) = %.6f (exact one-sided coverage %.4f%% each, conditional on the sampling assumption); K = #{r ≤ %.4g} = %d",
+			b.N, b.Median, b.MedianOrders.Lower, b.Lower, b.MedianOrders.Upper, b.Upper, 100*b.OneSidedCoverage, b.Threshold, b.K)
+		m.p("- gate: PASS when the upper bound ≤ %.4g, FAIL when the lower bound > %.4g, INCONCLUSIVE otherwise or when a diagnostic breaches", b.Threshold, b.Threshold)
+		if bs := a.Bootstrap; bs != nil {
+			m.p("- paired bootstrap of log ratios (secondary, never the verdict): median %.4f, %.0f%% interval [%.4f, %.4f] → %s; mean %.4f, 20%%-trimmed %.4f; block/iid width %.2f",
+				bs.Median, 100*bs.Config.Confidence, bs.Lower, bs.Upper, bs.Verdict, bs.MeanRatio, bs.TrimmedMeanRatio, bs.BlockWidthRatio)
+		}
+	}
+	for _, inv := range res.Invalidations {
+		m.p("- invalidated pair %d attempt %d (%s): %s", inv.Pair, inv.Attempt, inv.Order, inv.Reason)
+	}
+}
+
+func (m *md) samples(res *engine.PerfResult) {
+	m.h(3, fmt.Sprintf("Every attempted sample (%d)", len(res.Samples)))
+	m.head("run", "arm", "kind", "attempt", "position", "ms", "exit", "status", "CPU", "competing ms", "started")
+	for _, s := range res.Samples {
+		kind := fmt.Sprintf("pair %d", s.Index)
+		if s.Warmup {
+			kind = fmt.Sprintf("warmup %d", s.Index)
+		}
+		status := "valid"
+		switch {
+		case s.Error != "":
+			status = "✗ " + s.Error
+		case s.Env.Invalid != "":
+			status = "invalidated: " + s.Env.Invalid
+		}
+		m.row(code(string(s.Run)), string(s.Arm), kind, fmt.Sprint(s.Attempt), fmt.Sprint(s.Position), fmt.Sprintf("%.6f", s.Ms),
+			fmt.Sprint(s.ExitCode), status, fmt.Sprint(s.Env.CPU), fmt.Sprintf("%.1f / %.1f", s.Env.CompetingMs, s.Env.CompetingLimitMs), stamp(s.StartedAt))
+	}
+}
+
+func (m *md) footprint(r *Report) {
+	m.h(2, "Binary and .text sizes")
+	f := r.Footprint
+	if f == nil {
+		for _, a := range r.Artifacts {
+			if a.Current {
+				m.p("- %s: binary %s, .text %s", a.Arm, mib(a.Size), mib(a.TextSize))
+			}
+		}
+		m.p("- growth gate: not run (it is decided with the performance stage)")
+		return
+	}
+	m.head("", "baseline", "candidate", "growth")
+	m.row("binary", mib(f.BaselineSize), mib(f.CandidateSize), fmt.Sprintf("%+.3f%%", 100*f.SizeGrowth))
+	text := "unknown (not ELF)"
+	if f.TextKnown {
+		text = fmt.Sprintf("%+.3f%%", 100*f.TextGrowth)
+	}
+	m.row(".text", mib(f.BaselineText), mib(f.CandidateText), text)
+	m.blank()
+	m.p("Limit %.0f%%: **%s** — %s", 100*f.Limit, f.Verdict, f.Reason)
+}
+
+func (m *md) statements(r *Report) {
+	m.h(2, "Coverage not established by this campaign")
+	for _, s := range r.Statements {
+		m.p("- **%s**: %s", s.Topic, s.Text)
+	}
+}

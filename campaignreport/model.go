@@ -1,0 +1,252 @@
+package campaignreport
+
+import (
+	"time"
+
+	"kvparity/diffview"
+	"kvparity/engine"
+	"kvparity/report"
+)
+
+// Schema names report.json's format; a reader checks it before trusting the fields.
+const Schema = "kvparity-campaign-report/1"
+
+// Report is report.json: every item of protocol stage 8 for one row's campaign, as recorded.
+type Report struct {
+	Schema string `json:"schema"`
+	Row    string `json:"row"`
+	// Overall combines the semantic, performance and footprint verdicts the way the headless
+	// exit status does: FAIL if any fails, INCONCLUSIVE if any is undecided, PASS otherwise.
+	Overall  string      `json:"overall"`
+	ExitCode int         `json:"exit_code"` // what `kvparity run --stage all` exits with for this state
+	Journal  JournalInfo `json:"journal"`
+
+	Revisions []Revision      `json:"revisions"`
+	Trace     TraceInfo       `json:"trace"`
+	Artifacts []ArtifactInfo  `json:"artifacts"` // every pin, oldest first
+	Config    ConfigInfo      `json:"config"`
+	Host      engine.HostInfo `json:"host"`
+	Placement Placement       `json:"placement"`
+
+	Arms        []ArmReport             `json:"arms"` // baseline, then candidate
+	Coverage    Outcome                 `json:"coverage"`
+	Parity      Outcome                 `json:"parity"` // byte parity as the determinism stage journaled it
+	Semantic    Semantic                `json:"semantic"`
+	Performance Performance             `json:"performance"`
+	Footprint   *engine.FootprintResult `json:"footprint"`
+	Blocked     []string                `json:"blocked"`
+	Statements  []Statement             `json:"coverage_statements"` // skipped or unsupported coverage
+}
+
+// JournalInfo says which journal state the report describes; Clean refuses to run when the
+// journal has moved on since (LastSeq).
+type JournalInfo struct {
+	Records int       `json:"records"`
+	LastSeq int64     `json:"last_seq"`
+	First   time.Time `json:"first_record_at"`
+	Last    time.Time `json:"last_record_at"`
+}
+
+// A Revision is one arm's code revision and the determinism patch applied to it.
+type Revision struct {
+	Arm              engine.Arm `json:"arm"`
+	Revision         string     `json:"revision"`
+	Variant          string     `json:"variant,omitempty"`
+	CommitSHA        bool       `json:"commit_sha"` // the revision looks like an immutable commit SHA
+	DeterminismPatch string     `json:"determinism_patch"`
+}
+
+// TraceInfo is the pinned trace window (trace/checksums.json).
+type TraceInfo struct {
+	Spec         string `json:"spec"` // source[offset:offset+count]
+	Source       string `json:"source"`
+	Generated    bool   `json:"generated"`
+	SourceSHA256 string `json:"source_sha256"`
+	Offset       int    `json:"offset"`
+	Count        int    `json:"count"`
+	WindowSHA256 string `json:"window_sha256"`
+	WindowBytes  int64  `json:"window_bytes"`
+	WindowFile   string `json:"window_file"` // kept, or removed at cleanup
+}
+
+// ArtifactInfo is one pinned artifact with its routing-mode assertion.
+type ArtifactInfo struct {
+	Arm      engine.Arm `json:"arm"`
+	Gen      int        `json:"gen"`
+	Current  bool       `json:"current"` // the generation the verdicts below are about
+	Revision string     `json:"revision"`
+	Source   string     `json:"source"`
+	Builtin  bool       `json:"builtin"`
+	Path     string     `json:"path"`
+	Variant  string     `json:"variant,omitempty"`
+	Features []string   `json:"features"`
+	SHA256   string     `json:"sha256"`
+	Size     int64      `json:"size"`
+	TextSize int64      `json:"text_size"`
+	PinnedAt time.Time  `json:"pinned_at"`
+	Stale    bool       `json:"stale"`
+	Copy     string     `json:"copy"` // the pinned copy in the campaign: kept, or removed at cleanup
+	// ReplayBench is the routing-mode assertion: how many canonical reports and timing records
+	// of this artifact were checked for metadata.replay_bench == true (a run without it never
+	// gets a digest or a sample: the row is blocked instead).
+	ReplayBench ReplayBench `json:"replay_bench"`
+}
+
+// ReplayBench counts the outputs whose replay_bench: true was verified.
+type ReplayBench struct {
+	CanonicalReports int    `json:"canonical_reports"`
+	TimingRecords    int    `json:"timing_records"`
+	Assertion        string `json:"assertion"`
+}
+
+// ConfigInfo is the frozen configuration (row.toml as the campaign froze it).
+type ConfigInfo struct {
+	RowSHA256      string            `json:"row_toml_sha256"`
+	Args           []string          `json:"replay_args"`
+	Repetitions    int               `json:"repetitions"`
+	AddedReps      map[string]int    `json:"added_repetitions,omitempty"`
+	Timeout        string            `json:"timeout"`
+	PressureBand   [2]int            `json:"pressure_band"`
+	QueueThreshold string            `json:"router_queue_threshold"` // "" = not set: queueing off
+	Pairs          int               `json:"pairs"`
+	Warmups        int               `json:"warmups_per_arm"`
+	ScheduleSeed   int64             `json:"schedule_seed"`
+	Threshold      float64           `json:"threshold"`
+	TimingField    string            `json:"timing_field"`
+	TimingProxy    bool              `json:"timing_proxy"`
+	Exclusions     []string          `json:"exclusions"`
+	Unordered      map[string]string `json:"unordered"`
+	ProtocolList   bool              `json:"exclusions_are_protocol_list"` // exactly stage 2's closed list
+	FootprintNote  string            `json:"footprint_explained,omitempty"`
+	// DeterminismPatch is the declared stage-1.3 patch as recorded (null when none).
+	DeterminismPatch *engine.DeterminismPatch `json:"determinism_patch"`
+	RowTOML          string                   `json:"row_toml"`
+}
+
+// Placement is where the row ran: one node, the CPUs of every process, NUMA.
+type Placement struct {
+	Node        string `json:"node"`
+	NUMANodes   int    `json:"numa_nodes"`
+	NUMA        string `json:"numa"`        // the placement in words
+	Determinism string `json:"determinism"` // CPU list used by repetitions
+	PerfCPU     *int   `json:"perf_cpu"`    // the one measured CPU, when perf ran
+	// CPUNodes maps every CPU a process ran on to its NUMA node (host.json); absent for a
+	// campaign whose host.json predates the per-node CPU lists.
+	CPUNodes map[int]int `json:"cpu_nodes,omitempty"`
+	Note     string      `json:"note"`
+}
+
+// An ArmReport is one arm's determinism result on its current artifact.
+type ArmReport struct {
+	Arm         engine.Arm `json:"arm"`
+	Revision    string     `json:"revision"`
+	Variant     string     `json:"variant,omitempty"`
+	Gen         int        `json:"gen"`
+	SHA256      string     `json:"sha256"`
+	Stale       bool       `json:"stale"`
+	Repetitions int        `json:"repetitions"`
+	Verdict     string     `json:"verdict"` // STABLE, UNSTABLE, BLOCKED or INCOMPLETE
+	Reason      string     `json:"reason"`
+	Digests     []string   `json:"digests"` // distinct digests of the counted repetitions
+	Runs        []RunInfo  `json:"runs"`    // every attempt of the current generation, in journal order
+	OlderRuns   int        `json:"older_generation_runs"`
+	// Evidence is the lifecycle evidence of EvidenceRun (the first counted repetition with
+	// evidence); EvidenceAgree says whether every counted repetition's evidence is the same.
+	Evidence      *report.Evidence `json:"evidence"`
+	EvidenceRun   engine.RunID     `json:"evidence_run,omitempty"`
+	EvidenceAgree bool             `json:"evidence_agree"`
+	Instability   *DiffSummary     `json:"instability_diff,omitempty"` // first two differing repetitions
+}
+
+// RunInfo is one repetition attempt as the journal recorded it.
+type RunInfo struct {
+	Run        engine.RunID `json:"run"`
+	Repetition int          `json:"repetition"`
+	Attempt    int          `json:"attempt"`
+	Status     string       `json:"status"` // counted, superseded, interrupted
+	CPUs       []int        `json:"cpus"`
+	PID        int          `json:"pid"`
+	StartedAt  time.Time    `json:"started_at"`
+	EndedAt    *time.Time   `json:"ended_at"`
+	ExitCode   int          `json:"exit_code"`
+	Signal     string       `json:"signal,omitempty"`
+	TimedOut   bool         `json:"timed_out,omitempty"`
+	ElapsedMs  float64      `json:"elapsed_ms"`
+	Digest     string       `json:"digest,omitempty"`
+	FixedPoint string       `json:"fixed_point,omitempty"`
+	Error      string       `json:"error,omitempty"`
+	FullReport string       `json:"full_report"` // where the full canonical report is, or why not
+
+	reportPath string // as recorded in the run_end, campaign-relative
+}
+
+// Run statuses.
+const (
+	statusCounted     = "counted"     // the latest attempt of its repetition: the verdict uses it
+	statusSuperseded  = "superseded"  // a later attempt of the same repetition replaced it
+	statusInterrupted = "interrupted" // started, no end recorded: kvparity stopped or died
+)
+
+// An Outcome is a verdict with its reason.
+type Outcome struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+}
+
+// Semantic is the stage-8 semantic result with what decided it.
+type Semantic struct {
+	Verdict    string                     `json:"verdict"` // PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, FAIL, INCONCLUSIVE
+	Reason     string                     `json:"reason"`
+	Diff       *DiffSummary               `json:"diff"` // baseline vs candidate, when they differ
+	Exceptions []diffview.ExceptionRecord `json:"exception_records"`
+	Coverage   []RecordCoverage           `json:"record_coverage"`
+	UncoveredN int                        `json:"uncovered_count"`
+	Uncovered  []string                   `json:"uncovered"` // the first maxUncovered, in document order
+}
+
+// RecordCoverage says how many differing pointers one exception record covers.
+type RecordCoverage struct {
+	ID     string `json:"id"`
+	Covers int    `json:"covers"`
+}
+
+// A DiffSummary is a focused diff of two canonical reports: every differing pointer, the first
+// divergence and the diagnosis. File is the campaign file it is kept in (diffs/*.json).
+type DiffSummary struct {
+	File      string                `json:"file"`
+	A         string                `json:"a"`
+	B         string                `json:"b"`
+	Count     int                   `json:"count"`
+	Pointers  []string              `json:"-"` // every differing pointer: in File, too many for the report
+	GroupN    int                   `json:"group_count"`
+	Groups    []DiffGroup           `json:"groups"` // the first maxGroups
+	First     *diffview.JSONFirst   `json:"first_divergence"`
+	Diagnosis []diffview.Signature  `json:"diagnosis"`
+	Changes   []diffview.JSONChange `json:"changes"` // the first changes of each group (up to 5)
+}
+
+// A DiffGroup is one group of changes with its size.
+type DiffGroup struct {
+	Key   string `json:"key"`
+	Title string `json:"title"`
+	Count int    `json:"count"`
+}
+
+// Performance is the stage-7 result as recorded.
+type Performance struct {
+	Status  string             `json:"status"` // decided, in progress, not run
+	Verdict string             `json:"verdict"`
+	Reason  string             `json:"reason"`
+	Scope   string             `json:"scope"`
+	Metric  string             `json:"metric"`
+	Proxy   bool               `json:"timing_proxy"`
+	Result  *engine.PerfResult `json:"result"`
+	// Sampling is the sampling assumption the bounds are conditional on, in words.
+	Sampling string `json:"sampling_assumption"`
+}
+
+// A Statement is one piece of coverage the campaign did not establish, said plainly.
+type Statement struct {
+	Topic string `json:"topic"`
+	Text  string `json:"text"`
+}

@@ -1,0 +1,102 @@
+package campaignreport
+
+import (
+	"fmt"
+
+	"kvparity/report"
+)
+
+// protocolCount is the protocol's authoritative window size (stage 3).
+const protocolCount = 5000
+
+// protocolPairs is the protocol's measured series length (stage 7).
+const protocolPairs = 60
+
+// statements lists what this campaign did not establish, in plain words, so the verdicts above
+// are never read as more than they are (stage 8: "skipped or unsupported coverage without
+// overstating the result").
+func (c *campaign) statements(r *Report) []Statement {
+	var out []Statement
+	add := func(topic, format string, a ...any) {
+		out = append(out, Statement{Topic: topic, Text: fmt.Sprintf(format, a...)})
+	}
+	var ev *report.Evidence
+	for _, a := range r.Arms {
+		if a.Evidence != nil {
+			ev = a.Evidence
+			break
+		}
+	}
+	builtin := false
+	for _, a := range r.Artifacts {
+		builtin = builtin || a.Builtin
+	}
+	if builtin {
+		add("artifacts", "at least one arm is the embedded engine (`kvparity replay`, a built-in stand-in for a code revision), not a Dynamo `offline_replay_bench` build: this report validates the workbench path, not a Dynamo revision")
+	}
+	for _, rv := range r.Revisions {
+		if !rv.CommitSHA {
+			add("revisions", "the %s revision %q is not an immutable commit SHA", rv.Arm, rv.Revision)
+		}
+	}
+	for _, a := range r.Arms {
+		if a.Stale {
+			add("stale artifact", "the %s source binary changed after generation %d was pinned: these results are about the pinned copy, not the rebuilt binary; rerun the determinism stage to pin and judge the new one", a.Arm, a.Gen)
+		}
+	}
+	add("determinism patch", "no temporary determinism patch was declared for either revision, so no patch checksum is recorded")
+	if r.Trace.Generated {
+		add("trace", "the trace is a generated conversation trace (%s), not the Mooncake window the protocol qualifies", r.Trace.Source)
+	}
+	if r.Trace.Count < protocolCount {
+		add("trace", "the window holds %d requests, not the protocol's %d-request long corpus: this is not an authoritative 5,000-request campaign", r.Trace.Count, protocolCount)
+	}
+	if r.Config.QueueThreshold == "" {
+		immediate, queued := 0, 0
+		if ev != nil {
+			for _, p := range ev.Pools {
+				immediate += p.Immediate
+				queued += p.Queued
+			}
+		}
+		add("queueing", "router queueing was not enabled (no --router-queue-threshold): every route decision is immediate (%d immediate, %d queued); queued placement was not exercised and is not claimed, and scheduler waiting is not counted as queueing", immediate, queued)
+	} else {
+		add("queueing", "router queueing was enabled with threshold %s", r.Config.QueueThreshold)
+	}
+	if ev != nil {
+		switch ev.Topology {
+		case "aggregated":
+			add("topology", "this row is aggregated: disaggregated prefill/decode handoff is not exercised here")
+		default:
+			add("topology", "this row is %s; the aggregated rows of the matrix are separate campaigns", ev.Topology)
+		}
+		if ev.Engine != "trtllm" {
+			add("engines", "TensorRT-LLM was not run (it is optional smoke coverage, never a substitute for the vLLM or SGLang semantics); this row covers %s only", ev.Engine)
+		}
+	} else {
+		add("lifecycle", "no lifecycle evidence was recorded, so no lifecycle path is claimed")
+	}
+	add("production routing", "performance is %s; production-routing timing needs a separate build without replay-bench and is out of scope", "seeded matched-routing replay-loop parity")
+	if r.Config.TimingProxy {
+		add("timing field", "the timing field %s is a declared PROXY for replay_execution_ms, not the protocol's timing boundary", r.Config.TimingField)
+	}
+	if res := r.Performance.Result; res != nil {
+		if n := len(res.Pairs); n < protocolPairs {
+			add("performance", "%d measured pairs, not the protocol's %d", n, protocolPairs)
+		}
+		if res.Telemetry != "available" {
+			add("telemetry", "no frequency or thermal telemetry was available; only the dependence battery judged the sampling assumption")
+		}
+	} else {
+		add("performance", "no performance result: %s", r.Performance.Reason)
+	}
+	switch r.Performance.Verdict {
+	case "FAIL":
+		add("profiling", "the performance gate failed and kvparity records no profiler findings: the regression still has to be attributed (Samply) before any waiver")
+	default:
+		add("profiling", "no regression was investigated, so there are no profiler findings")
+	}
+	add("forced fixtures", "stage 6 fixtures (single-worker queueing, scale-to-zero, backend handoff ordering) are not part of this campaign")
+	add("excluded by the protocol", "round-robin routing and the same-timestamp event-only progress scenario are outside this campaign; KVBM G2–G4 replay was removed and is not emulated")
+	return out
+}

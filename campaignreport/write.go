@@ -1,0 +1,71 @@
+package campaignreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"kvparity/engine"
+)
+
+// Write writes report.md and report.json into the campaign directory dir (and the focused
+// diffs under diffs/ when canonical reports disagree). It reads only what the campaign recorded,
+// so writing it twice on an unchanged campaign gives the same bytes. The workbench's save key
+// and `kvparity report DIR` both call it.
+func Write(dir string) error {
+	_, err := WriteReport(dir)
+	return err
+}
+
+// Build returns the report of a campaign without writing anything (for tests and tools that
+// want the figures).
+func Build(dir string) (*Report, error) {
+	c, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := c.build()
+	return r, err
+}
+
+// WriteReport is Write returning the report it wrote.
+func WriteReport(dir string) (*Report, error) {
+	c, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, files, err := c.build()
+	if err != nil {
+		return nil, err
+	}
+	js, err := encodeJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	files[ReportJSON] = js
+	files[ReportMD] = markdown(r)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := engine.WriteFileAtomic(filepath.Join(c.dir, filepath.FromSlash(n)), files[n]); err != nil {
+			return nil, fmt.Errorf("campaign report: %w", err)
+		}
+	}
+	return r, nil
+}
+
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
