@@ -1,4 +1,13 @@
-// Package ui is the Bubble Tea workbench: a root model that routes messages and focus, and
-// one model per pane (header, artifacts, determinism, lifecycle, pressure, performance, log,
-// diff).
+// Package ui is the Bubble Tea workbench over a campaign (engine.Controller).
+//
+// The root Model routes and lays out; it owns focus, the status line, the footer and ? help,
+// and frame pacing. Each pane is its own package with a value model (Update, View, SetSize,
+// Focus, Blur, Focused): header, artifacts, determinism, lifecycle, pressure, perf and logpane;
+// the diff pane and exception form come from package diffview. Keys (ui/keys) and styles
+// (ui/theme) are defined once.
+//
+// Engine events arrive through one re-armed command that drains whatever is waiting into one
+// message, so a burst costs one Update. Update never calls anything that may block: Controller
+// calls run in commands that capture values. View returns the frame composed on the last paced
+// tick: at most 30 frames a second, at most 4 while a measured sample runs.
 package ui

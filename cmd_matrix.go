@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/matrixview"
+	"kvparity/ui/theme"
+)
+
+func init() {
+	register("matrix", "run several rows: one after another here, or one Slurm job per row (--slurm)", runMatrix)
+}
+
+// matrixArgList is a repeatable string flag.
+type matrixArgList []string
+
+func (s *matrixArgList) String() string     { return strings.Join(*s, " ") }
+func (s *matrixArgList) Set(v string) error { *s = append(*s, v); return nil }
+
+const matrixUsage = `usage: kvparity matrix ROW.toml... --campaign DIR [--slurm [--partition P] [--sbatch-arg ARG]...]
+
+Runs every row as its own campaign in DIR/<row>. Without --slurm the rows run one after another
+on this machine (exactly as 'kvparity run ROW --campaign DIR/<row>'); with --slurm each row is
+one job on one whole node (--exclusive --nodes=1), and DIR must be on a filesystem every node
+sees. Running the same command again follows jobs still queued or running, resubmits rows whose
+job ended environmentally (preemption, node failure, time limit, cancel) and keeps rows that
+already have a verdict. Writes DIR/matrix.md and DIR/matrix.json. Exit status: 0 every row
+passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished, 3 usage or input error.
+
+flags:
+`
+
+func runMatrix(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, matrixUsage); fs.PrintDefaults() }
+	var (
+		dir        = fs.String("campaign", "", "matrix folder: one campaign per row in DIR/<row> (required)")
+		useSlurm   = fs.Bool("slurm", false, "submit one Slurm job per row instead of running rows here")
+		partition  = fs.String("partition", "", "Slurm partition for the jobs (--slurm)")
+		anyNode    = fs.Bool("any-node", false, "let a resubmitted row run on another node than the one its campaign started on")
+		resubmit   = fs.Int("resubmit", 0, "resubmit a row whose job ended environmentally up to N times automatically")
+		poll       = fs.Duration("poll", time.Second, "how often row journals are re-read (fsnotify wakes sooner where it works)")
+		jobPoll    = fs.Duration("job-poll", 5*time.Second, "how often Slurm is asked about the jobs")
+		jsonOut    = fs.Bool("json", false, "print matrix.json on stdout at the end (progress goes to stderr)")
+		quiet      = fs.Bool("quiet", false, "print no progress lines")
+		view       = fs.Bool("view", false, "show the matrix view (one line per row; enter opens a finished row's workbench)")
+		stage      = fs.String("stage", "determinism", "the stages every row runs: determinism, perf or all (as kvparity run --stage)")
+		cpus       = fs.String("cpus", "", "CPUs each row's replays may be pinned to, e.g. 0-3 (as kvparity run --cpus; default: the job's CPU set)")
+		placeOnly  = fs.String("record-placement", "", "internal (job scripts): record this job's placement in the row folder and exit")
+		sbatchArgs matrixArgList
+		runArgs    matrixArgList
+	)
+	fs.Var(&sbatchArgs, "sbatch-arg", "extra sbatch argument, e.g. --sbatch-arg=--time=04:00:00 (repeatable)")
+	fs.Var(&runArgs, "run-arg", "extra 'kvparity run' argument for every row (repeatable)")
+	rows, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if *placeOnly != "" {
+		return recordPlacement(*placeOnly, stdout, stderr)
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "kvparity matrix: "+format+"\n", a...)
+		return 3
+	}
+	switch {
+	case *dir == "":
+		return bad("--campaign DIR is required")
+	case len(rows) == 0:
+		return bad("no row files given")
+	case !*useSlurm && (*partition != "" || len(sbatchArgs) > 0 || *anyNode || *resubmit > 0):
+		return bad("--partition, --sbatch-arg, --any-node and --resubmit need --slurm")
+	case *view && *jsonOut:
+		return bad("--view and --json exclude each other")
+	case *stage != "determinism" && *stage != "perf" && *stage != "all":
+		return bad("--stage %q: use determinism, perf or all", *stage)
+	case *resubmit < 0:
+		return bad("--resubmit must be >= 0")
+	case *poll <= 0 || *jobPoll <= 0:
+		return bad("--poll and --job-poll must be > 0")
+	}
+
+	runArgs = append(matrixArgList{"--stage", *stage}, runArgs...)
+	if *cpus != "" {
+		if _, err := engine.ParseCPUList(*cpus); err != nil {
+			return bad("--cpus: %v", err)
+		}
+		runArgs = append(runArgs, "--cpus", *cpus)
+	}
+	progress := stdout
+	if *jsonOut {
+		progress = stderr
+	}
+	if *quiet {
+		progress = io.Discard
+	}
+	o := engine.MatrixOptions{
+		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
+		Resubmit: *resubmit, RunArgs: runArgs, Poll: *poll, JobPoll: *jobPoll,
+		OnUpdate: progressPrinter(progress), Log: progress,
+	}
+	if *useSlurm {
+		o.Slurm = &engine.Slurm{}
+	} else {
+		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
+			run, ok := commands["run"]
+			if !ok {
+				fmt.Fprintln(out, "kvparity matrix: this build has no 'run' command")
+				return 3
+			}
+			code := run.run(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out, out)
+			// The row's report, which the matrix report links (as the Slurm job script does).
+			if report, ok := commands["report"]; ok && ctx.Err() == nil {
+				if _, err := os.Stat(filepath.Join(rowDir, engine.FileJournal)); err == nil {
+					report.run([]string{rowDir}, out, out)
+				}
+			}
+			return code
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var res *engine.MatrixResult
+	if *view {
+		res, err = runMatrixView(ctx, o, *dir, stderr)
+	} else {
+		res, err = engine.RunMatrix(ctx, o)
+	}
+	if res == nil {
+		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
+		return 3
+	}
+	code := res.ExitCode
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
+		code = 3 // sbatch refused a submission (bad partition or argument)
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res.Report); err != nil {
+			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
+			return 3
+		}
+	} else {
+		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Verdict,
+			res.ExitCode, res.Report.Campaign, engine.MatrixReportMD)
+	}
+	return code
+}
+
+// progressPrinter prints a row's line whenever it changes.
+func progressPrinter(w io.Writer) func([]engine.RowStatus) {
+	var mu sync.Mutex
+	last := map[string]string{}
+	return func(rows []engine.RowStatus) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range rows {
+			line := matrixLine(s)
+			if last[s.Row] != line {
+				last[s.Row] = line
+				fmt.Fprintln(w, line)
+			}
+		}
+	}
+}
+
+// matrixLine is one row in one line: node, job, stage progress and verdicts.
+func matrixLine(s engine.RowStatus) string {
+	parts := []string{fmt.Sprintf("%-16s", s.Row)}
+	if s.Node != "" {
+		parts = append(parts, "node "+s.Node)
+	}
+	if s.JobID != "" {
+		parts = append(parts, fmt.Sprintf("job %s %s", s.JobID, s.JobState))
+	}
+	parts = append(parts, s.Progress())
+	if v := s.Verdicts(); v != "" {
+		parts = append(parts, v)
+	}
+	if s.Blocked != "" {
+		parts = append(parts, s.Blocked)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// runMatrixView runs the matrix under the matrix view. Quitting the view stops following (Slurm
+// jobs keep running; a local row is interrupted and resumes next time) and waits for the matrix
+// to record that.
+func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stderr io.Writer) (*engine.MatrixResult, error) {
+	feed := matrixview.NewFeed()
+	o.OnUpdate, o.Log = feed.Publish, io.Discard
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
+	m.Standalone = true
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type ended struct {
+		res *engine.MatrixResult
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		res, err := engine.RunMatrix(mctx, o)
+		feed.Finish(res, err)
+		done <- ended{res, err}
+	}()
+	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
+	}
+	cancel()
+	e := <-done
+	return e.res, e.err
+}
+
+// openRowCmd opens a row's full workbench (kvparity open DIR/ROW) in place of the matrix view,
+// once the row no longer runs: a running row's journal belongs to its job.
+func openRowCmd(exe string) matrixview.OpenFunc {
+	return func(r engine.RowStatus) tea.Cmd {
+		note := func(s string) tea.Cmd { return func() tea.Msg { return matrixview.NoteMsg(s) } }
+		switch {
+		case r.JobState != "" && !r.JobState.Terminal():
+			return note(fmt.Sprintf("row %s is %s (%s): open it when it has ended", r.Row, strings.ToLower(string(r.JobState)), r.Progress()))
+		case r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf || r.Stage == engine.RowStagePinning ||
+			r.Stage == engine.RowStageStarting:
+			return note(fmt.Sprintf("row %s is running (%s): open it when it has ended", r.Row, r.Progress()))
+		case r.Records == 0:
+			return note(fmt.Sprintf("row %s has no campaign yet", r.Row))
+		}
+		return tea.ExecProcess(exec.Command(exe, "open", r.Dir), func(err error) tea.Msg {
+			if err != nil {
+				return matrixview.NoteMsg(fmt.Sprintf("kvparity open %s: %v", r.Dir, err))
+			}
+			return nil
+		})
+	}
+}
+
+// recordPlacement runs inside a row's job before `kvparity run`: it records where the job runs.
+func recordPlacement(rowDir string, stdout, stderr io.Writer) int {
+	p := engine.ReadPlacement(os.Getenv, "/sys/devices/system/node")
+	if err := engine.AppendPlacement(rowDir, p); err != nil {
+		fmt.Fprintf(stderr, "kvparity matrix: recording the placement: %v\n", err)
+		return 3
+	}
+	fmt.Fprintf(stdout, "kvparity: job %s on %s, CPUs %s, NUMA nodes %v\n", p.JobID, p.Node, p.AllowedCPUs, p.NUMASpan)
+	return 0
+}

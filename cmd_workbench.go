@@ -1,0 +1,146 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"kvparity/engine"
+	"kvparity/ui"
+)
+
+func init() {
+	register("workbench", "open the workbench on a row (the default when no command is given)", workbenchCmd)
+	register("open", "reopen a campaign directory in the workbench and resume it", openCmd)
+}
+
+const workbenchUsage = `usage: kvparity [ROW.toml | --row default|tiny] [--campaign DIR] [--cpus LIST]
+       kvparity open DIR [--cpus LIST]
+
+Opens the workbench: a terminal UI over the row's campaign. Without a row file it opens the
+built-in default row (the embedded engine on a generated 5,000-request conversation trace);
+--row tiny is the 200-request row. --campaign DIR resumes the campaign there when it has a
+journal, else creates it (default ./campaigns/<row>-<timestamp>). 'open DIR' reopens a finished
+or interrupted campaign. Keys: g determinism · p perf · x stop · r rerun · + repetition · tab
+pane · d diff · e exception · w watch · s save report · ? help · q quit.
+`
+
+// saveCampaignReport is the campaign-report writer the s key calls; nil until that issue lands,
+// and the workbench then says "report writer not available".
+var saveCampaignReport func(campaignDir string) error
+
+func workbenchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kvparity", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, workbenchUsage) }
+	dir := fs.String("campaign", "", "campaign directory (resumed when it has a journal)")
+	builtin := fs.String("row", "", "a built-in row: default or tiny")
+	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 1 {
+		fmt.Fprintf(stderr, "kvparity: one row file at most, got %q\n", pos)
+		return 3
+	}
+	row, rowPath, err := loadRunRow(pos, *builtin)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity: %v\n", err)
+		return 3
+	}
+	reopened := false
+	if *dir != "" {
+		_, err := os.Stat(filepath.Join(*dir, engine.FileJournal))
+		reopened = err == nil
+	}
+	return runWorkbench(stderr, *cpuList, reopened, func(opts engine.Options) (*engine.Campaign, error) {
+		opts.Dir, opts.RowPath = *dir, rowPath
+		return engine.OpenOrCreate(row, opts)
+	})
+}
+
+func openCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, workbenchUsage) }
+	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to (default: all this process may use)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: kvparity open DIR (a campaign directory with a journal.jsonl)")
+		return 3
+	}
+	if _, err := os.Stat(filepath.Join(pos[0], engine.FileJournal)); err != nil {
+		fmt.Fprintf(stderr, "kvparity open: %s is not a campaign directory (no journal.jsonl): %v\n", pos[0], err)
+		return 3
+	}
+	return runWorkbench(stderr, *cpuList, true, func(opts engine.Options) (*engine.Campaign, error) {
+		return engine.Open(pos[0], opts)
+	})
+}
+
+// runWorkbench opens the campaign, runs the UI until quit, and always closes the campaign so
+// replay processes never outlive the workbench.
+func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(engine.Options) (*engine.Campaign, error)) int {
+	// Warnings raised while the UI owns the terminal must not be printed over it: they are
+	// queued and forwarded into the program by one adapter goroutine.
+	warnings := make(chan string, 256)
+	opts := engine.Options{Warn: func(s string) {
+		select {
+		case warnings <- s:
+		default: // a flood of warnings: the journal keeps them all
+		}
+	}}
+	// Check the terminal before a campaign is created: without one there is nothing to draw on.
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		fmt.Fprintln(stderr, "kvparity: the workbench needs a terminal; run the campaign headless with 'kvparity run'")
+		return 3
+	}
+	if cpuList != "" {
+		cpus, err := engine.ParseCPUList(cpuList)
+		if err != nil || len(cpus) == 0 {
+			fmt.Fprintf(stderr, "kvparity: --cpus %q: %v\n", cpuList, err)
+			return 3
+		}
+		opts.CPUs = cpus
+	}
+	c, err := open(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity: %v\n", err)
+		return 3
+	}
+	defer c.Close()
+	m := ui.New(ui.Options{Controller: c, SaveReport: saveCampaignReport, NoColor: os.Getenv("NO_COLOR") != "",
+		Reopened: reopened})
+	p := tea.NewProgram(m, tea.WithFPS(30))
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case w := <-warnings:
+				p.Send(ui.WarningMsg{Text: w})
+			case <-stop:
+				return
+			}
+		}
+	}()
+	_, err = p.Run()
+	close(stop)
+	if cerr := c.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "campaign: %s\n", c.Dir())
+	return 0
+}

@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/determinism"
+	"kvparity/ui/text"
+)
+
+// actionDoneMsg reports a Controller call's outcome.
+type actionDoneMsg struct {
+	action string
+	err    error
+	watch  *bool // the new watch state when the action was a watch toggle
+	saved  string
+}
+
+// quitCheckedMsg answers "is a stage running?" when the user asked to quit.
+type quitCheckedMsg struct{ running bool }
+
+// infoFetchedMsg carries fresh campaign info after an artifact was re-pinned.
+type infoFetchedMsg struct{ info engine.CampaignInfo }
+
+func fetchInfo(ctl engine.Controller) tea.Cmd {
+	return func() tea.Msg { return infoFetchedMsg{info: ctl.Info()} }
+}
+
+// closedMsg says the controller is closed and its children stopped: the program may end.
+type closedMsg struct{ err error }
+
+// act runs one Controller call in a command so Update never waits on the engine. It captures
+// only its arguments, never the model.
+func act(action string, call func() error) tea.Cmd {
+	return func() tea.Msg { return actionDoneMsg{action: action, err: call()} }
+}
+
+func actWatch(ctl engine.Controller, on bool) tea.Cmd {
+	return func() tea.Msg {
+		err := ctl.SetWatch(on)
+		now := ctl.Watching()
+		return actionDoneMsg{action: "watch", err: err, watch: &now}
+	}
+}
+
+func (m *Model) onActionDone(msg actionDoneMsg) {
+	switch {
+	case msg.err != nil:
+		m.alarm(fmt.Sprintf("%s refused: %v", msg.action, msg.err))
+	case msg.watch != nil:
+		m.watching = *msg.watch
+		m.arts.SetWatching(m.watching)
+		if m.watching {
+			m.say("watching both arms' binaries: a rebuilt one is re-pinned and rerun")
+		} else {
+			m.say("watch mode off")
+		}
+	case msg.saved != "":
+		m.say("report written to " + msg.saved)
+	}
+	if msg.err != nil && msg.watch != nil {
+		m.watching = *msg.watch
+		m.arts.SetWatching(m.watching)
+	}
+}
+
+// saveReport runs the injected campaign-report writer in a command.
+func (m *Model) saveReport() tea.Cmd {
+	if m.save == nil {
+		m.alarm("report writer not available")
+		return nil
+	}
+	save, dir := m.save, m.dir
+	m.say("writing the campaign report…")
+	return func() tea.Msg {
+		if err := save(dir); err != nil {
+			return actionDoneMsg{action: "save report", err: err}
+		}
+		return actionDoneMsg{action: "save report", saved: filepath.Join(dir, "report.md")}
+	}
+}
+
+// quit closes the controller (stopping running children by process group) in a command, then
+// ends the program.
+func (m *Model) quit() tea.Cmd {
+	m.closing = true
+	ctl := m.ctl
+	return func() tea.Msg { return closedMsg{err: ctl.Close()} }
+}
+
+// diffPair picks what d compares: the selected repetition against its own arm's first
+// repetition when their digests differ (an unstable revision), otherwise against the other
+// arm's first repetition (parity).
+// same is set when both have one digest (nothing to diff).
+func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b diffSide, same bool, err error) {
+	first := func(arm engine.Arm) (determinism.Repetition, bool) {
+		for _, r := range reps {
+			if r.Arm == arm && r.Digest != "" {
+				return r, true
+			}
+		}
+		return determinism.Repetition{}, false
+	}
+	if sel.Digest == "" {
+		return a, b, false, fmt.Errorf("%s has no canonical report yet", determinism.Label(sel.Arm, sel.Index))
+	}
+	other, ok := first(sel.Arm)
+	if !ok || other.Run == sel.Run || other.Digest == sel.Digest {
+		arm := engine.Candidate
+		if sel.Arm == engine.Candidate {
+			arm = engine.Baseline
+		}
+		if other, ok = first(arm); !ok {
+			return a, b, false, fmt.Errorf("no %s repetition has a canonical report yet", arm)
+		}
+	}
+	side := func(r determinism.Repetition) diffSide {
+		return diffSide{Label: determinism.Label(r.Arm, r.Index), ReportPath: r.ReportPath}
+	}
+	a, b = side(sel), side(other)
+	// Baseline on the left, as everywhere else; within one arm, the earlier repetition.
+	if sel.Arm == engine.Candidate && other.Arm == engine.Baseline || sel.Arm == other.Arm && sel.Index > other.Index {
+		a, b = b, a
+	}
+	if other.Digest == sel.Digest {
+		return a, b, true, nil
+	}
+	if a.ReportPath == "" || b.ReportPath == "" {
+		return a, b, false, fmt.Errorf("the canonical report of %s or %s was not kept", a.Label, b.Label)
+	}
+	return a, b, false, nil
+}
+
+// openDiff opens the diff pane on the selected repetition and focuses it.
+func (m *Model) openDiff() tea.Cmd {
+	sel, ok := m.det.Selected()
+	if !ok {
+		m.say("nothing to diff yet: start the determinism stage with g")
+		return nil
+	}
+	a, b, same, err := diffPair(m.det.Repetitions(), sel)
+	if err != nil {
+		m.say("diff: " + err.Error())
+		return nil
+	}
+	if same {
+		// Matching full reports are deleted (only digests are kept): equal digests already say
+		// the canonical reports are byte-identical.
+		m.say(fmt.Sprintf("diff: %s and %s have the same digest %s: their canonical reports are byte-identical",
+			a.Label, b.Label, text.Short(sel.Digest, 12)))
+		return nil
+	}
+	m.setFocus(focusDiff)
+	m.layout()
+	var cmd tea.Cmd
+	m.diff, cmd = m.diff.Open(a, b)
+	m.say("diff: " + a.Label + " vs " + b.Label)
+	return cmd
+}
+
+// focusDisagreement opens and focuses the diff pane when reports disagree (DESIGN: kvparity
+// "focuses the diff when canonical reports disagree"): an UNSTABLE arm shows its first
+// repetition against the first one that differs, a parity FAIL shows baseline against
+// candidate. It does nothing when the full reports were not kept.
+func (m *Model) focusDisagreement(v engine.StageVerdict) tea.Cmd {
+	reps := m.det.Repetitions()
+	var sel determinism.Repetition
+	switch {
+	case v.Stage == engine.StageDeterminism && v.Verdict == "UNSTABLE":
+		var first string
+		for _, r := range reps {
+			if r.Arm != v.Arm || r.Digest == "" {
+				continue
+			}
+			if first == "" {
+				first = r.Digest
+			} else if r.Digest != first {
+				sel = r
+				break
+			}
+		}
+	case v.Stage == engine.StageParity && v.Verdict == "FAIL":
+		for _, r := range reps {
+			if r.Arm == engine.Candidate && r.Digest != "" {
+				sel = r
+				break
+			}
+		}
+	}
+	if sel.Run == "" {
+		return nil
+	}
+	a, b, same, err := diffPair(reps, sel)
+	if err != nil || same {
+		return nil
+	}
+	m.setFocus(focusDiff)
+	m.layout()
+	var cmd tea.Cmd
+	m.diff, cmd = m.diff.Open(a, b)
+	m.logp.Note(fmt.Sprintf("the diff pane shows %s vs %s (tab leaves it)", a.Label, b.Label))
+	return cmd
+}

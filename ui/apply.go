@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/determinism"
+)
+
+// apply routes one engine event to the panes that own it, whatever has focus, and words the
+// ones the user must not miss on the status line. It returns a command only when an event needs
+// the controller (fresh info after a re-pin).
+func (m *Model) apply(ev engine.Event) tea.Cmd {
+	var cmd tea.Cmd
+	switch ev := ev.(type) {
+	case engine.RunStarted, engine.RunProgress, engine.DigestReady:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+	case engine.RunFinished:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+		if ev.Err != nil {
+			m.alarm(fmt.Sprintf("replay error in %s: %v", ev.Run, ev.Err))
+		} else if ev.TimedOut {
+			m.alarm(fmt.Sprintf("%s timed out and was killed", ev.Run))
+		}
+	case engine.LogLine:
+		m.logp, _ = m.logp.Update(ev)
+	case engine.CoverageReady:
+		m.life, _ = m.life.Update(ev)
+		m.press, _ = m.press.Update(ev)
+	case engine.PressureEvent:
+		m.press, _ = m.press.Update(ev)
+	case engine.StageVerdict:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+		m.arts, _ = m.arts.Update(ev)
+		if ev.Stage == engine.StageDeterminism && ev.Arm != "" {
+			m.diff.SetUnstable(m.det.Verdict(engine.Baseline).Verdict == "UNSTABLE" ||
+				m.det.Verdict(engine.Candidate).Verdict == "UNSTABLE")
+		}
+		if ev.Stage == engine.StageParity {
+			m.diff.SetParity(ev.Verdict)
+		}
+		cmd = m.focusDisagreement(ev)
+		if s, bad := verdictNews(ev); bad {
+			m.alarm(s)
+		} else {
+			m.say(s)
+		}
+	case engine.SampleDone, engine.PairDone, engine.PerfSummary:
+		m.perf, _ = m.perf.Update(ev)
+	case engine.SampleInvalidated:
+		m.perf, _ = m.perf.Update(ev)
+		m.say(fmt.Sprintf("pair %d invalidated (%s): both members rerun in the same order", ev.Pair, ev.Reason))
+	case engine.ArtifactChanged:
+		cmd = m.onArtifactChanged(ev)
+	case engine.RowBlocked:
+		m.blocked = fmt.Sprintf("%s stage: %s", ev.Stage, ev.Reason)
+		m.alarm("row BLOCKED at the " + m.blocked)
+	case engine.StageStarted:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+		m.stageRunning = true
+		m.blocked = ""
+		m.status = news("")
+		m.say(string(ev.Stage) + " stage started")
+	case engine.HistoryReplayed:
+		if ev.Records > 0 {
+			m.det.MarkInterrupted()
+			m.perf.MarkInterrupted()
+			m.say(fmt.Sprintf("campaign reopened: %d journal records replayed · g resumes the determinism stage, p the performance stage", ev.Records))
+		}
+	case engine.StageStopped:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+		m.stageRunning = false
+		if ev.Cancelled {
+			m.say(string(ev.Stage) + " stage stopped; its unfinished runs were killed")
+		} else {
+			m.say(string(ev.Stage) + " stage finished")
+		}
+	}
+	m.syncSelection()
+	return cmd
+}
+
+func (m *Model) onArtifactChanged(ev engine.ArtifactChanged) tea.Cmd {
+	m.arts, _ = m.arts.Update(ev)
+	what := "the row file"
+	if ev.Arm != "" {
+		what = "the " + string(ev.Arm) + " binary"
+	}
+	if ev.Repinned {
+		m.say(fmt.Sprintf("%s was rebuilt: re-pinned and rerunning", what))
+		return fetchInfo(m.ctl)
+	}
+	// The status line keeps a STALE mark for as long as it lasts; the log keeps the details.
+	if ev.Arm == "" {
+		m.rowChanged = true
+	}
+	m.logp.Note(fmt.Sprintf("%s changed after pinning (%s); results no longer describe it", what, ev.Path))
+	m.invalidateStatus()
+	return nil
+}
+
+// invalidateStatus drops news that a newer condition (a STALE mark) makes misleading.
+func (m *Model) invalidateStatus() {
+	if !m.status.problem {
+		m.status = news("")
+	}
+}
+
+// selectedLabel names the selected repetition on screen.
+func (m Model) selectedLabel() string {
+	r, ok := m.det.Selected()
+	if !ok {
+		return ""
+	}
+	return determinism.Label(r.Arm, r.Index)
+}

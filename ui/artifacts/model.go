@@ -1,0 +1,187 @@
+// Package artifacts is the pane that shows both arms' pinned artifacts: revision, SHA-256,
+// size, .text size and its growth, the watch state and stale marks.
+package artifacts
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/pane"
+	"kvparity/ui/text"
+	"kvparity/ui/theme"
+)
+
+// Model is the artifacts pane.
+type Model struct {
+	pane.Base
+	arts      map[engine.Arm]engine.ArtifactInfo
+	watching  bool
+	footprint engine.StageVerdict // the footprint verdict once the engine computed it
+	changed   map[engine.Arm]engine.ArtifactChanged
+}
+
+// New builds the pane from the campaign's pinned artifacts.
+func New(st theme.Styles, arts map[engine.Arm]engine.ArtifactInfo) Model {
+	m := Model{arts: map[engine.Arm]engine.ArtifactInfo{}, changed: map[engine.Arm]engine.ArtifactChanged{}}
+	for k, v := range arts {
+		m.arts[k] = v
+	}
+	m.Styles = st
+	return m
+}
+
+// SetArtifacts replaces the pinned artifacts (after a re-pin the root re-reads Info).
+func (m *Model) SetArtifacts(arts map[engine.Arm]engine.ArtifactInfo) {
+	m.arts = map[engine.Arm]engine.ArtifactInfo{}
+	for k, v := range arts {
+		m.arts[k] = v
+	}
+	// An arm whose pinned copy now is the changed source was re-pinned: it is no longer stale.
+	for arm, a := range m.arts {
+		if c, ok := m.changed[arm]; ok && !a.Stale && c.NewSHA256 == a.SHA256 {
+			c.Repinned = true
+			m.changed[arm] = c
+		}
+	}
+}
+
+// SetWatching records whether watch mode is on.
+func (m *Model) SetWatching(on bool) { m.watching = on }
+
+// Stale reports the arms whose source changed after pinning and were not re-pinned.
+func (m Model) Stale() []engine.Arm {
+	var out []engine.Arm
+	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+		if m.arts[arm].Stale {
+			out = append(out, arm)
+			continue
+		}
+		if c, ok := m.changed[arm]; ok && !c.Repinned {
+			out = append(out, arm)
+		}
+	}
+	return out
+}
+
+// Update takes ArtifactChanged and the footprint verdict.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch ev := msg.(type) {
+	case engine.ArtifactChanged:
+		if ev.Arm != "" {
+			m.changed[ev.Arm] = ev
+			if a, ok := m.arts[ev.Arm]; ok && !ev.Repinned {
+				a.Stale = true
+				m.arts[ev.Arm] = a
+			}
+		}
+	case engine.StageVerdict:
+		if ev.Stage == engine.StageFootprint {
+			m.footprint = ev
+		}
+	}
+	return m, nil
+}
+
+// View renders one line per arm (two lines), or both arms compactly on one line when the box
+// has one. The watch state and footprint verdict never fall off: they come before the details.
+func (m Model) View() string {
+	st := m.Styles
+	base, cand := m.arts[engine.Baseline], m.arts[engine.Candidate]
+	title := m.Title("ARTIFACTS", "")
+	watch := st.Faint.Render("○ watch off")
+	if m.watching {
+		watch = st.Running.Render("● watching")
+	}
+	foot := ""
+	if m.footprint.Verdict != "" {
+		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
+	}
+	if m.Height < 2 {
+		line := title + " " + watch + " " + foot + m.compact(base, engine.ArtifactInfo{}) +
+			st.Faint.Render(" │ ") + m.compact(cand, base)
+		return text.Fit([]string{line}, m.Width, 1)
+	}
+	lines := []string{
+		title + "  " + m.armLine(base, engine.ArtifactInfo{}) + "  " + watch,
+		" " + strings.Repeat(" ", text.Width("ARTIFACTS")) + "  " + m.armLine(cand, base) + "  " + foot,
+	}
+	return text.Fit(lines, m.Width, m.Height)
+}
+
+// armLine renders one arm; against a non-empty baseline it adds size and .text growth.
+func (m Model) armLine(a, base engine.ArtifactInfo) string {
+	st := m.Styles
+	if a.Arm == "" {
+		return st.Faint.Render("(not pinned)")
+	}
+	name := fmt.Sprintf("%-9s", a.Arm)
+	parts := []string{st.Bold.Render(name) + " " + text.Short(revision(a), 16),
+		"sha256 " + st.Accent.Render(text.Short(a.SHA256, 8)), text.Bytes(a.Size)}
+	if a.TextSize > 0 {
+		t := ".text " + text.Bytes(a.TextSize)
+		if base.TextSize > 0 {
+			t += " " + m.growth(base.TextSize, a.TextSize)
+		}
+		parts = append(parts, t)
+	} else if base.Size > 0 {
+		parts = append(parts, "size "+m.growth(base.Size, a.Size))
+	}
+	line := strings.Join(parts, "  ")
+	if stale := m.isStale(a.Arm); stale != "" {
+		line += "  " + st.Warn.Render(stale)
+	}
+	return line
+}
+
+// compact is armLine for the one-line layout: short name and revision, stale mark, growth.
+func (m Model) compact(a, base engine.ArtifactInfo) string {
+	st := m.Styles
+	if a.Arm == "" {
+		return st.Faint.Render("(not pinned)")
+	}
+	name := "base"
+	if a.Arm == engine.Candidate {
+		name = "cand"
+	}
+	line := st.Bold.Render(name) + " " + text.Short(revision(a), 7)
+	if stale := m.isStale(a.Arm); stale != "" {
+		line += " " + st.Warn.Render(stale)
+	}
+	switch {
+	case base.TextSize > 0 && a.TextSize > 0:
+		line += " .text " + m.growth(base.TextSize, a.TextSize)
+	case base.Size > 0:
+		line += " size " + m.growth(base.Size, a.Size)
+	}
+	return line
+}
+
+func revision(a engine.ArtifactInfo) string {
+	if a.Variant != "" {
+		return a.Revision + "/" + a.Variant
+	}
+	return a.Revision
+}
+
+// growth styles a relative size change: above the protocol's 5% footprint limit it is bad.
+func (m Model) growth(old, new int64) string {
+	g := text.Growth(old, new)
+	if old > 0 && float64(new) > float64(old)*1.05 {
+		return m.Styles.Bad.Render(g)
+	}
+	return g
+}
+
+func (m Model) isStale(arm engine.Arm) string {
+	c, changed := m.changed[arm]
+	switch {
+	case changed && c.Repinned:
+		return "re-pinned " + text.Short(c.NewSHA256, 8)
+	case changed || m.arts[arm].Stale:
+		return "STALE (source changed after pinning)"
+	}
+	return ""
+}

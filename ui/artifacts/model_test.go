@@ -1,0 +1,68 @@
+package artifacts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/engine"
+	"kvparity/ui/theme"
+)
+
+func arts(textBase, textCand int64) map[engine.Arm]engine.ArtifactInfo {
+	return map[engine.Arm]engine.ArtifactInfo{
+		engine.Baseline:  {Arm: engine.Baseline, Revision: "a1b2c3d", SHA256: "1f2e3d4c5b6a", Size: 1000, TextSize: textBase},
+		engine.Candidate: {Arm: engine.Candidate, Revision: "e4f5a6b", SHA256: "9a8b7c6d5e4f", Size: 1100, TextSize: textCand},
+	}
+}
+
+func TestGrowthAndWatchState(t *testing.T) {
+	m := New(theme.NewStyles(true, false), arts(1000, 1080))
+	m.SetWatching(true)
+	m.SetSize(120, 2)
+	s := ansi.Strip(m.View())
+	for _, want := range []string{"baseline  a1b2c3d", "candidate e4f5a6b", ".text 1.1 KB +8.0%", "● watching"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("view lacks %q:\n%s", want, s)
+		}
+	}
+	// Over the protocol's 5% footprint limit the growth is styled as bad.
+	if !strings.Contains(m.growth(1000, 1080), "\x1b[") || strings.Contains(m.growth(1000, 1010), "\x1b[") {
+		t.Error("only growth above 5% is highlighted")
+	}
+}
+
+func TestStaleUntilRepinned(t *testing.T) {
+	m := New(theme.NewStyles(true, false), arts(1000, 1000))
+	m, _ = m.Update(engine.ArtifactChanged{Arm: engine.Candidate, Path: "/bin/x", OldSHA256: "9a8b", NewSHA256: "beef01"})
+	if got := m.Stale(); len(got) != 1 || got[0] != engine.Candidate {
+		t.Fatalf("stale %v", got)
+	}
+	m.SetSize(140, 2)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "STALE (source changed after pinning)") {
+		t.Fatalf("view:\n%s", s)
+	}
+	// Watch mode re-pinned it: the new pin carries the new digest and is not stale.
+	repinned := arts(1000, 1000)
+	c := repinned[engine.Candidate]
+	c.SHA256 = "beef01"
+	repinned[engine.Candidate] = c
+	m.SetArtifacts(repinned)
+	if len(m.Stale()) != 0 {
+		t.Fatalf("re-pinned arm still stale: %v", m.Stale())
+	}
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "re-pinned beef01") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestOneLineLayoutKeepsWatchAndFootprint(t *testing.T) {
+	m := New(theme.NewStyles(true, false), arts(1000, 1000))
+	m, _ = m.Update(engine.StageVerdict{Stage: engine.StageFootprint, Verdict: "FAIL"})
+	m.SetSize(60, 1)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "○ watch off") || !strings.Contains(s, "footprint FAIL") {
+		t.Fatalf("view:\n%s", s)
+	}
+}

@@ -1,0 +1,236 @@
+// Package determinism is the pane with one line per repetition (state, progress in virtual
+// time and completed requests, elapsed time, digest), the per-arm verdict and cross-arm parity.
+// It owns the run selection the lifecycle, pressure and diff panes follow.
+package determinism
+
+import (
+	"slices"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/keys"
+	"kvparity/ui/pane"
+	"kvparity/ui/theme"
+)
+
+// A State is where a repetition is in its life.
+type State int
+
+const (
+	Running State = iota
+	Done          // exited cleanly with valid outputs
+	Failed        // product failure: non-zero exit, malformed report, timeout
+	Killed        // stopped by the user (signal, no product error)
+)
+
+// A Repetition is one line of the pane: the latest attempt of an arm's repetition.
+type Repetition struct {
+	Run        engine.RunID
+	Arm        engine.Arm
+	Index      int // 1-based repetition number
+	Attempts   int
+	State      State
+	StartedAt  time.Time
+	Elapsed    time.Duration // from RunProgress/RunFinished; 0 until one arrives
+	VirtualMs  float64
+	Completed  int
+	Total      int
+	Digest     string
+	ReportPath string
+	FixedPoint string
+	Err        string
+}
+
+// Model is the determinism pane.
+type Model struct {
+	pane.Base
+	keys     keys.KeyMap
+	reps     []Repetition // baseline first, then candidate, each by index
+	byRun    map[engine.RunID]int
+	cursor   int
+	pinned   bool // the user moved the cursor; otherwise it follows the newest digested run
+	verdicts map[engine.Arm]engine.StageVerdict
+	parity   engine.StageVerdict
+	now      time.Time
+}
+
+// New builds an empty pane.
+func New(st theme.Styles, km keys.KeyMap) Model {
+	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}}
+	m.Styles = st
+	return m
+}
+
+// SetNow sets the instant running repetitions measure their elapsed time against; the root
+// sets it from its injected clock once per frame so View stays a pure read.
+func (m *Model) SetNow(t time.Time) { m.now = t }
+
+// Repetitions returns the pane's lines in display order.
+func (m Model) Repetitions() []Repetition { return slices.Clone(m.reps) }
+
+// Selected returns the selected repetition, if any.
+func (m Model) Selected() (Repetition, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.reps) {
+		return Repetition{}, false
+	}
+	return m.reps[m.cursor], true
+}
+
+// Verdict returns the per-arm verdict (STABLE/UNSTABLE) once known.
+func (m Model) Verdict(a engine.Arm) engine.StageVerdict { return m.verdicts[a] }
+
+// Parity returns the cross-arm parity verdict once known.
+func (m Model) Parity() engine.StageVerdict { return m.parity }
+
+// Live reports whether any repetition is running.
+func (m Model) Live() bool {
+	for _, r := range m.reps {
+		if r.State == Running {
+			return true
+		}
+	}
+	return false
+}
+
+// Update takes repetition events, verdicts, and (when focused) the selection keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch ev := msg.(type) {
+	case engine.RunStarted:
+		if ev.Kind == engine.KindRepetition {
+			m.started(ev)
+		}
+	case engine.RunProgress:
+		if i, ok := m.byRun[ev.Run]; ok {
+			r := &m.reps[i]
+			r.VirtualMs, r.Completed, r.Total = ev.VirtualTimeMs, ev.Completed, ev.Total
+			r.Elapsed = ev.Elapsed
+		}
+	case engine.RunFinished:
+		if i, ok := m.byRun[ev.Run]; ok {
+			m.finished(&m.reps[i], ev)
+		}
+	case engine.DigestReady:
+		if i, ok := m.byRun[ev.Run]; ok {
+			r := &m.reps[i]
+			r.Digest, r.ReportPath, r.FixedPoint = ev.Digest, ev.ReportPath, ev.FixedPoint
+			// Follow the newest digested run: its evidence is what the other panes can show.
+			m.follow(i)
+		}
+	case engine.StageVerdict:
+		switch {
+		case ev.Stage == engine.StageDeterminism && ev.Arm != "":
+			m.verdicts[ev.Arm] = ev
+		case ev.Stage == engine.StageParity:
+			m.parity = ev
+		}
+	case engine.StageStarted:
+		if ev.Stage == engine.StageDeterminism {
+			// A new determinism run decides afresh; old verdicts would be misleading.
+			m.verdicts = map[engine.Arm]engine.StageVerdict{}
+			m.parity = engine.StageVerdict{}
+		}
+	case tea.KeyPressMsg:
+		if m.Focused() {
+			m.move(ev)
+		}
+	}
+	return m, nil
+}
+
+// MarkInterrupted ends every line still running: after a reopened campaign's history, a run
+// that started but never finished was cut off when kvparity stopped (the engine reruns it).
+func (m *Model) MarkInterrupted() {
+	for i := range m.reps {
+		if m.reps[i].State == Running {
+			m.reps[i].State, m.reps[i].Err = Killed, "interrupted; g reruns it"
+		}
+	}
+}
+
+func (m *Model) move(k tea.KeyPressMsg) {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(k, m.keys.Down):
+		m.cursor = min(m.cursor+1, len(m.reps)-1)
+	case key.Matches(k, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(k, m.keys.End):
+		m.cursor = len(m.reps) - 1
+	default:
+		return
+	}
+	m.cursor = max(m.cursor, 0)
+	m.pinned = true
+}
+
+// started adds or restarts the line of (arm, repetition): a rerun replaces the line's state but
+// counts the attempt, since the journal keeps every attempt.
+func (m *Model) started(ev engine.RunStarted) {
+	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Attempts: 1, State: Running, StartedAt: ev.At}
+	for i := range m.reps {
+		r := &m.reps[i]
+		if r.Arm == ev.Arm && r.Index == ev.Repetition {
+			delete(m.byRun, r.Run)
+			fresh.Attempts = r.Attempts + 1
+			*r = fresh
+			m.byRun[ev.Run] = i
+			return
+		}
+	}
+	selected, hadSel := m.Selected()
+	m.reps = append(m.reps, fresh)
+	slices.SortStableFunc(m.reps, func(a, b Repetition) int {
+		if a.Arm != b.Arm {
+			return armOrder(a.Arm) - armOrder(b.Arm)
+		}
+		return a.Index - b.Index
+	})
+	m.byRun = map[engine.RunID]int{}
+	for i, r := range m.reps {
+		m.byRun[r.Run] = i
+	}
+	if hadSel {
+		m.cursor = m.byRun[selected.Run] // the same line stays selected when lines are inserted
+	}
+}
+
+// follow moves the cursor to line i unless the user chose a line themselves.
+func (m *Model) follow(i int) {
+	if !m.pinned {
+		m.cursor = i
+	}
+}
+
+func (m *Model) finished(r *Repetition, ev engine.RunFinished) {
+	r.Elapsed = ev.Elapsed
+	switch {
+	case ev.Err != nil:
+		r.State, r.Err = Failed, ev.Err.Error()
+	case ev.Signal != "" || ev.ExitCode != 0:
+		r.State, r.Err = Killed, "stopped"
+		if ev.Signal != "" {
+			r.Err = "stopped (" + ev.Signal + ")"
+		}
+	default:
+		r.State = Done
+	}
+}
+
+func armOrder(a engine.Arm) int {
+	if a == engine.Baseline {
+		return 0
+	}
+	return 1
+}
+
+// ShortHelp is the pane's own bindings (help.KeyMap), shown while it has focus.
+func (m Model) ShortHelp() []key.Binding { return []key.Binding{m.keys.Up, m.keys.Down} }
+
+// FullHelp is the pane's bindings for the ? overlay (help.KeyMap).
+func (m Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{m.keys.Up, m.keys.Down, m.keys.Top, m.keys.End}}
+}

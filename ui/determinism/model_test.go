@@ -1,0 +1,90 @@
+package determinism
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/engine"
+	"kvparity/ui/keys"
+	"kvparity/ui/theme"
+)
+
+func apply(m Model, evs ...engine.Event) Model {
+	for _, ev := range evs {
+		m, _ = m.Update(ev)
+	}
+	return m
+}
+
+func started(arm engine.Arm, rep int, id engine.RunID) engine.RunStarted {
+	return engine.RunStarted{Run: id, Arm: arm, Kind: engine.KindRepetition, Repetition: rep, At: time.Unix(0, 0)}
+}
+
+func view(m Model) string { return ansi.Strip(m.View()) }
+
+func TestRepetitionsAreOrderedByArmThenIndex(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, started(engine.Candidate, 1, "c1"), started(engine.Baseline, 2, "b2"), started(engine.Baseline, 1, "b1"))
+	var got []string
+	for _, r := range m.Repetitions() {
+		got = append(got, Label(r.Arm, r.Index))
+	}
+	if strings.Join(got, " ") != "base#1 base#2 cand#1" {
+		t.Fatalf("order %v", got)
+	}
+}
+
+func TestRerunReplacesTheLineAndCountsAttempts(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, started(engine.Baseline, 1, "b1"),
+		engine.RunFinished{Run: "b1", Err: errors.New("exit status 1")},
+		started(engine.Baseline, 1, "b1-a2"),
+		engine.RunFinished{Run: "b1-a2", Elapsed: 2 * time.Second},
+		engine.DigestReady{Run: "b1-a2", Arm: engine.Baseline, Repetition: 1, Digest: "abcdef0123"})
+	reps := m.Repetitions()
+	if len(reps) != 1 || reps[0].Attempts != 2 || reps[0].State != Done || reps[0].Run != "b1-a2" {
+		t.Fatalf("rerun should replace the line: %+v", reps)
+	}
+	s := view(m.sized(60, 5))
+	if !strings.Contains(s, "base#1·a2") || !strings.Contains(s, "abcdef…") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestDigestMismatchWithinAnArmIsMarked(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, started(engine.Candidate, 1, "c1"), started(engine.Candidate, 2, "c2"),
+		engine.RunFinished{Run: "c1"}, engine.RunFinished{Run: "c2"},
+		engine.DigestReady{Run: "c1", Digest: "aaaaaaaa"}, engine.DigestReady{Run: "c2", Digest: "bbbbbbbb"},
+		engine.StageVerdict{Stage: engine.StageDeterminism, Arm: engine.Candidate, Verdict: "UNSTABLE"})
+	s := view(m.sized(60, 5))
+	if !strings.Contains(s, "bbbbbb… ≠cand#1") || !strings.Contains(s, "cand UNSTABLE") {
+		t.Fatalf("an unstable arm must be visible:\n%s", s)
+	}
+}
+
+func TestFailedAndStoppedRunsSayWhy(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, started(engine.Baseline, 1, "b1"), started(engine.Baseline, 2, "b2"),
+		engine.RunFinished{Run: "b1", ExitCode: 101, Err: errors.New("malformed report: /summary missing")},
+		engine.RunFinished{Run: "b2", ExitCode: -1, Signal: "killed"})
+	s := view(m.sized(70, 5))
+	if !strings.Contains(s, "✗ malformed report: /summary missing") || !strings.Contains(s, "■ stopped (killed)") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestStageStartClearsOldVerdicts(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, engine.StageVerdict{Stage: engine.StageParity, Verdict: "FAIL"},
+		engine.StageStarted{Stage: engine.StageDeterminism})
+	if m.Parity().Verdict != "" {
+		t.Fatal("a new determinism run must not show the previous parity verdict")
+	}
+}
+
+func (m Model) sized(w, h int) Model { m.SetSize(w, h); return m }

@@ -1,0 +1,161 @@
+package determinism
+
+import (
+	"fmt"
+	"strings"
+
+	"kvparity/engine"
+	"kvparity/ui/text"
+)
+
+// Label is the short name of a repetition on screen: "base#1", "cand#2".
+func Label(a engine.Arm, index int) string {
+	if a == engine.Baseline {
+		return fmt.Sprintf("base#%d", index)
+	}
+	return fmt.Sprintf("cand#%d", index)
+}
+
+// View renders the title, one line per repetition (scrolled to keep the cursor visible), and
+// the verdict line.
+func (m Model) View() string {
+	st := m.Styles
+	lines := []string{m.Title("DETERMINISM", m.progressNote())}
+	body := m.Height - 2 // title and verdict line
+	if body < 1 {
+		body = max(m.Height-1, 0)
+	}
+	first := 0
+	if m.cursor >= body {
+		first = m.cursor - body + 1
+	}
+	if len(m.reps) == 0 {
+		lines = append(lines, st.Faint.Render("  no repetitions yet: press g to start the determinism stage"))
+	}
+	labelW := 8 // "base#1  ", wider once a line shows its attempt ("base#1·a2 ")
+	for _, r := range m.reps {
+		labelW = max(labelW, text.Width(repLabel(r))+1)
+	}
+	for i := first; i < len(m.reps) && i < first+body; i++ {
+		lines = append(lines, m.repLine(i, labelW))
+	}
+	if m.Height >= 3 {
+		for len(lines) < m.Height-1 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, m.verdictLine())
+	}
+	return text.Fit(lines, m.Width, m.Height)
+}
+
+func (m Model) progressNote() string {
+	done := 0
+	for _, r := range m.reps {
+		if r.State == Done && r.Digest != "" {
+			done++
+		}
+	}
+	if len(m.reps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d digested", done, len(m.reps))
+}
+
+// repLabel is a line's label: the repetition, and its attempt once it was rerun.
+func repLabel(r Repetition) string {
+	if r.Attempts > 1 {
+		return Label(r.Arm, r.Index) + fmt.Sprintf("·a%d", r.Attempts)
+	}
+	return Label(r.Arm, r.Index)
+}
+
+func (m Model) repLine(i, labelW int) string {
+	st := m.Styles
+	r := m.reps[i]
+	cursor := "  "
+	if i == m.cursor {
+		cursor = "▸ "
+	}
+	label := repLabel(r)
+	var state, rest string
+	switch r.State {
+	case Running:
+		state = st.Running.Render("⟳")
+		elapsed := r.Elapsed
+		if !r.StartedAt.IsZero() && !m.now.IsZero() {
+			elapsed = max(elapsed, m.now.Sub(r.StartedAt))
+		}
+		if r.Total > 0 {
+			rest = fmt.Sprintf("%3d%% vt %s %d/%d %s", 100*r.Completed/r.Total,
+				text.VirtualTime(r.VirtualMs), r.Completed, r.Total, text.Dur(elapsed))
+		} else {
+			rest = "running  " + text.Dur(elapsed)
+		}
+	case Done:
+		state = st.Good.Render("✓")
+		rest = m.digest(r) + "  " + text.Dur(r.Elapsed)
+		if r.FixedPoint != "" {
+			rest += "  " + st.Warn.Render("not canonical at "+r.FixedPoint)
+		}
+	case Failed:
+		state = st.Bad.Render("✗")
+		rest = st.Bad.Render(r.Err)
+	case Killed:
+		state = st.Warn.Render("■")
+		rest = st.Warn.Render(r.Err)
+	}
+	line := cursor + text.Pad(label, labelW) + state + " " + rest
+	if i == m.cursor {
+		sel := st.SelectedDim
+		if m.Focused() {
+			sel = st.Selected
+		}
+		return sel.Render(text.Pad(text.Trunc(line, m.Width), m.Width))
+	}
+	return line
+}
+
+// digest renders a repetition's digest head; one that differs from its arm's first repetition
+// is marked, since that is an entropy leak the user must see at a glance.
+func (m Model) digest(r Repetition) string {
+	st := m.Styles
+	if r.Digest == "" {
+		return st.Faint.Render("(no digest yet)")
+	}
+	d := text.Short(r.Digest, 6)
+	for _, o := range m.reps {
+		if o.Arm == r.Arm && o.Digest != "" && o.Run != r.Run {
+			if o.Index < r.Index && o.Digest != r.Digest {
+				return st.Bad.Render(d + " ≠" + Label(o.Arm, o.Index))
+			}
+			break
+		}
+	}
+	return st.Accent.Render(d)
+}
+
+func (m Model) verdictLine() string {
+	st := m.Styles
+	var parts []string
+	for _, a := range []engine.Arm{engine.Baseline, engine.Candidate} {
+		name := "base"
+		if a == engine.Candidate {
+			name = "cand"
+		}
+		v := m.verdicts[a]
+		if v.Verdict == "" {
+			parts = append(parts, name+" "+st.Faint.Render("–"))
+			continue
+		}
+		parts = append(parts, name+" "+st.Verdict(v.Verdict))
+	}
+	p := "parity " + st.Faint.Render("–")
+	if m.parity.Verdict != "" {
+		p = "parity " + st.Verdict(m.parity.Verdict)
+		if m.parity.Verdict != "PASS" && m.parity.Reason != "" {
+			p += " " + st.Faint.Render(m.parity.Reason)
+		}
+	}
+	parts = append(parts, p)
+	return " " + strings.Join(parts, st.Faint.Render(" · "))
+}

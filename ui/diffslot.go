@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
+	"kvparity/ui/text"
+	"kvparity/ui/theme"
+)
+
+// diffSide names one canonical report the diff pane compares.
+type diffSide = diffview.Side
+
+// diffSlot holds the diff pane and exception form (package diffview) in the workbench's layout
+// and focus ring. It indents the pane like the others and keeps its lines inside the box.
+type diffSlot struct {
+	pane    diffview.Pane
+	a, b    diffSide
+	opened  bool
+	parity  string // the parity verdict, for the slot's words before anything is opened
+	w, h    int
+	noColor bool
+	st      theme.Styles
+}
+
+func newDiffSlot(isDark, noColor bool) diffSlot {
+	return diffSlot{pane: diffview.NewPane(isDark), noColor: noColor}
+}
+
+// Update forwards to the diff pane: its own async messages, and keys when focused.
+func (d diffSlot) Update(msg tea.Msg) (diffSlot, tea.Cmd) {
+	var cmd tea.Cmd
+	d.pane, cmd = d.pane.Update(msg)
+	return d, cmd
+}
+
+// Open asks the diff pane to load and compare two canonical reports.
+func (d diffSlot) Open(a, b diffSide) (diffSlot, tea.Cmd) {
+	d.a, d.b, d.opened = a, b, true
+	return d, d.pane.Open(a, b)
+}
+
+// SetParity records the parity verdict so the empty slot can say what there is to diff.
+func (d *diffSlot) SetParity(verdict string) { d.parity = verdict }
+
+// Capturing reports whether the diff pane takes every key (its filter or exception form is
+// being typed into).
+func (d diffSlot) Capturing() bool { return d.pane.Focused() && d.pane.Capturing() }
+
+// Owns reports whether a key is one of the diff pane's own bindings in its current mode, so
+// that, while it has focus, n, +, x, esc... act on the diff instead of the workbench.
+func (d diffSlot) Owns(k tea.KeyPressMsg) bool {
+	for _, b := range d.pane.ShortHelp() {
+		if key.Matches(k, b) {
+			return true
+		}
+	}
+	full := d.pane.FullHelp()
+	for _, col := range full[:min(4, len(full))] { // list-mode columns; the last is the form's
+		for _, b := range col {
+			if key.Matches(k, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ShortHelp is the diff pane's bindings for the footer while it has focus.
+func (d diffSlot) ShortHelp() []key.Binding { return d.pane.ShortHelp() }
+
+// SetCampaign points the pane at the campaign whose exceptions.jsonl it reads and writes.
+func (d *diffSlot) SetCampaign(dir string) { d.pane.SetCampaign(dir) }
+
+// SetUnstable tells the pane an arm is UNSTABLE (its semantic verdict is then FAIL).
+func (d *diffSlot) SetUnstable(u bool) { d.pane.SetUnstable(u) }
+
+// SetStyles restyles the slot and the diff pane (which builds its own from the background).
+func (d *diffSlot) SetStyles(st theme.Styles) {
+	d.st = st
+	d.pane.SetStyles(st.IsDark)
+}
+
+// Focus gives the diff pane the keys.
+func (d *diffSlot) Focus() { d.pane.Focus() }
+
+// Blur takes the keys away from the diff pane.
+func (d *diffSlot) Blur() { d.pane.Blur() }
+
+// SetSize gives the pane its box less the one-cell indent.
+func (d *diffSlot) SetSize(w, h int) {
+	d.w, d.h = w, h
+	d.pane.SetSize(max(w-1, 1), max(h, 1))
+}
+
+// View is the diff pane's view, indented and fitted to the box, without colours under NO_COLOR.
+// Before anything is opened it says what d would show (DESIGN: "DIFF (none: ... identical)").
+func (d diffSlot) View() string {
+	if !d.opened {
+		return d.emptyView()
+	}
+	v := d.pane.View()
+	if d.noColor {
+		v = text.StripColour(v)
+	}
+	lines := strings.Split(v, "\n")
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	return text.Fit(lines, d.w, d.h)
+}
+
+func (d diffSlot) emptyView() string {
+	title := " " + d.st.PaneTitle("DIFF", d.pane.Focused())
+	var lines []string
+	switch d.parity {
+	case "PASS":
+		lines = []string{title + d.st.Faint.Render("  (none: baseline and candidate are byte-identical)")}
+	case "":
+		lines = []string{title, d.st.Faint.Render("  select a repetition and press d to compare its canonical report")}
+	default:
+		lines = []string{title, d.st.Faint.Render("  baseline and candidate differ: select a repetition and press d")}
+	}
+	return text.Fit(lines, d.w, d.h)
+}

@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+
+	"kvparity/ui/text"
+)
+
+// footer renders the short help from the bindings: as many as fit, always ending in help and
+// quit so the rest can be found.
+func (m Model) footer() string {
+	st := m.styles
+	if m.overlay == overlayConfirmQuit {
+		return st.Footer.Render(text.Fit([]string{" y quit (stops replays) · n stay"}, m.width, 1))
+	}
+	// Bindings that depend on state are switched on a copy, so the footer shows what applies
+	// now (x while a stage runs, g and p while none does) and the ? overlay still lists all.
+	km := m.keys
+	km.StopStage.SetEnabled(m.stageRunning)
+	km.StartDeterminism.SetEnabled(!m.stageRunning)
+	km.StartPerf.SetEnabled(!m.stageRunning)
+	all := km.ShortHelp()
+	tail := all[len(all)-2:]
+	switch {
+	case m.focus == focusDiff && m.diff.Capturing():
+		// A text field takes every key, tab and q included: only the form's keys apply.
+		return st.Footer.Render(text.Pad(text.Trunc(m.bindingLine(m.diff.ShortHelp()), m.width), m.width))
+	case m.focus == focusDiff:
+		// While the diff pane has focus its keys come first: they shadow the workbench's.
+		all = append(append(m.diff.ShortHelp(), m.keys.NextPane), tail...)
+	}
+	sep := st.Footer.Render(" · ")
+	item := func(b key.Binding) string {
+		h := b.Help()
+		return st.FooterKey.Render(h.Key) + st.Footer.Render(" "+h.Desc)
+	}
+	tailStr := ""
+	for _, b := range tail {
+		tailStr += sep + item(b)
+	}
+	line := st.Footer.Render(" ")
+	first := true
+	for _, b := range all[:len(all)-2] {
+		if !b.Enabled() {
+			continue
+		}
+		next := item(b)
+		if !first {
+			next = sep + next
+		}
+		if text.Width(line)+text.Width(next)+text.Width(tailStr) > m.width {
+			break
+		}
+		line += next
+		first = false
+	}
+	line += tailStr
+	return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
+}
+
+// bindingLine renders bindings as "key desc · key desc".
+func (m Model) bindingLine(bs []key.Binding) string {
+	st := m.styles
+	parts := make([]string, 0, len(bs))
+	for _, b := range bs {
+		h := b.Help()
+		parts = append(parts, st.FooterKey.Render(h.Key)+st.Footer.Render(" "+h.Desc))
+	}
+	return st.Footer.Render(" ") + strings.Join(parts, st.Footer.Render(" · "))
+}

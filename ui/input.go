@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+)
+
+// onKey routes a key: an overlay first, then an open exception form, then the global
+// bindings, then the focused pane.
+func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	switch m.overlay {
+	case overlayConfirmQuit:
+		switch {
+		case key.Matches(k, m.keys.Yes):
+			m.overlay = overlayNone
+			return m.quit()
+		case key.Matches(k, m.keys.No):
+			m.overlay = overlayNone
+		}
+		return nil
+	case overlayHelp:
+		if key.Matches(k, m.keys.Close) {
+			m.overlay = overlayNone
+		}
+		return nil
+	}
+	if m.closing {
+		return nil
+	}
+	// ctrl+c always reaches the workbench, even from a text field: quitting must never be trapped.
+	capturing := m.focus == focusDiff && m.diff.Capturing() && k.String() != "ctrl+c"
+	if capturing || m.focus == focusDiff && m.diff.Owns(k) && !m.reserved(k) {
+		var cmd tea.Cmd
+		m.diff, cmd = m.diff.Update(k)
+		return cmd
+	}
+	if cmd, ok := m.globalKey(k); ok {
+		return cmd
+	}
+	return m.paneKey(k)
+}
+
+// globalKey handles the workbench-wide bindings; ok is false when k is not one of them.
+func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	km := m.keys
+	switch {
+	case key.Matches(k, km.Quit):
+		if m.stageRunning {
+			m.overlay = overlayConfirmQuit
+			return nil, true
+		}
+		// The events may lag behind the engine: ask it (off the update loop) before quitting.
+		ctl := m.ctl
+		return func() tea.Msg { return quitCheckedMsg{running: ctl.Running()} }, true
+	case key.Matches(k, km.Help):
+		m.overlay = overlayHelp
+	case key.Matches(k, km.NextPane):
+		m.setFocus((m.focus + 1) % paneCount)
+		m.layout() // collapsed layouts show the focused pane
+	case key.Matches(k, km.PrevPane):
+		m.setFocus((m.focus + paneCount - 1) % paneCount)
+		m.layout()
+	case key.Matches(k, km.StartDeterminism):
+		m.say("starting the determinism stage…")
+		return act("start determinism", m.ctl.StartDeterminism), true
+	case key.Matches(k, km.StartPerf):
+		m.say("starting the performance stage…")
+		return act("start performance", m.ctl.StartPerf), true
+	case key.Matches(k, km.StopStage):
+		if !m.stageRunning {
+			m.say("no stage is running")
+		} else {
+			m.say("stopping the running stage; its replay processes are killed…")
+		}
+		ctl := m.ctl
+		return act("stop stage", func() error { ctl.StopStage(); return nil }), true
+	case key.Matches(k, km.Rerun):
+		r, ok := m.det.Selected()
+		if !ok {
+			m.say("no repetition to rerun yet: start the determinism stage with g")
+			return nil, true
+		}
+		ctl, run := m.ctl, r.Run
+		return act("rerun "+m.selectedLabel(), func() error { return ctl.RerunRepetition(run) }), true
+	case key.Matches(k, km.AddRepetition):
+		arm := engine.Candidate
+		if r, ok := m.det.Selected(); ok {
+			arm = r.Arm
+		}
+		ctl := m.ctl
+		return act("add a "+string(arm)+" repetition", func() error { return ctl.AddRepetition(arm) }), true
+	case key.Matches(k, km.Watch):
+		ctl, on := m.ctl, !m.watching
+		return actWatch(ctl, on), true
+	case key.Matches(k, km.SaveReport):
+		return m.saveReport(), true
+	case key.Matches(k, km.Diff):
+		return m.openDiff(), true
+	case key.Matches(k, km.Exception):
+		m.setFocus(focusDiff)
+		m.layout()
+		var cmd tea.Cmd
+		m.diff, cmd = m.diff.Update(k)
+		return cmd, true
+	case k.String() == "esc" && m.status.problem:
+		m.status = news("")
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// reserved keys stay the workbench's even while the diff pane has focus: quit, help and
+// moving between panes.
+func (m Model) reserved(k tea.KeyPressMsg) bool {
+	return key.Matches(k, m.keys.Quit, m.keys.Help, m.keys.NextPane, m.keys.PrevPane)
+}
+
+// paneKey hands a key to the focused pane and follows a change of selected run.
+func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.focus {
+	case focusDeterminism:
+		m.det, cmd = m.det.Update(k)
+		m.syncSelection()
+	case focusLifecycle:
+		m.life, cmd = m.life.Update(k)
+	case focusPressure:
+		m.press, cmd = m.press.Update(k)
+	case focusLog:
+		m.logp, cmd = m.logp.Update(k)
+	case focusDiff:
+		m.diff, cmd = m.diff.Update(k)
+	}
+	return cmd
+}

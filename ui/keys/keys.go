@@ -1,0 +1,75 @@
+// Package keys defines every key binding of the workbench once, as data: the root matches
+// against them, the footer and the ? overlay are rendered from their help text.
+package keys
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the workbench's bindings. Build it with Default; never mutate a shared one.
+type KeyMap struct {
+	StartDeterminism key.Binding
+	StartPerf        key.Binding
+	StopStage        key.Binding
+	Rerun            key.Binding
+	AddRepetition    key.Binding
+	NextPane         key.Binding
+	PrevPane         key.Binding
+	Diff             key.Binding
+	Exception        key.Binding
+	Watch            key.Binding
+	SaveReport       key.Binding
+	Help             key.Binding
+	Quit             key.Binding
+
+	Up   key.Binding
+	Down key.Binding
+	Top  key.Binding
+	End  key.Binding
+
+	Yes   key.Binding
+	No    key.Binding
+	Close key.Binding
+}
+
+// Default returns the workbench bindings (DESIGN footer plus g, x, +, ↑/↓ and ?).
+func Default() KeyMap {
+	return KeyMap{
+		StartDeterminism: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "determinism")),
+		StartPerf:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "perf")),
+		StopStage:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop stage")),
+		Rerun:            key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rerun")),
+		AddRepetition:    key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "add repetition")),
+		NextPane:         key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")),
+		PrevPane:         key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Diff:             key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
+		Exception:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "exception")),
+		Watch:            key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch")),
+		SaveReport:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
+		Help:             key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:             key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+
+		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "select previous")),
+		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "select next")),
+		Top:  key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		End:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+
+		Yes:   key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:    key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
+		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc", "close")),
+	}
+}
+
+// ShortHelp is the footer, most useful first: the footer drops bindings from the end of the
+// middle group when the terminal is narrow, but always keeps help and quit.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.StopStage, k.StartDeterminism, k.StartPerf, k.NextPane, k.Rerun, k.Diff, k.Exception,
+		k.Watch, k.SaveReport, k.AddRepetition, k.Help, k.Quit}
+}
+
+// FullHelp is the ? overlay, one column per concern.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.StartDeterminism, k.StartPerf, k.StopStage, k.Rerun, k.AddRepetition},
+		{k.NextPane, k.PrevPane, k.Up, k.Down, k.End},
+		{k.Diff, k.Exception, k.Watch, k.SaveReport, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,51 @@
+package logpane
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/engine"
+	"kvparity/ui/keys"
+	"kvparity/ui/theme"
+)
+
+func TestRingKeepsTheNewestLines(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	for i := 0; i < Capacity+10; i++ {
+		m, _ = m.Update(engine.LogLine{Run: "det/baseline-1", Line: fmt.Sprintf("line %d", i)})
+	}
+	if m.Len() != Capacity || m.Total() != Capacity+10 {
+		t.Fatalf("len %d total %d", m.Len(), m.Total())
+	}
+	m.SetSize(40, 3)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, fmt.Sprintf("line %d", Capacity+9)) || !strings.Contains(s, fmt.Sprintf("line %d", Capacity+8)) {
+		t.Fatalf("the tail must show the newest lines:\n%s", s)
+	}
+	if m.at(0).text != "line 10" {
+		t.Fatalf("oldest kept line %q", m.at(0).text)
+	}
+}
+
+func TestScrollBackWhenFocused(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	for i := 0; i < 10; i++ {
+		m.Note(fmt.Sprintf("note %d", i))
+	}
+	m.SetSize(40, 3)
+	m.Focus()
+	m, _ = m.Update(keyPress('k'))
+	m, _ = m.Update(keyPress('k'))
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "note 7") || strings.Contains(s, "note 9") || !strings.Contains(s, "scrolled back") {
+		t.Fatalf("view:\n%s", s)
+	}
+	m.Blur()
+	m, _ = m.Update(keyPress('j'))
+	if m.back != 2 {
+		t.Fatal("a blurred pane ignores keys")
+	}
+}

@@ -1,0 +1,5 @@
+// Package matrixview is the matrix view: one line per row of a matrix (node, job, stage and
+// progress, verdicts), with enter opening the selected row through a callback the caller
+// injects. It is a standalone Bubble Tea v2 model (kvparity matrix --view runs it on its own)
+// that the workbench can also embed: Render draws the body into any box.
+package matrixview

@@ -1,0 +1,153 @@
+package matrixview
+
+import (
+	"slices"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/theme"
+)
+
+// OpenFunc opens a row's full workbench; the caller injects it (the matrix view knows nothing
+// of the workbench). It returns a command to run, or nil.
+type OpenFunc func(row engine.RowStatus) tea.Cmd
+
+// KeyMap is the matrix view's bindings.
+type KeyMap struct {
+	Up, Down, Top, End, Open, Quit key.Binding
+}
+
+// DefaultKeys returns the bindings: ↑/↓ (k/j) select, enter opens, q quits.
+func DefaultKeys() KeyMap {
+	return KeyMap{
+		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous row")),
+		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next row")),
+		Top:  key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first")),
+		End:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "last")),
+		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open row")),
+		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// Model is the matrix view.
+type Model struct {
+	Styles theme.Styles
+	Keys   KeyMap
+
+	dir    string // the matrix folder, for the title
+	rows   []engine.RowStatus
+	cursor int
+	open   OpenFunc
+	feed   *Feed // nil when the caller delivers RowsMsg itself
+	done   *DoneMsg
+	note   string
+	width  int
+	height int
+	// Standalone: q quits the program and the view takes the alternate screen. Embedded, the
+	// workbench owns quitting.
+	Standalone bool
+}
+
+// New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg
+// and DoneMsg itself; open may be nil (enter then does nothing).
+func New(dir string, st theme.Styles, feed *Feed, open OpenFunc) Model {
+	return Model{Styles: st, Keys: DefaultKeys(), dir: dir, feed: feed, open: open, width: 100, height: 24}
+}
+
+// Init starts reading the feed.
+func (m Model) Init() tea.Cmd {
+	if m.feed == nil {
+		return nil
+	}
+	return m.feed.Wait()
+}
+
+// Rows returns the rows as last received.
+func (m Model) Rows() []engine.RowStatus { return slices.Clone(m.rows) }
+
+// Selected returns the row under the cursor.
+func (m Model) Selected() (engine.RowStatus, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.rows) {
+		return engine.RowStatus{}, false
+	}
+	return m.rows[m.cursor], true
+}
+
+// Done returns the matrix's end once it arrived.
+func (m Model) Done() (DoneMsg, bool) {
+	if m.done == nil {
+		return DoneMsg{}, false
+	}
+	return *m.done, true
+}
+
+// SetSize gives the view its box.
+func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
+
+// Update takes snapshots, the end of the matrix, window sizes and keys.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case RowsMsg:
+		m.setRows(msg)
+		if m.feed != nil {
+			return m, m.feed.Wait()
+		}
+	case DoneMsg:
+		d := msg
+		m.done = &d
+		if d.Result != nil {
+			m.setRows(d.Result.Rows)
+		}
+	case NoteMsg:
+		m.note = string(msg)
+	case tea.WindowSizeMsg:
+		m.SetSize(msg.Width, msg.Height)
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// setRows replaces the rows, keeping the cursor on the same row (rows are matched by name).
+func (m *Model) setRows(rows []engine.RowStatus) {
+	sel, had := m.Selected()
+	m.rows = slices.Clone(rows)
+	if had {
+		if i := slices.IndexFunc(m.rows, func(r engine.RowStatus) bool { return r.Row == sel.Row }); i >= 0 {
+			m.cursor = i
+		}
+	}
+	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
+}
+
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.Keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(k, m.Keys.Down):
+		m.cursor = max(min(m.cursor+1, len(m.rows)-1), 0)
+	case key.Matches(k, m.Keys.Top):
+		m.cursor = 0
+	case key.Matches(k, m.Keys.End):
+		m.cursor = max(len(m.rows)-1, 0)
+	case key.Matches(k, m.Keys.Open):
+		m.note = ""
+		if row, ok := m.Selected(); ok && m.open != nil {
+			return m, m.open(row)
+		}
+	case key.Matches(k, m.Keys.Quit):
+		if m.Standalone {
+			return m, tea.Quit
+		}
+	}
+	return m, nil
+}
+
+// View renders the whole screen (standalone use).
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Render(m.width, m.height))
+	v.AltScreen = m.Standalone
+	return v
+}

@@ -1,0 +1,40 @@
+// Package pane holds what every workbench pane shares: its box, focus and styles. Each pane
+// package embeds Base and adds its own Update and View, so the root sees one contract:
+// Update(tea.Msg), View() string, SetSize, Focus, Blur, Focused, SetStyles.
+package pane
+
+import "kvparity/ui/theme"
+
+// Base is the size, focus and styles of one pane. The root owns the layout and calls SetSize;
+// panes never look at the terminal.
+type Base struct {
+	Styles  theme.Styles
+	Width   int
+	Height  int
+	focused bool
+}
+
+// SetSize gives the pane its box (cells, title line included).
+func (b *Base) SetSize(w, h int) { b.Width, b.Height = max(w, 0), max(h, 0) }
+
+// Focus makes the pane take key input.
+func (b *Base) Focus() { b.focused = true }
+
+// Blur makes the pane ignore key input.
+func (b *Base) Blur() { b.focused = false }
+
+// Focused reports whether the pane has focus.
+func (b Base) Focused() bool { return b.focused }
+
+// SetStyles swaps the pane's styles (light/dark switch, NO_COLOR).
+func (b *Base) SetStyles(s theme.Styles) { b.Styles = s }
+
+// Title renders the pane's title line (indented one cell, like the pane's lines) in its focus
+// style, followed by an optional note.
+func (b Base) Title(title, note string) string {
+	t := " " + b.Styles.PaneTitle(title, b.focused)
+	if note != "" {
+		t += " " + b.Styles.Faint.Render(note)
+	}
+	return t
+}

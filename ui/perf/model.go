@@ -1,0 +1,155 @@
+// Package perf is the performance pane: warmups and pairs done out of total, the ratios
+// plotted in pair order as they arrive, the running median, each dependence diagnostic once
+// computable with its threshold, and the order-statistic bounds and verdict at the end.
+package perf
+
+import (
+	"math"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine"
+	"kvparity/ui/pane"
+	"kvparity/ui/theme"
+)
+
+// Model is the performance pane.
+type Model struct {
+	pane.Base
+	threshold   float64
+	pairsTotal  int
+	warmupTotal int
+	warmupsDone int
+	ratios      []float64 // by pair index - 1; NaN while a pair is not in
+	pairsDone   int
+	summary     engine.PerfSummary
+	verdict     engine.StageVerdict
+	invalid     []engine.SampleInvalidated
+	live        map[engine.RunID]engine.RunStarted // warmups and samples in flight
+	progress    map[engine.RunID]engine.RunProgress
+	running     bool
+	now         time.Time
+}
+
+// New builds the pane for a row's perf settings (pairs, warmups per arm, threshold).
+func New(st theme.Styles, pairs, warmupsPerArm int, threshold float64) Model {
+	m := Model{threshold: threshold, pairsTotal: pairs, warmupTotal: 2 * warmupsPerArm,
+		live: map[engine.RunID]engine.RunStarted{}, progress: map[engine.RunID]engine.RunProgress{}}
+	m.ratios = make([]float64, pairs)
+	for i := range m.ratios {
+		m.ratios[i] = math.NaN()
+	}
+	m.Styles = st
+	return m
+}
+
+// SetNow sets the instant used for the elapsed time of the sample in flight.
+func (m *Model) SetNow(t time.Time) { m.now = t }
+
+// MarkInterrupted forgets runs in flight after a reopened campaign's history: they were cut
+// off when kvparity stopped.
+func (m *Model) MarkInterrupted() {
+	m.live = map[engine.RunID]engine.RunStarted{}
+	m.progress = map[engine.RunID]engine.RunProgress{}
+	m.running = false
+}
+
+// Sampling reports whether a measured sample is in flight: the root then redraws at most a few
+// times a second so the workbench stays off the measured CPU.
+func (m Model) Sampling() bool {
+	for _, r := range m.live {
+		if r.Kind == engine.KindSample {
+			return true
+		}
+	}
+	return false
+}
+
+// Live reports whether any warmup or sample is in flight.
+func (m Model) Live() bool { return len(m.live) > 0 }
+
+// Ratios returns the pair ratios in pair order (NaN for pairs not yet in).
+func (m Model) Ratios() []float64 { return append([]float64(nil), m.ratios...) }
+
+// Verdict returns the performance verdict once the stage decided it.
+func (m Model) Verdict() engine.StageVerdict {
+	if m.verdict.Verdict == "" && m.summary.Final {
+		return engine.StageVerdict{Stage: engine.StagePerf, Verdict: m.summary.Verdict, Reason: m.summary.Reason}
+	}
+	return m.verdict
+}
+
+// Summary returns the latest PerfSummary.
+func (m Model) Summary() engine.PerfSummary { return m.summary }
+
+// Update takes the performance stage's events.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch ev := msg.(type) {
+	case engine.StageStarted:
+		if ev.Stage == engine.StagePerf {
+			m.running = true
+			m.verdict = engine.StageVerdict{}
+		}
+	case engine.StageStopped:
+		if ev.Stage == engine.StagePerf {
+			m.running = false
+			m.live = map[engine.RunID]engine.RunStarted{}
+			m.progress = map[engine.RunID]engine.RunProgress{}
+		}
+	case engine.RunStarted:
+		if ev.Kind == engine.KindSample || ev.Kind == engine.KindWarmup {
+			m.live[ev.Run] = ev
+		}
+	case engine.RunProgress:
+		if _, ok := m.live[ev.Run]; ok {
+			m.progress[ev.Run] = ev
+		}
+	case engine.RunFinished:
+		delete(m.live, ev.Run)
+		delete(m.progress, ev.Run)
+	case engine.SampleDone:
+		if ev.Warmup {
+			m.warmupsDone++
+		}
+	case engine.PairDone:
+		m.pair(ev)
+	case engine.SampleInvalidated:
+		m.invalid = append(m.invalid, ev)
+		if ev.Pair >= 1 && ev.Pair <= len(m.ratios) && !math.IsNaN(m.ratios[ev.Pair-1]) {
+			m.ratios[ev.Pair-1] = math.NaN()
+			m.pairsDone--
+		}
+	case engine.PerfSummary:
+		m.summary = ev
+		if ev.Total > 0 {
+			m.pairsTotal = max(m.pairsTotal, ev.Total)
+		}
+	case engine.StageVerdict:
+		if ev.Stage == engine.StagePerf {
+			m.verdict = ev
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) pair(ev engine.PairDone) {
+	if ev.Total > len(m.ratios) {
+		grow := make([]float64, ev.Total-len(m.ratios))
+		for i := range grow {
+			grow[i] = math.NaN()
+		}
+		m.ratios = append(m.ratios, grow...)
+		m.pairsTotal = ev.Total
+	}
+	if ev.Pair < 1 || ev.Pair > len(m.ratios) {
+		return
+	}
+	if math.IsNaN(m.ratios[ev.Pair-1]) {
+		m.pairsDone++
+	}
+	m.ratios[ev.Pair-1] = ev.Ratio
+	if ev.Done > 0 {
+		m.pairsDone = ev.Done
+	}
+}

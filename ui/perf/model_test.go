@@ -1,0 +1,164 @@
+package perf
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/engine"
+	"kvparity/ui/theme"
+)
+
+func apply(m Model, evs ...engine.Event) Model {
+	for _, ev := range evs {
+		m, _ = m.Update(ev)
+	}
+	return m
+}
+
+func TestPairsArePlottedInPairOrderAsTheyArrive(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 4, 1, 1.05)
+	m = apply(m, engine.PairDone{Pair: 3, Ratio: 1.02, Done: 1, Total: 4}, engine.PairDone{Pair: 1, Ratio: 0.98, Done: 2, Total: 4})
+	r := m.Ratios()
+	if r[0] != 0.98 || !math.IsNaN(r[1]) || r[2] != 1.02 || !math.IsNaN(r[3]) {
+		t.Fatalf("ratios %v", r)
+	}
+	m.SetSize(60, 8)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "pairs 2/4") || !strings.Contains(s, "median 1.000") || !strings.Contains(s, "•") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestInvalidatedPairIsDroppedUntilRerun(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 4, 1, 1.05)
+	m = apply(m, engine.PairDone{Pair: 2, Ratio: 1.3, Total: 4},
+		engine.SampleInvalidated{Pair: 2, Attempt: 1, Reason: "affinity violation"})
+	if !math.IsNaN(m.Ratios()[1]) || m.pairsDone != 0 {
+		t.Fatalf("an invalidated pair must leave the plot: %v done %d", m.Ratios(), m.pairsDone)
+	}
+	m.SetSize(70, 6)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "1 invalidated pair rerun") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestSamplingIsTrackedFromStartToFinish(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 4, 1, 1.05)
+	m = apply(m, engine.RunStarted{Run: "w", Kind: engine.KindWarmup})
+	if m.Sampling() || !m.Live() {
+		t.Fatal("a warmup is live but not a measured sample")
+	}
+	m = apply(m, engine.RunStarted{Run: "s", Kind: engine.KindSample})
+	if !m.Sampling() {
+		t.Fatal("a sample is running")
+	}
+	m = apply(m, engine.RunFinished{Run: "s"}, engine.RunFinished{Run: "w"})
+	if m.Sampling() || m.Live() {
+		t.Fatal("both finished")
+	}
+}
+
+func TestFinalVerdictShowsBoundsAndDiagnostics(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m = apply(m, engine.PerfSummary{Done: 60, Total: 60, Median: 1.07, Final: true, Lower: 1.06, Upper: 1.09,
+		Verdict: "FAIL", Reason: "lower bound 1.060 > 1.05",
+		Diagnostics: []engine.Diagnostic{{Name: "lag-1 r", Statistic: 0.41, Threshold: 0.3, Breached: true}}})
+	m.SetSize(100, 8)
+	s := ansi.Strip(m.View())
+	for _, want := range []string{"lag-1 r 0.410 > 0.30 breached", "bounds [1.060, 1.090] vs 1.05 → perf FAIL"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("view lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestPlotNeverPanicsOnEdgeCases(t *testing.T) {
+	for _, ratios := range [][]float64{nil, {1}, {1, 1, 1}, {0.5, 3}} {
+		m := New(theme.NewStyles(true, false), len(ratios), 1, 1.05)
+		for i, r := range ratios {
+			m = apply(m, engine.PairDone{Pair: i + 1, Ratio: r, Total: len(ratios)})
+		}
+		for _, sz := range [][2]int{{0, 0}, {5, 2}, {20, 3}, {100, 12}} {
+			m.SetSize(sz[0], sz[1])
+			_ = m.View()
+		}
+	}
+}
+
+func TestRunInFlightIsNamedWithProgress(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m = apply(m, engine.StageStarted{Stage: engine.StagePerf},
+		engine.RunStarted{Run: "perf/pair-037-candidate", Arm: engine.Candidate, Kind: engine.KindSample, Repetition: 37, At: at},
+		engine.RunProgress{Run: "perf/pair-037-candidate", Completed: 3100, Total: 5000})
+	m.SetNow(at.Add(1500 * time.Millisecond))
+	m.SetSize(80, 6)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "PERFORMANCE ⟳ pair 37 candidate 62% 1.5s") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestRegionWording(t *testing.T) {
+	check := func(d engine.Diagnostic, breached bool, want string) {
+		t.Helper()
+		if got := region(d, breached); got != want {
+			t.Errorf("got %q want %q", got, want)
+		}
+	}
+	check(engine.Diagnostic{OneSided: true, High: 0.3}, false, "≤ 0.30")
+	check(engine.Diagnostic{OneSided: true, High: 0.3}, true, "> 0.30")
+	check(engine.Diagnostic{Low: -0.2, High: 0.2}, false, "in [-0.20, 0.20]")
+	check(engine.Diagnostic{Low: -0.2, High: 0.2}, true, "outside [-0.20, 0.20]")
+	check(engine.Diagnostic{Threshold: 0.25}, false, "≤ 0.25")
+}
+
+func TestOutliersDoNotFlattenThePlot(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	for p := 1; p <= 60; p++ {
+		r := 0.99 + 0.02*float64(p%5)/4 // 0.99 .. 1.01
+		switch p {
+		case 7:
+			r = 2.3
+		case 30:
+			r = 0.1
+		}
+		m = apply(m, engine.PairDone{Pair: p, Ratio: r, Done: p, Total: 60})
+	}
+	lines := m.plot(70, 6)
+	all := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.Contains(ansi.Strip(lines[0]), "↑") || !strings.Contains(ansi.Strip(lines[5]), "↓") {
+		t.Fatalf("outliers go to the edge rows as arrows:\n%s", all)
+	}
+	rows := 0
+	for _, l := range lines {
+		if strings.Contains(l, "•") {
+			rows++
+		}
+	}
+	if rows < 3 {
+		t.Fatalf("the central ratios should spread over several rows, got %d:\n%s", rows, all)
+	}
+}
+
+func TestNarrowPaneNeverCutsABreach(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m = apply(m, engine.PerfSummary{Done: 30, Total: 60, Median: 1.0, Diagnostics: []engine.Diagnostic{
+		{Name: "lag-1 autocorrelation", Statistic: 0.08, Low: -0.59, High: 0.49, Outcome: "ok"},
+		{Name: "Ljung-Box Q(5)", Statistic: 3.1, OneSided: true, High: 11.07, Outcome: "ok"},
+		{Name: "order trend (Spearman)", Statistic: 0.61, Low: -0.36, High: 0.36, Breached: true, Outcome: "breached"},
+		{Name: "temperature", Outcome: "not computable"},
+	}})
+	m.SetSize(100, 6)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "breached order trend (Spearman) 0.610 outside [-0.36, 0.36] · 2 ok, 1 not computable yet") {
+		t.Fatalf("view:\n%s", s)
+	}
+	m.SetSize(400, 6)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "lag-1 autocorrelation 0.080 in [-0.59, 0.49] ok") {
+		t.Fatalf("a wide pane spells every diagnostic out:\n%s", s)
+	}
+}

@@ -1,0 +1,88 @@
+package pressure
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/engine"
+	"kvparity/report"
+	"kvparity/ui/keys"
+	"kvparity/ui/theme"
+)
+
+func rec(ord int, at float64) report.PressureRecord {
+	return report.PressureRecord{Ordinal: ord, AtMs: at, Pool: "decode", WorkerID: 1, Kind: "vllm_preemption",
+		RequestUUID: "req-" + string(rune('a'+ord)), Readmitted: true, ReadmittedAt: at + 100}
+}
+
+func TestRecordsAreNotCountedTwice(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	ev := &report.Evidence{VirtualStartMs: 0, VirtualEndMs: 100_000, Pressure: []report.PressureRecord{rec(0, 23_000), rec(1, 76_000)}}
+	// Evidence first, then the same records announced live (the order a resume replays them).
+	m, _ = m.Update(engine.CoverageReady{Run: "r", Evidence: ev})
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: rec(0, 23_000)})
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: rec(1, 76_000)})
+	if n := len(m.Records("r")); n != 2 {
+		t.Fatalf("want 2 records, got %d", n)
+	}
+	m.SetRun("r", "cand#1")
+	m.SetSize(80, 6)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "PRESSURE (cand#1) 2 events · 2 readmitted") || !strings.Contains(s, "#1   preemption decode/w1  t 76 s") {
+		t.Fatalf("view:\n%s", s)
+	}
+}
+
+func TestTimelineBinsOverVirtualTime(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	ev := &report.Evidence{VirtualEndMs: 100_000, Pressure: []report.PressureRecord{rec(0, 1_000), rec(1, 2_000), rec(2, 99_000)}}
+	m, _ = m.Update(engine.CoverageReady{Run: "r", Evidence: ev})
+	m.SetRun("r", "x")
+	if got := ansi.Strip(m.timeline(m.Records("r"), 10)); got != "█········▄" {
+		t.Fatalf("timeline %q", got)
+	}
+}
+
+func TestCursorMovesOnlyWhenFocused(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	for i := 0; i < 5; i++ {
+		m, _ = m.Update(engine.PressureEvent{Run: "r", Record: rec(i, float64(i*1000))})
+	}
+	m.SetRun("r", "x")
+	down := tea.KeyPressMsg{Code: 'j', Text: "j"}
+	m, _ = m.Update(down)
+	if m.cursor != 0 {
+		t.Fatal("a blurred pane ignores keys")
+	}
+	m.Focus()
+	for i := 0; i < 10; i++ {
+		m, _ = m.Update(down)
+	}
+	if m.cursor != 4 {
+		t.Fatalf("cursor %d, want clamped to 4", m.cursor)
+	}
+	m.SetRun("other", "y")
+	if m.cursor != 0 {
+		t.Fatal("another run starts at its first event")
+	}
+}
+
+func TestFocusedPaneDetailsTheSelectedEvent(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	r := rec(3, 40_000)
+	r.RunningBefore, r.ActiveBlocks = 16, 5500
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: r})
+	m.SetRun("r", "x")
+	m.SetSize(120, 6)
+	if strings.Contains(ansi.Strip(m.View()), "active blocks") {
+		t.Fatal("details only while focused")
+	}
+	m.Focus()
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if !strings.Contains(lines[5], "#3: dp 0 · 16 running before · 5500 active blocks · request req-d · readmitted after 0.1 s") {
+		t.Fatalf("detail line %q", lines[5])
+	}
+}
