@@ -24,8 +24,18 @@ for b in munged slurmctld slurmd sinfo srun scontrol; do
   command -v "$b" >/dev/null 2>&1 || die "$b not found: apt-get install -y slurm-wlm munge"
 done
 
-# alive PIDFILE: the daemon named by a pid file is running.
-alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# alive PIDFILE NAME: the pid file names a running (not zombie) process called NAME. A pid file
+# left behind by a killed daemon, or naming a reused pid, does not count: after a session ends
+# its daemons are killed without cleaning up, and CI then starts on the same machine.
+alive() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid=$(cat "$1")
+  [ -r "/proc/$pid/stat" ] || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || return 1
+  # Field 3 of /proc/PID/stat is the state; Z (zombie) and X (dead) are not running.
+  case "$(sed -e 's/^.*) //' "/proc/$pid/stat" | cut -d' ' -f1)" in Z|X) return 1 ;; esac
+}
 
 # wait_for DESCRIPTION COMMAND...: poll until COMMAND succeeds or the deadline passes.
 wait_for() {
@@ -45,7 +55,7 @@ if [ ! -s /etc/munge/munge.key ]; then
 fi
 chown munge:munge /etc/munge/munge.key
 chmod 0400 /etc/munge/munge.key
-if alive /run/munge/munged.pid; then
+if alive /run/munge/munged.pid munged; then
   say "munged already running (pid $(cat /run/munge/munged.pid))"
 else
   rm -f /run/munge/munge.socket.2 /run/munge/munge.socket.2.lock /run/munge/munged.pid
@@ -106,7 +116,7 @@ fi
 
 # --- daemons ---------------------------------------------------------------------------------
 fresh_ctld=0
-if alive /run/slurmctld.pid; then
+if alive /run/slurmctld.pid slurmctld; then
   if [ "$conf_changed" -eq 1 ]; then scontrol reconfigure || true; fi
   say "slurmctld already running (pid $(cat /run/slurmctld.pid))"
 else
@@ -125,7 +135,7 @@ if [ "$fresh_ctld" -eq 1 ]; then
     scancel $stale || true
   fi
 fi
-if alive /run/slurmd.pid; then
+if alive /run/slurmd.pid slurmd; then
   say "slurmd already running (pid $(cat /run/slurmd.pid))"
 else
   /usr/sbin/slurmd
