@@ -117,7 +117,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 	row.Trace = TraceSpec{Path: "generated:conversation?seed=7&requests=1000", Count: 1000}
 	row.Perf.Pairs, row.Perf.WarmupsPerArm = 6, 1
 	c, err := Create(row, Options{Dir: filepath.Join(tmp, "c"), BuiltinPath: bin, Perf: PerfOptions{
-		CompetingLoadFraction:  2, // about affinity, not the shared host's load (see PerfOptions)
+		CompetingLoadFraction:  1, // about affinity, not the shared host's load (see PerfOptions)
 		ForceAffinityViolation: func(id RunID) bool { return id == "perf/pair-002-candidate" },
 		ViolationAfter:         20 * time.Millisecond,
 	}})

@@ -148,7 +148,9 @@ func (m *sampleMonitor) load(env *SampleEnv, fraction float64) {
 	env.WallMs = ms(m.last.at.Sub(m.first.at))
 	env.BusyMs = float64(m.last.cpu.busy-m.first.cpu.busy) * tick
 	env.SampleCPUMs = float64(m.last.sample-m.first.sample) * tick
-	env.CompetingMs = max(0, env.BusyMs-env.SampleCPUMs)
+	// Both ends are read to a clock tick, so the difference can exceed the window by up to a tick;
+	// a CPU cannot be busier than the window is long, so the excess is rounding, not load.
+	env.CompetingMs = min(max(0, env.BusyMs-env.SampleCPUMs), env.WallMs)
 	env.CompetingLimitMs = max(fraction*env.WallMs, CompetingLoadFloorMs)
 }
 

@@ -9,10 +9,9 @@ type PerfOptions struct {
 	// MonitorInterval is how often a running sample's affinity is read back (default 20 ms).
 	MonitorInterval time.Duration
 	// CompetingLoadFraction overrides the competing-load limit, as a fraction of the sample's
-	// wall time (default CompetingLoadFraction, 10%; the 30 ms floor always applies). Tests
-	// that are not about load set 2 so a busy shared host cannot invalidate their pairs (not 1:
-	// both ends of the window are read to a 10 ms tick, so a fully busy CPU can show more busy
-	// time than the window, e.g. 290 ms in a 286 ms sample).
+	// wall time (default CompetingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
+	// turns the check off (competing load is measured within the window), which tests that are
+	// not about load use so a busy shared host cannot invalidate their pairs.
 	CompetingLoadFraction float64
 	// MaxInvalidations is how many environmental invalidations one pair may take before the row is
 	// BLOCKED as measured on an unfit node (default 10).

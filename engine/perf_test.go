@@ -92,7 +92,7 @@ func newPerfCase(t *testing.T, row *Row, mutate func(*Options), on func(Event)) 
 	dir := filepath.Join(t.TempDir(), "campaign")
 	opts := Options{Dir: dir, PollInterval: 20 * time.Millisecond, Warn: func(s string) { t.Log("warning:", s) }}
 	// Other work on a shared host must not invalidate pairs of tests that are not about load.
-	opts.Perf.CompetingLoadFraction = 2
+	opts.Perf.CompetingLoadFraction = 1
 	if mutate != nil {
 		mutate(&opts)
 	}
