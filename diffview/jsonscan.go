@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"kvparity/report"
 )
 
 // A hand-written JSON scanner over the raw bytes of a canonical report. It never decodes
@@ -103,45 +105,14 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
+// skipNumber uses report's number grammar, so the diff accepts exactly the literals the
+// canonicalizer accepts.
 func skipNumber(src []byte, i int) (int, error) {
-	start := i
-	if src[i] == '-' {
-		i++
+	end, err := report.NumberEnd(src, i)
+	if err != nil {
+		return i, &syntaxError{i, err.Error()}
 	}
-	if i >= len(src) || src[i] < '0' || src[i] > '9' {
-		return start, &syntaxError{start, "invalid number"}
-	}
-	if src[i] == '0' {
-		i++
-	} else {
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(src) && src[i] == '.' {
-		i++
-		d := i
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return start, &syntaxError{start, "invalid number: no digits after '.'"}
-		}
-	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return start, &syntaxError{start, "invalid number: no digits in exponent"}
-		}
-	}
-	return i, nil
+	return end, nil
 }
 
 func skipObject(src []byte, i, depth int) (int, error) {

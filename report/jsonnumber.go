@@ -1,5 +1,7 @@
 package report
 
+import "errors"
+
 // A numberFault names how a literal breaks the JSON number grammar (RFC 8259 §6).
 type numberFault uint8
 
@@ -66,4 +68,25 @@ func scanNumber(in []byte, i int) (end, intDigits, exp int, fault numberFault) {
 		}
 	}
 	return i, intDigits, exp, numberOK
+}
+
+// NumberEnd returns where the JSON number literal at in[i:] (its optional '-' included) ends,
+// or an error saying which rule of the grammar it breaks. It is the one number grammar of
+// kvparity's JSON readers (the canonicalizer here, the structural diff in diffview).
+func NumberEnd(in []byte, i int) (int, error) {
+	if i < len(in) && in[i] == '-' {
+		i++
+	}
+	end, _, _, fault := scanNumber(in, i)
+	switch fault {
+	case numberLeadingZero:
+		return end, errors.New("invalid number: leading zero")
+	case numberNoDigits:
+		return end, errors.New("invalid number")
+	case numberNoFraction:
+		return end, errors.New("invalid number: no digits after '.'")
+	case numberNoExponent:
+		return end, errors.New("invalid number: no digits in exponent")
+	}
+	return end, nil
 }
