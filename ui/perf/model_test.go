@@ -84,7 +84,16 @@ func TestPlotNeverPanicsOnEdgeCases(t *testing.T) {
 		}
 		for _, sz := range [][2]int{{0, 0}, {5, 2}, {20, 3}, {100, 12}} {
 			m.SetSize(sz[0], sz[1])
-			_ = m.View()
+			// Beyond not panicking: the pane never draws wider or taller than its box.
+			lines := strings.Split(m.View(), "\n")
+			if sz[1] > 0 && len(lines) > sz[1] {
+				t.Errorf("ratios %v at %dx%d: %d lines", ratios, sz[0], sz[1], len(lines))
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); sz[0] > 0 && w > sz[0] {
+					t.Errorf("ratios %v at %dx%d: line %q is %d wide", ratios, sz[0], sz[1], l, w)
+				}
+			}
 		}
 	}
 }
