@@ -262,8 +262,6 @@ func newStreamStat() streamStat {
 
 var ln1000 = math.Log(1000)
 
-func (s *streamStat) add(x float64) { s.addLn(x, math.Log(x)) }
-
 // addLn adds x whose natural logarithm lnx the caller already has.
 func (s *streamStat) addLn(x, lnx float64) {
 	s.n++

@@ -14,7 +14,6 @@ import (
 type jv struct {
 	kind jkind
 	i    int64
-	u    uint64
 	f    float64
 	s    string
 	b    bool
@@ -28,7 +27,6 @@ type jkind uint8
 const (
 	jNull jkind = iota
 	jInt
-	jUint
 	jFloat
 	jStr
 	jBool
@@ -38,7 +36,6 @@ const (
 
 func jnull() jv            { return jv{kind: jNull} }
 func jint(n int) jv        { return jv{kind: jInt, i: int64(n)} }
-func juint(n uint64) jv    { return jv{kind: jUint, u: n} }
 func jfloat(f float64) jv  { return jv{kind: jFloat, f: f} }
 func jstr(s string) jv     { return jv{kind: jStr, s: s} }
 func jbool(b bool) jv      { return jv{kind: jBool, b: b} }
@@ -67,8 +64,6 @@ func appendCompact(b []byte, v jv) []byte {
 		return append(b, "null"...)
 	case jInt:
 		return strconv.AppendInt(b, v.i, 10)
-	case jUint:
-		return strconv.AppendUint(b, v.u, 10)
 	case jFloat:
 		return appendRustFloat(b, v.f)
 	case jStr:

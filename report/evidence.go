@@ -383,14 +383,13 @@ func observedOrder(orders map[string]int) string {
 
 // timeCheck gathers the virtual-time facts of a record.
 type timeCheck struct {
-	start, end       float64
-	haveStart        bool
-	haveEnd          bool
-	backwards        []string // first few violations, in words
-	violations       int
-	lastPressureAt   float64
-	pressureSeen     bool
-	pressureOrdinals []int
+	start, end     float64
+	haveStart      bool
+	haveEnd        bool
+	backwards      []string // first few violations, in words
+	violations     int
+	lastPressureAt float64
+	pressureSeen   bool
 }
 
 func newTimeCheck() *timeCheck { return &timeCheck{} }

@@ -22,12 +22,6 @@ const (
 	minBandRows = 3
 )
 
-// box is one pane's place: whether it is shown and its size.
-type box struct {
-	shown bool
-	w, h  int
-}
-
 // plan is the current layout: the chrome heights and each band's boxes.
 type plan struct {
 	artsH                int
