@@ -49,7 +49,10 @@ func cleanCmd(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(plan)
+		if err := enc.Encode(plan); err != nil {
+			fmt.Fprintln(stderr, "kvparity clean:", err)
+			return 3
+		}
 		return 0
 	}
 	plan.WriteText(stdout)

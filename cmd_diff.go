@@ -64,6 +64,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		r := d.Report()
 		r.Semantic = sem
 		if err := diffview.WriteJSON(stdout, r); err != nil {
+			fmt.Fprintln(stderr, "kvparity diff:", err)
 			return 3
 		}
 		return status
@@ -73,6 +74,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		per = 0
 	}
 	if err := diffview.WriteText(stdout, d, per); err != nil {
+		fmt.Fprintln(stderr, "kvparity diff:", err)
 		return 3
 	}
 	if sem != nil {

@@ -23,8 +23,8 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	if c.hist.Blocked != nil {
 		r.Blocked = c.hist.Blocked
 	}
-	first, last := c.recs[0], c.recs[len(c.recs)-1]
-	r.Journal = JournalInfo{Records: len(c.recs), LastSeq: last.Seq, First: first.At, Last: last.At}
+	first, last := c.hist.Records[0], c.hist.Records[len(c.hist.Records)-1]
+	r.Journal = JournalInfo{Records: len(c.hist.Records), LastSeq: last.Seq, First: first.At, Last: last.At}
 	patch := c.patchStatement()
 	for _, arm := range arms {
 		spec := c.row.Arm(arm)
@@ -123,7 +123,7 @@ func (c *campaign) artifactInfos() []ArtifactInfo {
 // timing record that gave a sample (engine/perf_timing.go refuses one without it).
 func (c *campaign) replayBench(arm engine.Arm, gen int) ReplayBench {
 	var rb ReplayBench
-	for _, r := range c.recs {
+	for _, r := range c.hist.Records {
 		if r.Type != engine.RecRunEnd || r.Arm != arm || max(r.Gen, 1) != gen {
 			continue
 		}
@@ -291,7 +291,7 @@ func (c *campaign) placement() Placement {
 	p := Placement{Node: c.host.Hostname, NUMANodes: c.host.NUMANodes}
 	var cpus []int
 	armCPUs := map[engine.Arm][]int{}
-	for _, r := range c.recs {
+	for _, r := range c.hist.Records {
 		if r.Type == engine.RecRunStart && r.Kind == engine.KindRepetition {
 			for _, cpu := range r.CPUs {
 				cpus = addCPU(cpus, cpu)

@@ -189,7 +189,7 @@ type policy struct {
 func (c *campaign) policy(r *Report) *policy {
 	p := &policy{keepRuns: map[engine.RunID]string{}, knownRuns: map[engine.RunID]bool{}}
 	ends := map[engine.RunID]engine.Record{}
-	for _, rec := range c.recs {
+	for _, rec := range c.hist.Records {
 		if rec.Type == engine.RecRunEnd {
 			ends[rec.Run] = rec
 			p.knownRuns[rec.Run] = true

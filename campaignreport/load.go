@@ -42,8 +42,7 @@ type campaign struct {
 	host       engine.HostInfo
 	pins       []engine.PinnedArtifact // artifacts.json, oldest first
 	trace      engine.TraceChecksums
-	recs       []engine.Record
-	hist       *engine.History     // the journal folded by the engine's own rules
+	hist       *engine.History     // the journal folded by the engine's own rules; its Records are the journal
 	perf       engine.PerfProgress // the current artifacts' perf series
 	exceptions []diffview.ExceptionRecord
 }
@@ -84,28 +83,29 @@ func load(dir string) (*campaign, error) {
 	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(fileTraceSums)), &c.trace); err != nil {
 		return nil, err
 	}
-	if c.recs, err = engine.ReadJournal(filepath.Join(abs, fileJournal)); err != nil {
+	recs, err := engine.ReadJournal(filepath.Join(abs, fileJournal))
+	if err != nil {
 		return nil, err
 	}
-	if len(c.recs) == 0 {
+	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, fileJournal))
 	}
 	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
 		return nil, err
 	}
-	if err := c.checkPins(); err != nil {
+	if err := c.checkPins(recs); err != nil {
 		return nil, err
 	}
-	c.hist = engine.FoldJournal(c.recs, c.row)
+	c.hist = engine.FoldJournal(recs, c.row)
 	c.perf = c.hist.Perf()
 	return c, nil
 }
 
 // checkPins cross-checks artifacts.json against the journal's pinned records: a report built
 // on two disagreeing records of the same artifact would be untrustworthy.
-func (c *campaign) checkPins() error {
+func (c *campaign) checkPins(recs []engine.Record) error {
 	path := filepath.Join(c.dir, fileArtifacts)
-	for _, r := range c.recs {
+	for _, r := range recs {
 		if r.Type != engine.RecPinned || r.Artifact == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"kvparity/engine"
 	"kvparity/report"
@@ -126,11 +127,17 @@ func (m *md) diffBody(d *DiffSummary) {
 	}
 }
 
+// clip shortens a value for a table cell; it cuts on a rune boundary so that a non-ASCII
+// string literal never leaves invalid UTF-8 in report.md.
 func clip(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
+	if len(s) <= 60 {
+		return s
 	}
-	return s
+	cut := 57
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 func (m *md) semantic(r *Report) {

@@ -29,7 +29,7 @@ func arrayViewOf(raw string) *arrayView {
 		return nil
 	}
 	src := []byte(raw)
-	es, err := arrayElements(src, 0, nil)
+	es, err := arrayElements(src, 0)
 	if err != nil {
 		return nil
 	}
@@ -38,7 +38,7 @@ func arrayViewOf(raw string) *arrayView {
 		if src[e.start] != '{' {
 			return nil
 		}
-		v.ms[k], _ = objectMembers(src, e.start, nil)
+		v.ms[k], _ = objectMembers(src, e.start)
 	}
 	return v
 }
@@ -113,7 +113,7 @@ func (v *arrayView) stored(k int) (blocks []string, parent string) {
 		}
 		if len(x) > 0 && x[0] == '[' {
 			src := []byte(x)
-			es, _ := arrayElements(src, 0, nil)
+			es, _ := arrayElements(src, 0)
 			for _, e := range es {
 				el := src[e.start:e.end]
 				if el[0] == '{' {

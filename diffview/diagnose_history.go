@@ -282,7 +282,7 @@ func maxTerminal(dd *doc) (float64, bool) {
 	if !ok || dd.src[s.start] != '[' {
 		return 0, false
 	}
-	es, err := arrayElements(dd.src, s.start, nil)
+	es, err := arrayElements(dd.src, s.start)
 	if err != nil {
 		return 0, false
 	}

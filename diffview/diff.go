@@ -167,7 +167,7 @@ func (df *differ) value(as, bs span) error {
 }
 
 func (df *differ) members(d *doc, s span) ([]member, error) {
-	ms, err := objectMembers(d.src, s.start, nil)
+	ms, err := objectMembers(d.src, s.start)
 	if err != nil {
 		return nil, d.errAt(err)
 	}
@@ -234,11 +234,11 @@ func (df *differ) object(as, bs span) error {
 // array compares an ordered array element by element: ordered event arrays keep their order
 // in the canonical profile, so position is identity.
 func (df *differ) array(as, bs span) error {
-	ea, err := arrayElements(df.a.src, as.start, nil)
+	ea, err := arrayElements(df.a.src, as.start)
 	if err != nil {
 		return df.a.errAt(err)
 	}
-	eb, err := arrayElements(df.b.src, bs.start, nil)
+	eb, err := arrayElements(df.b.src, bs.start)
 	if err != nil {
 		return df.b.errAt(err)
 	}
@@ -266,11 +266,11 @@ var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": t
 // requests compares /per_request, which the canonical profile sorts by uuid: records are
 // paired by uuid, then leftovers by content minus identity fields (a renamed request).
 func (df *differ) requests(as, bs span) error {
-	ea, err := arrayElements(df.a.src, as.start, nil)
+	ea, err := arrayElements(df.a.src, as.start)
 	if err != nil {
 		return df.a.errAt(err)
 	}
-	eb, err := arrayElements(df.b.src, bs.start, nil)
+	eb, err := arrayElements(df.b.src, bs.start)
 	if err != nil {
 		return df.b.errAt(err)
 	}
@@ -386,7 +386,7 @@ func uuids(d *doc, es []span) ([]string, error) {
 
 // fingerprint is a record's bytes without its identity members.
 func fingerprint(d *doc, e span) string {
-	ms, _ := objectMembers(d.src, e.start, nil)
+	ms, _ := objectMembers(d.src, e.start)
 	var sb strings.Builder
 	for _, m := range ms {
 		if idKeys[m.key] {

@@ -166,7 +166,7 @@ func elementMember(raw string, idx int, key string) (string, bool) {
 	if len(src) == 0 || src[0] != '[' {
 		return "", false
 	}
-	es, err := arrayElements(src, 0, nil)
+	es, err := arrayElements(src, 0)
 	if err != nil || idx >= len(es) || src[es[idx].start] != '{' {
 		return "", false
 	}

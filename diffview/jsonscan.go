@@ -189,9 +189,8 @@ type member struct {
 }
 
 // objectMembers lists the members of the (already validated or not) object at src[i].
-// buf is reused to spare allocations in the hot loop.
-func objectMembers(src []byte, i int, buf []member) ([]member, error) {
-	ms := buf[:0]
+func objectMembers(src []byte, i int) ([]member, error) {
+	var ms []member
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == '}' {
 		return ms, nil
@@ -236,8 +235,8 @@ func objectMembers(src []byte, i int, buf []member) ([]member, error) {
 // A span is one array element's byte range.
 type span struct{ start, end int }
 
-func arrayElements(src []byte, i int, buf []span) ([]span, error) {
-	es := buf[:0]
+func arrayElements(src []byte, i int) ([]span, error) {
+	var es []span
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == ']' {
 		return es, nil
@@ -287,9 +286,9 @@ func decodeString(q []byte) (string, error) {
 	return s, nil
 }
 
-// memberValue finds key in the object at src[i:] and returns its value span.
+// memberValue finds key in the object spanning s and returns its value span.
 func memberValue(src []byte, s span, key string) (span, bool) {
-	ms, err := objectMembers(src, s.start, nil)
+	ms, err := objectMembers(src, s.start)
 	if err != nil {
 		return span{}, false
 	}

@@ -74,7 +74,7 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if j := skipSpace(first, end); j != len(first) {
 		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the report object", name, firstLine, j+1)
 	}
-	ms, _ := objectMembers(first, i, nil)
+	ms, _ := objectMembers(first, i)
 	d.root = make(map[string]span, len(ms))
 	for _, m := range ms {
 		d.root[m.key] = span{m.start, m.end}
@@ -172,7 +172,7 @@ func (d *doc) record(idx int) []member {
 	if ms, ok := d.memo[idx]; ok {
 		return ms
 	}
-	ms, _ := objectMembers(d.src, d.reqs[idx].start, nil)
+	ms, _ := objectMembers(d.src, d.reqs[idx].start)
 	d.memo[idx] = ms
 	return ms
 }
@@ -219,7 +219,7 @@ func (d *doc) at(ptr string) (string, bool) {
 			if err != nil {
 				return "", false
 			}
-			es, _ := arrayElements(d.src, s.start, nil)
+			es, _ := arrayElements(d.src, s.start)
 			if k < 0 || k >= len(es) {
 				return "", false
 			}

@@ -16,7 +16,8 @@ func (HistoryReplayed) event() {}
 // replayHistory publishes the journal's history as events, oldest first, with their recorded
 // values, so a workbench opened on an existing campaign rebuilds its state from events alone.
 func (c *Campaign) replayHistory() {
-	for _, rec := range c.journal.Records() {
+	recs := c.journal.Records() // one copy: Records copies the whole journal
+	for _, rec := range recs {
 		switch rec.Type {
 		case RecRunStart:
 			c.Emit(RunStarted{Run: rec.Run, Arm: rec.Arm, Kind: rec.Kind, Repetition: rec.Index, CPUs: rec.CPUs, PID: rec.PID, At: rec.At})
@@ -33,5 +34,5 @@ func (c *Campaign) replayHistory() {
 			f(c, rec)
 		}
 	}
-	c.Emit(HistoryReplayed{Records: len(c.journal.Records())})
+	c.Emit(HistoryReplayed{Records: len(recs)})
 }

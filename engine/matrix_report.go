@@ -190,10 +190,8 @@ func orDash(s string) string {
 	return s
 }
 
+// mdCellEscaper keeps a value inside its Markdown table cell; built once, not per cell.
+var mdCellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
+
 // mdCell keeps a value inside its table cell.
-func mdCell(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
+func mdCell(s string) string { return mdCellEscaper.Replace(orDash(s)) }

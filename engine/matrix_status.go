@@ -138,9 +138,11 @@ func (f *rowFold) add(r Record) {
 	case RecBlocked:
 		s.Stage, s.Blocked = RowStageBlocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason)
 	case RecStale:
-		// A re-pinned arm reruns its repetitions: its digests and the counts start over.
+		// A re-pinned arm reruns its repetitions: its digests and the counts start over, and
+		// the cross-arm verdicts judged the old artifact (History.Verdict drops them likewise).
 		delete(s.Digests, r.Arm)
 		delete(s.Stability, r.Arm)
+		s.Semantic, s.Perf, s.Footprint = "", "", ""
 		s.Stage, s.Done, s.Samples = RowStagePinning, 0, 0
 		f.ended = map[RunID]bool{}
 	case RecMatrixJob:

@@ -78,10 +78,15 @@ func TestRowFoldUnstableAndBlocked(t *testing.T) {
 	if s := f.status(); s.Stage != RowStagePerf || s.Blocked != "" {
 		t.Fatalf("retried: %+v", s)
 	}
-	// A re-pinned arm forgets its digests.
+	// A re-pinned arm forgets its digests and the cross-arm verdicts on the old artifact.
+	f.add(Record{Type: RecVerdict, Stage: StageParity, Verdict: "PASS"})
+	f.add(Record{Type: RecVerdict, Stage: StagePerf, Verdict: "PASS"})
 	f.add(Record{Type: RecStale, Arm: Baseline})
 	if s := f.status(); s.Digest(Baseline) != "" || s.Stage != RowStagePinning {
 		t.Fatalf("stale: %+v", s)
+	}
+	if s := f.status(); s.Semantic != "" || s.Perf != "" || s.Verdicts() != "" {
+		t.Fatalf("stale verdicts kept: %+v", s)
 	}
 }
 

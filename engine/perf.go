@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"kvparity/stats"
@@ -81,12 +82,9 @@ type perfRun struct {
 }
 
 func (p *perfRun) caveat(s string) {
-	for _, have := range p.caveats {
-		if have == s {
-			return
-		}
+	if !slices.Contains(p.caveats, s) {
+		p.caveats = append(p.caveats, s)
 	}
-	p.caveats = append(p.caveats, s)
 }
 
 func newPerfRun(c *Campaign) *perfRun {

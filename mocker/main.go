@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,22 +51,11 @@ func writeHelp(w io.Writer) {
 	for _, f := range flagTable() {
 		extra := ""
 		if f.values != nil {
-			extra = fmt.Sprintf(" [possible values: %s]", joinComma(f.values))
+			extra = fmt.Sprintf(" [possible values: %s]", strings.Join(f.values, ", "))
 		}
 		fmt.Fprintf(w, "      %s <%s>%s\n", f.name, f.meta, extra)
 	}
 	fmt.Fprintln(w, "\nkvparity extensions: --variant NAME, --progress-file PATH, --scale-event AT_MS:WORKERS (repeatable).")
-}
-
-func joinComma(v []string) string {
-	var b bytes.Buffer
-	for i, s := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(s)
-	}
-	return b.String()
 }
 
 // replay is the harness control flow (spec §2.3) with the protocol's timing boundary.

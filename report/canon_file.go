@@ -237,25 +237,6 @@ func arrayIndex(tok string) (int, bool) {
 	return n, true
 }
 
-// CanonicalizeFile canonicalizes every line of a canonical-reports JSONL file (one record per
-// harness iteration). Errors name the file and the 1-based line. A blank line is an error (the
-// harness never writes one, so it means the file was edited or corrupted), as is a file with no
-// record at all; a missing newline after the last line is accepted.
-func CanonicalizeFile(path string, p Profile) (lines [][]byte, err error) {
-	recs, err := readJSONL(path)
-	if err != nil {
-		return nil, err
-	}
-	for i, rec := range recs {
-		c, err := Canonicalize(rec, p)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		lines = append(lines, c)
-	}
-	return lines, nil
-}
-
 // readJSONL splits a JSONL file into its lines (without the newline), refusing blank lines.
 func readJSONL(path string) ([][]byte, error) {
 	data, err := os.ReadFile(path)
@@ -284,7 +265,10 @@ type FileRecord struct {
 }
 
 // CheckFile canonicalizes, digests and fixed-point-checks every line of a canonical-reports
-// JSONL file in one pass per line. Errors name the file and line as CanonicalizeFile does.
+// JSONL file (one record per harness iteration) in one pass per line. Errors name the file and
+// the 1-based line. A blank line is an error (the harness never writes one, so it means the
+// file was edited or corrupted), as is a file with no record at all; a missing newline after
+// the last line is accepted.
 func CheckFile(path string, p Profile) ([]FileRecord, error) {
 	recs, err := readJSONL(path)
 	if err != nil {

@@ -335,7 +335,7 @@ func TestLookupNamesTheMissingSeparator(t *testing.T) {
 	}
 }
 
-func TestCanonicalizeFile(t *testing.T) {
+func TestCheckFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -345,11 +345,10 @@ func TestCanonicalizeFile(t *testing.T) {
 		return p
 	}
 	good := write("good.jsonl", "{\"b\":1,\"a\":2}\n{\"a\":1}")
-	lines, err := CanonicalizeFile(good, Profile{})
-	if err != nil || len(lines) != 2 || string(lines[0]) != "{\"a\":2,\"b\":1}\n" || string(lines[1]) != "{\"a\":1}\n" {
-		t.Fatalf("got %q %v", lines, err)
-	}
 	recs, err := CheckFile(good, Profile{})
+	if err != nil || len(recs) != 2 || string(recs[0].Canonical) != "{\"a\":2,\"b\":1}\n" || string(recs[1].Canonical) != "{\"a\":1}\n" {
+		t.Fatalf("got %+v %v", recs, err)
+	}
 	if err != nil || recs[0].FixedPoint != "/a" || recs[1].FixedPoint != "" || recs[1].Digest != Digest([]byte("{\"a\":1}\n")) || recs[1].Line != 2 {
 		t.Fatalf("CheckFile: %+v %v", recs, err)
 	}
@@ -359,12 +358,12 @@ func TestCanonicalizeFile(t *testing.T) {
 		"empty.jsonl": {"", "empty.jsonl: empty file"},
 		"trunc.jsonl": {"{\"a\":1}\n{\"a\":[1,", "trunc.jsonl:2: canonical report at \"/a/1\" (byte 8): unexpected end of input"},
 	} {
-		_, err := CanonicalizeFile(write(name, c.body), Profile{})
+		_, err := CheckFile(write(name, c.body), Profile{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want it to contain %q", name, err, c.want)
 		}
 	}
-	if _, err := CanonicalizeFile(filepath.Join(dir, "missing.jsonl"), Profile{}); err == nil {
+	if _, err := CheckFile(filepath.Join(dir, "missing.jsonl"), Profile{}); err == nil {
 		t.Error("missing file accepted")
 	}
 }
