@@ -1,71 +1,108 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 
+	"kvparity/campaignreport"
 	"kvparity/diffview"
+	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 func init() {
 	register("diff", "compare two canonical reports: groups, first divergence, diagnosis", runDiff)
 }
 
-// runDiff is `kvparity diff A B [--json] [--campaign DIR [--unstable]] [--all]`.
-// Exit status: 0 identical (or PASS_WITH_SEMANTIC_EXCEPTIONS with --campaign), 1 differing
-// (FAIL), 3 usage or input error.
+const diffUsage = `usage: kvparity diff A.jsonl B.jsonl [--json] [--all] [--campaign DIR [--unstable]]
+       kvparity diff --campaign DIR [--json] [--all]
+
+Compares two canonical reports: every differing pointer by group, the first divergence in
+virtual time and the diagnosis. With --campaign DIR of a campaign (it has a journal.jsonl) the
+semantic verdict printed is the campaign's, exactly as its report says it (stability, byte
+parity, lifecycle evidence and its exception records); without A and B the campaign's own kept
+baseline and candidate reports are compared. A DIR holding only an exceptions.jsonl judges this
+diff on its own (--unstable: an arm is UNSTABLE).
+
+exit status: 0 identical (with --campaign: the semantic verdict passes), 1 differing (FAIL),
+2 not decided yet (a campaign still running), 3 usage or input error.
+`
+
+// runDiff is `kvparity diff`.
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the diff as JSON")
-	campaign := fs.String("campaign", "", "campaign directory: judge the diff against its exceptions.jsonl")
-	unstable := fs.Bool("unstable", false, "with --campaign: an arm is UNSTABLE (the verdict is then FAIL)")
-	all := fs.Bool("all", false, "print every change of every group (default: 20 per group)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvparity diff A.jsonl B.jsonl [--json] [--campaign DIR [--unstable]] [--all]")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterleaved(fs, args)
+	flags := flag.NewFlagSet("diff", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	asJSON := flags.Bool("json", false, "print the diff as JSON")
+	campaign := flags.String("campaign", "", "campaign directory: the semantic verdict is the campaign's")
+	unstable := flags.Bool("unstable", false, "with an exceptions-only --campaign DIR: an arm is UNSTABLE (the verdict is then FAIL)")
+	all := flags.Bool("all", false, "print every change of every group (default: 20 per group)")
+	flags.Usage = func() { fmt.Fprint(stderr, diffUsage) }
+	pos, err := parseInterleaved(flags, args)
 	if err != nil {
 		return flagExit(err)
 	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "kvparity diff:", err)
+		return verdict.ExitUsage
+	}
+	isCampaign := false
+	if *campaign != "" {
+		_, err := os.Stat(filepath.Join(*campaign, engine.FileJournal))
+		isCampaign = err == nil
+	}
+	if len(pos) == 0 && isCampaign {
+		r, err := campaignreport.Build(*campaign)
+		if err != nil {
+			return fail(err)
+		}
+		d := r.Semantic.Diff
+		if d == nil || d.A == "" || d.B == "" {
+			return fail(fmt.Errorf("campaign %s has no kept baseline/candidate reports to compare (byte parity %s)", *campaign, r.Parity.Verdict))
+		}
+		pos = []string{filepath.Join(*campaign, filepath.FromSlash(d.A)), filepath.Join(*campaign, filepath.FromSlash(d.B))}
+	}
 	if len(pos) != 2 {
-		fs.Usage()
-		return 3
+		flags.Usage()
+		return verdict.ExitUsage
 	}
 	d, err := diffview.DiffFiles(pos[0], pos[1])
 	if err != nil {
-		fmt.Fprintln(stderr, "kvparity diff:", err)
-		return 3
+		return fail(err)
 	}
-	status := 0
+	status := verdict.ExitPass
 	if !d.Equal() {
-		status = 1
+		status = verdict.ExitFail
 	}
 	var sem *diffview.JSONSemantic
 	if *campaign != "" {
 		recs, err := diffview.LoadExceptions(*campaign)
-		if err != nil {
-			fmt.Fprintln(stderr, "kvparity diff:", err)
-			return 3
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(err)
 		}
-		v, unc := diffview.SemanticVerdict(d, recs, *unstable)
-		sem = &diffview.JSONSemantic{Verdict: v, Records: len(recs), Uncovered: unc}
-		if sem.Uncovered == nil {
-			sem.Uncovered = []string{}
+		x := diffview.Coverage(d.Pointers(), recs)
+		sem = &diffview.JSONSemantic{Records: x.Records, Uncovered: x.First}
+		if isCampaign {
+			v, err := campaignreport.Assess(*campaign)
+			if err != nil {
+				return fail(err)
+			}
+			sem.Verdict, sem.Reason, sem.Of = v.Semantic.Verdict, v.Semantic.Reason, "campaign"
+		} else {
+			sem.Verdict, _ = diffview.SemanticVerdict(d, recs, *unstable)
+			sem.Of = "diff"
 		}
-		status = 0
-		if v == diffview.VerdictFail {
-			status = 1
-		}
+		status = verdict.ExitCode(sem.Verdict)
 	}
 	if *asJSON {
 		r := d.Report()
 		r.Semantic = sem
 		if err := diffview.WriteJSON(stdout, r); err != nil {
-			fmt.Fprintln(stderr, "kvparity diff:", err)
-			return 3
+			return fail(err)
 		}
 		return status
 	}
@@ -74,11 +111,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		per = 0
 	}
 	if err := diffview.WriteText(stdout, d, per); err != nil {
-		fmt.Fprintln(stderr, "kvparity diff:", err)
-		return 3
+		return fail(err)
 	}
 	if sem != nil {
 		fmt.Fprintf(stdout, "\nsemantic verdict: %s (%d exception record(s))\n", sem.Verdict, sem.Records)
+		if sem.Of == "campaign" {
+			fmt.Fprintf(stdout, "  the campaign's, as its report says: %s\n", sem.Reason)
+		}
 		for _, p := range sem.Uncovered {
 			fmt.Fprintf(stdout, "  uncovered %s\n", p)
 		}

@@ -18,7 +18,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/headless"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
 )
@@ -113,23 +115,25 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	o := engine.MatrixOptions{
 		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
-		Resubmit: *resubmit, RunArgs: runArgs, Poll: *poll, JobPoll: *jobPoll,
+		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism, Poll: *poll, JobPoll: *jobPoll,
 		OnUpdate: progressPrinter(progress), Log: progress,
 	}
 	if *useSlurm {
 		o.Slurm = &engine.Slurm{}
 	} else {
 		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
-			run, ok := commands["run"]
+			ro, code, ok := parseRunArgs(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out)
 			if !ok {
-				fmt.Fprintln(out, "kvparity matrix: this build has no 'run' command")
-				return 3
+				return code
 			}
-			code := run.run(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out, out)
-			// The row's report, which the matrix report links (as the Slurm job script does).
-			if report, ok := commands["report"]; ok && ctx.Err() == nil {
+			code = headless.Run(ctx, ro, out, out)
+			// The row's report, which the matrix report links and reads the row's verdicts
+			// from (as the Slurm job script does).
+			if ctx.Err() == nil {
 				if _, err := os.Stat(filepath.Join(rowDir, engine.FileJournal)); err == nil {
-					report.run([]string{rowDir}, out, out)
+					if _, err := campaignreport.WriteReport(rowDir); err != nil {
+						fmt.Fprintln(out, "kvparity report:", err)
+					}
 				}
 			}
 			return code
@@ -160,7 +164,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			return 3
 		}
 	} else {
-		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Verdict,
+		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Overall.Verdict,
 			res.ExitCode, res.Report.Campaign, engine.MatrixReportMD)
 	}
 	return code
@@ -193,7 +197,7 @@ func matrixLine(s engine.RowStatus) string {
 		parts = append(parts, fmt.Sprintf("job %s %s", s.JobID, s.JobState))
 	}
 	parts = append(parts, s.Progress())
-	if v := s.Verdicts(); v != "" {
+	if v := s.VerdictPhrase(); v != "" {
 		parts = append(parts, v)
 	}
 	if s.Blocked != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 // These tests run kvparity matrix against a real Slurm (scripts/slurm-up.sh starts a one-node
@@ -92,7 +93,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		t.Fatalf("--json stdout is not the matrix report: %v\n%s", err, stdout)
 	}
 	rep := readMatrixJSON(t, dir)
-	if rep.Verdict != "FAIL" || len(rep.Rows) != 2 || printed.Verdict != "FAIL" {
+	if rep.Overall.Verdict != verdict.Fail || len(rep.Rows) != 2 || printed.Overall.Verdict != verdict.Fail {
 		t.Fatalf("matrix.json: %+v", rep)
 	}
 	host, _ := os.Hostname()
@@ -102,7 +103,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		if r.Mode != "slurm" || r.JobID == "" || r.Node != host || r.CPUs == "" || r.Stage != engine.RowStageDone || r.Attempts != 1 {
 			t.Errorf("row %s placement/stage: %+v", r.Row, r)
 		}
-		if r.BaselineStability != "STABLE" || r.CandidateStability != "STABLE" || len(r.BaselineDigest) != 64 || len(r.CandidateDigest) != 64 {
+		if r.Determinism.Baseline.Verdict != verdict.Stable || r.Determinism.Candidate.Verdict != verdict.Stable || len(r.BaselineDigest) != 64 || len(r.CandidateDigest) != 64 {
 			t.Errorf("row %s determinism: %+v", r.Row, r)
 		}
 		rowDir := filepath.Join(dir, r.Row)
@@ -137,10 +138,10 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 			t.Errorf("row %s job script:\n%s", r.Row, script)
 		}
 	}
-	if a.Semantic != "PASS" || a.BaselineDigest != a.CandidateDigest || *a.ExitCode != 0 || a.JobState != engine.JobCompleted {
+	if a.Semantic.Verdict != verdict.Pass || a.BaselineDigest != a.CandidateDigest || *a.RunExitCode != 0 || a.JobState != engine.JobCompleted {
 		t.Errorf("passing row: %+v", a)
 	}
-	if b.Semantic != "FAIL" || b.BaselineDigest == b.CandidateDigest || *b.ExitCode != 1 || b.JobState != engine.JobFailed {
+	if b.Semantic.Verdict != verdict.Fail || b.BaselineDigest == b.CandidateDigest || *b.RunExitCode != 1 || b.JobState != engine.JobFailed {
 		t.Errorf("failing row: %+v", b)
 	}
 	if a.BaselineDigest != b.BaselineDigest {
@@ -230,15 +231,15 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 	}
 	rep := readMatrixJSON(t, dir)
 	r := rep.Rows[0]
-	if r.Attempts != 3 || r.Semantic != "PASS" || len(r.Environmental) != 2 || !strings.Contains(r.Environmental[1], "CANCELLED") {
+	if r.Attempts != 3 || r.Semantic.Verdict != verdict.Pass || len(r.Environmental) != 2 || !strings.Contains(r.Environmental[1], "CANCELLED") {
 		t.Fatalf("matrix.json after the resume: %+v", r)
 	}
 	switch {
-	case r.Stage == engine.RowStageDone && r.Perf != "":
+	case r.Stage == engine.RowStageDone && r.Performance.Verdict.Decided():
 		if n := len(matrixPairNumbers(t, after)); n != 4 {
-			t.Errorf("perf verdict %s with %d valid pairs, want 4", r.Perf, n)
+			t.Errorf("perf verdict %s with %d valid pairs, want 4", r.Performance.Verdict, n)
 		}
-	case r.Stage == engine.RowStageBlocked && strings.Contains(r.Blocked, "invalidated"):
+	case r.Stage == engine.RowStageBlocked && strings.Contains(strings.Join(r.Blocked, "; "), "invalidated"):
 		// A loaded host (other test binaries on the CPU) invalidates pairs until the engine
 		// declares the node unfit; the resume itself is what this test checks.
 		t.Logf("perf blocked by competing load on this host: %s", r.Blocked)

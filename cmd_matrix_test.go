@@ -15,6 +15,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/matrixview"
+	"kvparity/verdict"
 )
 
 func TestMatrixUsageErrors(t *testing.T) {
@@ -144,10 +145,10 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	}
 	rep := readMatrixJSON(t, dir)
 	a, b := rep.Rows[0], rep.Rows[1]
-	if a.Mode != "local" || a.Stage != engine.RowStageDone || a.Semantic != "PASS" || a.BaselineStability != "STABLE" || *a.ExitCode != 0 {
+	if a.Mode != "local" || a.Stage != engine.RowStageDone || a.Semantic.Verdict != verdict.Pass || a.Determinism.Baseline.Verdict != verdict.Stable || *a.RunExitCode != 0 {
 		t.Errorf("row a: %+v", a)
 	}
-	if b.CandidateStability != "UNSTABLE" || !strings.HasPrefix(b.CandidateDigest, "UNSTABLE") || *b.ExitCode != 1 {
+	if b.Determinism.Candidate.Verdict != verdict.Unstable || !strings.HasPrefix(b.CandidateDigest, "UNSTABLE") || *b.RunExitCode != 1 {
 		t.Errorf("row b: %+v", b)
 	}
 	if a.ReportMD != "local-a/report.md" || b.ReportJSON != "local-b/report.json" {
@@ -240,7 +241,7 @@ func TestMatrixViewInATerminal(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if rep := readMatrixJSON(t, dir); rep.Verdict != "PASS" {
+	if rep := readMatrixJSON(t, dir); rep.Overall.Verdict != verdict.Pass {
 		t.Fatalf("matrix.json: %+v", rep)
 	}
 }

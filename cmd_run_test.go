@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/headless"
 )
 
-func decodeSummary(t *testing.T, out string) engine.Summary {
+func decodeSummary(t *testing.T, out string) headless.Document {
 	t.Helper()
-	var s engine.Summary
+	var s headless.Document
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("summary is not JSON: %v\n%s", err, out)
 	}
@@ -33,7 +34,7 @@ func TestRunTinyRowWithTheEmbeddedEngine(t *testing.T) {
 	}
 	s := decodeSummary(t, out)
 	b, c := s.Arms[engine.Baseline], s.Arms[engine.Candidate]
-	if b.Verdict != "STABLE" || c.Verdict != "STABLE" || s.Stages[engine.StageParity].Verdict != "PASS" || s.Coverage.Verdict != "PASS" {
+	if b.Verdict != "STABLE" || c.Verdict != "STABLE" || s.Parity.Verdict != "PASS" || s.Coverage.Verdict != "PASS" {
 		t.Fatalf("summary %+v %+v %+v", b, c, s)
 	}
 	if len(b.Runs) != 2 || b.Runs[0].Digest == "" || b.Runs[0].Digest != c.Runs[1].Digest {
@@ -65,7 +66,7 @@ func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 		}
 		s := decodeSummary(t, out)
-		if s.Arms[engine.Candidate].Verdict != "UNSTABLE" || s.Arms[engine.Baseline].Verdict != "STABLE" || s.Stages[engine.StageParity].Verdict != "BLOCKED" {
+		if s.Arms[engine.Candidate].Verdict != "UNSTABLE" || s.Arms[engine.Baseline].Verdict != "STABLE" || s.Parity.Verdict != "BLOCKED" {
 			t.Fatalf("summary %+v", s)
 		}
 		if !strings.Contains(errOut, "perf: performance refused: candidate is UNSTABLE") {
@@ -84,7 +85,7 @@ func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 		}
 		s := decodeSummary(t, out)
-		if s.Arms[engine.Candidate].Verdict != "STABLE" || s.Stages[engine.StageParity].Verdict != "FAIL" {
+		if s.Arms[engine.Candidate].Verdict != "STABLE" || s.Parity.Verdict != "FAIL" {
 			t.Fatalf("summary %+v", s)
 		}
 		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
@@ -148,7 +149,7 @@ func TestRunSIGKILLMidStageResumes(t *testing.T) {
 		}
 	}
 	s := decodeSummary(t, out)
-	if s.Stages[engine.StageParity].Verdict != "PASS" {
+	if s.Parity.Verdict != "PASS" {
 		t.Fatalf("summary %+v", s)
 	}
 }

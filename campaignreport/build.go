@@ -9,6 +9,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/report"
+	"kvparity/verdict"
 )
 
 var commitSHA = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
@@ -19,10 +20,7 @@ var arms = []engine.Arm{engine.Baseline, engine.Candidate}
 // write next to it.
 func (c *campaign) build() (*Report, map[string][]byte, error) {
 	files := map[string][]byte{}
-	r := &Report{Schema: Schema, Row: c.row.Name, Host: c.host, Blocked: []string{}}
-	if c.hist.Blocked != nil {
-		r.Blocked = c.hist.Blocked
-	}
+	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host}
 	first, last := c.hist.Records[0], c.hist.Records[len(c.hist.Records)-1]
 	r.Journal = JournalInfo{Records: len(c.hist.Records), LastSeq: last.Seq, First: first.At, Last: last.At}
 	patch := c.patchStatement()
@@ -44,24 +42,24 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 		r.Arms = append(r.Arms, a)
 	}
 	r.Placement = c.placement()
-	r.Coverage = coverageOutcome(r.Arms)
-	if v, ok := c.hist.Verdict(engine.StageParity, ""); ok {
-		r.Parity = Outcome{Verdict: v.Verdict, Reason: v.Reason}
-	}
 	for i := range r.Arms {
-		if r.Arms[i].Verdict == "UNSTABLE" {
+		if r.Arms[i].Verdict == verdict.Unstable {
 			if r.Arms[i].Instability, err = c.instability(r.Arms[i], files); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	if r.Semantic, err = c.semantic(r.Arms, r.Coverage, r.Parity, files); err != nil {
+	// Stage 8: the journal's inputs, the exception coverage of a byte mismatch, one decision.
+	in := c.hist.Inputs(c.dir)
+	if r.Semantic, in.Exceptions, err = c.semantic(r.Arms, in.Parity, files); err != nil {
 		return nil, nil, err
 	}
-	r.Performance = c.performance(r.Arms)
-	r.Footprint = c.perf.Footprint
+	v := verdict.Decide(in)
+	r.Overall, r.Semantic.Outcome, r.Coverage, r.Parity, r.Determinism = v.Overall, v.Semantic, v.Coverage, v.Parity, v.Determinism
+	r.Blocked, r.ExitCode = v.Blocked, v.ExitCode
+	r.Performance = c.performance(v.Performance)
+	r.Footprint = Footprint{Outcome: v.Footprint, Result: c.perf.Footprint}
 	r.Statements = c.statements(r)
-	r.Overall, r.ExitCode = overall(r)
 	return r, files, nil
 }
 
@@ -211,12 +209,8 @@ func (c *campaign) armReport(arm engine.Arm) (ArmReport, error) {
 			a.EvidenceAgree = false
 		}
 	}
-	if v, ok := c.hist.Verdict(engine.StageDeterminism, arm); ok {
-		a.Verdict, a.Reason = v.Verdict, v.Reason
-	} else {
-		a.Verdict = "INCOMPLETE"
-		a.Reason = fmt.Sprintf("%d of %d repetitions finished and no verdict is recorded for generation %d", done, a.Repetitions, a.Gen)
-	}
+	res := c.hist.ArmResult(arm)
+	a.Verdict, a.Reason = res.Verdict, res.Reason
 	return a, nil
 }
 
@@ -253,38 +247,6 @@ func (c *campaign) fullReportState(ri RunInfo) string {
 		return fmt.Sprintf("deleted: it matched, its digest is recorded (journal seq %d)", seq)
 	}
 	return "deleted at cleanup: its digest is recorded"
-}
-
-// coverageOutcome applies every stage-3 rule to each arm's evidence. Evidence that differs
-// between repetitions is an instability (the arm's verdict says so), not a missing path.
-func coverageOutcome(as []ArmReport) Outcome {
-	o := Outcome{}
-	var bad []string
-	for _, a := range as {
-		if a.Evidence == nil {
-			if a.Verdict == "STABLE" {
-				bad = append(bad, fmt.Sprintf("%s: no lifecycle evidence was recorded", a.Arm))
-			}
-			continue
-		}
-		if o.Verdict == "" {
-			o.Verdict = "PASS"
-		}
-		for _, rule := range a.Evidence.Rules {
-			if !rule.Passed {
-				bad = append(bad, fmt.Sprintf("%s %s: %s", a.Arm, rule.Name, rule.Why))
-			}
-		}
-	}
-	switch {
-	case len(bad) > 0:
-		o.Verdict, o.Reason = "FAIL", strings.Join(bad, "; ")
-	case o.Verdict == "":
-		o.Verdict, o.Reason = "NOT ESTABLISHED", "no repetition recorded lifecycle evidence yet"
-	default:
-		o.Reason = "every stage-3 rule holds on every counted repetition of both arms"
-	}
-	return o
 }
 
 func (c *campaign) placement() Placement {
@@ -401,58 +363,21 @@ func deref(p *int, none int) int {
 	return *p
 }
 
-func (c *campaign) performance(as []ArmReport) Performance {
+// performance is the stage-7 section: the gate's outcome (as Decide gave it) with its details.
+func (c *campaign) performance(o verdict.Outcome) Performance {
 	row := c.row
-	p := Performance{Scope: engine.PerfScope, Metric: row.Perf.TimingField, Proxy: row.Perf.TimingProxy, Result: c.perf.Result}
+	p := Performance{Outcome: o, Scope: engine.PerfScope, Metric: row.Perf.TimingField, Proxy: row.Perf.TimingProxy, Result: c.perf.Result}
 	if p.Proxy {
 		p.Metric += " (PROXY for replay_execution_ms)"
 	}
 	p.Sampling = "the ratios are treated as exchangeable only when the predeclared dependence battery (lag-1 autocorrelation, Ljung–Box, Mann–Kendall, runs about the median, order effect; α = 0.01 each) finds no breach; pair adjacency alone does not establish it, and the order-statistic bounds are conditional on this assumption"
-	v, recorded := c.hist.Verdict(engine.StagePerf, "")
 	switch {
 	case c.perf.Result != nil:
-		p.Status, p.Verdict, p.Reason = "decided", c.perf.Result.Verdict, c.perf.Result.Reason
-		if recorded {
-			p.Verdict, p.Reason = v.Verdict, v.Reason
-		}
+		p.Status = "decided"
 	case c.perf.Started:
-		p.Status, p.Verdict = "in progress", "INCONCLUSIVE"
-		p.Reason = fmt.Sprintf("%d of %d pairs recorded; the series has no result yet", c.perf.Pairs, row.Perf.Pairs)
+		p.Status = "in progress"
 	default:
-		p.Status, p.Verdict = "not run", "NOT RUN"
-		p.Reason = "the performance stage was not run on these artifacts"
-		for _, a := range as {
-			if a.Verdict != "STABLE" {
-				p.Reason = fmt.Sprintf("refused: %s is %s, and performance is only measured once both revisions are STABLE", a.Arm, a.Verdict)
-				break
-			}
-		}
+		p.Status = "not run"
 	}
 	return p
-}
-
-// overall combines the verdicts like the headless exit status: any FAIL is 1, anything
-// undecided (INCONCLUSIVE, BLOCKED, NOT RUN, incomplete) is 2, else 0.
-func overall(r *Report) (string, int) {
-	verdicts := []string{r.Semantic.Verdict, r.Performance.Verdict}
-	if r.Footprint != nil {
-		verdicts = append(verdicts, r.Footprint.Verdict)
-	}
-	fail, undecided := false, len(r.Blocked) > 0
-	for _, v := range verdicts {
-		switch v {
-		case "PASS", "PASS_WITH_SEMANTIC_EXCEPTIONS":
-		case "FAIL":
-			fail = true
-		default:
-			undecided = true
-		}
-	}
-	switch {
-	case fail:
-		return "FAIL", 1
-	case undecided:
-		return "INCONCLUSIVE", 2
-	}
-	return "PASS", 0
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 // Protocol stage 9: delete temporary full reports, trace windows, copied binaries and run
@@ -201,7 +202,7 @@ func (c *campaign) policy(r *Report) *policy {
 		}
 	}
 	for _, a := range r.Arms {
-		if a.Verdict != "UNSTABLE" {
+		if a.Verdict != verdict.Unstable {
 			continue
 		}
 		why := fmt.Sprintf("unresolved mismatch: %s is UNSTABLE; every output of its repetitions is kept for the diagnosis", a.Arm)
@@ -211,7 +212,7 @@ func (c *campaign) policy(r *Report) *policy {
 		}
 	}
 	s := r.Semantic
-	if s.Verdict == "FAIL" && s.Diff != nil && s.UncoveredN > 0 {
+	if s.Verdict == verdict.Fail && s.Diff != nil && s.UncoveredN > 0 {
 		why := fmt.Sprintf("unresolved mismatch: %d differing pointers are covered by no exception record; both full reports are kept", s.UncoveredN)
 		p.unresolved = append(p.unresolved, why)
 		for _, side := range []string{s.Diff.A, s.Diff.B} {
@@ -220,10 +221,10 @@ func (c *campaign) policy(r *Report) *policy {
 			}
 		}
 	}
-	if r.Coverage.Verdict == "FAIL" {
+	if r.Coverage.Verdict == verdict.Fail {
 		p.unresolved = append(p.unresolved, "missing lifecycle evidence: "+r.Coverage.Reason)
 	}
-	if r.Performance.Verdict == "FAIL" {
+	if r.Performance.Verdict == verdict.Fail {
 		why := "performance investigation: the gate failed; sample outputs are kept for profiling"
 		p.unresolved = append(p.unresolved, why)
 		if res := r.Performance.Result; res != nil {
@@ -235,7 +236,7 @@ func (c *campaign) policy(r *Report) *policy {
 	switch {
 	case len(p.unresolved) > 0:
 		p.keepPins = "kept while something is unresolved: the campaign must stay resumable (" + p.unresolved[0] + ")"
-	case r.Semantic.Verdict == "INCONCLUSIVE" || r.Performance.Status == "in progress":
+	case !r.Semantic.Verdict.Decided() || r.Performance.Status == "in progress":
 		p.keepPins = "kept: the campaign is not finished and must stay resumable"
 	}
 	return p

@@ -13,6 +13,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 func writeFile(t *testing.T, dir, name, content string) {
@@ -199,8 +200,11 @@ func TestE2ECleanedCampaignOpensReadOnly(t *testing.T) {
 	if strings.Contains(errs, " started  pid") {
 		t.Errorf("a run started on a cleaned campaign:\n%s", errs)
 	}
-	var s engine.Summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Stages[engine.StageParity].Verdict != "PASS" || s.Arms[engine.Candidate].Verdict != "STABLE" {
+	var s struct {
+		verdict.Document
+		engine.Summary
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Parity.Verdict != verdict.Pass || s.Arms[engine.Candidate].Verdict != verdict.Stable {
 		t.Errorf("the recorded summary (%v):\n%s", err, out)
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl")); !bytes.Equal(after, journal) {

@@ -10,6 +10,8 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
+
+	"kvparity/verdict"
 )
 
 func mustContain(t *testing.T, md []byte, want ...string) {
@@ -68,7 +70,7 @@ func TestE2EPassRowReport(t *testing.T) {
 		t.Errorf("report exit status %d (overall %s), `kvparity run` exited %d", r.ExitCode, r.Overall, runCodes["e2e-pass"])
 	}
 	mustContain(t, md,
-		"## Semantic verdict: PASS", "## Performance verdict: "+r.Performance.Verdict,
+		"## Semantic verdict: PASS", "## Performance verdict: "+r.Performance.Verdict.String(),
 		"Pressure events over virtual time", perfText,
 		"exactly the protocol's closed list", "`/summary/wall_time_ms`",
 		"replay_bench: true in 2 canonical report(s) and ",
@@ -94,13 +96,13 @@ func TestE2EUnstableRowReport(t *testing.T) {
 	if cand.Instability == nil || cand.Instability.Count == 0 || len(cand.Instability.Diagnosis) == 0 {
 		t.Fatalf("no instability diff with a diagnosis: %+v", cand.Instability)
 	}
-	if r.Performance.Verdict != "NOT RUN" || !strings.Contains(r.Performance.Reason, "UNSTABLE") {
-		t.Errorf("performance %s (%s), want NOT RUN because candidate is UNSTABLE", r.Performance.Verdict, r.Performance.Reason)
+	if r.Performance.Verdict != verdict.Undecided || !strings.Contains(r.Performance.Reason, "UNSTABLE") {
+		t.Errorf("performance %s (%s), want UNDECIDED because candidate is UNSTABLE", r.Performance.Verdict, r.Performance.Reason)
 	}
-	if r.Overall != "FAIL" || r.ExitCode != runCodes["e2e-unstable"] {
+	if r.Overall.Verdict != verdict.Fail || r.ExitCode != runCodes["e2e-unstable"] {
 		t.Errorf("overall %s exit %d, `kvparity run` exited %d", r.Overall, r.ExitCode, runCodes["e2e-unstable"])
 	}
-	mustContain(t, md, "### candidate — UNSTABLE", "## Semantic verdict: FAIL", "## Performance verdict: NOT RUN",
+	mustContain(t, md, "### candidate — UNSTABLE", "## Semantic verdict: FAIL", "## Performance verdict: UNDECIDED",
 		"diffs/unstable-candidate.json", "Two repetitions of the same artifact disagree")
 }
 
@@ -182,12 +184,12 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 		t.Errorf("%d records covering %d of %d pointers", len(r.Semantic.Exceptions), covered, r.Semantic.Diff.Count)
 	}
 	// The performance verdict is reported on its own, never waived by the exceptions.
-	if r.Performance.Verdict == "" || r.Performance.Verdict == "NOT RUN" {
+	if !r.Performance.Verdict.Decided() {
 		t.Errorf("performance %q: the semantic-change row is measured independently", r.Performance.Verdict)
 	}
 	mustContain(t, md, "## Semantic verdict: PASS_WITH_SEMANTIC_EXCEPTIONS", "#### "+r.Semantic.Exceptions[0].ID,
 		"**regression test**: mocker/variants_test.go TestFIFOPreemptionVictim", "decision-flip cascade", "diffs/parity.json",
-		"## Performance verdict: "+r.Performance.Verdict)
+		"## Performance verdict: "+r.Performance.Verdict.String())
 }
 
 // Input errors name the file.

@@ -10,6 +10,8 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/stats"
+
+	"kvparity/verdict"
 )
 
 // parseReport decodes report.json as written.
@@ -19,8 +21,8 @@ func parseReport(t *testing.T, js []byte) *campaignreport.Report {
 	if err := json.Unmarshal(js, &r); err != nil {
 		t.Fatalf("report.json does not parse: %v", err)
 	}
-	if r.Schema != campaignreport.Schema {
-		t.Fatalf("report.json schema %q, want %q", r.Schema, campaignreport.Schema)
+	if r.SchemaVersion != verdict.SchemaVersion || r.Kind != verdict.KindReport {
+		t.Fatalf("report.json schema_version %d kind %q, want %d %q", r.SchemaVersion, r.Kind, verdict.SchemaVersion, verdict.KindReport)
 	}
 	return &r
 }
@@ -96,7 +98,7 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 	var footprint *engine.FootprintResult
 	pairs := map[int]engine.PerfPair{}
 	samples := 0
-	verdict := ""
+	var recorded verdict.Word
 	for _, x := range recs {
 		switch {
 		case x.Type == engine.RecPerfResult:
@@ -115,7 +117,7 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 		case x.Type == engine.RecRunEnd && (x.Kind == engine.KindSample || x.Kind == engine.KindWarmup):
 			samples++
 		case x.Type == engine.RecVerdict && x.Stage == engine.StagePerf:
-			verdict = x.Verdict
+			recorded = x.Verdict
 		}
 	}
 	got := r.Performance.Result
@@ -125,13 +127,15 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 	if result == nil {
 		// Not run, or stopped before a result (blocked by a noisy node): the report must not
 		// claim a verdict.
-		if r.Performance.Verdict != "NOT RUN" && r.Performance.Status != "in progress" {
+		if r.Performance.Verdict.Decided() {
 			t.Errorf("no perf result in the journal but the report says %s (%s)", r.Performance.Verdict, r.Performance.Status)
 		}
 		return
 	}
-	if r.Performance.Verdict != verdict || got.Verdict != result.Verdict {
-		t.Errorf("perf verdict: report %s/%s, journal %s/%s", r.Performance.Verdict, got.Verdict, verdict, result.Verdict)
+	// The verdict is the result record's; the verdict record only announced it (and a kill
+	// may have lost it).
+	if r.Performance.Verdict != result.Verdict || got.Verdict != result.Verdict || (recorded.Decided() && recorded != result.Verdict) {
+		t.Errorf("perf verdict: report %s/%s, journal result %s, announced %s", r.Performance.Verdict, got.Verdict, result.Verdict, recorded)
 	}
 	if len(got.Samples) != samples {
 		t.Errorf("perf: report lists %d attempted samples, the journal ended %d", len(got.Samples), samples)
@@ -153,8 +157,8 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 		t.Errorf("bounds: report [%v X(%d), %v X(%d)] median %v, journal [%v X(%d), %v X(%d)] median %v",
 			got.Lower, got.LowerOrder, got.Upper, got.UpperOrder, got.Median, result.Lower, result.LowerOrder, result.Upper, result.UpperOrder, result.Median)
 	}
-	if footprint == nil || r.Footprint == nil || *footprint != *r.Footprint {
-		t.Errorf("footprint: report %+v, journal %+v", r.Footprint, footprint)
+	if footprint == nil || r.Footprint.Result == nil || *footprint != *r.Footprint.Result || r.Footprint.Verdict != footprint.Verdict {
+		t.Errorf("footprint: report %+v, journal %+v", r.Footprint.Result, footprint)
 	}
 	var sched struct {
 		Schedule stats.Schedule `json:"schedule"`

@@ -29,8 +29,8 @@ const (
 	dirDiffs      = "diffs" // the report's own focused diffs
 
 	// ReportMD and ReportJSON are the files Write produces.
-	ReportMD   = "report.md"
-	ReportJSON = "report.json"
+	ReportMD   = engine.FileReportMD
+	ReportJSON = engine.FileReportJSON
 )
 
 // campaign is a campaign directory as recorded: nothing here is recomputed.

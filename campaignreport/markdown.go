@@ -55,13 +55,6 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(1<<20)) }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // markdown renders the report. It only formats the Report: every figure comes from it.
 func markdown(r *Report) []byte {
 	m := &md{}
@@ -83,23 +76,26 @@ func markdown(r *Report) []byte {
 	return []byte(m.b.String())
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
 func (m *md) verdicts(r *Report) {
 	m.h(2, "Verdicts")
 	m.head("question", "verdict", "why")
-	for _, a := range r.Arms {
-		m.row(fmt.Sprintf("determinism: %s", a.Arm), a.Verdict, a.Reason)
-	}
-	m.row("byte parity", orNone(r.Parity.Verdict), r.Parity.Reason)
-	m.row("lifecycle evidence", r.Coverage.Verdict, r.Coverage.Reason)
-	m.row("**semantic**", "**"+r.Semantic.Verdict+"**", r.Semantic.Reason)
-	m.row("**performance**", "**"+r.Performance.Verdict+"**", r.Performance.Reason)
-	if f := r.Footprint; f != nil {
-		m.row("footprint (binary and .text growth ≤ 5%)", f.Verdict, f.Reason)
-	} else {
-		m.row("footprint (binary and .text growth ≤ 5%)", "NOT RUN", "decided with the performance stage, which did not run")
-	}
+	m.row("determinism: baseline", r.Determinism.Baseline.Verdict.String(), r.Determinism.Baseline.Reason)
+	m.row("determinism: candidate", r.Determinism.Candidate.Verdict.String(), r.Determinism.Candidate.Reason)
+	m.row("byte parity", r.Parity.Verdict.String(), r.Parity.Reason)
+	m.row("lifecycle evidence", r.Coverage.Verdict.String(), r.Coverage.Reason)
+	m.row("**semantic**", "**"+r.Semantic.Verdict.String()+"**", r.Semantic.Reason)
+	m.row("**performance**", "**"+r.Performance.Verdict.String()+"**", r.Performance.Reason)
+	m.row("footprint (binary and .text growth ≤ 5%)", r.Footprint.Verdict.String(), r.Footprint.Reason)
+	m.row("**overall**", "**"+r.Overall.Verdict.String()+"**", r.Overall.Reason)
 	m.blank()
-	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (headless exit status %d).", r.Overall, r.ExitCode)
+	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (headless exit status %d).", r.Overall.Verdict, r.ExitCode)
 	for _, b := range r.Blocked {
 		m.blank()
 		m.p("> **Blocked** — %s", b)

@@ -142,7 +142,7 @@ func clip(s string) string {
 
 func (m *md) semantic(r *Report) {
 	s := r.Semantic
-	m.h(2, "Semantic verdict: "+s.Verdict)
+	m.h(2, "Semantic verdict: "+s.Verdict.String())
 	m.p("%s.", strings.TrimSuffix(s.Reason, "."))
 	if d := s.Diff; d != nil {
 		m.blank()
@@ -201,7 +201,7 @@ func (m *md) semantic(r *Report) {
 
 func (m *md) performance(r *Report) {
 	p := r.Performance
-	m.h(2, "Performance verdict: "+p.Verdict)
+	m.h(2, "Performance verdict: "+p.Verdict.String())
 	m.p("%s.", strings.TrimSuffix(p.Reason, "."))
 	m.blank()
 	m.p("- scope: %s", p.Scope)
@@ -320,7 +320,7 @@ func (m *md) samples(res *engine.PerfResult) {
 
 func (m *md) footprint(r *Report) {
 	m.h(2, "Binary and .text sizes")
-	f := r.Footprint
+	f := r.Footprint.Result
 	if f == nil {
 		for _, a := range r.Artifacts {
 			if a.Current {

@@ -6,20 +6,31 @@ import (
 	"kvparity/diffview"
 	"kvparity/engine"
 	"kvparity/report"
+	"kvparity/verdict"
 )
 
-// Schema names report.json's format; a reader checks it before trusting the fields.
-const Schema = "kvparity-campaign-report/1"
-
 // Report is report.json: every item of protocol stage 8 for one row's campaign, as recorded.
+// It is a document of kvparity's shared schema (verdict.SchemaVersion): schema_version, kind,
+// then the verdicts as verdict.Decide combined them (Semantic and Performance carry their
+// verdict and reason beside their details), then the campaign's record.
 type Report struct {
-	Schema string `json:"schema"`
-	Row    string `json:"row"`
-	// Overall combines the semantic, performance and footprint verdicts the way the headless
-	// exit status does: FAIL if any fails, INCONCLUSIVE if any is undecided, PASS otherwise.
-	Overall  string      `json:"overall"`
-	ExitCode int         `json:"exit_code"` // what `kvparity run --stage all` exits with for this state
-	Journal  JournalInfo `json:"journal"`
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"`
+	// Overall is the worst of the semantic, performance and footprint verdicts
+	// (PASS_WITH_SEMANTIC_EXCEPTIONS counts as a pass); ExitCode is what
+	// `kvparity run --stage all` exits with for this state.
+	Overall     verdict.Outcome `json:"overall"`
+	Semantic    Semantic        `json:"semantic"`
+	Performance Performance     `json:"performance"`
+	Footprint   Footprint       `json:"footprint"`
+	Coverage    verdict.Outcome `json:"coverage"` // the stage-3 lifecycle rules over both arms
+	Parity      verdict.Outcome `json:"parity"`   // byte parity of the digests
+	Determinism verdict.Arms    `json:"determinism"`
+	Blocked     []string        `json:"blocked"`
+	ExitCode    int             `json:"exit_code"`
+
+	Row     string      `json:"row"`
+	Journal JournalInfo `json:"journal"`
 
 	Revisions []Revision      `json:"revisions"`
 	Trace     TraceInfo       `json:"trace"`
@@ -28,14 +39,16 @@ type Report struct {
 	Host      engine.HostInfo `json:"host"`
 	Placement Placement       `json:"placement"`
 
-	Arms        []ArmReport             `json:"arms"` // baseline, then candidate
-	Coverage    Outcome                 `json:"coverage"`
-	Parity      Outcome                 `json:"parity"` // byte parity as the determinism stage journaled it
-	Semantic    Semantic                `json:"semantic"`
-	Performance Performance             `json:"performance"`
-	Footprint   *engine.FootprintResult `json:"footprint"`
-	Blocked     []string                `json:"blocked"`
-	Statements  []Statement             `json:"coverage_statements"` // skipped or unsupported coverage
+	Arms       []ArmReport `json:"arms"`                // baseline, then candidate
+	Statements []Statement `json:"coverage_statements"` // skipped or unsupported coverage
+}
+
+// Verdicts is the report's verdicts as verdict.Decide gave them: what every other surface
+// prints for the same campaign.
+func (r *Report) Verdicts() verdict.Verdicts {
+	return verdict.Verdicts{Overall: r.Overall, Semantic: r.Semantic.Outcome, Performance: r.Performance.Outcome,
+		Footprint: r.Footprint.Outcome, Coverage: r.Coverage, Parity: r.Parity, Determinism: r.Determinism,
+		Blocked: r.Blocked, ExitCode: r.ExitCode}
 }
 
 // JournalInfo says which journal state the report describes; Clean refuses to run when the
@@ -138,18 +151,18 @@ type Placement struct {
 
 // An ArmReport is one arm's determinism result on its current artifact.
 type ArmReport struct {
-	Arm         engine.Arm `json:"arm"`
-	Revision    string     `json:"revision"`
-	Variant     string     `json:"variant,omitempty"`
-	Gen         int        `json:"gen"`
-	SHA256      string     `json:"sha256"`
-	Stale       bool       `json:"stale"`
-	Repetitions int        `json:"repetitions"`
-	Verdict     string     `json:"verdict"` // STABLE, UNSTABLE, BLOCKED or INCOMPLETE
-	Reason      string     `json:"reason"`
-	Digests     []string   `json:"digests"` // distinct digests of the counted repetitions
-	Runs        []RunInfo  `json:"runs"`    // every attempt of the current generation, in journal order
-	OlderRuns   int        `json:"older_generation_runs"`
+	Arm         engine.Arm   `json:"arm"`
+	Revision    string       `json:"revision"`
+	Variant     string       `json:"variant,omitempty"`
+	Gen         int          `json:"gen"`
+	SHA256      string       `json:"sha256"`
+	Stale       bool         `json:"stale"`
+	Repetitions int          `json:"repetitions"`
+	Verdict     verdict.Word `json:"verdict"` // STABLE, UNSTABLE, BLOCKED or UNDECIDED
+	Reason      string       `json:"reason"`
+	Digests     []string     `json:"digests"` // distinct digests of the counted repetitions
+	Runs        []RunInfo    `json:"runs"`    // every attempt of the current generation, in journal order
+	OlderRuns   int          `json:"older_generation_runs"`
 	// Evidence is the lifecycle evidence of EvidenceRun (the first counted repetition with
 	// evidence); EvidenceAgree says whether every counted repetition's evidence is the same.
 	Evidence      *report.Evidence `json:"evidence"`
@@ -187,16 +200,9 @@ const (
 	statusInterrupted = "interrupted" // started, no end recorded: kvparity stopped or died
 )
 
-// An Outcome is a verdict with its reason.
-type Outcome struct {
-	Verdict string `json:"verdict"`
-	Reason  string `json:"reason"`
-}
-
 // Semantic is the stage-8 semantic result with what decided it.
 type Semantic struct {
-	Verdict    string                     `json:"verdict"` // PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, FAIL, INCONCLUSIVE
-	Reason     string                     `json:"reason"`
+	verdict.Outcome
 	Diff       *DiffSummary               `json:"diff"` // baseline vs candidate, when they differ
 	Exceptions []diffview.ExceptionRecord `json:"exception_records"`
 	Coverage   []RecordCoverage           `json:"record_coverage"`
@@ -234,15 +240,20 @@ type DiffGroup struct {
 
 // Performance is the stage-7 result as recorded.
 type Performance struct {
-	Status  string             `json:"status"` // decided, in progress, not run
-	Verdict string             `json:"verdict"`
-	Reason  string             `json:"reason"`
-	Scope   string             `json:"scope"`
-	Metric  string             `json:"metric"`
-	Proxy   bool               `json:"timing_proxy"`
-	Result  *engine.PerfResult `json:"result"`
+	verdict.Outcome
+	Status string             `json:"status"` // decided, in progress, not run
+	Scope  string             `json:"scope"`
+	Metric string             `json:"metric"`
+	Proxy  bool               `json:"timing_proxy"`
+	Result *engine.PerfResult `json:"result"`
 	// Sampling is the sampling assumption the bounds are conditional on, in words.
 	Sampling string `json:"sampling_assumption"`
+}
+
+// Footprint is the footprint gate's verdict and, once the performance stage ran it, its figures.
+type Footprint struct {
+	verdict.Outcome
+	Result *engine.FootprintResult `json:"result"`
 }
 
 // A Statement is one piece of coverage the campaign did not establish, said plainly.

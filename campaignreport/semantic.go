@@ -8,10 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 // changesPerGroup bounds how many changes of each diff group the report quotes; every
@@ -85,91 +85,33 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 	return s, nil
 }
 
-// semantic decides the one semantic result of stage 8 from the arms, the lifecycle rules, the
-// recorded byte parity, the focused diff and the exception records. Exceptions never waive an
-// unstable revision or missing lifecycle evidence.
-func (c *campaign) semantic(arms []ArmReport, coverage, parity Outcome, out map[string][]byte) (Semantic, error) {
+// semantic gathers the semantic section's details: the focused diff of a byte mismatch and
+// how the exception records cover it (the verdict itself is verdict.Decide's).
+func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[string][]byte) (Semantic, *verdict.Exceptions, error) {
 	s := Semantic{Exceptions: c.exceptions, Coverage: []RecordCoverage{}, Uncovered: []string{}}
 	if s.Exceptions == nil {
 		s.Exceptions = []diffview.ExceptionRecord{}
 	}
-	for _, a := range arms {
-		switch a.Verdict {
-		case "UNSTABLE":
-			s.Verdict, s.Reason = diffview.VerdictFail, fmt.Sprintf("%s is UNSTABLE (%d distinct digests over %d repetitions): an unstable revision fails the row, and exception records never waive leaked entropy", a.Arm, len(a.Digests), a.Repetitions)
-			return s, nil
-		case "BLOCKED":
-			s.Verdict, s.Reason = "INCONCLUSIVE", fmt.Sprintf("%s is blocked: %s", a.Arm, a.Reason)
-			return s, nil
-		case "STABLE":
-		default:
-			s.Verdict, s.Reason = "INCONCLUSIVE", fmt.Sprintf("the determinism stage of %s is not finished (%s)", a.Arm, a.Reason)
-			return s, nil
-		}
-	}
-	if parity.Verdict == "" {
-		s.Verdict, s.Reason = "INCONCLUSIVE", "both arms are STABLE but no byte-parity verdict was recorded"
-		return s, nil
-	}
-	var missing string
-	if coverage.Verdict != "PASS" {
-		missing = "missing lifecycle evidence: " + coverage.Reason
-	}
-	if parity.Verdict == diffview.VerdictPass {
-		if missing != "" {
-			s.Verdict, s.Reason = diffview.VerdictFail, "canonical reports are byte-identical, but "+missing
-			return s, nil
-		}
-		s.Verdict, s.Reason = diffview.VerdictPass, "all canonical outputs match byte for byte ("+parity.Reason+"), and every lifecycle rule holds"
-		return s, nil
-	}
-	if parity.Verdict != diffview.VerdictFail {
-		s.Verdict, s.Reason = "INCONCLUSIVE", fmt.Sprintf("byte parity is %s: %s", parity.Verdict, parity.Reason)
-		return s, nil
+	if parity.Verdict != verdict.Fail {
+		return s, nil, nil
 	}
 	base, cand := arms[0], arms[1]
 	d, err := c.focusedDiff("parity", firstReport(base), firstReport(cand), out)
 	if err != nil {
-		return s, err
+		return s, nil, err
 	}
 	s.Diff = d
 	if d == nil {
-		s.Verdict, s.Reason = diffview.VerdictFail, "canonical reports differ, and neither the kept full reports nor the focused diff (diffs/parity.json) exist: the mismatch cannot be checked against exception records"
-		return s, nil
+		return s, &verdict.Exceptions{Unchecked: "neither the kept full reports nor the focused diff (diffs/parity.json) exist: the mismatch cannot be checked against exception records"}, nil
 	}
-	if d.Count == 0 {
-		s.Verdict, s.Reason = diffview.VerdictFail, "the digests differ but the structural diff finds no differing pointer: no exception record can cover that"
-		return s, nil
+	x := diffview.Coverage(d.Pointers, c.exceptions)
+	for _, rc := range diffview.RecordCoverage(d.Pointers, c.exceptions) {
+		s.Coverage = append(s.Coverage, RecordCoverage{ID: rc.ID, Covers: rc.Covers})
 	}
-	diff := &diffview.Diff{}
-	for _, p := range d.Pointers {
-		diff.Changes = append(diff.Changes, diffview.Change{Pointer: p})
-	}
-	verdict, uncovered := diffview.SemanticVerdict(diff, c.exceptions, false)
-	for i := range c.exceptions {
-		n := 0
-		for _, ptr := range d.Pointers {
-			if c.exceptions[i].Covers(ptr) {
-				n++
-			}
-		}
-		s.Coverage = append(s.Coverage, RecordCoverage{ID: c.exceptions[i].ID, Covers: n})
-	}
-	s.UncoveredN = len(uncovered)
-	if uncovered != nil {
-		s.Uncovered = uncovered[:min(len(uncovered), maxUncovered)]
-	}
-	switch {
-	case missing != "":
-		s.Verdict, s.Reason = diffview.VerdictFail, missing
-	case verdict == diffview.VerdictPassExceptions:
-		s.Verdict, s.Reason = verdict, fmt.Sprintf("%d differing pointers, every one covered by the %d exception record(s) below; each names its regression test", d.Count, len(c.exceptions))
-	default:
-		s.Verdict = diffview.VerdictFail
-		s.Reason = fmt.Sprintf("%d of %d differing pointers are covered by no exception record (first: %s): an unexplained mismatch fails the row",
-			len(uncovered), d.Count, strings.Join(uncovered[:min(3, len(uncovered))], ", "))
-	}
-	return s, nil
+	s.UncoveredN = x.Uncovered
+	s.Uncovered = x.First[:min(len(x.First), maxUncovered)]
+	x.First = x.First[:min(len(x.First), 3)]
+	return s, &x, nil
 }
 
 // firstReport is where the first counted repetition's full report was written (the one the

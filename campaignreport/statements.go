@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kvparity/report"
+	"kvparity/verdict"
 )
 
 // protocolCount is the protocol's authoritative window size (stage 3).
@@ -91,7 +92,7 @@ func (c *campaign) statements(r *Report) []Statement {
 		add("performance", "no performance result: %s", r.Performance.Reason)
 	}
 	switch r.Performance.Verdict {
-	case "FAIL":
+	case verdict.Fail:
 		add("profiling", "the performance gate failed and kvparity records no profiler findings: the regression still has to be attributed (Samply) before any waiver")
 	default:
 		add("profiling", "no regression was investigated, so there are no profiler findings")

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 // Write writes report.md and report.json into the campaign directory dir (and the focused
@@ -28,6 +29,18 @@ func Build(dir string) (*Report, error) {
 	}
 	r, _, err := c.build()
 	return r, err
+}
+
+// Assess is the campaign's verdicts: exactly what its report would say, computed by the same
+// build (the journal's fold, the exception coverage of a byte mismatch, verdict.Decide), with
+// nothing written. The headless run, diff --campaign, the workbench header and the matrix all
+// read their words from it, so no surface can disagree with report.json.
+func Assess(dir string) (verdict.Verdicts, error) {
+	r, err := Build(dir)
+	if err != nil {
+		return verdict.Verdicts{}, err
+	}
+	return r.Verdicts(), nil
 }
 
 // WriteReport is Write returning the report it wrote.

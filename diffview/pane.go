@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"kvparity/verdict"
 )
 
 // The diff pane: first divergence and diagnosis on top, groups that expand and collapse,
@@ -66,7 +67,7 @@ type Pane struct {
 
 	recs      []ExceptionRecord
 	recErr    error
-	verdict   string // SemanticVerdict of diff and recs, refreshed when either changes
+	verdict   verdict.Word // SemanticVerdict of diff and recs, refreshed when either changes
 	uncovered []string
 	status    string // last action's outcome
 

@@ -130,7 +130,7 @@ func (p Pane) semanticLine() string {
 	if p.unstable {
 		txt = fmt.Sprintf("exceptions: %d record(s) · arm UNSTABLE · semantic ", len(p.recs))
 	}
-	return st.Dim.Render(cut(txt, p.width)) + vs.Render(cut(v, max(0, p.width-len([]rune(txt)))))
+	return st.Dim.Render(cut(txt, p.width)) + vs.Render(cut(v.String(), max(0, p.width-len([]rune(txt)))))
 }
 
 // detailHeight is the side-by-side value box under the list.

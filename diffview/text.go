@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"kvparity/verdict"
 )
 
 // WriteText prints the headless report: first divergence, diagnosis, then each group with its
@@ -87,11 +89,14 @@ type JSONFirst struct {
 	Text    string   `json:"text"`
 }
 
-// JSONSemantic carries a semantic verdict when exception records were given.
+// JSONSemantic carries a semantic verdict when exception records were given: the campaign's
+// (Of "campaign": the same words as its report) or this diff's judged on its own (Of "diff").
 type JSONSemantic struct {
-	Verdict   string   `json:"verdict"`
-	Records   int      `json:"records"`
-	Uncovered []string `json:"uncovered"`
+	Verdict   verdict.Word `json:"verdict"`
+	Reason    string       `json:"reason,omitempty"`
+	Of        string       `json:"of"`
+	Records   int          `json:"records"`
+	Uncovered []string     `json:"uncovered"`
 }
 
 // Report builds the JSON form.

@@ -1,48 +1,85 @@
 package diffview
 
-// Semantic verdict words (DESIGN.md "Verdicts").
+import "kvparity/verdict"
+
+// Semantic verdict words, the verdict package's (kept as names the pane and tests read).
 const (
-	VerdictPass           = "PASS"
-	VerdictPassExceptions = "PASS_WITH_SEMANTIC_EXCEPTIONS"
-	VerdictFail           = "FAIL"
+	VerdictPass           = verdict.Pass
+	VerdictPassExceptions = verdict.PassWithSemanticExceptions
+	VerdictFail           = verdict.Fail
 )
 
-// SemanticVerdict decides protocol stage 5 for one baseline/candidate diff: PASS when the
-// reports are identical; PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is
-// covered by a valid exception record; FAIL otherwise, and always FAIL when an arm is
-// UNSTABLE (exceptions never waive leaked entropy). uncovered lists the differing pointers no
-// record covers, in document order.
-func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict string, uncovered []string) {
-	if d == nil {
-		return VerdictFail, nil
-	}
+// Coverage judges differing canonical pointers against exception records (protocol stage 5):
+// how many differ, how many no valid record covers, and the first of those in document order.
+func Coverage(pointers []string, recs []ExceptionRecord) verdict.Exceptions {
 	valid := make([]*ExceptionRecord, 0, len(recs))
 	for i := range recs {
 		if recs[i].Validate() == nil {
 			valid = append(valid, &recs[i])
 		}
 	}
-	for _, c := range d.Changes {
+	x := verdict.Exceptions{Records: len(valid), Differing: len(pointers), First: []string{}}
+	for _, p := range pointers {
 		covered := false
 		for _, r := range valid {
-			if r.Covers(c.Pointer) {
+			if r.Covers(p) {
 				covered = true
 				break
 			}
 		}
 		if !covered {
-			uncovered = append(uncovered, c.Pointer)
+			x.Uncovered++
+			x.First = append(x.First, p)
 		}
 	}
-	switch {
-	case unstable:
-		return VerdictFail, uncovered
-	case d.Equal():
-		return VerdictPass, nil
-	case len(uncovered) == 0:
-		return VerdictPassExceptions, nil
+	return x
+}
+
+// A RecordCount is how many differing pointers one exception record covers.
+type RecordCount struct {
+	ID     string
+	Covers int
+}
+
+// RecordCoverage counts, for each record, the differing pointers it covers.
+func RecordCoverage(pointers []string, recs []ExceptionRecord) []RecordCount {
+	out := make([]RecordCount, len(recs))
+	for i := range recs {
+		out[i].ID = recs[i].ID
+		for _, p := range pointers {
+			if recs[i].Covers(p) {
+				out[i].Covers++
+			}
+		}
 	}
-	return VerdictFail, uncovered
+	return out
+}
+
+// SemanticVerdict is stage 8's semantic verdict for one baseline/candidate diff judged on its
+// own: both revisions STABLE (or one UNSTABLE when unstable is set) and the lifecycle evidence
+// taken as holding. It is verdict.Semantic over these inputs, so it never disagrees with the
+// campaign's verdict on the same diff; in a campaign, the campaign's own inputs decide (missing
+// lifecycle evidence still fails). uncovered lists the differing pointers no record covers.
+func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Word, []string) {
+	if d == nil {
+		return verdict.Fail, nil
+	}
+	stable := verdict.Of(verdict.Stable, "")
+	in := verdict.Inputs{Baseline: stable, Candidate: stable, Evidence: verdict.Of(verdict.Pass, "")}
+	if unstable {
+		in.Candidate = verdict.Of(verdict.Unstable, "")
+	}
+	var uncovered []string
+	if d.Equal() {
+		in.Parity = verdict.Of(verdict.Pass, "")
+	} else {
+		x := Coverage(d.Pointers(), recs)
+		in.Parity, in.Exceptions = verdict.Of(verdict.Fail, ""), &x
+		if x.Uncovered > 0 {
+			uncovered = x.First
+		}
+	}
+	return verdict.Semantic(in).Verdict, uncovered
 }
 
 // CoveredBy lists, for each differing pointer, the ids of the records that cover it.

@@ -72,16 +72,18 @@ var _ Controller = (*Campaign)(nil)
 // directory. Exported for the readers of a campaign (the campaign report and its cleanup), so
 // a layout change is made in one place.
 const (
-	FileRow       = "row.toml"
-	FileHost      = "host.json"
-	FileArtifacts = "artifacts.json"
-	FileJournal   = "journal.jsonl"
-	FileSchedule  = "schedule.json"
-	FileTraceSums = "trace/checksums.json"
-	FileWindow    = "trace/window.jsonl"
-	DirRuns       = "runs"
-	DirArtifacts  = "artifacts"
-	DirPatch      = "patch"
+	FileRow        = "row.toml"
+	FileHost       = "host.json"
+	FileArtifacts  = "artifacts.json"
+	FileJournal    = "journal.jsonl"
+	FileSchedule   = "schedule.json"
+	FileTraceSums  = "trace/checksums.json"
+	FileWindow     = "trace/window.jsonl"
+	DirRuns        = "runs"
+	DirArtifacts   = "artifacts"
+	DirPatch       = "patch"
+	FileReportMD   = "report.md"
+	FileReportJSON = "report.json"
 )
 
 // RecAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).

@@ -111,7 +111,7 @@ func runDeterminism(t *testing.T, row *Row, dir string) (Summary, []Event) {
 func verdicts(evs []Event) map[string]string {
 	m := map[string]string{}
 	for _, v := range eventsOf[StageVerdict](evs) {
-		m[string(v.Stage)+"/"+string(v.Arm)] = v.Verdict
+		m[string(v.Stage)+"/"+string(v.Arm)] = string(v.Verdict)
 	}
 	return m
 }
@@ -123,7 +123,7 @@ func TestIdenticalArmsStableAndParityPass(t *testing.T) {
 	if v["determinism/baseline"] != "STABLE" || v["determinism/candidate"] != "STABLE" || v["parity/"] != "PASS" {
 		t.Fatalf("verdicts %v", v)
 	}
-	if got := s.ExitCode(); got != 0 {
+	if got := semanticExit(s); got != 0 {
 		t.Fatalf("exit code %d, summary %+v", got, s)
 	}
 	digests := eventsOf[DigestReady](evs)
@@ -172,8 +172,8 @@ func TestLeakRandomUUIDIsUnstableAndRefusesParityAndPerf(t *testing.T) {
 	if len(blocked) == 0 || !strings.Contains(blocked[0].Reason, "candidate is UNSTABLE") {
 		t.Fatalf("want a clear RowBlocked naming the unstable arm, got %v", blocked)
 	}
-	if s.ExitCode() != 1 {
-		t.Fatalf("exit code %d, want 1 (an unstable revision fails the row)", s.ExitCode())
+	if semanticExit(s) != 1 {
+		t.Fatalf("exit code %d, want 1 (an unstable revision fails the row)", semanticExit(s))
 	}
 	// Every repetition report of the unstable arm is kept for the diff.
 	for _, r := range s.Arms[Candidate].Runs {
@@ -200,8 +200,8 @@ func TestSemanticVariantFailsParityAndKeepsBothReports(t *testing.T) {
 	if v["determinism/baseline"] != "STABLE" || v["determinism/candidate"] != "STABLE" || v["parity/"] != "FAIL" {
 		t.Fatalf("verdicts %v", v)
 	}
-	if s.ExitCode() != 1 {
-		t.Fatalf("exit code %d, want 1", s.ExitCode())
+	if semanticExit(s) != 1 {
+		t.Fatalf("exit code %d, want 1", semanticExit(s))
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		if s.Arms[arm].Runs[0].Report == "" {
@@ -236,8 +236,8 @@ func TestReplayFailuresAreRowErrorsAndLoseNothingElse(t *testing.T) {
 			if !strings.Contains(s.Arms[Candidate].Reason, tc.want) {
 				t.Fatalf("candidate reason %q does not say %q", s.Arms[Candidate].Reason, tc.want)
 			}
-			if s.ExitCode() != 2 {
-				t.Fatalf("exit code %d, want 2 (blocked)", s.ExitCode())
+			if semanticExit(s) != 2 {
+				t.Fatalf("exit code %d, want 2 (blocked)", semanticExit(s))
 			}
 			// Nothing else lost: the baseline's digests are recorded.
 			for _, r := range s.Arms[Baseline].Runs {

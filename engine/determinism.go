@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kvparity/verdict"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,14 +96,14 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 		c.block(StageDeterminism, err.Error())
 		return false
 	}
-	recs := c.journal.Records()
+	h := c.history()
 	var jobs []repJob
 	if only != nil {
-		a := attempts(recs, only.arm, only.gen)[only.rep]
+		a := h.latestAttempts(only.arm, only.gen)[only.rep]
 		jobs = append(jobs, repJob{arm: only.arm, rep: only.rep, gen: only.gen, attempt: a.attempt + 1})
 	} else {
 		gens := map[Arm]int{Baseline: c.Pinned(Baseline).Gen, Candidate: c.Pinned(Candidate).Gen}
-		att := map[Arm]map[int]repAttempt{Baseline: attempts(recs, Baseline, gens[Baseline]), Candidate: attempts(recs, Candidate, gens[Candidate])}
+		att := map[Arm]map[int]repAttempt{Baseline: h.latestAttempts(Baseline, gens[Baseline]), Candidate: h.latestAttempts(Candidate, gens[Candidate])}
 		for rep := 1; rep <= max(c.repetitions(Baseline), c.repetitions(Candidate)); rep++ {
 			for _, arm := range []Arm{Baseline, Candidate} {
 				if rep > c.repetitions(arm) {
@@ -241,26 +242,29 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 
 // An ArmResult is one arm's determinism outcome over its current artifact.
 type ArmResult struct {
-	Arm     Arm      `json:"arm"`
-	Gen     int      `json:"gen"`
-	Verdict string   `json:"verdict"` // STABLE, UNSTABLE, BLOCKED, or "" while incomplete
-	Reason  string   `json:"reason,omitempty"`
-	Runs    []RunID  `json:"runs"`    // the latest attempt of each repetition, in order
-	Digests []string `json:"digests"` // per repetition ("" for a failed or missing one)
-	Ends    []Record `json:"-"`
+	Arm     Arm          `json:"arm"`
+	Gen     int          `json:"gen"`
+	Verdict verdict.Word `json:"verdict"` // STABLE, UNSTABLE, BLOCKED, or Undecided while incomplete
+	Reason  string       `json:"reason,omitempty"`
+	Runs    []RunID      `json:"runs"`    // the latest attempt of each repetition, in order
+	Digests []string     `json:"digests"` // per repetition ("" for a failed or missing one)
+	Ends    []Record     `json:"-"`
 }
+
+// history folds the journal as it stands.
+func (c *Campaign) history() *History { return FoldJournal(c.journal.Records(), c.row) }
 
 // armResult is an arm's determinism outcome over its current artifact.
-func (c *Campaign) armResult(recs []Record, arm Arm) ArmResult {
-	return armResult(recs, arm, c.Pinned(arm).Gen, c.repetitions(arm))
+func (c *Campaign) armResult(h *History, arm Arm) ArmResult {
+	return h.armResultAt(arm, c.Pinned(arm).Gen, c.repetitions(arm))
 }
 
-// armResult folds the journal into the outcome of n repetitions of arm at generation gen.
-func armResult(recs []Record, arm Arm, gen, n int) ArmResult {
-	res := ArmResult{Arm: arm, Gen: gen}
-	att := attempts(recs, arm, gen)
+// armResultAt is the outcome of n repetitions of arm at generation gen.
+func (h *History) armResultAt(arm Arm, gen, n int) ArmResult {
+	res := ArmResult{Arm: arm, Gen: gen, Verdict: verdict.Undecided}
+	att := h.latestAttempts(arm, gen)
 	distinct := []string{}
-	complete := true
+	complete, done := true, 0
 	for rep := 1; rep <= n; rep++ {
 		a := att[rep]
 		if a.end == nil {
@@ -268,86 +272,94 @@ func armResult(recs []Record, arm Arm, gen, n int) ArmResult {
 			res.Digests = append(res.Digests, "")
 			continue
 		}
+		done++
 		res.Runs = append(res.Runs, a.end.Run)
 		res.Ends = append(res.Ends, *a.end)
 		res.Digests = append(res.Digests, a.end.Digest)
-		if a.end.Error != "" && res.Verdict == "" {
-			res.Verdict, res.Reason = "BLOCKED", fmt.Sprintf("%s: %s", a.end.Run, a.end.Error)
+		if a.end.Error != "" && res.Verdict == verdict.Undecided {
+			res.Verdict, res.Reason = verdict.Blocked, fmt.Sprintf("%s: %s", a.end.Run, a.end.Error)
 		}
 		if a.end.Digest != "" && !slices.Contains(distinct, a.end.Digest) {
 			distinct = append(distinct, a.end.Digest)
 		}
 	}
 	switch {
-	case res.Verdict != "":
+	case res.Verdict != verdict.Undecided:
 	case !complete:
+		res.Reason = fmt.Sprintf("%d of %d repetitions of generation %d finished", done, n, gen)
 	case len(distinct) == 1:
-		res.Verdict, res.Reason = "STABLE", fmt.Sprintf("one digest %s over %d repetitions", short(distinct[0]), n)
+		res.Verdict, res.Reason = verdict.Stable, fmt.Sprintf("one digest %s over %d repetitions", short(distinct[0]), n)
 	default:
 		parts := make([]string, len(res.Runs))
 		for i, r := range res.Runs {
 			parts[i] = fmt.Sprintf("%s %s", r, short(res.Digests[i]))
 		}
-		res.Verdict = "UNSTABLE"
+		res.Verdict = verdict.Unstable
 		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s): an entropy leak; stop and diagnose it, never add repetitions to average it away", len(distinct), n, strings.Join(parts, ", "))
 	}
 	return res
 }
 
-// parityResult decides byte parity from both arms' outcomes ("" while undecided).
-func parityResult(b, cand ArmResult) (verdict, reason string) {
+// Outcome is the result as a verdict with its reason.
+func (r ArmResult) Outcome() verdict.Outcome {
+	return verdict.Outcome{Verdict: r.Verdict, Reason: r.Reason}
+}
+
+// parityResult decides byte parity from both arms' outcomes (Undecided while either is).
+func parityResult(b, cand ArmResult) verdict.Outcome {
 	for _, a := range []ArmResult{b, cand} {
 		switch a.Verdict {
-		case "UNSTABLE":
-			return "BLOCKED", fmt.Sprintf("%s is UNSTABLE: parity and performance are refused until its entropy leak is fixed", a.Arm)
-		case "BLOCKED":
-			return "BLOCKED", fmt.Sprintf("%s repetitions failed: %s", a.Arm, a.Reason)
-		case "":
-			return "", ""
+		case verdict.Unstable:
+			return verdict.Of(verdict.Blocked, "%s is UNSTABLE: parity and performance are refused until its entropy leak is fixed", a.Arm)
+		case verdict.Blocked:
+			return verdict.Of(verdict.Blocked, "%s repetitions failed: %s", a.Arm, a.Reason)
+		case verdict.Stable:
+		default:
+			return verdict.Outcome{Verdict: verdict.Undecided}
 		}
 	}
 	if b.Digests[0] == cand.Digests[0] {
-		return "PASS", fmt.Sprintf("baseline and candidate canonical reports are byte-identical (%s)", short(b.Digests[0]))
+		return verdict.Of(verdict.Pass, "baseline and candidate canonical reports are byte-identical (%s)", short(b.Digests[0]))
 	}
-	return "FAIL", fmt.Sprintf("canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
+	return verdict.Of(verdict.Fail, "canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
 }
 
 // decide records and publishes the per-arm and parity verdicts, then deletes the full reports
 // that matched (their digests stay in the journal) and keeps the ones a diff needs.
 func (c *Campaign) decide() {
-	recs := c.journal.Records()
-	b, cand := c.armResult(recs, Baseline), c.armResult(recs, Candidate)
+	h := c.history()
+	b, cand := c.armResult(h, Baseline), c.armResult(h, Candidate)
 	for _, a := range []ArmResult{b, cand} {
-		if a.Verdict == "" {
+		if !a.Verdict.Decided() {
 			continue
 		}
 		if !c.verdict(StageDeterminism, a.Arm, a.Verdict, a.Reason) {
 			return
 		}
 	}
-	pv, preason := parityResult(b, cand)
-	if pv == "" {
+	parity := parityResult(b, cand)
+	if !parity.Verdict.Decided() {
 		return
 	}
-	if !c.verdict(StageParity, "", pv, preason) {
+	if !c.verdict(StageParity, "", parity.Verdict, parity.Reason) {
 		return
 	}
-	if pv == "BLOCKED" {
-		c.Emit(RowBlocked{Stage: StageParity, Reason: preason})
+	if parity.Verdict == verdict.Blocked {
+		c.Emit(RowBlocked{Stage: StageParity, Reason: parity.Reason})
 	}
-	c.pruneReports(b, cand, pv)
+	c.pruneReports(b, cand, parity.Verdict)
 }
 
 // pruneReports applies stage 4's retention: matching full reports are deleted; both arms'
 // reports are kept when parity fails, and every report of an UNSTABLE (or failed) arm.
-func (c *Campaign) pruneReports(b, cand ArmResult, parity string) {
+func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 	var gone []RunID
 	for _, a := range []ArmResult{b, cand} {
-		if a.Verdict != "STABLE" {
+		if a.Verdict != verdict.Stable {
 			continue // keep everything of an unstable or failed arm
 		}
 		for i, end := range a.Ends {
-			keepOne := parity != "PASS" && i == 0 // one report per arm for the diff
+			keepOne := parity != verdict.Pass && i == 0 // one report per arm for the diff
 			if keepOne || end.ReportPath == "" {
 				continue
 			}
@@ -362,7 +374,7 @@ func (c *Campaign) pruneReports(b, cand ArmResult, parity string) {
 }
 
 // verdict records and publishes a stage verdict; false when the journal refused it.
-func (c *Campaign) verdict(st Stage, arm Arm, v, reason string) bool {
+func (c *Campaign) verdict(st Stage, arm Arm, v verdict.Word, reason string) bool {
 	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason}); err != nil {
 		c.Emit(RowBlocked{Stage: st, Reason: err.Error()})
 		return false

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/verdict"
 	"time"
 
 	"kvparity/report"
@@ -109,8 +110,8 @@ type PressureEvent struct {
 // StageVerdict: a verdict for a stage (Arm set for per-arm STABLE/UNSTABLE).
 type StageVerdict struct {
 	Stage   Stage
-	Arm     Arm    // "" for cross-arm verdicts
-	Verdict string // STABLE, UNSTABLE, PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, FAIL, INCONCLUSIVE, BLOCKED
+	Arm     Arm // "" for cross-arm verdicts
+	Verdict verdict.Word
 	Reason  string
 }
 
@@ -149,7 +150,7 @@ type PerfSummary struct {
 	Diagnostics []Diagnostic
 	Lower       float64 // order-statistic bounds, only when Final
 	Upper       float64
-	Verdict     string // PASS, FAIL, INCONCLUSIVE (only when Final)
+	Verdict     verdict.Word // PASS, FAIL, INCONCLUSIVE (only when Final)
 	Reason      string
 	Final       bool
 

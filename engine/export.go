@@ -91,7 +91,7 @@ func WritePerfBench(w io.Writer, r *PerfResult) error {
 // stage has not decided it yet.
 func (c *Campaign) PerfResult() (*PerfResult, error) {
 	key := perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen)
-	s := foldPerf(c.journal.Records(), key)
+	s := c.history().perfSeries(key)
 	if s.result == nil {
 		return nil, fmt.Errorf("%w (series %s: %d of %d pairs)", errNoPerf, key, len(s.pairs), c.row.Perf.Pairs)
 	}

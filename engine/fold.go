@@ -3,12 +3,20 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+
+	"kvparity/verdict"
 )
 
 // A History is the journal folded into a campaign's current state. It is the one reading of
-// the journal: Open rebuilds a campaign from it, Summary is computed from it, and the campaign
-// report (which must work on a cleaned campaign whose binaries and trace window are gone, so
-// it never calls Open) builds on it too.
+// the journal: Add folds one record, and Open, resume, the summary, the performance stage's
+// resume, the campaign report (which must work on a cleaned campaign whose binaries and trace
+// window are gone, so it never calls Open) and the matrix's live status all read a History.
+// A new record type is handled here, once.
+//
+// Verdicts are derived, never taken from verdict records: a revision's verdict from its
+// repetitions' digests, byte parity from both arms', performance and footprint from their
+// result records. A verdict record is an announcement (the workbench shows it when it
+// arrives); a kill between a result and its announcement can no longer tear them apart.
 type History struct {
 	Row     *Row
 	Records []Record
@@ -27,74 +35,115 @@ type History struct {
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
 
-	verdicts   map[verdictKey]Record
-	exceptions *Record // the latest PASS_WITH_SEMANTIC_EXCEPTIONS parity record on the current pins
+	reps   map[repKey]*repLog     // repetition attempts per arm and generation
+	series map[string]*perfSeries // performance series per key ("b<gen>-c<gen>")
 }
 
-type verdictKey struct {
-	stage Stage
-	arm   Arm
+type repKey struct {
+	arm Arm
+	gen int
+}
+
+// A repLog is every attempt of one arm's repetitions on one artifact generation.
+type repLog struct {
+	all    []RepetitionAttempt
+	byRun  map[RunID]int
+	latest map[int]int // repetition -> index in all
+}
+
+// NewHistory is the fold of an empty journal over the frozen row.
+func NewHistory(row *Row) *History {
+	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
+		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{}}
 }
 
 // FoldJournal folds a campaign's journal records (oldest first) over its frozen row.
 func FoldJournal(recs []Record, row *Row) *History {
-	h := &History{Row: row, Records: recs, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
-		Added: map[Arm]int{}, Gone: map[RunID]int64{}, verdicts: map[verdictKey]Record{}}
+	h := NewHistory(row)
+	h.Records = make([]Record, 0, len(recs))
 	for _, r := range recs {
-		switch r.Type {
-		case RecPinned:
-			if r.Artifact == nil {
-				continue
-			}
-			p := pinFromRecord(r)
-			h.Pins = append(h.Pins, p)
-			if cur, ok := h.Current[r.Arm]; !ok || p.Gen >= cur.Gen {
-				h.Current[r.Arm], h.PinSeq[r.Arm] = p, r.Seq
-			}
-		case RecStale:
-			if p, ok := h.Current[r.Arm]; ok {
-				p.Stale = true
-				h.Current[r.Arm] = p
-			}
-		case RecAddRep:
-			h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-row.Determinism.Repetitions)
-		case RecReportsGone:
-			for _, id := range r.Runs {
-				h.Gone[id] = r.Seq
-			}
-		case RecRunStart:
-			h.Blocked = nil
-		case RecBlocked:
-			h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
-		case RecPatch:
-			var p DeterminismPatch
-			if json.Unmarshal(r.Data, &p) == nil {
-				h.Patch = &p
-			}
-		}
-	}
-	// A verdict judges the artifacts pinned when it was recorded: keep only the ones recorded
-	// after the current pins they depend on (both arms' for a cross-arm verdict).
-	bothPinned := max(h.PinSeq[Baseline], h.PinSeq[Candidate])
-	for i := range recs {
-		r := recs[i]
-		if r.Type != RecVerdict {
-			continue
-		}
-		after := bothPinned
-		if r.Arm != "" {
-			after = h.PinSeq[r.Arm]
-		}
-		if r.Seq <= after {
-			continue
-		}
-		if r.Stage == StageParity && r.Verdict == "PASS_WITH_SEMANTIC_EXCEPTIONS" {
-			h.exceptions = &recs[i] // the exception workflow's verdict over a byte FAIL
-			continue
-		}
-		h.verdicts[verdictKey{r.Stage, r.Arm}] = r
+		h.Add(r)
 	}
 	return h
+}
+
+// Add folds one record (records arrive in journal order).
+func (h *History) Add(r Record) {
+	h.Records = append(h.Records, r)
+	switch r.Type {
+	case RecPinned:
+		if r.Artifact == nil {
+			return
+		}
+		p := pinFromRecord(r)
+		h.Pins = append(h.Pins, p)
+		if cur, ok := h.Current[r.Arm]; !ok || p.Gen >= cur.Gen {
+			h.Current[r.Arm], h.PinSeq[r.Arm] = p, r.Seq
+		}
+	case RecStale:
+		if p, ok := h.Current[r.Arm]; ok {
+			p.Stale = true
+			h.Current[r.Arm] = p
+		}
+	case RecAddRep:
+		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.Row.Determinism.Repetitions)
+	case RecReportsGone:
+		for _, id := range r.Runs {
+			h.Gone[id] = r.Seq
+		}
+	case RecRunStart, RecRunEnd:
+		if r.Type == RecRunStart {
+			h.Blocked = nil
+		}
+		if r.Kind == KindRepetition {
+			h.repLog(r.Arm, max(r.Gen, 1)).add(r)
+		}
+	case RecBlocked:
+		h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
+	case RecPatch:
+		var p DeterminismPatch
+		if json.Unmarshal(r.Data, &p) == nil {
+			h.Patch = &p
+		}
+	}
+	if key := perfRecordKey(r); key != "" {
+		h.perfSeries(key).add(r)
+	}
+}
+
+func (h *History) repLog(arm Arm, gen int) *repLog {
+	k := repKey{arm, gen}
+	l := h.reps[k]
+	if l == nil {
+		l = &repLog{byRun: map[RunID]int{}, latest: map[int]int{}}
+		h.reps[k] = l
+	}
+	return l
+}
+
+// add is the one rule for which attempt of a repetition counts: a run_start with a higher
+// attempt supersedes the previous one; a run_end counts when its attempt is at least the
+// latest started one.
+func (l *repLog) add(rec Record) {
+	r := &rec
+	idx, seen := l.byRun[r.Run]
+	if r.Type == RecRunStart || !seen {
+		idx = len(l.all)
+		l.byRun[r.Run] = idx
+		l.all = append(l.all, RepetitionAttempt{Start: r})
+	}
+	if r.Type == RecRunEnd {
+		l.all[idx].End = r
+	}
+	cur, ok := l.latest[r.Index]
+	switch {
+	case !ok:
+		l.latest[r.Index] = idx
+	case r.Type == RecRunStart && r.Attempt > l.all[cur].Start.Attempt:
+		l.latest[r.Index] = idx
+	case r.Type == RecRunEnd && r.Attempt >= l.all[cur].Start.Attempt:
+		l.latest[r.Index] = idx
+	}
 }
 
 // Gen is an arm's current artifact generation (1 before any pin is recorded).
@@ -102,23 +151,6 @@ func (h *History) Gen(arm Arm) int { return max(h.Current[arm].Gen, 1) }
 
 // Repetitions is an arm's repetition count: the row's plus AddRepetition's.
 func (h *History) Repetitions(arm Arm) int { return h.Row.Determinism.Repetitions + h.Added[arm] }
-
-// Verdict is the latest recorded verdict of stage for arm ("" for a cross-arm stage) that
-// judges the current artifacts. Byte parity is what the digests said; the exception workflow's
-// verdict is SemanticExceptions.
-func (h *History) Verdict(st Stage, arm Arm) (Record, bool) {
-	r, ok := h.verdicts[verdictKey{st, arm}]
-	return r, ok
-}
-
-// SemanticExceptions is the exception workflow's PASS_WITH_SEMANTIC_EXCEPTIONS record on the
-// current artifacts, if any.
-func (h *History) SemanticExceptions() (Record, bool) {
-	if h.exceptions == nil {
-		return Record{}, false
-	}
-	return *h.exceptions, true
-}
 
 // A RepetitionAttempt is one attempt of one determinism repetition as the journal recorded it.
 type RepetitionAttempt struct {
@@ -131,58 +163,38 @@ type RepetitionAttempt struct {
 // Attempts returns every attempt of arm's repetitions on its current generation in journal
 // order, and how many attempts ran on older generations.
 func (h *History) Attempts(arm Arm) (all []RepetitionAttempt, olderGens int) {
-	return repetitionAttempts(h.Records, arm, h.Gen(arm))
+	return h.attemptsAt(arm, h.Gen(arm))
 }
 
-// repetitionAttempts is the one rule for which attempt of a repetition counts: a run_start
-// with a higher attempt supersedes the previous one; a run_end counts when its attempt is at
-// least the latest started one.
-func repetitionAttempts(recs []Record, arm Arm, gen int) (all []RepetitionAttempt, olderGens int) {
-	byRun := map[RunID]int{}
-	latest := map[int]int{} // repetition -> index in all
-	for i := range recs {
-		r := &recs[i]
-		if r.Kind != KindRepetition || r.Arm != arm || (r.Type != RecRunStart && r.Type != RecRunEnd) {
+func (h *History) attemptsAt(arm Arm, gen int) (all []RepetitionAttempt, olderGens int) {
+	for k, l := range h.reps {
+		if k.arm != arm || k.gen == gen {
 			continue
 		}
-		if max(r.Gen, 1) != gen {
-			if r.Type == RecRunStart {
+		for _, a := range l.all {
+			if a.Start.Type == RecRunStart {
 				olderGens++
 			}
-			continue
-		}
-		idx, seen := byRun[r.Run]
-		if r.Type == RecRunStart || !seen {
-			idx = len(all)
-			byRun[r.Run] = idx
-			all = append(all, RepetitionAttempt{Start: r})
-		}
-		if r.Type == RecRunEnd {
-			all[idx].End = r
-		}
-		cur, ok := latest[r.Index]
-		switch {
-		case !ok:
-			latest[r.Index] = idx
-		case r.Type == RecRunStart && r.Attempt > all[cur].Start.Attempt:
-			latest[r.Index] = idx
-		case r.Type == RecRunEnd && r.Attempt >= all[cur].Start.Attempt:
-			latest[r.Index] = idx
 		}
 	}
-	for _, idx := range latest {
+	l := h.reps[repKey{arm, gen}]
+	if l == nil {
+		return nil, olderGens
+	}
+	all = append([]RepetitionAttempt{}, l.all...)
+	for _, idx := range l.latest {
 		all[idx].Latest = true
 	}
 	return all, olderGens
 }
 
-// attempts is the latest attempt of every repetition of arm at gen.
-func attempts(recs []Record, arm Arm, gen int) map[int]repAttempt {
-	all, _ := repetitionAttempts(recs, arm, gen)
+// latestAttempts is the latest attempt of every repetition of arm at gen.
+func (h *History) latestAttempts(arm Arm, gen int) map[int]repAttempt {
 	m := map[int]repAttempt{}
-	for _, a := range all {
-		if a.Latest {
-			m[a.Start.Index] = repAttempt{attempt: a.Start.Attempt, end: a.End}
+	if l := h.reps[repKey{arm, gen}]; l != nil {
+		for rep, idx := range l.latest {
+			a := l.all[idx]
+			m[rep] = repAttempt{attempt: a.Start.Attempt, end: a.End}
 		}
 	}
 	return m
@@ -190,11 +202,11 @@ func attempts(recs []Record, arm Arm, gen int) map[int]repAttempt {
 
 // ArmResult is an arm's determinism outcome over its current artifact, from the digests.
 func (h *History) ArmResult(arm Arm) ArmResult {
-	return armResult(h.Records, arm, h.Gen(arm), h.Repetitions(arm))
+	return h.armResultAt(arm, h.Gen(arm), h.Repetitions(arm))
 }
 
-// Parity decides byte parity from both arms' digests ("" while undecided).
-func (h *History) Parity() (verdict, reason string) {
+// Parity decides byte parity from both arms' digests (Undecided while either is unfinished).
+func (h *History) Parity() verdict.Outcome {
 	return parityResult(h.ArmResult(Baseline), h.ArmResult(Candidate))
 }
 
@@ -213,7 +225,36 @@ type PerfProgress struct {
 
 // Perf folds the performance series of the current artifacts.
 func (h *History) Perf() PerfProgress {
-	s := foldPerf(h.Records, h.PerfKey())
+	s := h.perfSeries(h.PerfKey())
 	return PerfProgress{Key: s.key, Started: s.schedule != nil, Pairs: len(s.pairs), Samples: len(s.samples),
 		Footprint: s.footprint, Result: s.result}
+}
+
+func (h *History) perfSeries(key string) *perfSeries {
+	s := h.series[key]
+	if s == nil {
+		s = newPerfSeries(key)
+		h.series[key] = s
+	}
+	return s
+}
+
+// perfRecordKey is the performance series a record belongs to ("" for none).
+func perfRecordKey(r Record) string {
+	switch r.Type {
+	case RecPerfSchedule, RecPerfFootprint, RecPerfPair, RecPerfInvalid, RecPerfResult:
+	case RecRunStart, RecRunEnd:
+		if r.Kind != KindWarmup && r.Kind != KindSample {
+			return ""
+		}
+	default:
+		return ""
+	}
+	var k struct {
+		Key string `json:"key"`
+	}
+	if len(r.Data) == 0 || json.Unmarshal(r.Data, &k) != nil {
+		return ""
+	}
+	return k.Key
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/verdict"
 	"slices"
 	"testing"
 )
@@ -64,16 +65,6 @@ func TestFoldJournalCurrentState(t *testing.T) {
 	if !slices.Equal(h.Blocked, []string{"determinism: disk"}) {
 		t.Errorf("blocked %q: the perf block was retried by a later run, the disk block was not", h.Blocked)
 	}
-	// Verdicts recorded before the candidate's re-pin do not judge its generation 2.
-	if _, ok := h.Verdict(StageDeterminism, Candidate); ok {
-		t.Error("the candidate's generation-1 STABLE verdict is reported for generation 2")
-	}
-	if _, ok := h.Verdict(StageParity, ""); ok {
-		t.Error("the parity verdict over candidate generation 1 is reported for generation 2")
-	}
-	if v, ok := h.Verdict(StageDeterminism, Baseline); !ok || v.Verdict != "STABLE" {
-		t.Errorf("baseline verdict %+v: the baseline was not re-pinned, its verdict stands", v)
-	}
 
 	all, older := h.Attempts(Candidate)
 	if older != 2 || len(all) != 3 {
@@ -86,35 +77,41 @@ func TestFoldJournalCurrentState(t *testing.T) {
 	if res.Verdict != "STABLE" || !slices.Equal(res.Digests, []string{"e", "e"}) {
 		t.Errorf("candidate result %+v, want STABLE over digests e, e", res)
 	}
-	if b := h.ArmResult(Baseline); b.Verdict != "" {
+	if b := h.ArmResult(Baseline); b.Verdict.Decided() {
 		t.Errorf("baseline result %+v: its added third repetition has not run, so it is undecided", b)
 	}
-	if v, _ := h.Parity(); v != "" {
-		t.Errorf("parity %q while the baseline is undecided", v)
+	if v := h.Parity(); v.Verdict.Decided() {
+		t.Errorf("parity %+v while the baseline is undecided", v)
 	}
 	if h.PerfKey() != "b1-c2" || h.Perf().Started {
 		t.Errorf("perf key %s started %v, want b1-c2 not started", h.PerfKey(), h.Perf().Started)
 	}
 }
 
-// The exception workflow's verdict upgrades a byte FAIL in the summary, and only on the
-// artifacts it was recorded for.
-func TestFoldJournalSemanticExceptions(t *testing.T) {
+// Verdicts are derived from results, never read from verdict records: a perf result whose
+// announcement was lost to a kill is decided all the same, and a stray verdict record judges
+// nothing.
+func TestFoldDerivesVerdictsFromResults(t *testing.T) {
 	recs := foldFixture()
 	n := int64(len(recs))
+	res := &PerfResult{Key: "b1-c2", Verdict: verdict.Fail, Reason: "lower bound X(6) = 1.08 > 1.05"}
 	recs = append(recs,
-		Record{Seq: n + 1, Type: RecVerdict, Stage: StageParity, Verdict: "FAIL"},
-		Record{Seq: n + 2, Type: RecVerdict, Stage: StageParity, Verdict: "PASS_WITH_SEMANTIC_EXCEPTIONS", Reason: "covered"})
+		Record{Seq: n + 1, Type: RecVerdict, Stage: StageParity, Verdict: verdict.PassWithSemanticExceptions, Reason: "stray"},
+		Record{Seq: n + 2, Type: RecPerfResult, Data: marshalData(perfResultData{Key: "b1-c2", Result: res})})
 	h := FoldJournal(recs, TinyRow("", ""))
-	if v, ok := h.Verdict(StageParity, ""); !ok || v.Verdict != "FAIL" {
-		t.Errorf("byte parity %+v, want the recorded FAIL (exceptions never change byte parity)", v)
+	if p := h.Parity(); p.Verdict.Decided() {
+		t.Errorf("parity %+v: the baseline is unfinished, a verdict record cannot decide it", p)
 	}
-	if x, ok := h.SemanticExceptions(); !ok || x.Reason != "covered" {
-		t.Errorf("semantic exceptions %+v, want the recorded record", x)
+	if p := h.Performance(); p.Verdict != verdict.Fail || p.Reason != res.Reason {
+		t.Errorf("performance %+v, want the result record's FAIL without any verdict record", p)
 	}
-	recs = append(recs, Record{Seq: n + 3, Type: RecPinned, Arm: Baseline, Gen: 2, Artifact: &ArtifactInfo{SHA256: "b2"}})
-	if _, ok := FoldJournal(recs, TinyRow("", "")).SemanticExceptions(); ok {
-		t.Error("exceptions recorded over baseline generation 1 still count after it was re-pinned")
+	// Incremental and whole folds agree record by record.
+	inc := NewHistory(TinyRow("", ""))
+	for _, r := range recs {
+		inc.Add(r)
+	}
+	if inc.Performance() != h.Performance() || inc.Parity() != h.Parity() || inc.ArmResult(Candidate).Verdict != h.ArmResult(Candidate).Verdict {
+		t.Error("the incremental fold disagrees with FoldJournal")
 	}
 }
 
@@ -144,7 +141,7 @@ func BenchmarkFoldJournal(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h := FoldJournal(recs, row)
-		if r := h.ArmResult(Candidate); r.Verdict == "" {
+		if r := h.ArmResult(Candidate); !r.Verdict.Decided() {
 			b.Fatal("undecided")
 		}
 		_ = h.Summary(dir, "")

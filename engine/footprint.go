@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"kvparity/verdict"
+)
 
 // The footprint gate (protocol stage 7): release binary or .text growth above 5% fails until the
 // added footprint is explained (and narrowed); the row states the explanation in
@@ -11,18 +15,18 @@ const FootprintLimit = 0.05
 
 // FootprintResult compares the candidate's artifact with the baseline's.
 type FootprintResult struct {
-	Key           string  `json:"key,omitempty"`
-	BaselineSize  int64   `json:"baseline_size"`
-	CandidateSize int64   `json:"candidate_size"`
-	SizeGrowth    float64 `json:"size_growth"` // candidate/baseline − 1
-	BaselineText  int64   `json:"baseline_text"`
-	CandidateText int64   `json:"candidate_text"`
-	TextGrowth    float64 `json:"text_growth"` // 0 when either has no .text (not ELF)
-	TextKnown     bool    `json:"text_known"`
-	Limit         float64 `json:"limit"`
-	Explained     string  `json:"explained,omitempty"`
-	Verdict       string  `json:"verdict"` // PASS or FAIL
-	Reason        string  `json:"reason"`
+	Key           string       `json:"key,omitempty"`
+	BaselineSize  int64        `json:"baseline_size"`
+	CandidateSize int64        `json:"candidate_size"`
+	SizeGrowth    float64      `json:"size_growth"` // candidate/baseline − 1
+	BaselineText  int64        `json:"baseline_text"`
+	CandidateText int64        `json:"candidate_text"`
+	TextGrowth    float64      `json:"text_growth"` // 0 when either has no .text (not ELF)
+	TextKnown     bool         `json:"text_known"`
+	Limit         float64      `json:"limit"`
+	Explained     string       `json:"explained,omitempty"`
+	Verdict       verdict.Word `json:"verdict"` // PASS or FAIL
+	Reason        string       `json:"reason"`
 }
 
 func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResult {
@@ -43,11 +47,11 @@ func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResul
 	grew := f.SizeGrowth > FootprintLimit || f.TextGrowth > FootprintLimit
 	switch {
 	case !grew:
-		f.Verdict, f.Reason = "PASS", figures+fmt.Sprintf(": within %.0f%%", 100*FootprintLimit)
+		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": within %.0f%%", 100*FootprintLimit)
 	case explained != "":
-		f.Verdict, f.Reason = "PASS", figures+fmt.Sprintf(": above %.0f%% but explained in the row: %s", 100*FootprintLimit, explained)
+		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": above %.0f%% but explained in the row: %s", 100*FootprintLimit, explained)
 	default:
-		f.Verdict, f.Reason = "FAIL", figures+fmt.Sprintf(": grows more than %.0f%%; explain and narrow it ([perf] footprint_explained)", 100*FootprintLimit)
+		f.Verdict, f.Reason = verdict.Fail, figures+fmt.Sprintf(": grows more than %.0f%%; explain and narrow it ([perf] footprint_explained)", 100*FootprintLimit)
 	}
 	return f
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"kvparity/verdict"
 	"os"
 	"sync"
 	"time"
@@ -63,9 +64,9 @@ type Record struct {
 	ReportPath string  `json:"report_path,omitempty"` // relative to the campaign dir
 	Evidence   string  `json:"evidence,omitempty"`    // relative path of the evidence JSON
 
-	Stage   Stage  `json:"stage,omitempty"`
-	Verdict string `json:"verdict,omitempty"`
-	Reason  string `json:"reason,omitempty"`
+	Stage   Stage        `json:"stage,omitempty"`
+	Verdict verdict.Word `json:"verdict,omitempty"`
+	Reason  string       `json:"reason,omitempty"`
 
 	Artifact *ArtifactInfo `json:"artifact,omitempty"`
 	OldSHA   string        `json:"old_sha256,omitempty"`

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // The engine tests need a replay binary. The test binary itself plays one: started with
@@ -133,4 +136,20 @@ func fakeReplay(args []string) int {
 		os.WriteFile(p, []byte(`{"iteration":0,"replay_bench":true,"replay_execution_ms":12.5,"wall_time_ms":13.0}`+"\n"), 0o644)
 	}
 	return 0
+}
+
+// semanticExit is the exit status of `kvparity run --stage determinism` for a summary's
+// campaign (no exception records in engine tests): stage 8's rules over the folded journal.
+func semanticExit(s Summary) int {
+	recs, err := ReadJournal(filepath.Join(s.Dir, FileJournal))
+	if err != nil {
+		return -1
+	}
+	row, err := LoadRow(filepath.Join(s.Dir, FileRow))
+	if err != nil {
+		return -1
+	}
+	in := FoldJournal(recs, row).Inputs(s.Dir)
+	in.SemanticOnly = true
+	return verdict.Decide(in).ExitCode
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // A matrix is a campaign of rows (protocol "Campaign concurrency"): one row per node, each row
@@ -38,6 +40,9 @@ type MatrixOptions struct {
 
 	// RunArgs are extra `kvparity run` arguments for every row (e.g. the row's CPU binding).
 	RunArgs []string
+	// SemanticOnly: the rows run `--stage determinism`, so a row's overall verdict is its
+	// semantic one (as that row's kvparity run exits).
+	SemanticOnly bool
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
@@ -67,6 +72,8 @@ type matrixRow struct {
 	jobs    []JobRecord
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
+
+	semanticOnly bool // MatrixOptions.SemanticOnly
 }
 
 // RunMatrix runs (or resumes, or follows) every row of the matrix and writes the matrix
@@ -131,14 +138,13 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 		if row.Name == MatrixBinary {
 			return nil, &RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
-		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name)}
+		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly}
 		r.tail.path = filepath.Join(r.dir, FileJournal)
 		mode := "local"
 		if o.Slurm != nil {
 			mode = "slurm"
 		}
-		r.fold = newRowFold(RowStatus{Row: row.Name, RowFile: abs, Dir: r.dir, Mode: mode},
-			row.Determinism.Repetitions, row.Perf.Pairs)
+		r.fold = newRowFold(RowStatus{Row: row.Name, RowFile: abs, Dir: r.dir, Mode: mode}, row)
 		m.rows = append(m.rows, r)
 	}
 	return m, nil
@@ -310,6 +316,7 @@ func (r *matrixRow) status() RowStatus {
 		s.Stage = RowStageStarting // the job runs; kvparity run has not created the campaign yet
 	case last.Verdict():
 		s.Stage, s.Running = RowStageDone, ""
+		s.Verdicts = readRowVerdicts(r.dir, r.semanticOnly)
 	case last.Environmental:
 		s.Stage, s.Running = RowStageInterrupted, ""
 	case last.State.Terminal():
@@ -349,27 +356,35 @@ func (r *matrixRow) needsRun() bool {
 // result builds the final statuses, exit code and report.
 func (m *matrix) result() *MatrixResult {
 	res := &MatrixResult{Rows: m.statuses()}
-	res.ExitCode = matrixExitCode(res.Rows)
-	res.Report = buildMatrixReport(m.dir, res.Rows, res.ExitCode)
+	overall := matrixOverall(res.Rows)
+	res.ExitCode = verdict.ExitCode(overall.Verdict)
+	res.Report = buildMatrixReport(m.dir, res.Rows, overall)
 	return res
 }
 
-// matrixExitCode follows kvparity run's codes over all rows: any FAIL (or unstable revision) is
-// 1; otherwise any row not passing (inconclusive, blocked, unfinished, interrupted) is 2;
-// otherwise 0.
-func matrixExitCode(rows []RowStatus) int {
-	code := 0
-	for _, s := range rows {
-		if s.Semantic == "FAIL" || s.Perf == "FAIL" || s.Footprint == "FAIL" ||
-			s.Stability[Baseline] == "UNSTABLE" || s.Stability[Candidate] == "UNSTABLE" ||
-			(s.ExitCode != nil && *s.ExitCode == 1) {
-			return 1
-		}
-		if s.Stage != RowStageDone || s.ExitCode == nil || *s.ExitCode != 0 {
-			code = 2
-		}
+// readRowVerdicts reads the verdicts of a row's report.json (written when its run ended), nil
+// when it has none or it is not of this schema.
+func readRowVerdicts(dir string, semanticOnly bool) *verdict.Verdicts {
+	var d verdict.Document
+	if ReadJSONFile(filepath.Join(dir, FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
+		return nil
 	}
-	return code
+	if semanticOnly {
+		d.Verdicts = d.Verdicts.SemanticOnly()
+	}
+	return &d.Verdicts
+}
+
+// matrixOverall is the worst overall outcome over all rows, a row without its report's
+// verdicts being Undecided.
+func matrixOverall(rows []RowStatus) verdict.Outcome {
+	vs := make([]verdict.Verdicts, len(rows))
+	for i, s := range rows {
+		o := s.Overall()
+		o.Reason = s.Row + ": " + o.Reason
+		vs[i] = verdict.Verdicts{Overall: o}
+	}
+	return verdict.Combine(vs)
 }
 
 // appendJob records a new attempt and persists the row's jobs.

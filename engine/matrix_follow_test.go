@@ -127,7 +127,7 @@ func BenchmarkFollowJournal(b *testing.B) {
 		if err != nil || len(recs) != 1000 {
 			b.Fatalf("%d records, %v", len(recs), err)
 		}
-		f := newRowFold(RowStatus{}, 2, 60)
+		f := newRowFold(RowStatus{}, TinyRow("", ""))
 		for _, r := range recs {
 			f.add(r)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // Matrix report files, in the matrix folder.
@@ -15,57 +17,59 @@ const (
 	MatrixReportJSON = "matrix.json"
 )
 
-// A MatrixReport is the combined report: one line per row with its digests, semantic and
-// performance verdicts, placement, and links to the row's own report.
+// A MatrixReport is the combined report (matrix.json): the worst overall verdict over every
+// row and one line per row with its verdicts (the same words as the row's own report.json, in
+// the shared schema), digests, placement and links to the row's report.
 type MatrixReport struct {
-	Campaign  string            `json:"campaign"`
-	Generated time.Time         `json:"generated"`
-	ExitCode  int               `json:"exit_code"`
-	Verdict   string            `json:"verdict"` // PASS, FAIL or INCONCLUSIVE over every row
-	Rows      []MatrixReportRow `json:"rows"`
+	SchemaVersion int               `json:"schema_version"`
+	Kind          string            `json:"kind"`
+	Overall       verdict.Outcome   `json:"overall"`
+	ExitCode      int               `json:"exit_code"`
+	Campaign      string            `json:"campaign"`
+	Generated     time.Time         `json:"generated"`
+	Rows          []MatrixReportRow `json:"rows"`
 }
 
-// A MatrixReportRow is one row of the matrix report.
+// A MatrixReportRow is one row of the matrix report: the row's verdict document (from its
+// report.json; Undecided while it has none) and where and how far it ran.
 type MatrixReportRow struct {
-	Row                string   `json:"row"`
-	RowFile            string   `json:"row_file"`
-	Stage              string   `json:"stage"`
-	Mode               string   `json:"mode"`
-	JobID              string   `json:"job_id,omitempty"`
-	JobState           JobState `json:"job_state,omitempty"`
-	Node               string   `json:"node,omitempty"`
-	CPUs               string   `json:"cpus,omitempty"`
-	NUMA               []int    `json:"numa_nodes,omitempty"`
-	Attempts           int      `json:"attempts"`
-	BaselineDigest     string   `json:"baseline_digest,omitempty"`
-	CandidateDigest    string   `json:"candidate_digest,omitempty"`
-	BaselineStability  string   `json:"baseline_stability,omitempty"`
-	CandidateStability string   `json:"candidate_stability,omitempty"`
-	Semantic           string   `json:"semantic,omitempty"`
-	Perf               string   `json:"perf,omitempty"`
-	Footprint          string   `json:"footprint,omitempty"`
-	Blocked            string   `json:"blocked,omitempty"`
-	Samples            int      `json:"samples"`
-	ExitCode           *int     `json:"exit_code,omitempty"`
-	Environmental      []string `json:"environmental,omitempty"`
-	ReportMD           string   `json:"report_md,omitempty"` // relative to the matrix folder
-	ReportJSON         string   `json:"report_json,omitempty"`
+	verdict.Document
+	Row             string   `json:"row"`
+	RowFile         string   `json:"row_file"`
+	Stage           string   `json:"stage"`
+	Mode            string   `json:"mode"`
+	JobID           string   `json:"job_id,omitempty"`
+	JobState        JobState `json:"job_state,omitempty"`
+	Node            string   `json:"node,omitempty"`
+	CPUs            string   `json:"cpus,omitempty"`
+	NUMA            []int    `json:"numa_nodes,omitempty"`
+	Attempts        int      `json:"attempts"`
+	BaselineDigest  string   `json:"baseline_digest,omitempty"`
+	CandidateDigest string   `json:"candidate_digest,omitempty"`
+	Samples         int      `json:"samples"`
+	RunExitCode     *int     `json:"run_exit_code,omitempty"` // the row's kvparity run exit status
+	Environmental   []string `json:"environmental,omitempty"`
+	ReportMD        string   `json:"report_md,omitempty"` // relative to the matrix folder
+	ReportJSON      string   `json:"report_json,omitempty"`
 }
 
 // buildMatrixReport turns the final statuses into the report.
-func buildMatrixReport(dir string, rows []RowStatus, exit int) MatrixReport {
-	rep := MatrixReport{Campaign: dir, Generated: time.Now().UTC(), ExitCode: exit, Verdict: exitVerdict(exit)}
+func buildMatrixReport(dir string, rows []RowStatus, overall verdict.Outcome) MatrixReport {
+	rep := MatrixReport{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindMatrix, Overall: overall,
+		ExitCode: verdict.ExitCode(overall.Verdict), Campaign: dir, Generated: time.Now().UTC(), Rows: []MatrixReportRow{}}
 	for _, s := range rows {
-		r := MatrixReportRow{Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
+		v := verdict.Verdicts{Overall: s.Overall(), ExitCode: verdict.ExitCode(s.Overall().Verdict), Blocked: []string{}}
+		if s.Verdicts != nil {
+			v = *s.Verdicts
+		}
+		r := MatrixReportRow{Document: verdict.NewDocument(verdict.KindRow, v), Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
 			JobState: s.JobState, Node: s.Node, CPUs: s.CPUs, NUMA: s.NUMASpan, Attempts: s.Attempts,
 			BaselineDigest: s.Digest(Baseline), CandidateDigest: s.Digest(Candidate),
-			BaselineStability: s.Stability[Baseline], CandidateStability: s.Stability[Candidate],
-			Semantic: s.Semantic, Perf: s.Perf, Footprint: s.Footprint, Blocked: s.Blocked,
-			Samples: s.Samples, ExitCode: s.ExitCode, Environmental: s.Environmental}
+			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental}
 		for _, f := range []struct {
 			name string
 			dst  *string
-		}{{"report.md", &r.ReportMD}, {"report.json", &r.ReportJSON}} {
+		}{{FileReportMD, &r.ReportMD}, {FileReportJSON, &r.ReportJSON}} {
 			if _, err := os.Stat(filepath.Join(s.Dir, f.name)); err == nil {
 				*f.dst = filepath.ToSlash(filepath.Join(s.Row, f.name))
 			}
@@ -73,16 +77,6 @@ func buildMatrixReport(dir string, rows []RowStatus, exit int) MatrixReport {
 		rep.Rows = append(rep.Rows, r)
 	}
 	return rep
-}
-
-func exitVerdict(code int) string {
-	switch code {
-	case 0:
-		return "PASS"
-	case 1:
-		return "FAIL"
-	}
-	return "INCONCLUSIVE"
 }
 
 // WriteMatrixReport writes matrix.json and matrix.md into dir.
@@ -102,9 +96,12 @@ func (rep MatrixReport) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kvparity matrix\n\n")
 	fmt.Fprintf(&b, "Campaign `%s` · %d rows · overall **%s** (exit %d) · generated %s\n\n",
-		rep.Campaign, len(rep.Rows), rep.Verdict, rep.ExitCode, rep.Generated.Format(time.RFC3339))
-	b.WriteString("| row | node | job | CPUs | NUMA | stage | baseline digest | candidate digest | semantic | performance | report |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		rep.Campaign, len(rep.Rows), rep.Overall.Verdict, rep.ExitCode, rep.Generated.Format(time.RFC3339))
+	if !rep.Overall.Verdict.Passes() {
+		fmt.Fprintf(&b, "Why: %s\n\n", rep.Overall.Reason)
+	}
+	b.WriteString("| row | node | job | CPUs | NUMA | stage | baseline digest | candidate digest | semantic | performance | footprint | overall | report |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.Rows {
 		job := r.JobID
 		if r.Mode == "local" {
@@ -114,13 +111,13 @@ func (rep MatrixReport) Markdown() []byte {
 			job += fmt.Sprintf(" (%d attempts)", r.Attempts)
 		}
 		stage := r.Stage
-		if r.Blocked != "" {
-			stage += ": " + r.Blocked
+		if len(r.Blocked) > 0 {
+			stage += ": " + strings.Join(r.Blocked, "; ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			mdCell(r.Row), mdCell(r.Node), mdCell(job), mdCell(r.CPUs), mdCell(intList(r.NUMA)), mdCell(stage),
-			mdCell(digestCell(r.BaselineDigest, r.BaselineStability)), mdCell(digestCell(r.CandidateDigest, r.CandidateStability)),
-			mdCell(r.Semantic), mdCell(perfCell(r)), reportLinks(r))
+			mdCell(digestCell(r.BaselineDigest, r.Determinism.Baseline.Verdict)), mdCell(digestCell(r.CandidateDigest, r.Determinism.Candidate.Verdict)),
+			r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, reportLinks(r))
 	}
 	b.WriteString("\n## Digests\n\n")
 	for _, r := range rep.Rows {
@@ -140,25 +137,17 @@ func (rep MatrixReport) Markdown() []byte {
 	return b.Bytes()
 }
 
-func digestCell(d, stability string) string {
+func digestCell(d string, stability verdict.Word) string {
 	if d == "" {
 		return "—"
 	}
 	if len(d) > 16 && !strings.HasPrefix(d, "UNSTABLE") {
 		d = d[:16] + "…"
 	}
-	if stability != "" {
-		d += " " + stability
+	if stability.Decided() {
+		d += " " + stability.String()
 	}
 	return d
-}
-
-func perfCell(r MatrixReportRow) string {
-	p := r.Perf
-	if r.Footprint == "FAIL" {
-		p = strings.TrimSpace(p + " · footprint FAIL")
-	}
-	return p
 }
 
 func reportLinks(r MatrixReportRow) string {

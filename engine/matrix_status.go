@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // A RowStatus is one row's line in the matrix: where it runs, how far it got, and its verdicts,
@@ -34,14 +36,17 @@ type RowStatus struct {
 	Samples  int    `json:"samples"` // measured samples with a valid timing record
 	LastNote string `json:"last_note,omitempty"`
 
-	// Results.
-	Digests   map[Arm][]string `json:"digests,omitempty"`   // distinct digests per arm, in order seen
-	Stability map[Arm]string   `json:"stability,omitempty"` // STABLE / UNSTABLE
-	Semantic  string           `json:"semantic,omitempty"`  // PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, FAIL
-	Perf      string           `json:"perf,omitempty"`      // PASS, FAIL, INCONCLUSIVE
-	Footprint string           `json:"footprint,omitempty"` // PASS, FAIL
-	Blocked   string           `json:"blocked,omitempty"`   // why the row was blocked
-	ExitCode  *int             `json:"exit_code,omitempty"` // kvparity run's exit status, once known
+	// Results. Stability, Parity, Perf and Footprint are live, from the row's journal; Verdicts
+	// is the row's decided state from its report.json once its run ended (the same words its
+	// report and its kvparity run gave), nil before.
+	Digests   map[Arm][]string     `json:"digests,omitempty"`   // distinct digests per arm, in order seen
+	Stability map[Arm]verdict.Word `json:"stability,omitempty"` // STABLE / UNSTABLE
+	Parity    verdict.Word         `json:"parity,omitempty"`    // byte parity of the digests
+	Perf      verdict.Word         `json:"perf,omitempty"`
+	Footprint verdict.Word         `json:"footprint,omitempty"`
+	Blocked   string               `json:"blocked,omitempty"`   // why the row was blocked
+	ExitCode  *int                 `json:"exit_code,omitempty"` // kvparity run's exit status, once known
+	Verdicts  *verdict.Verdicts    `json:"verdicts,omitempty"`
 
 	// Environmental ends of the row's jobs (preemption, node failure, time limit, cancel).
 	Environmental []string `json:"environmental,omitempty"`
@@ -63,15 +68,17 @@ const (
 	RowStageFailedJob   = "job-failed"  // the job ended without a verdict (script or setup failure)
 )
 
-// A rowFold accumulates journal records into a RowStatus.
+// A rowFold accumulates journal records into a RowStatus: the journal's one fold (History)
+// plus the matrix's progress counters.
 type rowFold struct {
-	reps, pairs int
-	st          RowStatus
-	ended       map[RunID]bool // runs (or pairs) already counted in Done
+	row   *Row
+	hist  *History
+	st    RowStatus
+	ended map[RunID]bool // runs (or pairs) already counted in Done
 }
 
-func newRowFold(base RowStatus, reps, pairs int) *rowFold {
-	f := &rowFold{reps: reps, pairs: pairs, st: base}
+func newRowFold(base RowStatus, row *Row) *rowFold {
+	f := &rowFold{row: row, st: base}
 	f.reset()
 	return f
 }
@@ -80,13 +87,15 @@ func newRowFold(base RowStatus, reps, pairs int) *rowFold {
 func (f *rowFold) reset() {
 	s := &f.st
 	s.Stage, s.Done, s.Total, s.Running, s.Records, s.Samples = RowStageWaiting, 0, 0, "", 0, 0
-	s.Digests, s.Stability = map[Arm][]string{}, map[Arm]string{}
-	s.Semantic, s.Perf, s.Footprint, s.Blocked = "", "", "", ""
+	s.Digests, s.Stability = map[Arm][]string{}, map[Arm]verdict.Word{}
+	s.Parity, s.Perf, s.Footprint, s.Blocked = "", "", "", ""
+	f.hist = NewHistory(f.row)
 	f.ended = map[RunID]bool{}
 }
 
 // add folds one journal record.
 func (f *rowFold) add(r Record) {
+	f.hist.Add(r)
 	s := &f.st
 	s.Records++
 	s.Updated = r.At
@@ -124,39 +133,36 @@ func (f *rowFold) add(r Record) {
 				s.Samples += 2
 			}
 		}
-	case RecVerdict:
-		switch {
-		case r.Stage == StageDeterminism && r.Arm != "":
-			s.Stability[r.Arm] = r.Verdict
-		case r.Stage == StageParity:
-			s.Semantic = r.Verdict
-		case r.Stage == StagePerf:
-			s.Perf = r.Verdict
-		case r.Stage == StageFootprint:
-			s.Footprint = r.Verdict
-		}
 	case RecBlocked:
 		s.Stage, s.Blocked = RowStageBlocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason)
 	case RecStale:
-		// A re-pinned arm reruns its repetitions: its digests and the counts start over, and
-		// the cross-arm verdicts judged the old artifact (History.Verdict drops them likewise).
+		// A re-pinned arm reruns its repetitions: its digests and the counts start over.
 		delete(s.Digests, r.Arm)
-		delete(s.Stability, r.Arm)
-		s.Semantic, s.Perf, s.Footprint = "", "", ""
 		s.Stage, s.Done, s.Samples = RowStagePinning, 0, 0
 		f.ended = map[RunID]bool{}
 	case RecMatrixJob:
 		s.LastNote = r.Note
 	}
+	// The verdicts are the fold's, derived the same way for every surface.
+	for _, arm := range []Arm{Baseline, Candidate} {
+		if v := f.hist.ArmResult(arm).Verdict; v.Decided() {
+			s.Stability[arm] = v
+		} else {
+			delete(s.Stability, arm)
+		}
+	}
+	s.Parity = f.hist.Parity().Verdict
+	s.Perf = f.hist.Performance().Verdict
+	s.Footprint = f.hist.Footprint().Verdict
 }
 
 // enterStage switches the progress counters when the journal moves to another stage:
 // determinism counts repetitions of both arms, perf counts valid pairs.
 func (f *rowFold) enterStage(k RunKind) {
 	s := &f.st
-	want, total := RowStageDeterminism, 2*f.reps
+	want, total := RowStageDeterminism, 2*f.row.Determinism.Repetitions
 	if k == KindWarmup || k == KindSample {
-		want, total = RowStagePerf, f.pairs
+		want, total = RowStagePerf, f.row.Perf.Pairs
 	}
 	if s.Stage != want {
 		s.Stage, s.Done, s.Total = want, 0, total
@@ -171,7 +177,7 @@ func (f *rowFold) status() RowStatus {
 	for a, d := range f.st.Digests {
 		s.Digests[a] = slices.Clone(d)
 	}
-	s.Stability = make(map[Arm]string, len(f.st.Stability))
+	s.Stability = make(map[Arm]verdict.Word, len(f.st.Stability))
 	for a, v := range f.st.Stability {
 		s.Stability[a] = v
 	}
@@ -180,6 +186,10 @@ func (f *rowFold) status() RowStatus {
 	if f.st.ExitCode != nil {
 		c := *f.st.ExitCode
 		s.ExitCode = &c
+	}
+	if f.st.Verdicts != nil {
+		v := *f.st.Verdicts
+		s.Verdicts = &v
 	}
 	return s
 }
@@ -207,25 +217,40 @@ func (s RowStatus) Progress() string {
 	return fmt.Sprintf("%s %d/%d", s.Stage, min(s.Done, s.Total), s.Total)
 }
 
-// Verdicts is the row's verdicts in one short phrase for the matrix line.
-func (s RowStatus) Verdicts() string {
+// VerdictPhrase is the row's verdicts in one short phrase for the matrix line: the decided
+// words once the row's report has them, else what its journal says so far.
+func (s RowStatus) VerdictPhrase() string {
+	if v := s.Verdicts; v != nil {
+		p := "semantic " + v.Semantic.Verdict.String() + " · perf " + v.Performance.Verdict.String()
+		if v.Footprint.Verdict == verdict.Fail {
+			p += " · footprint FAIL"
+		}
+		return p + " · overall " + v.Overall.Verdict.String()
+	}
 	var parts []string
-	if s.Semantic != "" {
-		parts = append(parts, "semantic "+s.Semantic)
+	if s.Parity.Decided() {
+		parts = append(parts, "parity "+s.Parity.String())
 	}
-	if s.Perf != "" {
-		parts = append(parts, "perf "+s.Perf)
+	if s.Perf.Decided() {
+		parts = append(parts, "perf "+s.Perf.String())
 	}
-	if s.Footprint == "FAIL" {
+	if s.Footprint == verdict.Fail {
 		parts = append(parts, "footprint FAIL")
 	}
 	if len(parts) == 0 && s.Blocked != "" {
-		return "BLOCKED"
-	}
-	if s.ExitCode != nil && *s.ExitCode == 1 && !strings.Contains(strings.Join(parts, " "), "FAIL") {
-		// kvparity run failed the row on something the journal's verdicts do not name (an
-		// unstable revision, missing lifecycle evidence): the row's report says which.
-		parts = append(parts, "run FAIL (see the row's report)")
+		return verdict.Blocked.String()
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Overall is the row's overall outcome: its report's once decided, else Undecided saying how
+// far the row got.
+func (s RowStatus) Overall() verdict.Outcome {
+	if s.Verdicts != nil {
+		return s.Verdicts.Overall
+	}
+	if s.Blocked != "" {
+		return verdict.Of(verdict.Blocked, "%s", s.Blocked)
+	}
+	return verdict.Of(verdict.Undecided, "row %s is %s: no report with its verdicts yet", s.Row, s.Progress())
 }

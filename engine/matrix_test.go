@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // writeRowFile writes a tiny built-in row named name and returns its path.
@@ -49,13 +51,19 @@ func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 		}
 		recs = append(recs, Record{Type: RecVerdict, Stage: StageDeterminism, Arm: arm, Verdict: "STABLE"})
 	}
-	recs = append(recs, Record{Type: RecVerdict, Stage: StageParity, Verdict: semantic})
+	recs = append(recs, Record{Type: RecVerdict, Stage: StageParity, Verdict: verdict.Word(semantic)})
 	for _, r := range recs {
 		if _, err := j.Append(r); err != nil {
 			t.Error(err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(rowDir, "report.md"), []byte("# row\n"), 0o644); err != nil {
+		t.Error(err)
+	}
+	// The report's verdicts, as campaignreport writes them at the row's end.
+	w := verdict.Word(semantic)
+	v := verdict.Verdicts{Overall: verdict.Of(w, "fake"), Semantic: verdict.Of(w, "fake"), ExitCode: exit}
+	if err := writeJSONFile(filepath.Join(rowDir, FileReportJSON), verdict.NewDocument(verdict.KindReport, v)); err != nil {
 		t.Error(err)
 	}
 }
@@ -95,7 +103,7 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 		t.Fatalf("exit %d, rows %d, updates %d", res.ExitCode, len(res.Rows), updates.Load())
 	}
 	for _, s := range res.Rows {
-		if s.Stage != RowStageDone || s.Semantic != "PASS" || s.Digest(Baseline) != "d-"+s.Row || s.Mode != "local" || s.Attempts != 1 || s.Node == "" || s.CPUs == "" {
+		if s.Stage != RowStageDone || s.Verdicts == nil || s.Verdicts.Semantic.Verdict != verdict.Pass || s.Digest(Baseline) != "d-"+s.Row || s.Mode != "local" || s.Attempts != 1 || s.Node == "" || s.CPUs == "" {
 			t.Errorf("row %s: %+v", s.Row, s)
 		}
 		jobs, err := ReadJobs(s.Dir)
@@ -115,7 +123,7 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &rep) != nil {
 		t.Fatalf("matrix.json: %v", err)
 	}
-	if rep.Verdict != "PASS" || len(rep.Rows) != 2 || rep.Rows[0].ReportMD != "vllm-agg/report.md" || rep.Rows[1].BaselineDigest != "d-sglang-agg" {
+	if rep.Overall.Verdict != verdict.Pass || len(rep.Rows) != 2 || rep.Rows[0].ReportMD != "vllm-agg/report.md" || rep.Rows[1].BaselineDigest != "d-sglang-agg" {
 		t.Fatalf("matrix.json: %+v", rep)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, MatrixReportMD))
@@ -153,7 +161,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 	if err != context.Canceled {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
-	if res.Rows[0].Stage != RowStageDone || res.Rows[0].Semantic != "FAIL" || res.Rows[1].Stage != RowStageInterrupted || len(res.Rows[1].Environmental) != 1 {
+	if res.Rows[0].Stage != RowStageDone || res.Rows[0].Verdicts == nil || res.Rows[0].Verdicts.Overall.Verdict != verdict.Fail || res.Rows[1].Stage != RowStageInterrupted || len(res.Rows[1].Environmental) != 1 {
 		t.Fatalf("first matrix: %+v", res.Rows)
 	}
 	if res.ExitCode != 1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kvparity/stats"
+	"kvparity/verdict"
 )
 
 // Protocol stage 7, the paired performance gate, in the order it runs:
@@ -61,13 +62,6 @@ import (
 // cut short is recorded as interrupted and rerun complete. A decided series is republished,
 // never rerun.
 
-func init() {
-	RunPerf = runPerf
-	RecordReplayers[RecPerfPair] = replayPerfPair
-	RecordReplayers[RecPerfInvalid] = replayPerfInvalid
-	RecordReplayers[RecPerfResult] = replayPerfResult
-}
-
 // A perfRun is one run of the stage over one series.
 type perfRun struct {
 	c     *Campaign
@@ -101,14 +95,14 @@ func newPerfRun(c *Campaign) *perfRun {
 	return p
 }
 
-// runPerf is RunPerf: it returns whether the stage was cancelled.
+// runPerf runs (or resumes) the performance stage; it returns whether the stage was cancelled.
 func runPerf(ctx context.Context, c *Campaign) bool {
 	p := newPerfRun(c)
 	if err := c.VerifyPinned(); err != nil {
 		c.Block(StagePerf, "checksums before warmups: "+err.Error())
 		return false
 	}
-	s := foldPerf(c.journal.Records(), p.key)
+	s := c.history().perfSeries(p.key)
 	if s.result != nil {
 		// Decided for these artifacts already: publish it again, never rerun silently.
 		p.publishFinal(s.result)
@@ -146,7 +140,7 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	if stop, cancelled := p.pairs(ctx, s); stop {
 		return cancelled
 	}
-	res := p.finish(foldPerf(c.journal.Records(), p.key))
+	res := p.finish(c.history().perfSeries(p.key))
 	if _, err := c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
 		c.Block(StagePerf, err.Error())
 		return false
@@ -287,13 +281,13 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 		p.c.Block(StagePerf, r.fatal.Error())
 		return true, false
 	case r.failure != nil:
-		verdict := "FAIL"
+		w := verdict.Fail
 		if r.blocked {
-			verdict = "BLOCKED"
+			w = verdict.Blocked
 		}
 		res := &PerfResult{Key: p.key, Row: p.c.row.Name, TimingField: p.field, TimingProxy: p.proxy,
-			Verdict: verdict, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
-		res.fill(foldPerf(p.c.journal.Records(), p.key), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
+			Verdict: w, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
+		res.fill(p.c.history().perfSeries(p.key), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
 		if _, err := p.c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
 			p.c.Block(StagePerf, err.Error())
 			return true, false
@@ -304,7 +298,7 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 		if r.blocked {
 			p.c.Block(StagePerf, res.Reason)
 		}
-		if p.c.RecordVerdict(StagePerf, "", verdict, res.Reason) {
+		if p.c.RecordVerdict(StagePerf, "", w, res.Reason) {
 			p.emitFinal(res)
 		}
 		return true, false

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kvparity/verdict"
 )
 
 func TestReadCPUTimes(t *testing.T) {
@@ -136,7 +138,7 @@ func TestDecideFootprint(t *testing.T) {
 	}
 	for _, c := range cases {
 		f := decideFootprint(base, PinnedArtifact{Size: c.size, TextSize: c.text}, c.explained)
-		if f.Verdict != c.want {
+		if f.Verdict != verdict.Word(c.want) {
 			t.Errorf("size %d text %d explained %q: %s (%s)", c.size, c.text, c.explained, f.Verdict, f.Reason)
 		}
 		if c.explained != "" && !strings.Contains(f.Reason, c.explained) {

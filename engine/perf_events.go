@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"encoding/json"
-
-	"kvparity/stats"
-)
+import "kvparity/stats"
 
 // Events of the performance stage, live and replayed from the journal on Open.
 
@@ -67,48 +63,4 @@ func (p *perfRun) emitFinal(r *PerfResult) { p.c.Emit(finalSummary(r, p.c.row)) 
 func (p *perfRun) publishFinal(r *PerfResult) {
 	p.emitFinal(r)
 	p.c.Emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
-}
-
-func replayPerfPair(c *Campaign, rec Record) {
-	var pair PerfPair
-	if json.Unmarshal(rec.Data, &pair) != nil {
-		return
-	}
-	s := foldPerf(c.journal.Records(), pair.Key)
-	// Only the pairs up to this one count as done at this point of the history.
-	for i := range s.pairs {
-		if i > pair.Pair {
-			delete(s.pairs, i)
-		}
-	}
-	s.invalid = invalidUpTo(s.invalid, rec.Seq)
-	c.Emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
-	c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
-	c.Emit(pairEvent(pair, len(s.pairs), c.row.Perf.Pairs))
-	c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
-}
-
-// invalidUpTo keeps the invalidations recorded before seq.
-func invalidUpTo(inv []PerfInvalidation, seq int64) []PerfInvalidation {
-	var out []PerfInvalidation
-	for _, v := range inv {
-		if v.seq < seq {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func replayPerfInvalid(c *Campaign, rec Record) {
-	var inv PerfInvalidation
-	if json.Unmarshal(rec.Data, &inv) == nil {
-		c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})
-	}
-}
-
-func replayPerfResult(c *Campaign, rec Record) {
-	var d perfResultData
-	if json.Unmarshal(rec.Data, &d) == nil && d.Result != nil {
-		c.Emit(finalSummary(d.Result, c.row))
-	}
 }

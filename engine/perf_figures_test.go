@@ -74,7 +74,7 @@ func TestPerfGateFigures(t *testing.T) {
 			wall := time.Since(start)
 			line := fmt.Sprintf("variant %-12q campaign %d: ", v, k)
 			if r, err := c.PerfResult(); err != nil {
-				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.Summary().Blocked)
+				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.History().Blocked)
 			} else {
 				valid := "battery valid"
 				if r.Analysis != nil && !r.Analysis.Battery.Valid {

@@ -129,66 +129,57 @@ type perfSeries struct {
 	result    *PerfResult
 }
 
-// foldPerf reads the series of key from the journal.
-func foldPerf(recs []Record, key string) *perfSeries {
-	s := &perfSeries{key: key, warmups: map[Arm]map[int]*PerfSample{Baseline: {}, Candidate: {}},
+func newPerfSeries(key string) *perfSeries {
+	return &perfSeries{key: key, warmups: map[Arm]map[int]*PerfSample{Baseline: {}, Candidate: {}},
 		warmupAtt: map[Arm]map[int]int{Baseline: {}, Candidate: {}}, pairs: map[int]*PerfPair{}, pairAtt: map[int]int{}}
-	for _, r := range recs {
-		if len(r.Data) == 0 {
-			continue
+}
+
+// add folds one record of this series (History.Add routes them by key).
+func (s *perfSeries) add(r Record) {
+	switch r.Type {
+	case RecPerfSchedule:
+		var d perfScheduleData
+		if json.Unmarshal(r.Data, &d) == nil {
+			s.schedule = &d.Schedule
 		}
-		var k struct {
-			Key string `json:"key"`
+	case RecPerfFootprint:
+		var f FootprintResult
+		if json.Unmarshal(r.Data, &f) == nil {
+			s.footprint = &f
 		}
-		if json.Unmarshal(r.Data, &k) != nil || k.Key != key {
-			continue
+	case RecRunStart:
+		switch r.Kind {
+		case KindWarmup:
+			s.warmupAtt[r.Arm][r.Index] = max(s.warmupAtt[r.Arm][r.Index], r.Attempt)
+		case KindSample:
+			s.pairAtt[r.Index] = max(s.pairAtt[r.Index], r.Attempt)
 		}
-		switch r.Type {
-		case RecPerfSchedule:
-			var d perfScheduleData
-			if json.Unmarshal(r.Data, &d) == nil {
-				s.schedule = &d.Schedule
-			}
-		case RecPerfFootprint:
-			var f FootprintResult
-			if json.Unmarshal(r.Data, &f) == nil {
-				s.footprint = &f
-			}
-		case RecRunStart:
-			switch r.Kind {
-			case KindWarmup:
-				s.warmupAtt[r.Arm][r.Index] = max(s.warmupAtt[r.Arm][r.Index], r.Attempt)
-			case KindSample:
-				s.pairAtt[r.Index] = max(s.pairAtt[r.Index], r.Attempt)
-			}
-		case RecRunEnd:
-			var smp PerfSample
-			if json.Unmarshal(r.Data, &smp) != nil {
-				continue
-			}
-			s.samples = append(s.samples, smp)
-			if smp.Warmup && smp.Error == "" {
-				s.warmups[smp.Arm][smp.Index] = &smp
-			}
-		case RecPerfPair:
-			var p PerfPair
-			if json.Unmarshal(r.Data, &p) == nil {
-				s.pairs[p.Pair] = &p
-			}
-		case RecPerfInvalid:
-			var inv PerfInvalidation
-			if json.Unmarshal(r.Data, &inv) == nil {
-				inv.seq = r.Seq
-				s.invalid = append(s.invalid, inv)
-			}
-		case RecPerfResult:
-			var d perfResultData
-			if json.Unmarshal(r.Data, &d) == nil {
-				s.result = d.Result
-			}
+	case RecRunEnd:
+		var smp PerfSample
+		if json.Unmarshal(r.Data, &smp) != nil {
+			return
+		}
+		s.samples = append(s.samples, smp)
+		if smp.Warmup && smp.Error == "" {
+			s.warmups[smp.Arm][smp.Index] = &smp
+		}
+	case RecPerfPair:
+		var p PerfPair
+		if json.Unmarshal(r.Data, &p) == nil {
+			s.pairs[p.Pair] = &p
+		}
+	case RecPerfInvalid:
+		var inv PerfInvalidation
+		if json.Unmarshal(r.Data, &inv) == nil {
+			inv.seq = r.Seq
+			s.invalid = append(s.invalid, inv)
+		}
+	case RecPerfResult:
+		var d perfResultData
+		if json.Unmarshal(r.Data, &d) == nil {
+			s.result = d.Result
 		}
 	}
-	return s
 }
 
 // invalidations counts a pair's environmental invalidations (interruptions do not count).

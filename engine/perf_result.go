@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"kvparity/verdict"
 	"math"
 	"strings"
 
@@ -42,10 +43,10 @@ type PerfResult struct {
 	LowerOrder int     `json:"lower_order,omitempty"`
 	UpperOrder int     `json:"upper_order,omitempty"`
 
-	Verdict  string   `json:"verdict"` // PASS, FAIL, INCONCLUSIVE, BLOCKED
-	Reason   string   `json:"reason"`
-	Caveats  []string `json:"caveats,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Verdict  verdict.Word `json:"verdict"` // PASS, FAIL, INCONCLUSIVE, BLOCKED
+	Reason   string       `json:"reason"`
+	Caveats  []string     `json:"caveats,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
 // metricLabel names the timing field, marking a proxy as one.
@@ -98,10 +99,10 @@ func (p *perfRun) finish(s *perfSeries) *PerfResult {
 	cfg.Threshold = row.Perf.Threshold
 	a, err := stats.Analyze(ratios, order, cfg)
 	if err != nil {
-		r.Verdict, r.Reason = "INCONCLUSIVE", fmt.Sprintf("no order-statistic bound: %v", err)
+		r.Verdict, r.Reason = verdict.Inconclusive, fmt.Sprintf("no order-statistic bound: %v", err)
 	} else {
 		r.Analysis = &a
-		r.Verdict, r.Reason = string(a.Verdict), a.Reason
+		r.Verdict, r.Reason = a.Verdict, a.Reason
 		r.Lower, r.Upper = a.Bounds.Lower, a.Bounds.Upper
 		r.LowerOrder, r.UpperOrder = a.Bounds.MedianOrders.Lower, a.Bounds.MedianOrders.Upper
 		r.Warnings = append(r.Warnings, a.Warnings...)
@@ -116,9 +117,9 @@ func (p *perfRun) finish(s *perfSeries) *PerfResult {
 				bad = append(bad, fmt.Sprintf("%s = %.4g (%s)", d.Name, d.Statistic, d.Rule))
 			}
 		}
-		if len(bad) > 0 && r.Verdict != "INCONCLUSIVE" {
+		if len(bad) > 0 && r.Verdict != verdict.Inconclusive {
 			r.Reason = fmt.Sprintf("telemetry rules breached: %s; the gate is not applied (the bounds alone would say %s)", strings.Join(bad, "; "), r.Verdict)
-			r.Verdict = "INCONCLUSIVE"
+			r.Verdict = verdict.Inconclusive
 		}
 	}
 	r.Caveats = append([]string(nil), p.caveats...)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kvparity/verdict"
 )
 
 // runCampaignEnv makes the test binary a headless campaign process (for the SIGKILL test):
@@ -34,7 +36,7 @@ func runCampaignChild(dir string) int {
 		return 3
 	}
 	c.Wait()
-	code := c.Summary().ExitCode()
+	code := semanticExit(c.Summary())
 	c.Close()
 	return code
 }
@@ -140,7 +142,7 @@ func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
 			t.Fatalf("%s after resume: %+v", arm, s.Arms[arm])
 		}
 	}
-	if s.Stages[StageParity].Verdict != "PASS" {
-		t.Fatalf("parity after resume: %+v", s.Stages)
+	if p := c.History().Parity(); p.Verdict != verdict.Pass {
+		t.Fatalf("parity after resume: %+v", p)
 	}
 }

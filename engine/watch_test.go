@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kvparity/verdict"
 )
 
 // pathRow is a row whose arms are path binaries (copies of the fake replay), as for a real
@@ -42,7 +44,7 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Wait()
-	if s := c.Summary(); s.Stages[StageParity].Verdict != "PASS" {
+	if s := c.Summary(); c.History().Parity().Verdict != verdict.Pass {
 		t.Fatalf("first pass: %+v", s)
 	}
 	old := c.Pinned(Candidate)
@@ -82,8 +84,8 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 		t.Fatal("no stale record for the old candidate generation")
 	}
 	s := c.Summary()
-	if s.Arms[Candidate].Gen != 2 || !strings.HasSuffix(string(s.Arms[Candidate].Runs[0].Run), "-g2") || s.Stages[StageParity].Verdict != "PASS" {
-		t.Fatalf("after rerun: %+v %+v", s.Arms[Candidate], s.Stages)
+	if s.Arms[Candidate].Gen != 2 || !strings.HasSuffix(string(s.Arms[Candidate].Runs[0].Run), "-g2") || c.History().Parity().Verdict != verdict.Pass {
+		t.Fatalf("after rerun: %+v %+v", s.Arms[Candidate], c.History().Parity())
 	}
 	c.SetWatch(false)
 	if c.Watching() {
@@ -149,8 +151,8 @@ func TestARemovedSourceKeepsThePinnedCopy(t *testing.T) {
 	runDeterminism(t, row, dir)
 	os.Remove(filepath.Join(src, "cand_bench"))
 	s, _ := runDeterminism(t, row, dir)
-	if s.Arms[Candidate].Gen != 1 || s.Arms[Candidate].Stale || s.Stages[StageParity].Verdict != "PASS" {
-		t.Fatalf("after the source was removed: %+v %+v", s.Arms[Candidate], s.Stages)
+	if s.Arms[Candidate].Gen != 1 || s.Arms[Candidate].Stale || semanticExit(s) != 0 {
+		t.Fatalf("after the source was removed: %+v %+v", s.Arms[Candidate], s)
 	}
 }
 

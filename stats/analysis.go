@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"kvparity/verdict"
 	"math"
 )
 
@@ -29,9 +30,9 @@ type Analysis struct {
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 	// Verdict is the gate's word: the bounds' verdict when the battery is valid, INCONCLUSIVE
 	// otherwise (the protocol says not to apply the order-statistic gate then).
-	Verdict  Verdict  `json:"verdict"`
-	Reason   string   `json:"reason"`
-	Warnings []string `json:"warnings,omitempty"`
+	Verdict  verdict.Word `json:"verdict"`
+	Reason   string       `json:"reason"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
 // LogRatios returns ln r_i.

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"kvparity/verdict"
 	"math"
 	"sort"
 )
@@ -28,10 +29,10 @@ type Bootstrap struct {
 	Upper  float64         `json:"upper"`
 	// MeanRatio and TrimmedMeanRatio are exp(mean d) and exp(20%-trimmed mean d); when they
 	// disagree with the median the ratio distribution is skewed.
-	MeanRatio        float64 `json:"mean_ratio"`
-	TrimmedMeanRatio float64 `json:"trimmed_mean_ratio"`
-	Verdict          Verdict `json:"verdict"`   // what the bootstrap interval alone would say
-	Disagrees        bool    `json:"disagrees"` // Verdict differs from the order-statistic verdict
+	MeanRatio        float64      `json:"mean_ratio"`
+	TrimmedMeanRatio float64      `json:"trimmed_mean_ratio"`
+	Verdict          verdict.Word `json:"verdict"`   // what the bootstrap interval alone would say
+	Disagrees        bool         `json:"disagrees"` // Verdict differs from the order-statistic verdict
 	// BlockWidthRatio is W_MBB / W_iid: the width of the circular moving-block bootstrap interval
 	// (block length ⌈n^⅓⌉) over the i.i.d. one. ≈1 for i.i.d. data, larger under dependence;
 	// it separates poorly, so it is reported, not gated on.
@@ -47,7 +48,7 @@ func DefaultBootstrap(seed uint64) BootstrapConfig {
 // PairedBootstrap resamples the n log ratios d with replacement B times, takes the median of each
 // resample, and reads the percentile interval without interpolation. gate is the order-statistic
 // verdict it is compared with.
-func PairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate Verdict) Bootstrap {
+func PairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate verdict.Word) Bootstrap {
 	n := len(d)
 	out := Bootstrap{Config: cfg}
 	if n == 0 || cfg.Resamples < 1 {
@@ -72,7 +73,7 @@ func PairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate V
 	default:
 		out.Verdict = Inconclusive
 	}
-	out.Disagrees = gate != "" && out.Verdict != gate
+	out.Disagrees = gate.Decided() && out.Verdict != gate
 
 	out.BlockLength = int(math.Ceil(math.Cbrt(float64(n))))
 	L := out.BlockLength

@@ -4,15 +4,16 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"kvparity/verdict"
 )
 
-// A Verdict is the performance gate's word (DESIGN "Verdicts").
-type Verdict string
-
+// The gate's words are the verdict package's (PASS, FAIL, INCONCLUSIVE); the aliases keep the
+// statistics code reading like its formulas.
 const (
-	Pass         Verdict = "PASS"
-	Fail         Verdict = "FAIL"
-	Inconclusive Verdict = "INCONCLUSIVE"
+	Pass         = verdict.Pass
+	Fail         = verdict.Fail
+	Inconclusive = verdict.Inconclusive
 )
 
 // Bounds is the order-statistic gate applied to one series of ratios r = candidate / baseline.
@@ -24,10 +25,10 @@ type Bounds struct {
 	Upper     float64 `json:"upper"` // X(Upper order): one-sided upper bound
 	// K = #{i : r_i ≤ threshold}. PASS ⇔ K ≥ Upper order, FAIL ⇔ K < Lower order: the same
 	// decision as the bounds, computed by counting (a sign test), kept as a cross-check.
-	K        int      `json:"k"`
-	Verdict  Verdict  `json:"verdict"`
-	Reason   string   `json:"reason"`
-	Warnings []string `json:"warnings,omitempty"`
+	K        int          `json:"k"`
+	Verdict  verdict.Word `json:"verdict"`
+	Reason   string       `json:"reason"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
 // GateBounds sorts a copy of the ratios, reads the order-statistic bounds of the median at the
@@ -81,7 +82,7 @@ func GateBounds(ratios []float64, threshold, confidence float64) (Bounds, error)
 }
 
 // countVerdict is the sign-test form of the same decision.
-func countVerdict(k int, ord MedianOrders) Verdict {
+func countVerdict(k int, ord MedianOrders) verdict.Word {
 	switch {
 	case k >= ord.Upper:
 		return Pass

@@ -7,6 +7,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/determinism"
+	"kvparity/verdict"
 )
 
 // apply routes one engine event to the panes that own it, whatever has focus, and words the
@@ -38,8 +39,8 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.perf, _ = m.perf.Update(ev)
 		m.arts, _ = m.arts.Update(ev)
 		if ev.Stage == engine.StageDeterminism && ev.Arm != "" {
-			m.diff.SetUnstable(m.det.Verdict(engine.Baseline).Verdict == "UNSTABLE" ||
-				m.det.Verdict(engine.Candidate).Verdict == "UNSTABLE")
+			m.diff.SetUnstable(m.det.Verdict(engine.Baseline).Verdict == verdict.Unstable ||
+				m.det.Verdict(engine.Candidate).Verdict == verdict.Unstable)
 		}
 		if ev.Stage == engine.StageParity {
 			m.diff.SetParity(ev.Verdict)

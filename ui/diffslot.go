@@ -9,6 +9,7 @@ import (
 	"kvparity/diffview"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 // diffSide names one canonical report the diff pane compares.
@@ -20,7 +21,7 @@ type diffSlot struct {
 	pane    diffview.Pane
 	a, b    diffSide
 	opened  bool
-	parity  string // the parity verdict, for the slot's words before anything is opened
+	parity  verdict.Word // the parity verdict, for the slot's words before anything is opened
 	w, h    int
 	noColor bool
 	st      theme.Styles
@@ -44,7 +45,7 @@ func (d diffSlot) Open(a, b diffSide) (diffSlot, tea.Cmd) {
 }
 
 // SetParity records the parity verdict so the empty slot can say what there is to diff.
-func (d *diffSlot) SetParity(verdict string) { d.parity = verdict }
+func (d *diffSlot) SetParity(w verdict.Word) { d.parity = w }
 
 // Capturing reports whether the diff pane takes every key (its filter or exception form is
 // being typed into).

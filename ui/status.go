@@ -103,13 +103,9 @@ func verdictNews(v engine.StageVerdict) (string, bool) {
 	if v.Arm != "" {
 		who += " " + string(v.Arm)
 	}
-	s := who + ": " + v.Verdict
+	s := who + ": " + v.Verdict.String()
 	if v.Reason != "" {
 		s += " (" + v.Reason + ")"
 	}
-	switch v.Verdict {
-	case "STABLE", "PASS", "PASS_WITH_SEMANTIC_EXCEPTIONS":
-		return s, false
-	}
-	return s, true
+	return s, !v.Verdict.Passes()
 }

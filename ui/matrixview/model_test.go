@@ -13,16 +13,19 @@ import (
 	"kvparity/engine"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 func plain() theme.Styles { return theme.NewStyles(true, true) }
 
 func sampleRows() []engine.RowStatus {
 	zero := 0
+	passed := verdict.Verdicts{Overall: verdict.Of(verdict.Pass, ""), Semantic: verdict.Of(verdict.Pass, ""), Performance: verdict.Of(verdict.Pass, ""),
+		Footprint: verdict.Of(verdict.Pass, "")}
 	return []engine.RowStatus{
-		{Row: "vllm-agg", Mode: "slurm", JobID: "101", JobState: engine.JobRunning, Node: "node07", Stage: engine.RowStagePerf, Done: 37, Total: 130, Semantic: "PASS"},
+		{Row: "vllm-agg", Mode: "slurm", JobID: "101", JobState: engine.JobRunning, Node: "node07", Stage: engine.RowStagePerf, Done: 37, Total: 130, Parity: "PASS"},
 		{Row: "vllm-disagg", Mode: "slurm", JobID: "102", JobState: engine.JobPending, Stage: engine.RowStageQueued},
-		{Row: "sglang-agg", Mode: "slurm", JobID: "103", JobState: engine.JobCompleted, Node: "node09", Stage: engine.RowStageDone, Semantic: "PASS", Perf: "PASS", ExitCode: &zero},
+		{Row: "sglang-agg", Mode: "slurm", JobID: "103", JobState: engine.JobCompleted, Node: "node09", Stage: engine.RowStageDone, Parity: "PASS", Perf: "PASS", ExitCode: &zero, Verdicts: &passed},
 		{Row: "sglang-disagg", Mode: "slurm", JobID: "104", JobState: engine.JobCancelled, Node: "node10", Stage: engine.RowStageInterrupted, Attempts: 2},
 	}
 }
@@ -114,7 +117,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	f.Publish(rows)
-	f.Finish(&engine.MatrixResult{Rows: rows, ExitCode: 2, Report: engine.MatrixReport{Verdict: "INCONCLUSIVE"}}, nil)
+	f.Finish(&engine.MatrixResult{Rows: rows, ExitCode: 2, Report: engine.MatrixReport{Overall: verdict.Of(verdict.Inconclusive, "x")}}, nil)
 	if msg := f.Wait()(); len(msg.(RowsMsg)) != 4 {
 		t.Fatalf("the last snapshot comes before the end, got %T", msg)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/text"
+	"kvparity/verdict"
 )
 
 // Column widths of the matrix table (cells); the verdicts column takes the rest.
@@ -81,19 +82,29 @@ func (m Model) line(i, w int) string {
 	if r.Total > 0 && (r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf) {
 		stage += " " + bar(r.Done, r.Total, 6)
 	}
+	// The row's decided verdicts are its report's (the same words every surface prints);
+	// before that, what its journal says so far.
 	var verdicts []string
-	if r.Semantic != "" {
-		verdicts = append(verdicts, "semantic "+st.Verdict(r.Semantic))
-	}
-	if r.Perf != "" {
-		verdicts = append(verdicts, "perf "+st.Verdict(r.Perf))
-	}
-	if r.Footprint == "FAIL" {
-		verdicts = append(verdicts, "footprint "+st.Verdict("FAIL"))
+	if v := r.Verdicts; v != nil {
+		verdicts = append(verdicts, "semantic "+st.Verdict(v.Semantic.Verdict), "perf "+st.Verdict(v.Performance.Verdict))
+		if v.Footprint.Verdict == verdict.Fail {
+			verdicts = append(verdicts, "footprint "+st.Verdict(verdict.Fail))
+		}
+		verdicts = append(verdicts, "overall "+st.Verdict(v.Overall.Verdict))
+	} else {
+		if r.Parity.Decided() {
+			verdicts = append(verdicts, "parity "+st.Verdict(r.Parity))
+		}
+		if r.Perf.Decided() {
+			verdicts = append(verdicts, "perf "+st.Verdict(r.Perf))
+		}
+		if r.Footprint == verdict.Fail {
+			verdicts = append(verdicts, "footprint "+st.Verdict(verdict.Fail))
+		}
 	}
 	switch {
 	case r.Blocked != "":
-		verdicts = append(verdicts, st.Verdict("BLOCKED")+" "+r.Blocked)
+		verdicts = append(verdicts, st.Verdict(verdict.Blocked)+" "+r.Blocked)
 	case r.Stage == engine.RowStageInterrupted:
 		verdicts = append(verdicts, st.Warn.Render("environmental end: resubmit to resume"))
 	case r.Stage == engine.RowStageFailedJob:
@@ -123,7 +134,7 @@ func (m Model) endLine(d DoneMsg) string {
 	case d.Result == nil:
 		return " matrix ended"
 	}
-	s := fmt.Sprintf(" matrix %s (exit %d) · %s", st.Verdict(d.Result.Report.Verdict), d.Result.ExitCode, engine.MatrixReportMD)
+	s := fmt.Sprintf(" matrix %s (exit %d) · %s", st.Verdict(d.Result.Report.Overall.Verdict), d.Result.ExitCode, engine.MatrixReportMD)
 	if d.Err != nil {
 		s += " · " + st.Warn.Render(d.Err.Error())
 	}

@@ -6,6 +6,8 @@ import (
 	"image/color"
 
 	"charm.land/lipgloss/v2"
+
+	"kvparity/verdict"
 )
 
 // Styles is every style the workbench renders with. It is a value: rebuilding it on a
@@ -97,19 +99,23 @@ func NewStyles(isDark, noColor bool) Styles {
 	return s
 }
 
-// Verdict styles a verdict word: STABLE and PASS are good, UNSTABLE, FAIL and BLOCKED bad,
-// anything else (INCONCLUSIVE, PASS_WITH_SEMANTIC_EXCEPTIONS) a warning.
-func (s Styles) Verdict(word string) string {
-	switch word {
-	case "STABLE", "PASS":
-		return s.Good.Render(word)
-	case "UNSTABLE", "FAIL", "BLOCKED":
-		return s.Bad.Render(word)
-	case "":
+// Verdict styles a verdict word by its tone (verdict.Word.Tone, the one classification every
+// surface uses): STABLE, PASS and PASS_WITH_SEMANTIC_EXCEPTIONS good, UNSTABLE, FAIL and
+// BLOCKED bad, INCONCLUSIVE a warning, UNDECIDED faint; the zero Word (nothing recorded yet)
+// renders nothing.
+func (s Styles) Verdict(w verdict.Word) string {
+	if w == "" {
 		return ""
-	default:
-		return s.Warn.Render(word)
 	}
+	switch w.Tone() {
+	case verdict.ToneGood, verdict.ToneNote:
+		return s.Good.Render(w.String())
+	case verdict.ToneBad:
+		return s.Bad.Render(w.String())
+	case verdict.ToneWarn:
+		return s.Warn.Render(w.String())
+	}
+	return s.Faint.Render(w.String())
 }
 
 // PaneTitle renders a pane's title in its focused or blurred style.

@@ -2,25 +2,16 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-)
 
-// RunPerf runs the performance stage (protocol stage 7). engine/perf*.go sets it in an init
-// func. The core calls it on the stage goroutine once PerfAllowed passed and the artifacts and
-// trace window were verified again; it returns whether the stage was cancelled. It uses the
-// campaign's building blocks: RunSpec (canonical=false for gated samples), Runner().Run,
-// Journal().Append, Emit, CPUs, VerifyPinned, block/verdict via RecordVerdict and Block.
-var RunPerf func(ctx context.Context, c *Campaign) (cancelled bool)
+	"kvparity/verdict"
+)
 
 // StartPerf runs (or resumes) the performance stage; refused while determinism is not STABLE
 // on both arms' current artifacts.
 func (c *Campaign) StartPerf() error {
 	if c.cleaned {
 		return ErrCleaned
-	}
-	if RunPerf == nil {
-		return errors.New("the performance stage is not part of this build")
 	}
 	if err := c.PerfAllowed(); err != nil {
 		return err
@@ -34,22 +25,22 @@ func (c *Campaign) StartPerf() error {
 			c.Block(StagePerf, err.Error())
 			return false
 		}
-		return RunPerf(ctx, c)
+		return runPerf(ctx, c)
 	})
 }
 
 // PerfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.
 func (c *Campaign) PerfAllowed() error {
-	recs := c.journal.Records()
+	h := c.history()
 	for _, arm := range []Arm{Baseline, Candidate} {
 		if c.Pinned(arm).Stale {
 			return fmt.Errorf("the %s artifact changed since it was pinned: rerun the determinism stage first", arm)
 		}
-		res := c.armResult(recs, arm)
+		res := c.armResult(h, arm)
 		switch res.Verdict {
-		case "STABLE":
-		case "":
+		case verdict.Stable:
+		case verdict.Undecided:
 			return fmt.Errorf("determinism of %s is not finished: run the determinism stage first", arm)
 		default:
 			return fmt.Errorf("performance refused: %s is %s (%s)", arm, res.Verdict, res.Reason)
@@ -60,8 +51,8 @@ func (c *Campaign) PerfAllowed() error {
 
 // RecordVerdict journals and publishes a stage verdict; false when the journal refused it (the
 // stage must stop).
-func (c *Campaign) RecordVerdict(st Stage, arm Arm, verdict, reason string) bool {
-	return c.verdict(st, arm, verdict, reason)
+func (c *Campaign) RecordVerdict(st Stage, arm Arm, w verdict.Word, reason string) bool {
+	return c.verdict(st, arm, w, reason)
 }
 
 // Block journals and publishes that the row cannot go on in stage st.

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"kvparity/report"
+	"kvparity/verdict"
+)
+
+// ArmEvidence is the lifecycle evidence of an arm's first counted repetition that recorded
+// any (nil when none did), read from the campaign directory dir.
+func (h *History) ArmEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
+	for _, end := range h.ArmResult(arm).Ends {
+		if end.Evidence != "" {
+			if ev := loadEvidence(filepath.Join(dir, end.Evidence)); ev != nil {
+				return ev, end.Run
+			}
+		}
+	}
+	return nil, ""
+}
+
+// Coverage applies every stage-3 rule to each arm's lifecycle evidence: PASS when every rule
+// holds on both arms, FAIL naming each broken rule (or a STABLE arm without evidence),
+// Undecided while no repetition recorded any.
+func (h *History) Coverage(dir string) verdict.Outcome {
+	var bad []string
+	any := false
+	for _, arm := range []Arm{Baseline, Candidate} {
+		ev, _ := h.ArmEvidence(dir, arm)
+		if ev == nil {
+			if h.ArmResult(arm).Verdict == verdict.Stable {
+				bad = append(bad, fmt.Sprintf("%s: no lifecycle evidence was recorded", arm))
+			}
+			continue
+		}
+		any = true
+		for _, r := range ev.Rules {
+			if !r.Passed {
+				bad = append(bad, fmt.Sprintf("%s %s: %s", arm, r.Name, r.Why))
+			}
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		return verdict.Of(verdict.Fail, "%s", strings.Join(bad, "; "))
+	case !any:
+		return verdict.Of(verdict.Undecided, "no repetition recorded lifecycle evidence yet")
+	}
+	return verdict.Of(verdict.Pass, "every stage-3 rule holds on both arms")
+}
+
+// Performance is the paired gate's outcome on the current artifacts, from its result record.
+func (h *History) Performance() verdict.Outcome {
+	p := h.Perf()
+	switch {
+	case p.Result != nil:
+		return verdict.Outcome{Verdict: p.Result.Verdict, Reason: p.Result.Reason}
+	case p.Started:
+		return verdict.Of(verdict.Undecided, "in progress: %d of %d pairs recorded; the series has no result yet", p.Pairs, h.Row.Perf.Pairs)
+	}
+	return verdict.Outcome{Verdict: verdict.Undecided}
+}
+
+// Footprint is the footprint gate's outcome on the current artifacts.
+func (h *History) Footprint() verdict.Outcome {
+	if f := h.Perf().Footprint; f != nil {
+		return verdict.Outcome{Verdict: f.Verdict, Reason: f.Reason}
+	}
+	return verdict.Outcome{Verdict: verdict.Undecided}
+}
+
+// Inputs is everything stage 8 combines that the journal and the campaign directory dir
+// record; the caller adds the exception coverage of a byte mismatch (diffview judges it).
+func (h *History) Inputs(dir string) verdict.Inputs {
+	return verdict.Inputs{
+		Baseline:    h.ArmResult(Baseline).Outcome(),
+		Candidate:   h.ArmResult(Candidate).Outcome(),
+		Parity:      h.Parity(),
+		Evidence:    h.Coverage(dir),
+		Performance: h.Performance(),
+		Footprint:   h.Footprint(),
+		Blocked:     h.Blocked,
+	}
+}

@@ -1,0 +1,5 @@
+// Package headless runs a row's campaign without a terminal: the stages one after the other,
+// a progress line per meaningful event on stderr, and the summary on stdout (the shared JSON
+// schema with --json). Its exit status is the verdict, read from campaignreport.Assess like
+// every other surface. `kvparity run` and the matrix's local rows call Run directly.
+package headless

@@ -1,0 +1,139 @@
+package headless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"kvparity/campaignreport"
+	"kvparity/engine"
+	"kvparity/verdict"
+)
+
+// Stages a run may ask for.
+const (
+	StageDeterminism = "determinism"
+	StagePerf        = "perf"
+	StageAll         = "all"
+)
+
+// Options is one headless run.
+type Options struct {
+	Row     *engine.Row
+	RowPath string // the row file ("" for a built-in row)
+	Dir     string // campaign directory ("" for ./campaigns/<row>-<timestamp>)
+	Stage   string // StageDeterminism, StagePerf or StageAll
+	JSON    bool
+	Watch   bool
+	Verbose bool
+	CPUs    []int
+}
+
+// Run runs the asked stages of o's campaign, prints the summary and returns the exit status:
+// the overall verdict's (the semantic one for --stage determinism), as the report says it.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
+	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) }}
+	c, err := engine.OpenOrCreate(o.Row, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
+		return verdict.ExitUsage
+	}
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		printProgress(c.Events(), stderr, o.Verbose)
+	}()
+	info := c.Info()
+	fmt.Fprintf(stderr, "kvparity run: row %s · trace %s · campaign %s · %d CPUs\n", info.Row, info.TraceSpec, info.Dir, len(c.CPUs()))
+	readOnly := info.ReadOnly != ""
+	if readOnly {
+		// A cleaned campaign: say so once, print what it recorded, and exit as an input error
+		// (nothing was run, so its recorded verdict is not this invocation's).
+		fmt.Fprintf(stderr, "kvparity run: %s: nothing was run; 'kvparity report %s' reprints its report\n", info.ReadOnly, info.Dir)
+	} else if runStages(ctx, c, o.Stage, stderr) == nil && o.Watch {
+		if err := c.SetWatch(true); err != nil {
+			fmt.Fprintln(stderr, "kvparity run: watch:", err)
+		} else {
+			fmt.Fprintln(stderr, "kvparity run: watching the arms' source binaries; Ctrl-C to stop")
+			<-ctx.Done()
+		}
+	}
+	summary := c.Summary()
+	c.Close()
+	<-printed
+	doc, err := Assess(c.Dir(), o.Stage, summary)
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
+		return verdict.ExitUsage
+	}
+	if err := doc.Write(stdout, o.JSON); err != nil {
+		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
+		return verdict.ExitUsage
+	}
+	if readOnly {
+		return verdict.ExitUsage
+	}
+	return doc.ExitCode
+}
+
+// errInterrupted: the user stopped the run (SIGINT, SIGTERM).
+var errInterrupted = errors.New("interrupted")
+
+// runStages runs the asked stages one after the other; errInterrupted when interrupted.
+func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.Writer) error {
+	wait := func() error {
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "kvparity run: interrupted; stopping the stage (finished runs are kept)")
+			c.StopStage()
+			<-done
+			return errInterrupted
+		}
+	}
+	// The perf stage measures the artifacts the determinism stage proved STABLE: a campaign
+	// that has not run it yet runs it first, so `--stage perf` works on a fresh row.
+	needDeterminism := stage == StageDeterminism || stage == StageAll
+	if stage == StagePerf {
+		h := c.History()
+		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+			if !h.ArmResult(arm).Verdict.Decided() {
+				needDeterminism = true
+			}
+		}
+	}
+	if needDeterminism {
+		if err := c.StartDeterminism(); err != nil {
+			fmt.Fprintln(stderr, "kvparity run:", err)
+			return nil
+		}
+		if err := wait(); err != nil {
+			return err
+		}
+	}
+	if stage == StagePerf || stage == StageAll {
+		if err := c.StartPerf(); err != nil {
+			fmt.Fprintln(stderr, "kvparity run: perf:", err)
+			return nil
+		}
+		return wait()
+	}
+	return nil
+}
+
+// Assess is the run's document: the campaign's verdicts (campaignreport.Assess, scoped to
+// the semantic verdict for --stage determinism) with its recorded summary.
+func Assess(dir, stage string, s engine.Summary) (Document, error) {
+	v, err := campaignreport.Assess(dir)
+	if err != nil {
+		return Document{}, err
+	}
+	if stage == StageDeterminism {
+		v = v.SemanticOnly()
+	}
+	return Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: s}, nil
+}
