@@ -269,6 +269,16 @@ func (d *Diff) eventAt(i int) (float64, bool, string) {
 	return e.t, e.timed, e.name
 }
 
+// Event names the event Changes[i] belongs to and, when it has one, its virtual time:
+// "admission #2 (pool decode) at t=140.25 ms", or the event alone ("coverage counter").
+func (d *Diff) Event(i int) string {
+	t, ok, e := d.eventAt(i)
+	if !ok {
+		return e
+	}
+	return fmt.Sprintf("%s at t=%s ms", e, fmtMs(t))
+}
+
 // rankOf orders candidates for the first divergence: a point in the run's history first,
 // then configuration (metadata, "before time 0"), then run-level values with no time. A
 // differing setting is named by the diagnosis; the divergence points into the history.

@@ -1,6 +1,7 @@
 // Package diffview compares two canonical reports field by field, finds the first divergence
-// in virtual time, diagnoses the signature of a nondeterminism leak or semantic change,
-// keeps semantic-exception records, and renders the diff pane.
+// in virtual time, diagnoses the signature of a nondeterminism leak or semantic change, keeps
+// semantic-exception records, and prints the headless diff (kvparity diff). It links no TUI:
+// the Bubble Tea diff pane is package diffview/pane.
 //
 // # Diff
 //
@@ -34,14 +35,9 @@
 //	/coverage/pressure/**                everything under the pressure evidence
 //
 // A pattern matches a whole pointer: "/summary" does not cover "/summary/x" (write
-// "/summary/**"). Segments use pointer escapes (~0 for "~", ~1 for "/"). In the form, lists
-// (patterns, requests, events) are comma-separated. SemanticVerdict gives
+// "/summary/**"). Segments use pointer escapes (~0 for "~", ~1 for "/"). Diff.DraftRecord
+// proposes the patterns, requests and events of a record for selected changes (the pane's
+// form, where these lists are comma-separated). SemanticVerdict gives
 // PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is covered by a valid
 // record, and never for an UNSTABLE arm.
-//
-// # Pane
-//
-// Pane is a Bubble Tea v2 component (value receiver Update). The root forwards every message
-// to it (it ignores what is not its own: OpenRequestedMsg, DiffLoadedMsg,
-// ExceptionsSavedMsg, keys when focused) and every key while Capturing() is true.
 package diffview

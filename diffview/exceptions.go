@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// ExceptionsFile is the name of the exception records file inside a campaign directory.
-const ExceptionsFile = "exceptions.jsonl"
+// exceptionsFile is the name of the exception records file inside a campaign directory.
+const exceptionsFile = "exceptions.jsonl"
 
 // An ExceptionRecord is one semantic exception (protocol stage 5): a reviewed explanation of
 // why some differing pointers are an intended, more faithful change and not leaked entropy.
@@ -82,7 +82,7 @@ func (r *ExceptionRecord) Validate() error {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}
-		if err := ValidatePattern(strings.TrimSpace(p)); err != nil {
+		if err := validatePattern(strings.TrimSpace(p)); err != nil {
 			return &FieldError{"pointers", err.Error()}
 		}
 		n++
@@ -106,7 +106,7 @@ func (r *ExceptionRecord) Covers(ptr string) bool {
 // LoadExceptions reads <campaignDir>/exceptions.jsonl. A missing file is no records. Every
 // bad line is an error naming the file, the line and the field.
 func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
-	path := filepath.Join(campaignDir, ExceptionsFile)
+	path := filepath.Join(campaignDir, exceptionsFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -149,10 +149,10 @@ func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
 	return recs, nil
 }
 
-// SaveExceptions replaces <campaignDir>/exceptions.jsonl with recs, crash-safe: the new
+// saveExceptions replaces <campaignDir>/exceptions.jsonl with recs, crash-safe: the new
 // content goes to a temporary file in the same directory, is fsynced, renamed over the old
 // file, and the directory is fsynced. A crash leaves either the old or the new file.
-func SaveExceptions(campaignDir string, recs []ExceptionRecord) error {
+func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
 	var buf bytes.Buffer
 	for i := range recs {
 		if err := recs[i].Validate(); err != nil {
@@ -181,7 +181,7 @@ func SaveExceptions(campaignDir string, recs []ExceptionRecord) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(campaignDir, ExceptionsFile)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(campaignDir, exceptionsFile)); err != nil {
 		return err
 	}
 	dir, err := os.Open(campaignDir)
@@ -223,7 +223,7 @@ func PutException(campaignDir string, rec ExceptionRecord) (ExceptionRecord, err
 		}
 		recs = append(recs, rec)
 	}
-	return rec, SaveExceptions(campaignDir, recs)
+	return rec, saveExceptions(campaignDir, recs)
 }
 
 // DeleteException removes the record with id and saves; unknown ids are an error.
@@ -239,9 +239,9 @@ func DeleteException(campaignDir, id string) error {
 		}
 	}
 	if len(out) == len(recs) {
-		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, ExceptionsFile), id)
+		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, exceptionsFile), id)
 	}
-	return SaveExceptions(campaignDir, out)
+	return saveExceptions(campaignDir, out)
 }
 
 func newID() string {

@@ -45,7 +45,7 @@ func TestPatternSyntax(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "summary", "/a/**b", "/a/[z"} {
-		if ValidatePattern(bad) == nil {
+		if validatePattern(bad) == nil {
 			t.Errorf("pattern %q should be invalid", bad)
 		}
 	}
@@ -106,7 +106,7 @@ func TestExceptionsSaveEditDelete(t *testing.T) {
 		t.Fatalf("delete unknown: %v", err)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 || ents[0].Name() != ExceptionsFile {
+	if len(ents) != 1 || ents[0].Name() != exceptionsFile {
 		t.Fatalf("temporary files left behind: %v", ents)
 	}
 	if _, err := PutException(dir, ExceptionRecord{Pointers: []string{"/x"}}); err == nil {
@@ -125,7 +125,7 @@ func TestLoadExceptionsBadLines(t *testing.T) {
 	}
 	for want, content := range cases {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, ExceptionsFile), []byte(content), 0o644)
+		os.WriteFile(filepath.Join(dir, exceptionsFile), []byte(content), 0o644)
 		_, err := LoadExceptions(dir)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)

@@ -2,16 +2,16 @@ package diffview
 
 import "sort"
 
-// A GroupKind orders groups the way a reader triages: run-level first, then requests.
-type GroupKind int
+// A groupKind orders groups the way a reader triages: run-level first, then requests.
+type groupKind int
 
 const (
-	GroupSummary GroupKind = iota
-	GroupMetadata
-	GroupCoverage
-	GroupEvents  // an ordered event array (coverage/pressure/records, a request's histories)
-	GroupRequest // a request's scalar fields
-	GroupOther
+	groupSummary groupKind = iota
+	groupMetadata
+	groupCoverage
+	groupEvents  // an ordered event array (coverage/pressure/records, a request's histories)
+	groupRequest // a request's scalar fields
+	groupOther
 )
 
 // orderedArrays are the semantically ordered arrays of a per-request record: each is its own
@@ -22,12 +22,12 @@ var orderedArrays = map[string]bool{"routing_history": true, "admission_history"
 type Group struct {
 	Key     string // e.g. "summary", "request 0000…0001", "request 0000…0001 routing_history"
 	Title   string
-	Kind    GroupKind
+	kind    groupKind
 	Request string // uuid for request groups
 	Changes []int  // indexes into Diff.Changes, in document order
 }
 
-func groupOf(c *Change) (key, title string, kind GroupKind) {
+func groupOf(c *Change) (key, title string, kind groupKind) {
 	segs := splitPointer(c.Pointer)
 	top := ""
 	if len(segs) > 0 {
@@ -35,14 +35,14 @@ func groupOf(c *Change) (key, title string, kind GroupKind) {
 	}
 	switch top {
 	case "summary":
-		return "summary", "summary", GroupSummary
+		return "summary", "summary", groupSummary
 	case "metadata":
-		return "metadata", "metadata", GroupMetadata
+		return "metadata", "metadata", groupMetadata
 	case "coverage":
 		if len(segs) >= 3 && segs[1] == "pressure" && segs[2] == "records" {
-			return "coverage/pressure/records", "coverage · pressure records", GroupEvents
+			return "coverage/pressure/records", "coverage · pressure records", groupEvents
 		}
-		return "coverage", "coverage", GroupCoverage
+		return "coverage", "coverage", groupCoverage
 	case "per_request":
 		if c.Request != "" {
 			title := "request " + c.Request
@@ -50,13 +50,13 @@ func groupOf(c *Change) (key, title string, kind GroupKind) {
 				title += " (A: " + c.RequestA + ")"
 			}
 			if len(segs) >= 3 && orderedArrays[segs[2]] {
-				return "request " + c.Request + " " + segs[2], title + " · " + segs[2], GroupEvents
+				return "request " + c.Request + " " + segs[2], title + " · " + segs[2], groupEvents
 			}
-			return "request " + c.Request, title, GroupRequest
+			return "request " + c.Request, title, groupRequest
 		}
-		return "per_request", "per_request", GroupOther
+		return "per_request", "per_request", groupOther
 	}
-	return top, top, GroupOther
+	return top, top, groupOther
 }
 
 func groupChanges(cs []Change) []Group {
@@ -70,17 +70,17 @@ func groupChanges(cs []Change) []Group {
 			g = len(gs)
 			idx[key] = g
 			firstAt[key] = i
-			gs = append(gs, Group{Key: key, Title: title, Kind: kind, Request: cs[i].Request})
+			gs = append(gs, Group{Key: key, Title: title, kind: kind, Request: cs[i].Request})
 		}
 		gs[g].Changes = append(gs[g].Changes, i)
 	}
 	// Run-level groups first, then requests in document order, each request's scalar fields
 	// before its event arrays.
 	rank := func(g Group) int {
-		switch g.Kind {
-		case GroupSummary, GroupMetadata, GroupCoverage:
-			return int(g.Kind)
-		case GroupEvents:
+		switch g.kind {
+		case groupSummary, groupMetadata, groupCoverage:
+			return int(g.kind)
+		case groupEvents:
 			if g.Request == "" {
 				return 3
 			}
@@ -106,8 +106,8 @@ func groupChanges(cs []Change) []Group {
 			if ai, aj := reqAt[gs[i].Request], reqAt[gs[j].Request]; ai != aj {
 				return ai < aj
 			}
-			if gs[i].Kind != gs[j].Kind {
-				return gs[i].Kind == GroupRequest // scalar fields before event arrays
+			if gs[i].kind != gs[j].kind {
+				return gs[i].kind == groupRequest // scalar fields before event arrays
 			}
 		}
 		return firstAt[gs[i].Key] < firstAt[gs[j].Key]

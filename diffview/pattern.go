@@ -21,8 +21,8 @@ import (
 // A pattern matches a pointer only as a whole: "/summary" does not cover "/summary/x";
 // write "/summary/**" for that. Segments use pointer escapes (~0 for "~", ~1 for "/").
 
-// ValidatePattern reports why p is not a usable pointer pattern.
-func ValidatePattern(p string) error {
+// validatePattern reports why p is not a usable pointer pattern.
+func validatePattern(p string) error {
 	if p == "" {
 		return fmt.Errorf("empty pointer pattern")
 	}

@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"kvparity/diffview"
+	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
 	"kvparity/ui/determinism"
 )
@@ -92,7 +92,7 @@ func TestDisagreementFocusesTheDiff(t *testing.T) {
 	}
 	found := false
 	for _, msg := range msgs {
-		if _, ok := msg.(diffview.OpenRequestedMsg); ok {
+		if _, ok := msg.(diffpane.OpenRequestedMsg); ok {
 			found = true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	diffpane "kvparity/diffview/pane"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -15,10 +17,10 @@ import (
 // diffSide names one canonical report the diff pane compares.
 type diffSide = diffview.Side
 
-// diffSlot holds the diff pane and exception form (package diffview) in the workbench's layout
-// and focus ring. It indents the pane like the others and keeps its lines inside the box.
+// diffSlot holds the diff pane and exception form (package diffview/pane) in the workbench's
+// layout and focus ring. It indents the pane like the others and keeps its lines inside the box.
 type diffSlot struct {
-	pane    diffview.Pane
+	pane    diffpane.Model
 	a, b    diffSide
 	opened  bool
 	parity  verdict.Word // the parity verdict, for the slot's words before anything is opened
@@ -27,8 +29,8 @@ type diffSlot struct {
 	st      theme.Styles
 }
 
-func newDiffSlot(isDark, noColor bool) diffSlot {
-	return diffSlot{pane: diffview.NewPane(isDark), noColor: noColor}
+func newDiffSlot(st theme.Styles, km keys.DiffKeys) diffSlot {
+	return diffSlot{pane: diffpane.New(st, km), noColor: st.NoColor, st: st}
 }
 
 // Update forwards to the diff pane: its own async messages, and keys when focused.
@@ -79,10 +81,10 @@ func (d *diffSlot) SetCampaign(dir string) { d.pane.SetCampaign(dir) }
 // SetUnstable tells the pane an arm is UNSTABLE (its semantic verdict is then FAIL).
 func (d *diffSlot) SetUnstable(u bool) { d.pane.SetUnstable(u) }
 
-// SetStyles restyles the slot and the diff pane (which builds its own from the background).
+// SetStyles restyles the slot and the diff pane.
 func (d *diffSlot) SetStyles(st theme.Styles) {
 	d.st = st
-	d.pane.SetStyles(st.IsDark)
+	d.pane.SetStyles(st)
 }
 
 // Focus gives the diff pane the keys.

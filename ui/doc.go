@@ -3,8 +3,8 @@
 // The root Model routes and lays out; it owns focus, the status line, the footer and ? help,
 // and frame pacing. Each pane is its own package with a value model (Update, View, SetSize,
 // Focus, Blur, Focused): header, artifacts, determinism, lifecycle, pressure, perf and logpane;
-// the diff pane and exception form come from package diffview. Keys (ui/keys) and styles
-// (ui/theme) are defined once.
+// the diff pane and exception form come from package diffview/pane. Keys (ui/keys) and styles
+// (ui/theme) are defined once, the diff pane's included.
 //
 // Engine events arrive through one re-armed command that drains whatever is waiting into one
 // message, so a burst costs one Update. Update never calls anything that may block: Controller

@@ -124,7 +124,7 @@ func New(o Options) Model {
 		press:   pressure.New(st, km),
 		perf:    perf.New(st, info.Pairs, info.Warmups, info.Threshold),
 		logp:    logpane.New(st, km),
-		diff:    newDiffSlot(true, o.NoColor),
+		diff:    newDiffSlot(st, km.DiffPane),
 	}
 	if m.clock == nil {
 		m.clock = time.Now

@@ -1,5 +1,5 @@
-// Package keys defines every key binding of the workbench once, as data: the root matches
-// against them, the footer and the ? overlay are rendered from their help text.
+// Package keys defines every key binding of the workbench once, as data: the root and the panes
+// match against them, the footer and the ? overlay are rendered from their help text.
 package keys
 
 import "charm.land/bubbles/v2/key"
@@ -28,6 +28,9 @@ type KeyMap struct {
 	Yes   key.Binding
 	No    key.Binding
 	Close key.Binding
+
+	// DiffPane is the diff pane's own section (package diffview/pane).
+	DiffPane DiffKeys
 }
 
 // Default returns the workbench bindings (DESIGN footer plus g, x, +, ↑/↓ and ?).
@@ -55,6 +58,8 @@ func Default() KeyMap {
 		Yes:   key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:    key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
 		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc", "close")),
+
+		DiffPane: defaultDiff(),
 	}
 }
 

@@ -37,6 +37,8 @@ type Styles struct {
 	PlotMarker  lipgloss.Style
 	PlotGuide   lipgloss.Style // the threshold and 1.0 lines of the ratio plot
 	HeaderBrand lipgloss.Style
+
+	Diff DiffStyles // the diff pane's own roles (package diffview/pane)
 }
 
 // NewStyles builds the styles for a dark or light background. With noColor (NO_COLOR set) no
@@ -59,6 +61,8 @@ func NewStyles(isDark, noColor bool) Styles {
 		s.Overlay = plain.Border(lipgloss.NormalBorder()).Padding(0, 1)
 		s.PlotMarker, s.PlotGuide = plain.Bold(true), plain
 		s.HeaderBrand = plain.Bold(true)
+		s.Diff = DiffStyles{Title: plain.Bold(true), Row: plain, GroupSel: plain.Bold(true).Reverse(true),
+			Del: plain.Underline(true), Ins: plain.Underline(true)}
 		return s
 	}
 	ld := lipgloss.LightDark(isDark)
@@ -75,6 +79,7 @@ func NewStyles(isDark, noColor bool) Styles {
 		dimBg   = c("#eaeef2", "#262c36")
 		barBg   = c("#f6f8fa", "#161b22")
 		alertBg = c("#ffebe9", "#5a1e1e")
+		addBg   = c("#dafbe1", "#1b4721")
 	)
 	base := lipgloss.NewStyle()
 	s.Title = base.Foreground(faint).Bold(true)
@@ -96,6 +101,13 @@ func NewStyles(isDark, noColor bool) Styles {
 	s.PlotMarker = base.Foreground(purple)
 	s.PlotGuide = base.Foreground(faint)
 	s.HeaderBrand = base.Foreground(blue).Bold(true)
+	s.Diff = DiffStyles{
+		Title:    base.Foreground(blue).Bold(true),
+		Row:      base.Foreground(fg),
+		GroupSel: base.Background(selBg).Foreground(fg).Bold(true),
+		Del:      base.Foreground(red).Background(alertBg),
+		Ins:      base.Foreground(green).Background(addBg),
+	}
 	return s
 }
 

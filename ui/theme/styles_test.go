@@ -14,7 +14,8 @@ func TestLightAndDarkDiffer(t *testing.T) {
 
 func TestNoColorKeepsEmphasisWithoutColour(t *testing.T) {
 	s := NewStyles(true, true)
-	for _, out := range []string{s.Verdict("FAIL"), s.Verdict("STABLE"), s.Selected.Render("x"), s.Banner.Render("x")} {
+	for _, out := range []string{s.Verdict("FAIL"), s.Verdict("STABLE"), s.Selected.Render("x"), s.Banner.Render("x"),
+		s.Diff.GroupSel.Render("x"), s.Diff.Del.Render("x"), s.Diff.Ins.Render("x")} {
 		if strings.Contains(out, "38;") || strings.Contains(out, "48;") {
 			t.Fatalf("NO_COLOR output carries a colour: %q", out)
 		}

@@ -1,4 +1,4 @@
-package diffview
+package pane
 
 import (
 	"fmt"
@@ -6,11 +6,13 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
 )
 
 // The exception-record list: what each record covers, edit and delete.
 
-func (p Pane) updateRecords(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
+func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
 	if p.confirmDel {
 		p.confirmDel = false
@@ -42,15 +44,15 @@ func (p Pane) updateRecords(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
 	return p, nil
 }
 
-func (p Pane) recordsView() []string {
+func (p Model) recordsView() []string {
 	st := p.styles
-	lines := []string{st.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
+	lines := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
 	if len(p.recs) == 0 {
-		lines = append(lines, st.Dim.Render("none yet: select differences in the list and press e"))
+		lines = append(lines, st.Faint.Render("none yet: select differences in the list and press e"))
 	}
 	var cov map[string][]string
 	if p.diff != nil {
-		cov = CoveredBy(p.diff, p.recs)
+		cov = diffview.CoveredBy(p.diff, p.recs)
 	}
 	for i, r := range p.recs {
 		n := 0
@@ -62,14 +64,14 @@ func (p Pane) recordsView() []string {
 			}
 		}
 		txt := fmt.Sprintf("%s  covers %d differing · %s · %s", r.ID, n, strings.Join(r.Pointers, ", "), r.Disposition)
-		s := st.Row
+		s := st.Diff.Row
 		if i == p.recCursor {
-			s = st.RowSel
+			s = st.Selected
 		}
 		lines = append(lines, s.Render(pad(txt, p.width)))
 		if i == p.recCursor {
-			lines = append(lines, st.Evidence.Render(cut("    differs: "+r.Differs, p.width)))
-			lines = append(lines, st.Evidence.Render(cut("    candidate: "+r.Candidate, p.width)))
+			lines = append(lines, st.Faint.Render(cut("    differs: "+r.Differs, p.width)))
+			lines = append(lines, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
 		}
 	}
 	status := "enter edit · d delete · esc back"

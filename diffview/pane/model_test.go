@@ -1,4 +1,4 @@
-package diffview
+package pane
 
 import (
 	"flag"
@@ -11,7 +11,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"kvparity/diffview"
 	fx "kvparity/diffview/difftest"
+	"kvparity/ui/keys"
+	"kvparity/ui/theme"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -20,9 +23,9 @@ var ansiRE = regexp.MustCompile("\x1b\\[[0-9;:?]*[ -/]*[@-~]")
 
 func stripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
 
-func press(p Pane, keys ...string) (Pane, tea.Cmd) {
+func press(p Model, names ...string) (Model, tea.Cmd) {
 	var cmd tea.Cmd
-	for _, k := range keys {
+	for _, k := range names {
 		p, cmd = p.Update(keyMsg(k))
 	}
 	return p, cmd
@@ -51,7 +54,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r[0], Text: k}
 }
 
-func typeText(p Pane, s string) Pane {
+func typeText(p Model, s string) Model {
 	for _, r := range s {
 		if r == ' ' {
 			p, _ = p.Update(keyMsg("space"))
@@ -63,7 +66,7 @@ func typeText(p Pane, s string) Pane {
 }
 
 // run executes a command and feeds its message back (one hop).
-func run(t *testing.T, p Pane, cmd tea.Cmd) Pane {
+func run(t *testing.T, p Model, cmd tea.Cmd) Model {
 	t.Helper()
 	if cmd == nil {
 		t.Fatal("expected a command")
@@ -95,24 +98,26 @@ func semanticPair(t *testing.T) (dir, a, b string) {
 	return dir, a, b
 }
 
-func openPane(t *testing.T, dir, a, b string) Pane {
+func newPane(isDark bool) Model { return New(theme.NewStyles(isDark, false), keys.Default().DiffPane) }
+
+func openPane(t *testing.T, dir, a, b string) Model {
 	t.Helper()
-	p := NewPane(true)
+	p := newPane(true)
 	p.SetSize(100, 30)
 	p.SetCampaign(dir)
 	p.Focus()
-	return run(t, p, p.Open(Side{"base#1", a}, Side{"cand#1", b}))
+	return run(t, p, p.Open(diffview.Side{Label: "base#1", ReportPath: a}, diffview.Side{Label: "cand#1", ReportPath: b}))
 }
 
 func TestPaneOpenSelectsFirstDivergence(t *testing.T) {
 	dir, a, b := semanticPair(t)
 	p := openPane(t, dir, a, b)
-	if p.Diff() == nil || p.loading || p.err != nil {
+	if p.diff == nil || p.loading || p.err != nil {
 		t.Fatalf("not loaded: %v", p.err)
 	}
 	r := p.rows[p.cursor]
-	if r.change != p.Diff().First.Change {
-		t.Fatalf("cursor on %+v, want first divergence %d", r, p.Diff().First.Change)
+	if r.change != p.diff.First.Change {
+		t.Fatalf("cursor on %+v, want first divergence %d", r, p.diff.First.Change)
 	}
 	v := stripANSI(p.View())
 	for _, w := range []string{"DIFF  base#1 ↔ cand#1", "first t=140.25 ms · admission #2 (pool decode)", "why   1.", "semantic FAIL"} {
@@ -124,13 +129,13 @@ func TestPaneOpenSelectsFirstDivergence(t *testing.T) {
 
 func TestPaneDropsStaleLoads(t *testing.T) {
 	dir, a, b := semanticPair(t)
-	p := NewPane(false)
+	p := newPane(false)
 	p.SetCampaign(dir)
-	p, first := p.Update(p.Open(Side{"old", a}, Side{"old", a})())
-	p, second := p.Update(p.Open(Side{"new", a}, Side{"new", b})())
+	p, first := p.Update(p.Open(diffview.Side{Label: "old", ReportPath: a}, diffview.Side{Label: "old", ReportPath: a})())
+	p, second := p.Update(p.Open(diffview.Side{Label: "new", ReportPath: a}, diffview.Side{Label: "new", ReportPath: b})())
 	p, _ = p.Update(second())
 	p, _ = p.Update(first()) // the slower, older load arrives last
-	if p.a.Label != "new" || p.Diff() == nil || p.Diff().Equal() {
+	if p.a.Label != "new" || p.diff == nil || p.diff.Equal() {
 		t.Fatalf("stale load won: label %q", p.a.Label)
 	}
 }
@@ -138,7 +143,7 @@ func TestPaneDropsStaleLoads(t *testing.T) {
 func TestPaneNavigationGroupsAndFilter(t *testing.T) {
 	dir, a, b := semanticPair(t)
 	p := openPane(t, dir, a, b)
-	d := p.Diff()
+	d := p.diff
 	start := p.rows[p.cursor].change
 	p, _ = press(p, "n")
 	if p.rows[p.cursor].change == start || p.rows[p.cursor].change < 0 {
@@ -210,7 +215,7 @@ func TestPaneNavigationGroupsAndFilter(t *testing.T) {
 func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	dir, a, b := semanticPair(t)
 	p := openPane(t, dir, a, b)
-	fill := func(p Pane, baseline string) Pane {
+	fill := func(p Model, baseline string) Model {
 		for _, v := range []string{
 			baseline,
 			"FIFO victim per preemption_mode=fifo, vLLM scheduler docs",
@@ -227,7 +232,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	// Record 1: the metadata group (header selected with space).
 	p, _ = press(p, "-")
 	p.cursor = 0 // metadata is the first group here (no summary change)
-	if g := p.Diff().Groups[p.rows[p.cursor].group]; g.Key != "metadata" {
+	if g := p.diff.Groups[p.rows[p.cursor].group]; g.Key != "metadata" {
 		t.Fatalf("row 0 is %s", g.Key)
 	}
 	p, _ = press(p, "space")
@@ -254,7 +259,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	}
 	// Record 2: every per-request change, selected with space on each header.
 	for i := range p.rows {
-		if g := p.Diff().Groups[p.rows[i].group]; p.rows[i].change < 0 && g.Request != "" {
+		if g := p.diff.Groups[p.rows[i].group]; p.rows[i].change < 0 && g.Request != "" {
 			p.cursor = i
 			p, _ = press(p, "space")
 		}
@@ -267,15 +272,15 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	p = fill(p, "LIFO readmission order")
 	p, cmd = press(p, "ctrl+s")
 	p = run(t, p, cmd)
-	v, unc := SemanticVerdict(p.Diff(), p.recs, false)
-	if v != VerdictPassExceptions || len(unc) != 0 {
+	v, unc := diffview.SemanticVerdict(p.diff, p.recs, false)
+	if v != diffview.VerdictPassExceptions || len(unc) != 0 {
 		t.Fatalf("verdict %s uncovered %v", v, unc)
 	}
 	if !strings.Contains(stripANSI(p.View()), "2 record(s) · 0 uncovered · semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
 	}
 	// the file on disk agrees
-	onDisk, err := LoadExceptions(dir)
+	onDisk, err := diffview.LoadExceptions(dir)
 	if err != nil || len(onDisk) != 2 {
 		t.Fatalf("on disk: %v %v", onDisk, err)
 	}
@@ -296,8 +301,8 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	}
 	p, cmd = press(p, "y")
 	p = run(t, p, cmd)
-	v, unc = SemanticVerdict(p.Diff(), p.recs, false)
-	if v != VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+	v, unc = diffview.SemanticVerdict(p.diff, p.recs, false)
+	if v != diffview.VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after delete: %s %v", v, unc)
 	}
 	p, _ = press(p, "esc")

@@ -1,23 +1,24 @@
-package diffview
+package keys
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap holds the pane's bindings; help text comes from the same values.
-type KeyMap struct {
+// DiffKeys is the diff pane's section of the key map (KeyMap.DiffPane). While the pane has
+// focus its bindings act on the diff, so they may share keys with the workbench's.
+type DiffKeys struct {
 	Up, Down, PageUp, PageDown  key.Binding
 	Toggle, Collapse            key.Binding
 	ExpandAll, CollapseAll      key.Binding
 	NextDiff, PrevDiff          key.Binding
-	Filter, ClearFilter         key.Binding
+	Filter, ClearFilter, Apply  key.Binding
 	Mark, NewException, Records key.Binding
 	// form and record list
 	NextField, PrevField, Save, Cancel key.Binding
 	Edit, Delete, Confirm              key.Binding
 }
 
-// DefaultKeyMap returns the diff pane's bindings.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
+// defaultDiff returns the diff pane's bindings.
+func defaultDiff() DiffKeys {
+	return DiffKeys{
 		Up:           key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
@@ -30,6 +31,7 @@ func DefaultKeyMap() KeyMap {
 		PrevDiff:     key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous difference")),
 		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by pointer")),
 		ClearFilter:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		Apply:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Mark:         key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "select")),
 		NewException: key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "exception record")),
 		Records:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "exception records")),

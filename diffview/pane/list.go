@@ -1,28 +1,30 @@
-package diffview
+package pane
 
 import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
 )
 
 // The group list: filter, rows, cursor and scrolling, next/previous difference, selection.
 
 // visible applies the pointer filter: a pattern when it starts with "/" and has a glob,
 // a substring otherwise.
-func (p Pane) visible(ci int) bool {
+func (p Model) visible(ci int) bool {
 	if p.pattern == "" {
 		return true
 	}
 	ptr := p.diff.Changes[ci].Pointer
 	if strings.HasPrefix(p.pattern, "/") && strings.ContainsAny(p.pattern, "*?[") {
-		return MatchPattern(p.pattern, ptr)
+		return diffview.MatchPattern(p.pattern, ptr)
 	}
 	return strings.Contains(ptr, p.pattern) || strings.Contains(p.diff.Changes[ci].Request, p.pattern)
 }
 
-func (p *Pane) rebuild() {
+func (p *Model) rebuild() {
 	p.rows = p.rows[:0]
 	if p.diff == nil {
 		return
@@ -49,7 +51,7 @@ func (p *Pane) rebuild() {
 }
 
 // selectChange expands the change's group and moves the cursor onto it.
-func (p *Pane) selectChange(ci int) {
+func (p *Model) selectChange(ci int) {
 	if p.diff == nil || ci < 0 || ci >= len(p.diff.Changes) {
 		return
 	}
@@ -68,7 +70,7 @@ func (p *Pane) selectChange(ci int) {
 }
 
 // visibleChanges lists the changes that pass the filter, in group order.
-func (p Pane) visibleChanges() []int {
+func (p Model) visibleChanges() []int {
 	var out []int
 	if p.diff == nil {
 		return nil
@@ -84,7 +86,7 @@ func (p Pane) visibleChanges() []int {
 }
 
 // step moves to the next (+1) or previous (-1) difference, expanding groups as it goes.
-func (p *Pane) step(dir int) {
+func (p *Model) step(dir int) {
 	vis := p.visibleChanges()
 	if len(vis) == 0 || p.cursor >= len(p.rows) {
 		return
@@ -111,11 +113,11 @@ func (p *Pane) step(dir int) {
 	p.selectChange(vis[next])
 }
 
-func (p *Pane) listHeight() int {
+func (p *Model) listHeight() int {
 	return max(1, p.height-p.chromeHeight())
 }
 
-func (p *Pane) clampScroll() {
+func (p *Model) clampScroll() {
 	h := p.listHeight()
 	if p.cursor < p.offset {
 		p.offset = p.cursor
@@ -126,7 +128,7 @@ func (p *Pane) clampScroll() {
 	p.offset = max(0, min(p.offset, max(0, len(p.rows)-h)))
 }
 
-func (p Pane) updateList(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
+func (p Model) updateList(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
 	p.status = ""
 	switch {
@@ -204,7 +206,7 @@ func (p Pane) updateList(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
 	return p, nil
 }
 
-func (p *Pane) cursorToHeader(group int) {
+func (p *Model) cursorToHeader(group int) {
 	for i, r := range p.rows {
 		if r.group == group && r.change < 0 {
 			p.cursor = i
@@ -214,7 +216,7 @@ func (p *Pane) cursorToHeader(group int) {
 	p.clampScroll()
 }
 
-func (p *Pane) toggleMark() {
+func (p *Model) toggleMark() {
 	if p.cursor >= len(p.rows) {
 		return
 	}
@@ -244,9 +246,9 @@ func (p *Pane) toggleMark() {
 	}
 }
 
-func (p Pane) updateFilter(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
-	switch msg.String() {
-	case "enter":
+func (p Model) updateFilter(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, p.keys.Apply):
 		p.pattern = strings.TrimSpace(p.filter.Value())
 		p.mode = modeList
 		p.filter.Blur()
@@ -258,7 +260,7 @@ func (p Pane) updateFilter(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
 			p.status = "no differing pointer matches " + p.pattern
 		}
 		return p, nil
-	case "esc":
+	case key.Matches(msg, p.keys.Cancel):
 		p.mode = modeList
 		p.filter.Blur()
 		return p, nil

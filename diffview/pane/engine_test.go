@@ -1,4 +1,4 @@
-package diffview
+package pane
 
 import (
 	"fmt"
@@ -8,11 +8,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"kvparity/diffview"
 )
 
-// Tests against the embedded engine: the kvparity binary is built once (lazily, into a temp
-// directory removed by TestMain) and run as a separate process per repetition, like the
-// engine runs it.
+// Tests against the embedded engine, from its reports through the diagnosis to the pane: the
+// kvparity binary is built once (lazily, into a temp directory removed by TestMain) and run as
+// a separate process per repetition, like the engine runs it.
 
 var (
 	engineOnce sync.Once
@@ -34,13 +36,13 @@ func TestMain(m *testing.M) {
 func kvparity(t *testing.T) string {
 	t.Helper()
 	engineOnce.Do(func() {
-		engineDir, engineErr = os.MkdirTemp("", "diffview-engine-")
+		engineDir, engineErr = os.MkdirTemp("", "diffpane-engine-")
 		if engineErr != nil {
 			return
 		}
 		engineBin = filepath.Join(engineDir, "kvparity")
 		cmd := exec.Command("go", "build", "-o", engineBin, "kvparity")
-		cmd.Dir = ".."
+		cmd.Dir = "../.."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			engineErr = fmt.Errorf("go build kvparity: %v\n%s", err, out)
 		}
@@ -54,10 +56,11 @@ func kvparity(t *testing.T) string {
 	return engineBin
 }
 
-// sharedTrace returns a trace under ../../shared/traces: missing fails under CI, skips otherwise.
+// sharedTrace returns a trace under ../shared/traces (beside the repository): missing fails
+// under CI, skips otherwise.
 func sharedTrace(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "traces", name)
+	p := filepath.Join("..", "..", "..", "shared", "traces", name)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("trace %s is missing: %v", p, err)
@@ -100,13 +103,13 @@ func replay(t *testing.T, dir, trace, variant string, rep int, args []string) st
 // differingPair runs repetitions until two differ (a leak shows up in most pairs).
 // leak-executor-order is intermittent by design (it depends on the Go scheduler stealing
 // work between Ps), so a run where it never shows is skipped rather than failed.
-func differingPair(t *testing.T, dir, trace, variant string, args []string) (string, string, *Diff) {
+func differingPair(t *testing.T, dir, trace, variant string, args []string) (string, string, *diffview.Diff) {
 	t.Helper()
 	first := replay(t, dir, trace, variant, 1, args)
 	const reps = 8
 	for rep := 2; rep <= reps; rep++ {
 		next := replay(t, dir, trace, variant, rep, args)
-		d, err := DiffFiles(first, next)
+		d, err := diffview.DiffFiles(first, next)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,18 +134,21 @@ func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
 	}{
 		// Either routing decisions tied at one instant were permuted, or (when no decision moved)
 		// only the KV event stream's order changed.
-		{"leak-executor-order", disaggArgs, SigTieOrder, []string{"different order"}},
-		{"leak-child-before-parent", disaggArgs, SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}},
-		{"leak-random-uuid", disaggArgs, SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}},
-		{"leak-unsorted-candidates", aggArgs, SigCascade, []string{"first differing decision: routing decision #0 (pool agg)", "consistent renaming of workers", "tied on cost"}},
-		{"leak-wallclock", disaggArgs, SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}},
+		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}},
+		{"leak-child-before-parent", disaggArgs, diffview.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}},
+		{"leak-random-uuid", disaggArgs, diffview.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}},
+		{"leak-unsorted-candidates", aggArgs, diffview.SigCascade, []string{"first differing decision: routing decision #0 (pool agg)", "consistent renaming of workers", "tied on cost"}},
+		{"leak-wallclock", disaggArgs, diffview.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}},
 	}
 	for _, c := range cases {
 		t.Run(c.variant, func(t *testing.T) {
 			dir := t.TempDir()
 			a, b, d := differingPair(t, dir, trace, c.variant, c.args)
-			s := top(t, d, c.code)
-			ev := evidence(s)
+			if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != c.code {
+				t.Fatalf("top signature of %v, want %s", d.Diagnosis, c.code)
+			}
+			s := d.Diagnosis[0]
+			ev := strings.Join(s.Evidence, "\n")
 			for _, w := range c.evidence {
 				if !strings.Contains(ev, w) {
 					t.Errorf("evidence lacks %q:\n%s", w, ev)
@@ -167,14 +173,14 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	base := replay(t, dir, trace, "", 1, disaggArgs)
 	cand := replay(t, dir, trace, "fifo-preemption", 1, disaggArgs)
 	p := openPane(t, dir, base, cand)
-	d := p.Diff()
+	d := p.diff
 	if d.Equal() {
 		t.Fatal("fifo-preemption should change the report")
 	}
-	if v, unc := SemanticVerdict(d, nil, false); v != VerdictFail || len(unc) != len(d.Changes) {
+	if v, unc := diffview.SemanticVerdict(d, nil, false); v != diffview.VerdictFail || len(unc) != len(d.Changes) {
 		t.Fatalf("no records: %s, %d uncovered", v, len(unc))
 	}
-	typeRecord := func(p Pane, patterns string) Pane {
+	typeRecord := func(p Model, patterns string) Model {
 		p, _ = press(p, "e")
 		if p.mode != modeForm {
 			t.Fatalf("e did not open the form (status %q)", p.status)
@@ -197,7 +203,7 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 			}
 			p = typeText(p, v)
 		}
-		var cmd = func() Pane { p2, c := press(p, "ctrl+s"); return run(t, p2, c) }
+		var cmd = func() Model { p2, c := press(p, "ctrl+s"); return run(t, p2, c) }
 		return cmd()
 	}
 	p = typeRecord(p, "/metadata/engine_config/*/preemption_mode")
@@ -205,14 +211,14 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if len(p.recs) != 2 {
 		t.Fatalf("records %d: status %q form err %q", len(p.recs), p.status, p.form.err)
 	}
-	recs, err := LoadExceptions(dir)
+	recs, err := diffview.LoadExceptions(dir)
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("exceptions.jsonl: %v %v", recs, err)
 	}
-	if v, unc := SemanticVerdict(d, recs, false); v != VerdictPassExceptions || len(unc) != 0 {
+	if v, unc := diffview.SemanticVerdict(d, recs, false); v != diffview.VerdictPassExceptions || len(unc) != 0 {
 		t.Fatalf("covered: %s %v", v, unc)
 	}
-	if v, _ := SemanticVerdict(d, recs, true); v != VerdictFail {
+	if v, _ := diffview.SemanticVerdict(d, recs, true); v != diffview.VerdictFail {
 		t.Fatalf("an UNSTABLE arm must FAIL, got %s", v)
 	}
 	if !strings.Contains(stripANSI(p.View()), "semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
@@ -221,9 +227,9 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	p, _ = press(p, "x", "d")
 	p, cmd := press(p, "y")
 	p = run(t, p, cmd)
-	recs, _ = LoadExceptions(dir)
-	v, unc := SemanticVerdict(d, recs, false)
-	if v != VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
+	recs, _ = diffview.LoadExceptions(dir)
+	v, unc := diffview.SemanticVerdict(d, recs, false)
+	if v != diffview.VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after deleting the metadata record: %s %v", v, unc)
 	}
 }

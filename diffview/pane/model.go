@@ -1,36 +1,35 @@
-package diffview
+package pane
 
 import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
+	"kvparity/ui/keys"
+	"kvparity/ui/theme"
 	"kvparity/verdict"
 )
 
-// The diff pane: first divergence and diagnosis on top, groups that expand and collapse,
-// next/previous difference, a pointer filter, both values side by side with highlights, and
-// the exception-record form and list. The root model forwards every message to Update (the
-// pane ignores what is not its own) and every key while Capturing() is true.
+// OpenRequestedMsg asks the pane to load and diff two reports (returned by Model.Open).
+type OpenRequestedMsg struct{ A, B diffview.Side }
 
-// OpenRequestedMsg asks the pane to load and diff two reports (returned by Pane.Open).
-type OpenRequestedMsg struct{ A, B Side }
-
-// DiffLoadedMsg carries an asynchronous load result; Gen drops stale ones.
-type DiffLoadedMsg struct {
-	Gen     int
-	A, B    Side
-	Diff    *Diff
-	Err     error
-	Records []ExceptionRecord
-	RecErr  error
+// diffLoadedMsg carries an asynchronous load result; gen drops stale ones.
+type diffLoadedMsg struct {
+	gen     int
+	a, b    diffview.Side
+	diff    *diffview.Diff
+	err     error
+	records []diffview.ExceptionRecord
+	recErr  error
 }
 
-// ExceptionsSavedMsg reports a save or delete of exception records.
-type ExceptionsSavedMsg struct {
-	Records []ExceptionRecord
-	Saved   string // id saved or deleted
-	Deleted bool
-	Err     error
+// exceptionsSavedMsg reports a save or delete of exception records.
+type exceptionsSavedMsg struct {
+	records []diffview.ExceptionRecord
+	saved   string // id saved or deleted
+	deleted bool
+	err     error
 }
 
 type paneMode int
@@ -48,10 +47,10 @@ type row struct {
 	change int // index into Diff.Changes, -1 for a header
 }
 
-// Pane is the diff pane model (value type, Bubble Tea style).
-type Pane struct {
-	styles   Styles
-	keys     KeyMap
+// Model is the diff pane (value type, Bubble Tea style).
+type Model struct {
+	styles   theme.Styles
+	keys     keys.DiffKeys
 	width    int
 	height   int
 	focused  bool
@@ -61,11 +60,11 @@ type Pane struct {
 	gen      int
 	loading  bool
 	err      error
-	a, b     Side
-	diff     *Diff
+	a, b     diffview.Side
+	diff     *diffview.Diff
 	groupIdx []int // change → group
 
-	recs      []ExceptionRecord
+	recs      []diffview.ExceptionRecord
 	recErr    error
 	verdict   verdict.Word // SemanticVerdict of diff and recs, refreshed when either changes
 	uncovered []string
@@ -85,16 +84,16 @@ type Pane struct {
 	confirmDel bool
 }
 
-// NewPane builds an empty diff pane.
-func NewPane(isDark bool) Pane {
+// New builds an empty diff pane with the workbench's styles and its section of the key map.
+func New(st theme.Styles, km keys.DiffKeys) Model {
 	f := textinput.New()
 	f.Prompt = "filter: "
 	f.Placeholder = "/per_request/*/routing_history/** or a substring"
-	return Pane{styles: NewStyles(isDark), keys: DefaultKeyMap(), filter: f, expanded: map[string]bool{}, marked: map[int]bool{}, width: 100, height: 30}
+	return Model{styles: st, keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{}, width: 100, height: 30}
 }
 
 // SetSize sets the pane's box (the root subtracts borders first).
-func (p *Pane) SetSize(w, h int) {
+func (p *Model) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.filter.SetWidth(max(10, w-12))
 	p.form.setWidth(w)
@@ -102,103 +101,100 @@ func (p *Pane) SetSize(w, h int) {
 }
 
 // Focus gives the pane keyboard focus.
-func (p *Pane) Focus() { p.focused = true }
+func (p *Model) Focus() { p.focused = true }
 
 // Blur takes focus away (keys are then ignored).
-func (p *Pane) Blur() { p.focused = false }
+func (p *Model) Blur() { p.focused = false }
 
 // Focused reports keyboard focus.
-func (p Pane) Focused() bool { return p.focused }
+func (p Model) Focused() bool { return p.focused }
 
 // SetCampaign sets the campaign directory whose exceptions.jsonl the pane reads and writes.
-func (p *Pane) SetCampaign(dir string) {
+func (p *Model) SetCampaign(dir string) {
 	p.campaign = dir
-	p.recs, p.recErr = LoadExceptions(dir)
+	p.recs, p.recErr = diffview.LoadExceptions(dir)
 	p.refreshVerdict()
 }
 
 // refreshVerdict recomputes the semantic verdict (matching every pointer against every
 // pattern is too slow to redo on each key or frame).
-func (p *Pane) refreshVerdict() {
+func (p *Model) refreshVerdict() {
 	p.verdict, p.uncovered = "", nil
 	if p.diff != nil {
-		p.verdict, p.uncovered = SemanticVerdict(p.diff, p.recs, p.unstable)
+		p.verdict, p.uncovered = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
 	}
 }
 
 // SetUnstable tells the pane an arm of the row is UNSTABLE (the semantic verdict is then FAIL).
-func (p *Pane) SetUnstable(u bool) {
+func (p *Model) SetUnstable(u bool) {
 	p.unstable = u
 	p.refreshVerdict()
 }
 
-// SetStyles rebuilds the styles for the terminal background.
-func (p *Pane) SetStyles(isDark bool) { p.styles = NewStyles(isDark) }
+// SetStyles swaps the pane's styles (light/dark switch, NO_COLOR).
+func (p *Model) SetStyles(st theme.Styles) { p.styles = st }
 
 // Capturing reports that a text field has focus: the root must send every key here.
 // A pending delete confirmation also captures: its "y" must not reach the root.
-func (p Pane) Capturing() bool {
+func (p Model) Capturing() bool {
 	return p.mode == modeFilter || p.mode == modeForm || (p.mode == modeRecords && p.confirmDel)
 }
-
-// Diff returns the loaded diff (nil before the first load).
-func (p Pane) Diff() *Diff { return p.diff }
 
 // Open loads and diffs two reports asynchronously. The returned command yields an
 // OpenRequestedMsg; its Update bumps the generation and starts the load, so a slower
 // earlier load can never overwrite a newer one.
-func (p Pane) Open(a, b Side) tea.Cmd {
+func (p Model) Open(a, b diffview.Side) tea.Cmd {
 	return func() tea.Msg { return OpenRequestedMsg{A: a, B: b} }
 }
 
 // loadDiff runs off the update loop and captures only values.
-func loadDiff(gen int, a, b Side, campaign string) tea.Cmd {
+func loadDiff(gen int, a, b diffview.Side, campaign string) tea.Cmd {
 	return func() tea.Msg {
-		d, err := DiffFiles(a.ReportPath, b.ReportPath)
+		d, err := diffview.DiffFiles(a.ReportPath, b.ReportPath)
 		if d != nil {
 			d.A, d.B = a, b
 		}
-		msg := DiffLoadedMsg{Gen: gen, A: a, B: b, Diff: d, Err: err}
+		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
 		if campaign != "" {
-			msg.Records, msg.RecErr = LoadExceptions(campaign)
+			msg.records, msg.recErr = diffview.LoadExceptions(campaign)
 		}
 		return msg
 	}
 }
 
 // Update handles the pane's messages and, when focused, keys.
-func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case OpenRequestedMsg:
 		p.gen++
 		p.loading, p.err, p.a, p.b = true, nil, msg.A, msg.B
 		return p, loadDiff(p.gen, msg.A, msg.B, p.campaign)
-	case DiffLoadedMsg:
-		if msg.Gen != p.gen {
+	case diffLoadedMsg:
+		if msg.gen != p.gen {
 			return p, nil // stale: a newer Open is in flight or done
 		}
 		p.loading = false
-		p.err = msg.Err
-		p.setDiff(msg.Diff)
+		p.err = msg.err
+		p.setDiff(msg.diff)
 		if p.campaign != "" {
-			p.recs, p.recErr = msg.Records, msg.RecErr
+			p.recs, p.recErr = msg.records, msg.recErr
 		}
 		p.refreshVerdict()
 		return p, nil
-	case ExceptionsSavedMsg:
-		if msg.Err != nil {
-			p.status = "save failed: " + msg.Err.Error()
+	case exceptionsSavedMsg:
+		if msg.err != nil {
+			p.status = "save failed: " + msg.err.Error()
 			if p.mode == modeForm {
-				p.form.err = msg.Err.Error()
+				p.form.err = msg.err.Error()
 			}
 			return p, nil
 		}
-		p.recs = msg.Records
+		p.recs = msg.records
 		p.refreshVerdict()
-		if msg.Deleted {
-			p.status = "deleted exception record " + msg.Saved
+		if msg.deleted {
+			p.status = "deleted exception record " + msg.saved
 		} else {
-			p.status = "saved exception record " + msg.Saved
+			p.status = "saved exception record " + msg.saved
 			p.mode = modeList
 			p.marked = map[int]bool{}
 		}
@@ -231,7 +227,7 @@ func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	return p, nil
 }
 
-func (p *Pane) setDiff(d *Diff) {
+func (p *Model) setDiff(d *diffview.Diff) {
 	p.diff = d
 	p.groupIdx = nil
 	if d != nil {
@@ -255,7 +251,7 @@ func (p *Pane) setDiff(d *Diff) {
 	}
 }
 
-func (p *Pane) groupOfChange(ci int) int {
+func (p *Model) groupOfChange(ci int) int {
 	if ci >= 0 && ci < len(p.groupIdx) {
 		return p.groupIdx[ci]
 	}
@@ -263,7 +259,7 @@ func (p *Pane) groupOfChange(ci int) int {
 }
 
 // ShortHelp lists the bindings of the current mode for the one-line help.
-func (p Pane) ShortHelp() []key.Binding {
+func (p Model) ShortHelp() []key.Binding {
 	k := p.keys
 	switch p.mode {
 	case modeForm:
@@ -274,13 +270,13 @@ func (p Pane) ShortHelp() []key.Binding {
 		}
 		return []key.Binding{k.Up, k.Down, k.Edit, k.Delete, k.Cancel}
 	case modeFilter:
-		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")), k.Cancel}
+		return []key.Binding{k.Apply, k.Cancel}
 	}
 	return []key.Binding{k.NextDiff, k.PrevDiff, k.Toggle, k.Filter, k.Mark, k.NewException, k.Records}
 }
 
 // FullHelp lists every binding, by column.
-func (p Pane) FullHelp() [][]key.Binding {
+func (p Model) FullHelp() [][]key.Binding {
 	k := p.keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},

@@ -1,10 +1,12 @@
-package diffview
+package pane
 
 import (
 	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+
+	"kvparity/diffview"
 )
 
 // Rendering is plain text cut to width first, then styled, so widths stay exact and the
@@ -35,19 +37,19 @@ func pad(s string, w int) string {
 }
 
 // segs renders highlighted segments into exactly w cells.
-func segs(ss []Segment, w int, normal, changed lipgloss.Style) string {
+func segs(ss []segment, w int, normal, changed lipgloss.Style) string {
 	var b strings.Builder
 	left := w
 	for i, s := range ss {
 		if left <= 0 {
 			break
 		}
-		t := []rune(s.Text)
+		t := []rune(s.text)
 		if len(t) > left || (len(t) == left && i < len(ss)-1) {
 			t = append(t[:max(0, left-1)], '…')
 		}
 		st := normal
-		if s.Changed {
+		if s.changed {
 			st = changed
 		}
 		b.WriteString(st.Render(string(t)))
@@ -60,7 +62,7 @@ func segs(ss []Segment, w int, normal, changed lipgloss.Style) string {
 }
 
 // headerLines is the fixed top block: title, first divergence, diagnosis, exceptions.
-func (p Pane) headerLines() []string {
+func (p Model) headerLines() []string {
 	w, st := p.width, p.styles
 	title := "DIFF"
 	right := ""
@@ -76,29 +78,29 @@ func (p Pane) headerLines() []string {
 		left = cut(left, max(4, w-len([]rune(right))-1))
 		gap = max(1, w-len([]rune(right))-len([]rune(left)))
 	}
-	lines := []string{st.Title.Render(left) + strings.Repeat(" ", gap) + st.Dim.Render(right)}
+	lines := []string{st.Diff.Title.Render(left) + strings.Repeat(" ", gap) + st.Faint.Render(right)}
 	switch {
 	case p.loading:
-		return append(lines, st.Dim.Render(cut("loading and diffing…", w)))
+		return append(lines, st.Faint.Render(cut("loading and diffing…", w)))
 	case p.err != nil:
-		return append(lines, st.Err.Render(cut("error: "+p.err.Error(), w)))
+		return append(lines, st.Bad.Render(cut("error: "+p.err.Error(), w)))
 	case p.diff == nil:
-		return append(lines, st.Dim.Render(cut("no reports open: choose two runs of the campaign", w)))
+		return append(lines, st.Faint.Render(cut("no reports open: choose two runs of the campaign", w)))
 	case p.diff.Equal():
-		return append(lines, st.OK.Render(cut("no differing pointer: the canonical reports are identical", w)))
+		return append(lines, st.Good.Render(cut("no differing pointer: the canonical reports are identical", w)))
 	}
-	lines = append(lines, st.Label.Render("first ")+st.Header.Render(cut(p.diff.First.String(), w-6)))
+	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(p.diff.First.String(), w-6)))
 	if p.mode == modeForm {
 		return lines
 	}
 	for i, s := range p.diff.Diagnosis {
 		if i == 0 {
-			lines = append(lines, st.Label.Render("why   ")+st.Warn.Render(cut("1. "+s.String(), w-6)))
+			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(cut("1. "+s.String(), w-6)))
 			for k, e := range s.Evidence {
 				if k == 2 {
 					break
 				}
-				lines = append(lines, st.Evidence.Render(cut("      · "+e, w)))
+				lines = append(lines, st.Faint.Render(cut("      · "+e, w)))
 			}
 			continue
 		}
@@ -106,42 +108,42 @@ func (p Pane) headerLines() []string {
 		for j, o := range p.diff.Diagnosis[1:] {
 			rest = append(rest, fmt.Sprintf("%d. %s", j+2, o.String()))
 		}
-		lines = append(lines, st.Dim.Render(cut("also  "+strings.Join(rest, "; "), w)))
+		lines = append(lines, st.Faint.Render(cut("also  "+strings.Join(rest, "; "), w)))
 		break
 	}
 	lines = append(lines, p.semanticLine())
 	return lines
 }
 
-func (p Pane) semanticLine() string {
+func (p Model) semanticLine() string {
 	st := p.styles
 	if p.campaign == "" {
-		return st.Dim.Render(cut("exceptions: no campaign directory", p.width))
+		return st.Faint.Render(cut("exceptions: no campaign directory", p.width))
 	}
 	if p.recErr != nil {
-		return st.Err.Render(cut("exceptions: "+p.recErr.Error(), p.width))
+		return st.Bad.Render(cut("exceptions: "+p.recErr.Error(), p.width))
 	}
 	v, unc := p.verdict, p.uncovered
 	txt := fmt.Sprintf("exceptions: %d record(s) · %d uncovered · semantic ", len(p.recs), len(unc))
-	vs := st.Err
-	if v != VerdictFail {
-		vs = st.OK
+	vs := st.Bad
+	if v != diffview.VerdictFail {
+		vs = st.Good
 	}
 	if p.unstable {
 		txt = fmt.Sprintf("exceptions: %d record(s) · arm UNSTABLE · semantic ", len(p.recs))
 	}
-	return st.Dim.Render(cut(txt, p.width)) + vs.Render(cut(v.String(), max(0, p.width-len([]rune(txt)))))
+	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(v.String(), max(0, p.width-len([]rune(txt)))))
 }
 
 // detailHeight is the side-by-side value box under the list.
 const detailHeight = 3
 
-func (p Pane) chromeHeight() int {
+func (p Model) chromeHeight() int {
 	return len(p.headerLines()) + 2 + detailHeight + 1
 }
 
 // View renders the pane into exactly width×height cells.
-func (p Pane) View() string {
+func (p Model) View() string {
 	var lines []string
 	switch p.mode {
 	case modeForm:
@@ -151,9 +153,9 @@ func (p Pane) View() string {
 	default:
 		lines = p.headerLines()
 		if p.diff != nil && !p.diff.Equal() && !p.loading && p.err == nil {
-			lines = append(lines, p.styles.Box.Render(strings.Repeat("─", p.width)))
+			lines = append(lines, p.styles.Faint.Render(strings.Repeat("─", p.width)))
 			lines = append(lines, p.listLines()...)
-			lines = append(lines, p.styles.Box.Render(strings.Repeat("─", p.width)))
+			lines = append(lines, p.styles.Faint.Render(strings.Repeat("─", p.width)))
 			lines = append(lines, p.detailLines()...)
 		}
 		lines = append(lines, p.statusLine())
@@ -172,7 +174,7 @@ func (p Pane) View() string {
 	return strings.Join(lines, "\n")
 }
 
-func (p Pane) listLines() []string {
+func (p Model) listLines() []string {
 	h := p.listHeight()
 	st := p.styles
 	var out []string
@@ -207,9 +209,9 @@ func (p Pane) listLines() []string {
 			if marked > 0 {
 				txt += fmt.Sprintf(" [%d selected]", marked)
 			}
-			s := st.Group
+			s := st.Bold
 			if sel {
-				s = st.GroupSel
+				s = st.Diff.GroupSel
 			}
 			out = append(out, s.Render(pad(txt, p.width)))
 			continue
@@ -220,18 +222,18 @@ func (p Pane) listLines() []string {
 			mark = "● "
 		}
 		ptr := "  " + mark + c.Pointer
-		rs := st.Row
+		rs := st.Diff.Row
 		if sel {
-			rs = st.RowSel
+			rs = st.Selected
 		}
-		as, bs := Highlight(c.A, c.B)
-		if c.Kind == Added {
-			as = []Segment{{"∅", false}}
+		as, bs := highlight(c.A, c.B)
+		if c.Kind == diffview.Added {
+			as = []segment{{"∅", false}}
 		}
-		if c.Kind == Removed {
-			bs = []Segment{{"∅", false}}
+		if c.Kind == diffview.Removed {
+			bs = []segment{{"∅", false}}
 		}
-		line := rs.Render(pad(ptr, ptrW)) + " " + segs(as, valW, rs, st.Del) + rs.Render(" → ") + segs(bs, valW, rs, st.Ins)
+		line := rs.Render(pad(ptr, ptrW)) + " " + segs(as, valW, rs, st.Diff.Del) + rs.Render(" → ") + segs(bs, valW, rs, st.Diff.Ins)
 		out = append(out, line)
 	}
 	for len(out) < h {
@@ -241,27 +243,22 @@ func (p Pane) listLines() []string {
 }
 
 // detailLines shows the selected change's two values side by side, wrapped, highlighted.
-func (p Pane) detailLines() []string {
+func (p Model) detailLines() []string {
 	st := p.styles
 	colW := max(10, (p.width-3)/2)
 	if p.cursor >= len(p.rows) {
-		return []string{st.Dim.Render(cut("no differing pointer matches the filter "+p.pattern, p.width)), "", ""}
+		return []string{st.Faint.Render(cut("no differing pointer matches the filter "+p.pattern, p.width)), "", ""}
 	}
 	if p.rows[p.cursor].change < 0 {
 		g := p.diff.Groups[p.rows[p.cursor].group].Title
-		return []string{st.Dim.Render(cut("group "+g+": enter expands, n jumps to the next difference", p.width)), "", ""}
+		return []string{st.Faint.Render(cut("group "+g+": enter expands, n jumps to the next difference", p.width)), "", ""}
 	}
 	c := p.diff.Changes[p.rows[p.cursor].change]
-	as, bs := Highlight(c.A, c.B)
+	as, bs := highlight(c.A, c.B)
 	wa := wrapSegs(as, colW-2, detailHeight-1)
 	wb := wrapSegs(bs, colW-2, detailHeight-1)
-	ev := ""
-	if t, ok, e := p.diff.eventAt(p.rows[p.cursor].change); ok {
-		ev = fmt.Sprintf(" · %s at t=%s ms", e, fmtMs(t))
-	} else {
-		ev = " · " + e
-	}
-	lines := []string{st.Label.Render(cut(c.Pointer, p.width/2)) + st.Dim.Render(cut(ev, p.width-len([]rune(cut(c.Pointer, p.width/2)))))}
+	ev := " · " + p.diff.Event(p.rows[p.cursor].change)
+	lines := []string{st.Bold.Render(cut(c.Pointer, p.width/2)) + st.Faint.Render(cut(ev, p.width-len([]rune(cut(c.Pointer, p.width/2)))))}
 	for k := 0; k < detailHeight-1; k++ {
 		la, lb := "", ""
 		if k == 0 {
@@ -269,19 +266,19 @@ func (p Pane) detailLines() []string {
 		} else {
 			la, lb = "  ", "  "
 		}
-		a := segs(wa[k], colW-2, st.Row, st.Del)
-		b := segs(wb[k], colW-2, st.Row, st.Ins)
-		lines = append(lines, st.Dim.Render(la)+a+st.Box.Render(" │ ")+st.Dim.Render(lb)+b)
+		a := segs(wa[k], colW-2, st.Diff.Row, st.Diff.Del)
+		b := segs(wb[k], colW-2, st.Diff.Row, st.Diff.Ins)
+		lines = append(lines, st.Faint.Render(la)+a+st.Faint.Render(" │ ")+st.Faint.Render(lb)+b)
 	}
 	return lines
 }
 
 // wrapSegs splits segments into n lines of at most w cells (the last line is cut).
-func wrapSegs(ss []Segment, w, n int) [][]Segment {
-	out := make([][]Segment, n)
+func wrapSegs(ss []segment, w, n int) [][]segment {
+	out := make([][]segment, n)
 	line, used := 0, 0
 	for _, s := range ss {
-		t := []rune(s.Text)
+		t := []rune(s.text)
 		for len(t) > 0 && line < n {
 			room := w - used
 			if room <= 0 {
@@ -292,7 +289,7 @@ func wrapSegs(ss []Segment, w, n int) [][]Segment {
 			if line == n-1 && len(t) > room {
 				take = len(t) // the last line is cut with an ellipsis by segs
 			}
-			out[line] = append(out[line], Segment{string(t[:take]), s.Changed})
+			out[line] = append(out[line], segment{string(t[:take]), s.changed})
 			used += take
 			t = t[take:]
 		}
@@ -300,7 +297,7 @@ func wrapSegs(ss []Segment, w, n int) [][]Segment {
 	return out
 }
 
-func (p Pane) statusLine() string {
+func (p Model) statusLine() string {
 	st := p.styles
 	switch {
 	case p.mode == modeFilter:
@@ -308,9 +305,9 @@ func (p Pane) statusLine() string {
 	case p.status != "":
 		return st.Warn.Render(cut(p.status, p.width))
 	case p.pattern != "":
-		return st.Dim.Render(cut(fmt.Sprintf("filter %s · %d of %d differences · esc clears", p.pattern, len(p.visibleChanges()), len(p.diff.Changes)), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d differences · esc clears", p.pattern, len(p.visibleChanges()), len(p.diff.Changes)), p.width))
 	case len(p.marked) > 0:
-		return st.Dim.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
 	}
-	return st.Dim.Render(cut("n/N next/prev · enter expand · / filter · space select · e exception · x records", p.width))
+	return st.Faint.Render(cut("n/N next/prev · enter expand · / filter · space select · e exception · x records", p.width))
 }

@@ -1,20 +1,20 @@
-package diffview
+package pane
 
 import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// A Segment is a run of a value's text, marked when it differs from the other side.
-type Segment struct {
-	Text    string
-	Changed bool
+// A segment is a run of a value's text, marked when it differs from the other side.
+type segment struct {
+	text    string
+	changed bool
 }
 
-// Highlight splits two raw values into segments for side-by-side display: the A side keeps
+// highlight splits two raw values into segments for side-by-side display: the A side keeps
 // equal and deleted runs, the B side equal and inserted runs. Numbers and short strings are
 // compared character by character (a shifted timestamp lights up only its changed digits);
 // long values get a semantic cleanup so the highlight stays readable.
-func Highlight(a, b string) (as, bs []Segment) {
+func highlight(a, b string) (as, bs []segment) {
 	dmp := diffmatchpatch.New()
 	diffs := dmp.DiffMain(a, b, false)
 	if len(a)+len(b) > 80 {
@@ -34,13 +34,13 @@ func Highlight(a, b string) (as, bs []Segment) {
 	return as, bs
 }
 
-func appendSeg(ss []Segment, text string, changed bool) []Segment {
+func appendSeg(ss []segment, text string, changed bool) []segment {
 	if text == "" {
 		return ss
 	}
-	if n := len(ss); n > 0 && ss[n-1].Changed == changed {
-		ss[n-1].Text += text
+	if n := len(ss); n > 0 && ss[n-1].changed == changed {
+		ss[n-1].text += text
 		return ss
 	}
-	return append(ss, Segment{text, changed})
+	return append(ss, segment{text, changed})
 }

@@ -1,15 +1,16 @@
-package diffview
+package pane
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
+	"kvparity/ui/theme"
 )
 
 // The exception-record form: one field per stage-5 item, the first three (pointers,
@@ -28,7 +29,7 @@ type exceptionForm struct {
 	fields  []formField
 	focused int
 	err     string
-	styles  Styles
+	styles  theme.Styles
 }
 
 // formSpec lists the fields in order: what differs, then the six explanations.
@@ -48,7 +49,7 @@ var formSpec = []struct {
 	{"disposition", "disposition", false},
 }
 
-func newExceptionForm(st Styles, width int, rec ExceptionRecord) exceptionForm {
+func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) exceptionForm {
 	f := exceptionForm{id: rec.ID, styles: st}
 	vals := map[string]string{
 		"pointers": strings.Join(rec.Pointers, ", "), "requests": strings.Join(rec.Requests, ", "),
@@ -131,8 +132,8 @@ func splitList(s string) []string {
 }
 
 // record builds the ExceptionRecord the form holds.
-func (f exceptionForm) record() ExceptionRecord {
-	return ExceptionRecord{
+func (f exceptionForm) record() diffview.ExceptionRecord {
+	return diffview.ExceptionRecord{
 		ID: f.id, Pointers: splitList(f.value("pointers")), Requests: splitList(f.value("requests")),
 		Events: splitList(f.value("events")), Differs: strings.TrimSpace(f.value("differs")),
 		Baseline: strings.TrimSpace(f.value("baseline")), Candidate: strings.TrimSpace(f.value("candidate")),
@@ -152,7 +153,7 @@ func (f exceptionForm) update(msg tea.Msg) (exceptionForm, tea.Cmd) {
 	return f, cmd
 }
 
-func (p Pane) updateForm(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
+func (p Model) updateForm(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -169,7 +170,7 @@ func (p Pane) updateForm(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
 		rec := p.form.record()
 		if err := rec.Validate(); err != nil {
 			p.form.err = err.Error()
-			if fe, ok := err.(*FieldError); ok {
+			if fe, ok := err.(*diffview.FieldError); ok {
 				for i, ff := range p.form.fields {
 					if ff.name == fe.Field {
 						p.form.focused = i
@@ -187,24 +188,24 @@ func (p Pane) updateForm(msg tea.KeyPressMsg) (Pane, tea.Cmd) {
 }
 
 // saveException writes the record off the update loop (fsync is slow on some disks).
-func saveException(dir string, rec ExceptionRecord) tea.Cmd {
+func saveException(dir string, rec diffview.ExceptionRecord) tea.Cmd {
 	return func() tea.Msg {
-		saved, err := PutException(dir, rec)
+		saved, err := diffview.PutException(dir, rec)
 		if err != nil {
-			return ExceptionsSavedMsg{Err: err}
+			return exceptionsSavedMsg{err: err}
 		}
-		recs, err := LoadExceptions(dir)
-		return ExceptionsSavedMsg{Records: recs, Saved: saved.ID, Err: err}
+		recs, err := diffview.LoadExceptions(dir)
+		return exceptionsSavedMsg{records: recs, saved: saved.ID, err: err}
 	}
 }
 
 func deleteException(dir, id string) tea.Cmd {
 	return func() tea.Msg {
-		if err := DeleteException(dir, id); err != nil {
-			return ExceptionsSavedMsg{Err: err}
+		if err := diffview.DeleteException(dir, id); err != nil {
+			return exceptionsSavedMsg{err: err}
 		}
-		recs, err := LoadExceptions(dir)
-		return ExceptionsSavedMsg{Records: recs, Saved: id, Deleted: true, Err: err}
+		recs, err := diffview.LoadExceptions(dir)
+		return exceptionsSavedMsg{records: recs, saved: id, deleted: true, err: err}
 	}
 }
 
@@ -214,12 +215,12 @@ func (f exceptionForm) view(w, h int) []string {
 	if f.id != "" {
 		title = "EDIT EXCEPTION RECORD " + f.id
 	}
-	lines := []string{st.Title.Render(cut(title+"  (tab next field · ctrl+s save · esc discard)", w))}
+	lines := []string{st.Diff.Title.Render(cut(title+"  (tab next field · ctrl+s save · esc discard)", w))}
 	for i, ff := range f.fields {
-		ls := st.FieldLabel
+		ls := st.Faint
 		marker := "  "
 		if i == f.focused {
-			ls, marker = st.FieldFocus, "▸ "
+			ls, marker = st.Diff.Title, "▸ "
 		}
 		label := ls.Render(pad(marker+ff.label, formLabelW))
 		if ff.multi {
@@ -235,7 +236,7 @@ func (f exceptionForm) view(w, h int) []string {
 		}
 	}
 	if f.err != "" {
-		lines = append(lines, st.Err.Render(cut("cannot save: "+f.err, w)))
+		lines = append(lines, st.Bad.Render(cut("cannot save: "+f.err, w)))
 	}
 	if len(lines) > h {
 		lines = lines[:h]
@@ -244,7 +245,7 @@ func (f exceptionForm) view(w, h int) []string {
 }
 
 // prefill drafts a record from the marked changes (or the selected change or group).
-func (p Pane) prefill() ExceptionRecord {
+func (p Model) prefill() diffview.ExceptionRecord {
 	var sel []int
 	for ci := range p.marked {
 		sel = append(sel, ci)
@@ -262,48 +263,5 @@ func (p Pane) prefill() ExceptionRecord {
 		}
 	}
 	sort.Ints(sel)
-	return draftRecord(p.diff, sel)
-}
-
-// draftRecord proposes pointer patterns, requests and events for a set of changes. Up to
-// eight pointers are listed exactly; beyond that, per-request pointers are generalised to
-// "/per_request/*/<field>..." so the record stays readable.
-func draftRecord(d *Diff, sel []int) ExceptionRecord {
-	var rec ExceptionRecord
-	seenP, seenR, seenE := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	general := len(sel) > 8
-	fields := map[string]int{}
-	for _, ci := range sel {
-		c := &d.Changes[ci]
-		ptr := c.Pointer
-		if general {
-			if segs := splitPointer(ptr); len(segs) >= 2 && segs[0] == "per_request" {
-				if _, err := strconv.Atoi(segs[1]); err == nil {
-					segs[1] = "*"
-					ptr = pointerOf(segs)
-				}
-			}
-		}
-		if !seenP[ptr] {
-			seenP[ptr] = true
-			rec.Pointers = append(rec.Pointers, ptr)
-		}
-		if c.Request != "" && !seenR[c.Request] && len(rec.Requests) < 20 {
-			seenR[c.Request] = true
-			rec.Requests = append(rec.Requests, c.Request)
-		}
-		if t, ok, ev := d.eventAt(ci); ok && len(rec.Events) < 12 {
-			e := ev
-			if t > -1e308 {
-				e = fmt.Sprintf("%s @ %s ms", ev, fmtMs(t))
-			}
-			if !seenE[e] {
-				seenE[e] = true
-				rec.Events = append(rec.Events, e)
-			}
-		}
-		fields[lastSeg(c.Pointer)]++
-	}
-	rec.Differs = fmt.Sprintf("%d pointer(s) in %d request(s): %s", len(sel), len(seenR), countList(fields))
-	return rec
+	return p.diff.DraftRecord(sel)
 }
