@@ -11,8 +11,6 @@ import (
 
 func init() {
 	register("report", "write a campaign's report.md and report.json from its journal", reportCmd)
-	// The workbench's s key writes the same report.
-	saveCampaignReport = campaignreport.Write
 }
 
 const reportUsage = `usage: kvparity report DIR
@@ -38,7 +36,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, campaignreport.ReportMD), filepath.Join(dir, campaignreport.ReportJSON))
-	fmt.Fprintf(stdout, "semantic %s · performance %s · overall %s\n", r.Semantic.Verdict, r.Performance.Verdict, r.Overall)
+	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run: %d)\n",
+		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode)
 	return 0
 }
 

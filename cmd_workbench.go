@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/ui"
 )
@@ -29,10 +30,6 @@ journal, else creates it (default ./campaigns/<row>-<timestamp>). 'open DIR' reo
 or interrupted campaign. Keys: g determinism · p perf · x stop · r rerun · + repetition · tab
 pane · d diff · e exception · w watch · s save report · ? help · q quit.
 `
-
-// saveCampaignReport is the campaign-report writer the s key calls; nil until that issue lands,
-// and the workbench then says "report writer not available".
-var saveCampaignReport func(campaignDir string) error
 
 func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kvparity", flag.ContinueOnError)
@@ -118,7 +115,7 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 		return 3
 	}
 	defer c.Close()
-	m := ui.New(ui.Options{Controller: c, SaveReport: saveCampaignReport, NoColor: os.Getenv("NO_COLOR") != "",
+	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess, NoColor: os.Getenv("NO_COLOR") != "",
 		Reopened: reopened})
 	p := tea.NewProgram(m, tea.WithFPS(30))
 	stop := make(chan struct{})

@@ -46,6 +46,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 			m.diff.SetParity(ev.Verdict)
 		}
 		cmd = m.focusDisagreement(ev)
+		m.stale = true
 		if s, bad := verdictNews(ev); bad {
 			m.alarm(s)
 		} else {
@@ -61,6 +62,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 	case engine.RowBlocked:
 		m.blocked = fmt.Sprintf("%s stage: %s", ev.Stage, ev.Reason)
 		m.alarm("row BLOCKED at the " + m.blocked)
+		m.stale = true
 	case engine.StageStarted:
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
@@ -69,6 +71,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.status = news("")
 		m.say(string(ev.Stage) + " stage started")
 	case engine.HistoryReplayed:
+		m.stale = true
 		if ev.Records > 0 {
 			m.det.MarkInterrupted()
 			m.perf.MarkInterrupted()
@@ -78,6 +81,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning = false
+		m.stale = true
 		if ev.Cancelled {
 			m.say(string(ev.Stage) + " stage stopped; its unfinished runs were killed")
 		} else {

@@ -16,7 +16,7 @@ import (
 // a full log.
 func benchModel(b *testing.B, w, h int) Model {
 	f := newFake(testInfo(5000, 60))
-	m := New(Options{Controller: f, Clock: fixedClock})
+	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 	mm, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m = mm.(Model)
 	evs := determinismScript(5000, 400)

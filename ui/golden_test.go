@@ -20,7 +20,7 @@ func TestGolden(t *testing.T) {
 			f := newFake(testInfo(5000, 60))
 			f.det = determinismScript(5000, 14)
 			f.perf = perfScript(60)
-			m := New(Options{Controller: f, Clock: fixedClock})
+			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
 			// The renderer writes only changed cells, so the output stream is not a place to look
 			// for whole words; wait for the stage to be started and its events drained instead.
@@ -58,7 +58,7 @@ func TestGolden(t *testing.T) {
 // closed (children stopped) before the program ends.
 func TestGoldenQuitClosesController(t *testing.T) {
 	f := newFake(testInfo(200, 4))
-	tm := teatest.NewTestModel(t, New(Options{Controller: f, Clock: fixedClock}), teatest.WithInitialTermSize(100, 30))
+	tm := teatest.NewTestModel(t, New(Options{Controller: f, Assess: f.assess, Clock: fixedClock}), teatest.WithInitialTermSize(100, 30))
 	tm.Type("q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	if !hasCall(f.Calls(), "Close") {

@@ -33,7 +33,7 @@ func press(k string) tea.KeyPressMsg {
 // newTestModel builds a workbench over a fake at a window size, fixed clock.
 func newTestModel(t testing.TB, f *fakeController, w, h int) Model {
 	t.Helper()
-	m := New(Options{Controller: f, Clock: fixedClock})
+	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 	return update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 }
 

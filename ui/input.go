@@ -20,8 +20,8 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.overlay = overlayNone
 		}
 		return nil
-	case overlayHelp:
-		if key.Matches(k, m.keys.Close) {
+	case overlayHelp, overlayVerdicts:
+		if key.Matches(k, m.keys.Close) || (m.overlay == overlayVerdicts && key.Matches(k, m.keys.Verdicts)) {
 			m.overlay = overlayNone
 		}
 		return nil
@@ -56,6 +56,8 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return func() tea.Msg { return quitCheckedMsg{running: ctl.Running()} }, true
 	case key.Matches(k, km.Help):
 		m.overlay = overlayHelp
+	case key.Matches(k, km.Verdicts):
+		m.overlay = overlayVerdicts
 	case key.Matches(k, km.NextPane):
 		m.setFocus((m.focus + 1) % paneCount)
 		m.layout() // collapsed layouts show the focused pane

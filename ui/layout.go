@@ -98,6 +98,8 @@ func (m Model) compose() string {
 	switch {
 	case m.overlay == overlayHelp:
 		rows = append(rows, m.helpOverlay(m.height-len(rows)-1))
+	case m.overlay == overlayVerdicts:
+		rows = append(rows, m.verdictsOverlay(m.height-len(rows)-1))
 	case p.tiny:
 		rows = append(rows, m.focusedView())
 	default:

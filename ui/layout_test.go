@@ -16,7 +16,7 @@ import (
 func loaded(t testing.TB, w, h int, noColor bool) Model {
 	t.Helper()
 	f := newFake(testInfo(5000, 60))
-	m := New(Options{Controller: f, Clock: fixedClock, NoColor: noColor})
+	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock, NoColor: noColor})
 	m = update(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	m = update(t, m, eventsMsg{events: determinismScript(5000, 14)})
 	return update(t, m, eventsMsg{events: perfScript(60)})

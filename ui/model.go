@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
 	"kvparity/ui/artifacts"
 	"kvparity/ui/determinism"
@@ -16,6 +17,7 @@ import (
 	"kvparity/ui/perf"
 	"kvparity/ui/pressure"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 // Options are what cmd_workbench.go injects.
@@ -25,6 +27,9 @@ type Options struct {
 	// SaveReport writes the campaign report (report.md, report.json) into the campaign
 	// directory; nil shows "report writer not available".
 	SaveReport func(campaignDir string) error
+	// Assess computes the campaign's verdicts (campaignreport.Assess: the report's own
+	// computation, so the header can never disagree with report.json); nil shows none.
+	Assess func(campaignDir string) (verdict.Verdicts, error)
 	// Clock is the time shown for elapsed times; nil means time.Now. Goldens fix it.
 	Clock func() time.Time
 	// NoColor renders without colours (NO_COLOR is set).
@@ -58,6 +63,7 @@ const (
 	overlayNone overlay = iota
 	overlayHelp
 	overlayConfirmQuit
+	overlayVerdicts
 )
 
 // Model is the workbench's root: it owns the layout, focus, status line and frame pacing,
@@ -68,6 +74,9 @@ type Model struct {
 	events  <-chan engine.Event
 	dir     string
 	save    func(string) error
+	assess  func(string) (verdict.Verdicts, error)
+	assessN int  // assessments asked for; an older answer is dropped
+	stale   bool // an event may have changed the verdicts: reassess after this batch
 	clock   func() time.Time
 	noColor bool
 
@@ -112,6 +121,7 @@ func New(o Options) Model {
 		events:  o.Controller.Events(),
 		dir:     o.Controller.Dir(),
 		save:    o.SaveReport,
+		assess:  o.Assess,
 		clock:   o.Clock,
 		noColor: o.NoColor,
 		keys:    km,
@@ -164,6 +174,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, ev := range msg.events {
 			cmds = append(cmds, m.apply(ev))
 		}
+		if m.stale { // once per batch, however many verdicts it carried
+			m.stale = false
+			cmds = append(cmds, m.reassess())
+		}
 		if msg.closed {
 			m.engineDone = true
 			if !m.closing {
@@ -190,6 +204,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.invalidate()
 		}
 		return m, tea.Batch(m.quit(), m.invalidate())
+	case verdictsMsg:
+		if msg.n == m.assessN {
+			m.header.SetVerdicts(&msg.v, msg.err)
+		}
+		return m, m.invalidate()
+	case diffpane.RecordsChangedMsg:
+		return m, tea.Batch(m.reassess(), m.invalidate())
 	case infoFetchedMsg:
 		m.arts.SetArtifacts(msg.info.Artifacts)
 		m.header.SetInfo(msg.info)

@@ -46,7 +46,7 @@ func TestStartDeterminismKeyCallsControllerAndPanesFill(t *testing.T) {
 		t.Errorf("want 14 pressure records, got %d", n)
 	}
 	s := screen(m)
-	for _, want := range []string{"STABLE/STABLE", "parity PASS", "cand#2", "dd6938", "LIFECYCLE (cand#2)",
+	for _, want := range []string{"base STABLE · cand STABLE · parity PASS", "cand#2", "dd6938", "LIFECYCLE (cand#2)",
 		"14 events · 14 readmitted", "all 6 validity rules passed"} {
 		mustContain(t, s, want)
 	}

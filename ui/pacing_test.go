@@ -16,7 +16,7 @@ func flood(t *testing.T, d time.Duration, first ...engine.Event) int {
 	t.Helper()
 	f := newFake(testInfo(5000, 60))
 	f.emit(first)
-	tm := teatest.NewTestModel(t, New(Options{Controller: f, Clock: fixedClock}), teatest.WithInitialTermSize(100, 30))
+	tm := teatest.NewTestModel(t, New(Options{Controller: f, Assess: f.assess, Clock: fixedClock}), teatest.WithInitialTermSize(100, 30))
 	start := time.Now()
 	for i := 0; time.Since(start) < d; i++ {
 		f.emit([]engine.Event{engine.RunProgress{Run: "det/baseline-1", VirtualTimeMs: float64(i), Completed: i % 5000,

@@ -60,41 +60,11 @@ func (m Model) statusLine() string {
 	if m.status.problem {
 		line += "  (esc dismisses)"
 	}
-	// The verdicts so far sit at the right end, so the answer is on screen whatever happened last.
-	verdicts := m.verdictSummary()
-	room := m.width - text.Width(verdicts) - 2 // a space either side of the verdicts
-	if verdicts == "" || room < 20 {
-		verdicts, room = "", m.width
-	}
 	style := st.BannerInfo
 	if bad {
 		style = st.Banner
 	}
-	if verdicts != "" {
-		verdicts = " " + verdicts + " "
-	}
-	return style.Render(text.Pad(text.Trunc(line, room), room)) + verdicts
-}
-
-// verdictSummary is every verdict known so far in one short phrase.
-func (m Model) verdictSummary() string {
-	st := m.styles
-	var parts []string
-	for _, a := range []engine.Arm{engine.Baseline, engine.Candidate} {
-		if v := m.det.Verdict(a).Verdict; v != "" {
-			parts = append(parts, st.Verdict(v))
-		}
-	}
-	if len(parts) == 2 {
-		parts = []string{parts[0] + "/" + parts[1]}
-	}
-	if v := m.det.Parity().Verdict; v != "" {
-		parts = append(parts, "parity "+st.Verdict(v))
-	}
-	if v := m.perf.Verdict().Verdict; v != "" {
-		parts = append(parts, "perf "+st.Verdict(v))
-	}
-	return strings.Join(parts, st.Faint.Render(" · "))
+	return style.Render(text.Pad(text.Trunc(line, m.width), m.width))
 }
 
 // verdictNews words a stage verdict for the status line; failing ones are problems.

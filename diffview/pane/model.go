@@ -24,6 +24,10 @@ type diffLoadedMsg struct {
 	recErr  error
 }
 
+// RecordsChangedMsg tells the workbench that the campaign's exception records changed (a
+// save or delete): the campaign's semantic verdict may have changed with them.
+type RecordsChangedMsg struct{}
+
 // exceptionsSavedMsg reports a save or delete of exception records.
 type exceptionsSavedMsg struct {
 	records []diffview.ExceptionRecord
@@ -199,7 +203,7 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			p.marked = map[int]bool{}
 		}
 		p.recCursor = min(p.recCursor, max(0, len(p.recs)-1))
-		return p, nil
+		return p, func() tea.Msg { return RecordsChangedMsg{} }
 	case tea.KeyPressMsg:
 		if !p.focused {
 			return p, nil

@@ -12,12 +12,16 @@ import (
 	"kvparity/ui/pane"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 // Model is the header pane. It never takes focus; its only input is the campaign info.
 type Model struct {
 	pane.Base
-	info engine.CampaignInfo
+	info      engine.CampaignInfo
+	verdicts  *verdict.Verdicts
+	assessErr error
+	pending   bool // an assessment is on its way and none has arrived yet
 }
 
 // New builds the header for a campaign.
@@ -33,31 +37,41 @@ func (m *Model) SetInfo(info engine.CampaignInfo) { m.info = info }
 // Update has nothing to react to: the root refreshes the info when it changes.
 func (m Model) Update(tea.Msg) (Model, tea.Cmd) { return m, nil }
 
-// View renders one line: brand, row, trace window and checksum, host, and "? help" at the right.
+// View renders one line: brand, row, trace window and checksum, host at the left, and the
+// campaign's verdicts (semantic, performance, footprint, overall) at the right. The verdict
+// words are never cut: the left side gives up detail first, then the verdicts do.
 func (m Model) View() string {
-	right := m.Styles.Faint.Render("? help ")
-	// From most to least detailed: the first that fits wins, the last is truncated.
-	var left string
-	for detail := 3; detail >= 0; detail-- {
-		left = m.line(detail)
+	for _, d := range headerDetail {
+		left, right := m.line(d[0]), m.verdictPhrase(d[1])+" "
 		if text.Width(left)+text.Width(right)+1 <= m.Width {
 			return left + strings.Repeat(" ", m.Width-text.Width(left)-text.Width(right)) + right
 		}
 	}
-	return text.Fit([]string{left}, m.Width, 1)
+	// Too narrow for anything but the overall verdict.
+	right := m.verdictPhrase(0) + " "
+	return text.Fit([]string{strings.Repeat(" ", max(0, m.Width-text.Width(right))) + right}, m.Width, 1)
 }
 
+// headerDetail is the order in which the header gives up detail: {line, verdictPhrase} levels,
+// the first that fits wins. The trace stays while every verdict but a passing footprint fits.
+var headerDetail = [][2]int{{3, 3}, {2, 3}, {1, 3}, {0, 3}, {3, 2}, {2, 2}, {1, 2}, {0, 2},
+	{-1, 3}, {-1, 2}, {0, 1}, {-1, 1}, {-2, 2}, {-2, 1}, {-3, 2}, {-3, 1}, {-2, 0}, {-3, 0}}
+
 // line renders the header at a level of detail: 3 has the trace window and host name, 2 drops
-// both, 1 also the "generated:" prefix, 0 cuts a generated trace's parameters.
+// both, 1 also the "generated:" prefix, 0 cuts a generated trace's parameters, -1 drops the
+// host, -2 the trace, -3 the row.
 func (m Model) line(detail int) string {
 	st := m.Styles
 	i := m.info
-	parts := []string{st.HeaderBrand.Render("kvparity"), "row " + st.Bold.Render(i.Row)}
+	parts := []string{st.HeaderBrand.Render("kvparity")}
+	if detail >= -2 {
+		parts = append(parts, "row "+st.Bold.Render(i.Row))
+	}
 	trace := i.TraceSpec
 	if detail <= 1 {
 		trace = strings.TrimPrefix(trace, "generated:")
 	}
-	if detail == 0 {
+	if detail <= 0 {
 		if q := strings.IndexByte(trace, '?'); q > 0 {
 			trace = trace[:q]
 		}
@@ -68,12 +82,14 @@ func (m Model) line(detail int) string {
 	if i.TraceSHA256 != "" {
 		trace += " " + text.Short(i.TraceSHA256, 4)
 	}
-	parts = append(parts, "trace "+trace)
+	if detail >= -1 {
+		parts = append(parts, "trace "+trace)
+	}
 	h := i.Host
 	if detail < 3 {
 		h.Hostname = ""
 	}
-	if hl := hostLine(h); hl != "" {
+	if hl := hostLine(h); hl != "" && detail >= 0 {
 		parts = append(parts, "host "+hl)
 	}
 	return " " + strings.Join(parts, st.Faint.Render(" · "))

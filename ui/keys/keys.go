@@ -17,6 +17,7 @@ type KeyMap struct {
 	Exception        key.Binding
 	Watch            key.Binding
 	SaveReport       key.Binding
+	Verdicts         key.Binding
 	Help             key.Binding
 	Quit             key.Binding
 
@@ -47,6 +48,7 @@ func Default() KeyMap {
 		Exception:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "exception")),
 		Watch:            key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch")),
 		SaveReport:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
+		Verdicts:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdicts & reasons")),
 		Help:             key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:             key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 
@@ -75,6 +77,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.StartDeterminism, k.StartPerf, k.StopStage, k.Rerun, k.AddRepetition},
 		{k.NextPane, k.PrevPane, k.Up, k.Down, k.End},
-		{k.Diff, k.Exception, k.Watch, k.SaveReport, k.Help, k.Quit},
+		{k.Diff, k.Exception, k.Watch, k.SaveReport, k.Verdicts, k.Help, k.Quit},
 	}
 }

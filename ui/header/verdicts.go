@@ -1,0 +1,105 @@
+package header
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/ui/text"
+	"kvparity/verdict"
+)
+
+// SetVerdicts shows the campaign's verdicts (campaignreport.Assess: the report's words).
+func (m *Model) SetVerdicts(v *verdict.Verdicts, err error) {
+	m.verdicts, m.assessErr, m.pending = v, err, false
+}
+
+// SetPending says an assessment was asked for: until the first answer the header says so.
+func (m *Model) SetPending() { m.pending = true }
+
+// Verdicts is what the header shows (nil before the first assessment).
+func (m Model) Verdicts() *verdict.Verdicts { return m.verdicts }
+
+// verdictPhrase renders the verdicts at a level of detail: 3 names every verdict, 2 drops a
+// passing footprint, 1 keeps semantic and overall, 0 overall only. The words are never cut.
+func (m Model) verdictPhrase(detail int) string {
+	st := m.Styles
+	if m.assessErr != nil {
+		return st.Bad.Render("verdicts unavailable") + st.Faint.Render(" (v why)")
+	}
+	v := m.verdicts
+	switch {
+	case v == nil && m.pending:
+		return st.Faint.Render("assessing…")
+	case v == nil:
+		return ""
+	}
+	type part struct {
+		label string
+		w     verdict.Word
+	}
+	parts := []part{{"semantic", v.Semantic.Verdict}, {"performance", v.Performance.Verdict}, {"footprint", v.Footprint.Verdict}, {"overall", v.Overall.Verdict}}
+	switch detail {
+	case 2:
+		parts[1].label = "perf"
+		if v.Footprint.Verdict != verdict.Fail {
+			parts = append(parts[:2], parts[3])
+		}
+	case 1:
+		parts = []part{parts[0], parts[3]}
+	case 0:
+		parts = parts[3:]
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = st.Faint.Render(p.label+" ") + st.Verdict(p.w)
+	}
+	hint := ""
+	if !v.Overall.Verdict.Passes() {
+		hint = st.Faint.Render(" (v why)")
+	}
+	return strings.Join(out, st.Faint.Render(" · ")) + hint
+}
+
+// Reasons is the verdicts overlay's body: every verdict with its reason, wrapped to width,
+// in the order stage 8 combines them.
+func (m Model) Reasons(width int) string {
+	st := m.Styles
+	var b strings.Builder
+	b.WriteString("VERDICTS (the campaign report's words; esc closes)\n\n")
+	if m.assessErr != nil {
+		b.WriteString(st.Bad.Render("the verdicts could not be computed: ") + m.assessErr.Error())
+		return b.String()
+	}
+	v := m.verdicts
+	if v == nil {
+		b.WriteString("assessing the campaign…")
+		return b.String()
+	}
+	for _, l := range []struct {
+		label string
+		o     verdict.Outcome
+	}{{"overall", v.Overall}, {"semantic", v.Semantic}, {"performance", v.Performance}, {"footprint", v.Footprint},
+		{"baseline", v.Determinism.Baseline}, {"candidate", v.Determinism.Candidate}, {"byte parity", v.Parity},
+		{"lifecycle evidence", v.Coverage}} {
+		line := text.Pad(l.label, 19) + l.o.Verdict.String()
+		if l.o.Reason != "" {
+			line += " — " + l.o.Reason
+		}
+		for i, w := range strings.Split(ansi.Wrap(line, max(20, width), " ,;"), "\n") {
+			if i == 0 {
+				// Colour the word only: the wrap counted plain text.
+				w = strings.Replace(w, l.o.Verdict.String(), st.Verdict(l.o.Verdict), 1)
+			} else {
+				w = strings.Repeat(" ", 19) + st.Faint.Render(strings.TrimLeft(w, " "))
+			}
+			b.WriteString(w + "\n")
+		}
+	}
+	for _, bl := range v.Blocked {
+		b.WriteString(st.Bad.Render("blocked ") + bl + "\n")
+	}
+	fmt.Fprintf(&b, "\nexit status %d (kvparity run --stage all)", v.ExitCode)
+	return b.String()
+}
