@@ -62,7 +62,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		d := r.Semantic.Diff
 		if d == nil || d.A == "" || d.B == "" {
-			return fail(fmt.Errorf("campaign %s has no kept baseline/candidate reports to compare (byte parity %s)", *campaign, r.Parity.Verdict))
+			// Nothing to compare (identical reports, or parity never reached): the campaign's
+			// semantic verdict is still the answer.
+			return printCampaignOnly(stdout, *asJSON, r.Parity, r.Semantic.Outcome, len(r.Semantic.Exceptions))
 		}
 		pos = []string{filepath.Join(*campaign, filepath.FromSlash(d.A)), filepath.Join(*campaign, filepath.FromSlash(d.B))}
 	}
@@ -123,4 +125,19 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// printCampaignOnly answers `diff --campaign DIR` when the campaign kept no pair to compare.
+func printCampaignOnly(w io.Writer, asJSON bool, parity, semantic verdict.Outcome, records int) int {
+	sem := diffview.JSONSemantic{Verdict: semantic.Verdict, Reason: semantic.Reason, Of: "campaign", Records: records, Uncovered: []string{}}
+	if asJSON {
+		r := diffview.JSONReport{Equal: parity.Verdict == verdict.Pass, Pointers: []string{}, Semantic: &sem}
+		if err := diffview.WriteJSON(w, r); err != nil {
+			return verdict.ExitUsage
+		}
+		return verdict.ExitCode(sem.Verdict)
+	}
+	fmt.Fprintf(w, "no baseline/candidate pair to compare: byte parity %s (%s)\n", parity.Verdict, parity.Reason)
+	fmt.Fprintf(w, "\nsemantic verdict: %s (%d exception record(s))\n  the campaign's, as its report says: %s\n", sem.Verdict, records, sem.Reason)
+	return verdict.ExitCode(sem.Verdict)
 }

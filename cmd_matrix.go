@@ -115,7 +115,8 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	o := engine.MatrixOptions{
 		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
-		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism, Poll: *poll, JobPoll: *jobPoll,
+		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism,
+		Assess: campaignreport.Assess, Poll: *poll, JobPoll: *jobPoll,
 		OnUpdate: progressPrinter(progress), Log: progress,
 	}
 	if *useSlurm {

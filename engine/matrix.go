@@ -43,6 +43,10 @@ type MatrixOptions struct {
 	// SemanticOnly: the rows run `--stage determinism`, so a row's overall verdict is its
 	// semantic one (as that row's kvparity run exits).
 	SemanticOnly bool
+	// Assess computes a finished row's verdicts from its campaign directory (main passes
+	// campaignreport.Assess, the report's own computation, so the matrix can never disagree
+	// with a row's report). Nil: the verdicts are read from the row's report.json.
+	Assess func(rowDir string) (verdict.Verdicts, error)
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
@@ -73,7 +77,9 @@ type matrixRow struct {
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
 
-	semanticOnly bool // MatrixOptions.SemanticOnly
+	semanticOnly bool                                   // MatrixOptions.SemanticOnly
+	assess       func(string) (verdict.Verdicts, error) // MatrixOptions.Assess
+	verdicts     *verdict.Verdicts                      // the last assessment of a finished row
 }
 
 // RunMatrix runs (or resumes, or follows) every row of the matrix and writes the matrix
@@ -138,7 +144,7 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 		if row.Name == MatrixBinary {
 			return nil, &RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
-		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly}
+		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly, assess: o.Assess}
 		r.tail.path = filepath.Join(r.dir, FileJournal)
 		mode := "local"
 		if o.Slurm != nil {
@@ -316,7 +322,10 @@ func (r *matrixRow) status() RowStatus {
 		s.Stage = RowStageStarting // the job runs; kvparity run has not created the campaign yet
 	case last.Verdict():
 		s.Stage, s.Running = RowStageDone, ""
-		s.Verdicts = readRowVerdicts(r.dir, r.semanticOnly)
+		if r.verdicts == nil {
+			r.assessRow()
+		}
+		s.Verdicts = r.verdicts
 	case last.Environmental:
 		s.Stage, s.Running = RowStageInterrupted, ""
 	case last.State.Terminal():
@@ -355,11 +364,34 @@ func (r *matrixRow) needsRun() bool {
 
 // result builds the final statuses, exit code and report.
 func (m *matrix) result() *MatrixResult {
+	for _, r := range m.rows {
+		if !r.needsRun() {
+			r.assessRow()
+		}
+	}
 	res := &MatrixResult{Rows: m.statuses()}
 	overall := matrixOverall(res.Rows)
 	res.ExitCode = verdict.ExitCode(overall.Verdict)
 	res.Report = buildMatrixReport(m.dir, res.Rows, overall)
 	return res
+}
+
+// assessRow computes a finished row's verdicts again (after its job ended, and for the final
+// report: exception records may have been added since).
+func (r *matrixRow) assessRow() {
+	if r.assess == nil {
+		r.verdicts = readRowVerdicts(r.dir, r.semanticOnly)
+		return
+	}
+	v, err := r.assess(r.dir)
+	if err != nil {
+		r.verdicts = nil
+		return
+	}
+	if r.semanticOnly {
+		v = v.SemanticOnly()
+	}
+	r.verdicts = &v
 }
 
 // readRowVerdicts reads the verdicts of a row's report.json (written when its run ended), nil
@@ -413,6 +445,7 @@ func (m *matrix) endJob(r *matrixRow, j JobRecord) {
 		m.logf("%s: recording the job end in the journal: %v", r.row.Name, err)
 	}
 	m.logf("%s: %s", r.row.Name, j.Describe())
+	r.verdicts = nil // assessed again now that its run ended
 	// The matrix report is kept current after every job end: a matrix can run for hours.
 	m.refresh()
 	if err := WriteMatrixReport(m.dir, m.result().Report); err != nil {
