@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"kvparity/campaignreport"
+	"kvparity/diffview"
+	"kvparity/engine"
+	"kvparity/ui"
+	"kvparity/verdict"
+)
+
+// surfaceWords is what one surface says of a campaign: the four verdicts and the exit code.
+type surfaceWords struct {
+	Semantic, Performance, Footprint, Overall verdict.Word
+	Exit                                      int
+}
+
+func (s surfaceWords) String() string {
+	return fmt.Sprintf("semantic %s · performance %s · footprint %s · overall %s · exit %d", s.Semantic, s.Performance, s.Footprint, s.Overall, s.Exit)
+}
+
+func wordsOf(v verdict.Verdicts) surfaceWords {
+	return surfaceWords{v.Semantic.Verdict, v.Performance.Verdict, v.Footprint.Verdict, v.Overall.Verdict, v.ExitCode}
+}
+
+// TestOneVerdictEverywhere runs every shipped row (rows/*.toml; [perf] shortened to 8 pairs and
+// 1 warmup per arm so the test stays bounded) in three states — fresh; with exception records
+// covering its differences; killed mid-stage and resumed, and killed between the perf result
+// and its verdict record — and checks that every surface gives the same words and exit code:
+// `kvparity run --stage all` (exit status and --json), report.json, report.md, the workbench
+// header (the real model over the real campaign), `kvparity diff --campaign` and matrix.json.
+func TestOneVerdictEverywhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every shipped row's campaign end to end")
+	}
+	bin := kvparityBinary(t)
+	src := t.TempDir()
+	var rowFiles []string
+	shipped, _ := filepath.Glob("rows/*.toml")
+	if len(shipped) < 4 {
+		t.Fatalf("shipped rows: %v", shipped)
+	}
+	for _, f := range shipped {
+		row, err := engine.LoadRow(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row.Perf.Pairs, row.Perf.WarmupsPerArm = 8, 1
+		rowFiles = append(rowFiles, writeRow(t, src, row))
+	}
+	m := filepath.Join(t.TempDir(), "m")
+	matrix := func(state string) {
+		t.Helper()
+		args := append([]string{"matrix"}, rowFiles...)
+		args = append(args, "--campaign", m, "--stage", "all", "--json", "--poll", "100ms")
+		code, out, errOut := runKvparity(t, bin, 20*time.Minute, args...)
+		var rep engine.MatrixReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: matrix --json (exit %d): %v\n%s\n%s", state, code, err, out, errOut)
+		}
+		checkSnakeCase(t, state+" matrix.json", []byte(out))
+		if code != rep.ExitCode {
+			t.Errorf("%s: the matrix exited %d but matrix.json says %d", state, code, rep.ExitCode)
+		}
+		for _, r := range rep.Rows {
+			got := agree(t, state, filepath.Join(m, r.Row), filepath.Join(src, r.Row+".toml"), bin)
+			if mw := wordsOf(r.Verdicts); mw != got {
+				t.Errorf("%s %s: matrix.json says %v, the row's surfaces %v", state, r.Row, mw, got)
+			}
+		}
+	}
+
+	matrix("fresh")
+	fifo := filepath.Join(m, "fifo-preemption")
+	if v, err := campaignreport.Assess(fifo); err != nil || v.Semantic.Verdict != verdict.Fail || v.Parity.Verdict != verdict.Fail {
+		t.Fatalf("fifo-preemption before any exception record: %+v %v", v.Semantic, err)
+	}
+	if v, _ := campaignreport.Assess(filepath.Join(m, "leak-random-uuid")); v.Overall.Verdict != verdict.Fail || v.Determinism.Candidate.Verdict != verdict.Unstable {
+		t.Errorf("leak-random-uuid: %v", wordsOf(v))
+	}
+
+	// Exception records covering the semantic change: fifo-preemption becomes
+	// PASS_WITH_SEMANTIC_EXCEPTIONS on every surface (the row was qualified for it).
+	for _, rec := range fifoRecords() {
+		if _, err := diffview.PutException(fifo, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	matrix("with exception records")
+	if v, _ := campaignreport.Assess(fifo); v.Semantic.Verdict != verdict.PassWithSemanticExceptions {
+		t.Errorf("fifo-preemption with records covering every difference: semantic %s (%s)", v.Semantic.Verdict, v.Semantic.Reason)
+	}
+
+	// Killed between the perf result and its verdict record: the journal ends at perf_result.
+	for _, name := range []string{"builtin-vllm-disagg", "tiny"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.CopyFS(dir, os.DirFS(filepath.Join(m, name))); err != nil {
+			t.Fatal(err)
+		}
+		truncateAfter(t, filepath.Join(dir, engine.FileJournal), engine.RecPerfResult)
+		os.Remove(filepath.Join(dir, engine.FileReportJSON))
+		agree(t, "killed between perf result and verdict", dir, filepath.Join(src, name+".toml"), bin)
+	}
+
+	// Killed (SIGKILL) mid-stage and resumed: mid-determinism for two rows, mid-perf for two.
+	for i, f := range rowFiles {
+		name := strings.TrimSuffix(filepath.Base(f), ".toml")
+		dir := filepath.Join(t.TempDir(), name)
+		want := engine.RecRunEnd
+		if i%2 == 1 && name != "leak-random-uuid" {
+			want = engine.RecPerfPair
+		}
+		killWhenJournalHas(t, bin, f, dir, want)
+		agree(t, "killed mid-stage and resumed", dir, f, bin)
+	}
+}
+
+// agree resumes the campaign with `kvparity run --stage all` and checks that every surface of
+// it gives the same words; it returns them.
+func agree(t *testing.T, state, dir, rowFile, bin string) surfaceWords {
+	t.Helper()
+	name := filepath.Base(dir)
+	code, out, errOut := runKvparity(t, bin, 15*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "all", "--json")
+	var doc struct {
+		verdict.Document
+		engine.Summary
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%s %s: run --json (exit %d): %v\n%s\n%s", state, name, code, err, out, errOut)
+	}
+	checkSnakeCase(t, state+" "+name+" run --json", []byte(out))
+	if doc.SchemaVersion != verdict.SchemaVersion || doc.Kind != verdict.KindRun {
+		t.Errorf("%s %s: run --json schema_version %d kind %q", state, name, doc.SchemaVersion, doc.Kind)
+	}
+	runWords := wordsOf(doc.Verdicts)
+	if code != runWords.Exit {
+		t.Errorf("%s %s: run exited %d but its --json says exit_code %d", state, name, code, runWords.Exit)
+	}
+	surfaces := map[string]surfaceWords{"run --json": runWords}
+
+	if c, _, errOut := runKvparity(t, bin, 5*time.Minute, "report", dir); c != 0 {
+		t.Fatalf("%s %s: report exit %d: %s", state, name, c, errOut)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, engine.FileReportJSON))
+	checkSnakeCase(t, state+" "+name+" report.json", js)
+	var rep verdict.Document
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	surfaces["report.json"] = wordsOf(rep.Verdicts)
+	md, _ := os.ReadFile(filepath.Join(dir, engine.FileReportMD))
+	surfaces["report.md"] = markdownWords(t, string(md))
+	surfaces["workbench header"] = headerWords(t, dir)
+
+	dc, dout, derr := runKvparity(t, bin, 5*time.Minute, "diff", "--campaign", dir, "--json")
+	var dj diffview.JSONReport
+	if err := json.Unmarshal([]byte(dout), &dj); err != nil || dj.Semantic == nil {
+		t.Fatalf("%s %s: diff --campaign (exit %d): %v\n%s\n%s", state, name, dc, err, dout, derr)
+	}
+	if dj.Semantic.Verdict != runWords.Semantic || dc != verdict.ExitCode(dj.Semantic.Verdict) {
+		t.Errorf("%s %s: diff --campaign says semantic %s (exit %d), run says %s", state, name, dj.Semantic.Verdict, dc, runWords.Semantic)
+	}
+	for s, w := range surfaces {
+		if w != runWords {
+			t.Errorf("%s %s: %s says %v, run says %v", state, name, s, w, runWords)
+		}
+	}
+	t.Logf("%s %s: %v", state, name, runWords)
+	return runWords
+}
+
+// markdownWords reads the verdicts table and the exit status of report.md.
+func markdownWords(t *testing.T, md string) surfaceWords {
+	t.Helper()
+	var w surfaceWords
+	cell := func(label string) verdict.Word {
+		re := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(label) + ` \| \**([A-Z_]+)\**`)
+		m := re.FindStringSubmatch(md)
+		if m == nil {
+			t.Errorf("report.md has no %q row", label)
+			return ""
+		}
+		return verdict.Word(m[1])
+	}
+	w.Semantic, w.Performance = cell("**semantic**"), cell("**performance**")
+	w.Footprint, w.Overall = cell("footprint (binary and .text growth ≤ 5%)"), cell("**overall**")
+	if m := regexp.MustCompile(`headless exit status (\d)`).FindStringSubmatch(md); m != nil {
+		w.Exit = int(m[1][0] - '0')
+	} else {
+		t.Error("report.md states no exit status")
+	}
+	return w
+}
+
+// headerWords opens the campaign in the real workbench model (engine.Open, the same Assess
+// main passes) and reads the verdicts its header shows; the exit code is the overall's.
+func headerWords(t *testing.T, dir string) surfaceWords {
+	t.Helper()
+	c, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	defer c.Close()
+	var model tea.Model = ui.New(ui.Options{Controller: c, Assess: campaignreport.Assess, NoColor: true})
+	model, _ = model.Update(tea.WindowSizeMsg{Width: 240, Height: 40})
+	re := regexp.MustCompile(`semantic (\S+) · performance (\S+) · footprint (\S+) · overall (\S+)`)
+	msgs := make(chan tea.Msg, 64)
+	var start func(tea.Cmd)
+	start = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		go func() { msgs <- cmd() }()
+	}
+	start(model.Init())
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case msg := <-msgs:
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					start(c)
+				}
+				continue
+			}
+			var cmd tea.Cmd
+			model, cmd = model.Update(msg)
+			start(cmd)
+			header := strings.SplitN(ansi.Strip(model.View().Content), "\n", 2)[0]
+			if m := re.FindStringSubmatch(header); m != nil {
+				o := verdict.Word(m[4])
+				return surfaceWords{verdict.Word(m[1]), verdict.Word(m[2]), verdict.Word(m[3]), o, verdict.ExitCode(o)}
+			}
+		case <-deadline:
+			t.Fatalf("%s: the workbench header never showed the verdicts", dir)
+		}
+	}
+}
+
+// fifoRecords cover every difference of the fifo-preemption change.
+func fifoRecords() []diffview.ExceptionRecord {
+	return []diffview.ExceptionRecord{{
+		Differs:        "the decode and prefill preemption_mode recorded in metadata: lifo → fifo",
+		Pointers:       []string{"/metadata/engine_config/*/preemption_mode"},
+		Baseline:       "preempts the newest running request (LIFO)",
+		Candidate:      "preempts the oldest running request",
+		Cause:          "the intended change of preemption order; both revisions are STABLE",
+		RegressionTest: "mocker/variants_test.go TestFIFOPreemptionVictim",
+		Impact:         "metadata consumers see the new mode string",
+		Disposition:    "accepted by review",
+	}, {
+		Differs:        "summary statistics, coverage and per-request timings after the first pressure event",
+		Pointers:       []string{"/summary/**", "/coverage/**", "/per_request/**"},
+		Baseline:       "the LIFO victim choice delays the newest request",
+		Candidate:      "the FIFO victim choice delays the oldest; later decisions follow from it",
+		Cause:          "one decision cascade from the first preemption",
+		RegressionTest: "mocker/variants_test.go TestFIFOPreemptionVictim",
+		Impact:         "latency statistics shift; report schema unchanged",
+		Disposition:    "accepted by review",
+	}}
+}
+
+// truncateAfter cuts a journal right after its last record of type typ, as a kill after that
+// append would leave it.
+func truncateAfter(t *testing.T, path string, typ engine.RecordType) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := -1
+	off := 0
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		off += len(line)
+		if bytes.Contains(line, []byte(`"type":"`+string(typ)+`"`)) {
+			cut = off
+		}
+	}
+	if cut < 0 {
+		t.Fatalf("%s has no %s record", path, typ)
+	}
+	if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// killWhenJournalHas starts `kvparity run --stage all` and SIGKILLs it (and its replays) as soon
+// as the journal holds a record of type typ.
+func killWhenJournalHas(t *testing.T, bin, rowFile, dir string, typ engine.RecordType) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", rowFile, "--campaign", dir, "--stage", "all")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		select {
+		case <-done:
+			t.Logf("%s finished before a %s record was seen; resuming a finished campaign", dir, typ)
+			return
+		default:
+		}
+		if journalHas(filepath.Join(dir, engine.FileJournal), typ) || time.Now().After(deadline) {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func journalHas(path string, typ engine.RecordType) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"type":"`+string(typ)+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSnakeCase fails when a key of a JSON document is not snake_case (map keys that are
+// pointers, run ids, arm names or numbers are data, not schema, and are allowed).
+var snakeKey = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+
+func checkSnakeCase(t *testing.T, what string, doc []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Errorf("%s: %v", what, err)
+		return
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				dataKey := strings.HasPrefix(k, "/") || strings.Contains(path, "/terminal") || strings.Contains(path, "/kv_events") ||
+					strings.Contains(path, "/added_repetitions") || strings.Contains(path, "/cpu_nodes") || strings.Contains(path, "/unordered") ||
+					strings.HasSuffix(path, "/arms") || strings.HasSuffix(path, "/digests")
+				if !dataKey && !snakeKey.MatchString(k) {
+					t.Errorf("%s: key %q at %s is not snake_case", what, k, path)
+				}
+				walk(path+"/"+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s/%d", path, i), e)
+			}
+		}
+	}
+	walk("", v)
+}
