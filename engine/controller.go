@@ -46,17 +46,17 @@ type CampaignInfo struct {
 	ReadOnly string
 }
 
-// HostInfo is what host.json records.
+// HostInfo is what host.json records (and report.json quotes: snake_case like every document).
 type HostInfo struct {
-	Hostname  string
-	CPUModel  string
-	Cores     int
-	NUMANodes int
-	Kernel    string
-	GoVersion string
+	Hostname  string `json:"hostname"`
+	CPUModel  string `json:"cpu_model"`
+	Cores     int    `json:"cores"`
+	NUMANodes int    `json:"numa_nodes"`
+	Kernel    string `json:"kernel"`
+	GoVersion string `json:"go_version"`
 	// NUMA is each NUMA node's CPUs (/sys/devices/system/node/node*/cpulist), so the report can
 	// state the node of every run's CPU set; empty when the kernel exposes no topology.
-	NUMA []PlacementNUMA `json:",omitempty"`
+	NUMA []PlacementNUMA `json:"numa,omitempty"`
 }
 
 // ArtifactInfo is one arm's pinned artifact (artifacts.json).

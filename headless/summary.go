@@ -58,9 +58,6 @@ func (d Document) print(w io.Writer) {
 			fmt.Fprintf(w, "    %s\n", a.Reason)
 		}
 	}
-	if s.Perf != nil {
-		engine.WritePerfText(w, s.Perf)
-	}
 	v := d.Verdicts
 	for _, line := range []struct {
 		name string
@@ -75,6 +72,10 @@ func (d Document) print(w io.Writer) {
 	}
 	for _, b := range v.Blocked {
 		fmt.Fprintf(w, "blocked    %s\n", b)
+	}
+	if s.Perf != nil {
+		fmt.Fprintln(w, "performance stage:")
+		engine.WritePerfText(w, s.Perf)
 	}
 	fmt.Fprintf(w, "exit status %d\n", v.ExitCode)
 }
