@@ -52,7 +52,7 @@ screen=""
 deadline=$((SECONDS + timeout))
 while ((SECONDS < deadline)); do
 	screen="$(capture)"
-	if grep -q "parity PASS" <<<"$screen" && grep -q "STABLE/STABLE" <<<"$screen"; then
+	if grep -q "parity PASS" <<<"$screen" && grep -q "semantic PASS" <<<"$screen"; then
 		break
 	fi
 	if grep -qE "UNSTABLE|parity FAIL|BLOCKED|replay error" <<<"$screen"; then
@@ -66,13 +66,34 @@ echo "$screen"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n' "$screen" >"$CAPTURE_OUT"
 
 fail=0
-for word in "base STABLE" "cand STABLE" "parity PASS" "STABLE/STABLE"; do
+# The determinism pane's words, and the header's verdicts (the campaign report's words).
+for word in "base STABLE" "cand STABLE" "parity PASS" "semantic PASS"; do
 	if ! grep -q "$word" <<<"$screen"; then
 		echo "tmux-workbench: FAIL: \"$word\" is not on the screen" >&2
 		fail=1
 	fi
 done
 ((fail)) && exit 1
+
+# v opens every verdict's reason; esc closes it.
+tmux -L "$sock" send-keys -t "$session" v
+for _ in $(seq 1 50); do
+	capture | grep -q "VERDICTS (the campaign report's words" && break
+	sleep 0.1
+done
+overlay="$(capture)"
+[[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n' "$overlay" >"${CAPTURE_OUT%.txt}-verdicts.txt"
+if ! grep -q "all canonical outputs match byte for byte" <<<"$overlay" || ! grep -q "semantic           PASS" <<<"$overlay"; then
+	echo "$overlay"
+	echo "tmux-workbench: FAIL: v did not show the verdicts with their reasons" >&2
+	exit 1
+fi
+tmux -L "$sock" send-keys -t "$session" Escape
+sleep 0.5 # an escape followed at once by q would arrive as alt+q
+for _ in $(seq 1 50); do
+	capture | grep -q "VERDICTS (the campaign" || break
+	sleep 0.1
+done
 
 # q with nothing running quits at once; the campaign must have been closed cleanly.
 tmux -L "$sock" send-keys -t "$session" q

@@ -83,18 +83,19 @@ func (m Model) Reasons(width int) string {
 	}{{"overall", v.Overall}, {"semantic", v.Semantic}, {"performance", v.Performance}, {"footprint", v.Footprint},
 		{"baseline", v.Determinism.Baseline}, {"candidate", v.Determinism.Candidate}, {"byte parity", v.Parity},
 		{"lifecycle evidence", v.Coverage}} {
-		line := text.Pad(l.label, 19) + l.o.Verdict.String()
-		if l.o.Reason != "" {
-			line += " — " + l.o.Reason
-		}
-		for i, w := range strings.Split(ansi.Wrap(line, max(20, width), " ,;"), "\n") {
-			if i == 0 {
-				// Colour the word only: the wrap counted plain text.
-				w = strings.Replace(w, l.o.Verdict.String(), st.Verdict(l.o.Verdict), 1)
-			} else {
-				w = strings.Repeat(" ", 19) + st.Faint.Render(strings.TrimLeft(w, " "))
+		head := text.Pad(l.label, 19) + st.Verdict(l.o.Verdict)
+		one := text.Pad(l.label, 19) + l.o.Verdict.String() + " — " + l.o.Reason
+		switch {
+		case l.o.Reason == "":
+			b.WriteString(head + "\n")
+		case text.Width(one) <= width:
+			b.WriteString(head + st.Faint.Render(" — "+l.o.Reason) + "\n")
+		default:
+			// The reason under its word, wrapped inside the overlay with a hanging indent.
+			b.WriteString(head + "\n")
+			for _, w := range strings.Split(ansi.Wrap(l.o.Reason, max(20, width-19), " ,;"), "\n") {
+				b.WriteString(strings.Repeat(" ", 19) + st.Faint.Render(strings.TrimLeft(w, " ")) + "\n")
 			}
-			b.WriteString(w + "\n")
 		}
 	}
 	for _, bl := range v.Blocked {
