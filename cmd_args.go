@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
+
+	"kvparity/verdict"
 )
 
 // parseInterleaved parses fs's flags wherever they stand among the positional arguments
@@ -35,5 +37,5 @@ func flagExit(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	return 3
+	return verdict.ExitUsage
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kvparity/report"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -46,7 +47,7 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "kvparity canon: want exactly one FILE, got %d\n", len(files))
 		fs.Usage()
-		return 3
+		return verdict.ExitUsage
 	}
 	p := report.DefaultProfile()
 	if len(excludes) > 0 {
@@ -58,19 +59,19 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 			ptr, key, ok := strings.Cut(u, "=")
 			if !ok {
 				fmt.Fprintf(stderr, "kvparity canon: --unordered %q: want POINTER=KEY\n", u)
-				return 3
+				return verdict.ExitUsage
 			}
 			p.Unordered[ptr] = key
 		}
 	}
 	if err := p.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kvparity canon: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	recs, err := report.CheckFile(files[0], p)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity canon: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	status := 0
 	var all []byte
@@ -100,7 +101,7 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 	if *write != "" {
 		if err := os.WriteFile(*write, all, 0o644); err != nil {
 			fmt.Fprintf(stderr, "kvparity canon: --write: %v\n", err)
-			return 3
+			return verdict.ExitUsage
 		}
 	}
 	if status == 2 {

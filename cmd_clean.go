@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"kvparity/campaignreport"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -44,14 +45,14 @@ func cleanCmd(args []string, stdout, stderr io.Writer) int {
 	plan, err := campaignreport.Clean(dir, *dry)
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity clean:", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(plan); err != nil {
 			fmt.Fprintln(stderr, "kvparity clean:", err)
-			return 3
+			return verdict.ExitUsage
 		}
 		return 0
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"kvparity/diffview"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func runExceptions(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
 		fmt.Fprintln(stderr, "usage: kvparity exceptions list CAMPAIGN_DIR")
 		fmt.Fprintln(stderr, "       kvparity exceptions delete CAMPAIGN_DIR ID")
-		return 3
+		return verdict.ExitUsage
 	}
 	if len(args) < 2 {
 		return usage()
@@ -32,7 +33,7 @@ func runExceptions(args []string, stdout, stderr io.Writer) int {
 		recs, err := diffview.LoadExceptions(args[1])
 		if err != nil {
 			fmt.Fprintln(stderr, "kvparity exceptions:", err)
-			return 3
+			return verdict.ExitUsage
 		}
 		if len(recs) == 0 {
 			fmt.Fprintln(stdout, "no exception records")
@@ -61,7 +62,7 @@ func runExceptions(args []string, stdout, stderr io.Writer) int {
 		}
 		if err := diffview.DeleteException(args[1], args[2]); err != nil {
 			fmt.Fprintln(stderr, "kvparity exceptions:", err)
-			return 3
+			return verdict.ExitUsage
 		}
 		fmt.Fprintln(stdout, "deleted", args[2])
 		return 0

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"kvparity/report"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -26,11 +27,11 @@ func runGenTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "gen-trace: unexpected argument %q\n", fs.Arg(0))
-		return 3
+		return verdict.ExitUsage
 	}
 	if *requests < 0 {
 		fmt.Fprintf(stderr, "gen-trace: --requests must be non-negative, got %d\n", *requests)
-		return 3
+		return verdict.ExitUsage
 	}
 	w := stdout
 	var f *os.File
@@ -38,7 +39,7 @@ func runGenTrace(args []string, stdout, stderr io.Writer) int {
 		var err error
 		if f, err = os.Create(*out); err != nil {
 			fmt.Fprintf(stderr, "gen-trace: %v\n", err)
-			return 3
+			return verdict.ExitUsage
 		}
 		w = f
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kvparity init-row: unexpected argument %q\n", fs.Arg(0))
-		return 3
+		return verdict.ExitUsage
 	}
 	if *out == "" {
 		io.WriteString(stdout, engine.ExampleRowTOML)
@@ -35,16 +36,16 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity init-row: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	if _, err := io.WriteString(f, engine.ExampleRowTOML); err != nil {
 		f.Close()
 		fmt.Fprintf(stderr, "kvparity init-row: %s: %v\n", *out, err)
-		return 3
+		return verdict.ExitUsage
 	}
 	if err := f.Close(); err != nil {
 		fmt.Fprintf(stderr, "kvparity init-row: %s: %v\n", *out, err)
-		return 3
+		return verdict.ExitUsage
 	}
 	fmt.Fprintf(stderr, "wrote %s: edit the arms, trace and args, then `kvparity run %s`\n", *out, *out)
 	return 0

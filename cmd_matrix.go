@@ -23,6 +23,7 @@ import (
 	"kvparity/headless"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -80,7 +81,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "kvparity matrix: "+format+"\n", a...)
-		return 3
+		return verdict.ExitUsage
 	}
 	switch {
 	case *dir == "":
@@ -150,7 +151,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if res == nil {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	code := res.ExitCode
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -162,7 +163,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res.Report); err != nil {
 			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-			return 3
+			return verdict.ExitUsage
 		}
 	} else {
 		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Overall.Verdict,
@@ -267,7 +268,7 @@ func recordPlacement(rowDir string, stdout, stderr io.Writer) int {
 	p := engine.ReadPlacement(os.Getenv, "/sys/devices/system/node")
 	if err := engine.AppendPlacement(rowDir, p); err != nil {
 		fmt.Fprintf(stderr, "kvparity matrix: recording the placement: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	fmt.Fprintf(stdout, "kvparity: job %s on %s, CPUs %s, NUMA nodes %v\n", p.JobID, p.Node, p.AllowedCPUs, p.NUMASpan)
 	return 0

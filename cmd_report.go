@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"kvparity/campaignreport"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -33,7 +34,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	r, err := campaignreport.WriteReport(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity report:", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, campaignreport.ReportMD), filepath.Join(dir, campaignreport.ReportJSON))
 	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run: %d)\n",

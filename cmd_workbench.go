@@ -13,6 +13,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/ui"
+	"kvparity/verdict"
 )
 
 func init() {
@@ -44,12 +45,12 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) > 1 {
 		fmt.Fprintf(stderr, "kvparity: one row file at most, got %q\n", pos)
-		return 3
+		return verdict.ExitUsage
 	}
 	row, rowPath, err := loadRunRow(pos, *builtin)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	reopened := false
 	if *dir != "" {
@@ -73,11 +74,11 @@ func openCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "usage: kvparity open DIR (a campaign directory with a journal.jsonl)")
-		return 3
+		return verdict.ExitUsage
 	}
 	if _, err := os.Stat(filepath.Join(pos[0], engine.FileJournal)); err != nil {
 		fmt.Fprintf(stderr, "kvparity open: %s is not a campaign directory (no journal.jsonl): %v\n", pos[0], err)
-		return 3
+		return verdict.ExitUsage
 	}
 	return runWorkbench(stderr, *cpuList, true, func(opts engine.Options) (*engine.Campaign, error) {
 		return engine.Open(pos[0], opts)
@@ -99,20 +100,20 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 	// Check the terminal before a campaign is created: without one there is nothing to draw on.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		fmt.Fprintln(stderr, "kvparity: the workbench needs a terminal; run the campaign headless with 'kvparity run'")
-		return 3
+		return verdict.ExitUsage
 	}
 	if cpuList != "" {
 		cpus, err := engine.ParseCPUList(cpuList)
 		if err != nil || len(cpus) == 0 {
 			fmt.Fprintf(stderr, "kvparity: --cpus %q: %v\n", cpuList, err)
-			return 3
+			return verdict.ExitUsage
 		}
 		opts.CPUs = cpus
 	}
 	c, err := open(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity: %v\n", err)
-		return 3
+		return verdict.ExitUsage
 	}
 	defer c.Close()
 	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess, NoColor: os.Getenv("NO_COLOR") != "",

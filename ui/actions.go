@@ -9,6 +9,7 @@ import (
 	"kvparity/engine"
 	"kvparity/ui/determinism"
 	"kvparity/ui/text"
+	"kvparity/verdict"
 )
 
 // actionDoneMsg reports a Controller call's outcome.
@@ -169,7 +170,7 @@ func (m *Model) focusDisagreement(v engine.StageVerdict) tea.Cmd {
 	reps := m.det.Repetitions()
 	var sel determinism.Repetition
 	switch {
-	case v.Stage == engine.StageDeterminism && v.Verdict == "UNSTABLE":
+	case v.Stage == engine.StageDeterminism && v.Verdict == verdict.Unstable:
 		var first string
 		for _, r := range reps {
 			if r.Arm != v.Arm || r.Digest == "" {
@@ -182,7 +183,7 @@ func (m *Model) focusDisagreement(v engine.StageVerdict) tea.Cmd {
 				break
 			}
 		}
-	case v.Stage == engine.StageParity && v.Verdict == "FAIL":
+	case v.Stage == engine.StageParity && v.Verdict == verdict.Fail:
 		for _, r := range reps {
 			if r.Arm == engine.Candidate && r.Digest != "" {
 				sel = r

@@ -120,7 +120,7 @@ func (d diffSlot) emptyView() string {
 	title := " " + d.st.PaneTitle("DIFF", d.pane.Focused())
 	var lines []string
 	switch d.parity {
-	case "PASS":
+	case verdict.Pass:
 		lines = []string{title + d.st.Faint.Render("  (none: baseline and candidate are byte-identical)")}
 	case "":
 		lines = []string{title, d.st.Faint.Render("  select a repetition and press d to compare its canonical report")}

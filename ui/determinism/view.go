@@ -6,6 +6,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/text"
+	"kvparity/verdict"
 )
 
 // Label is the short name of a repetition on screen: "base#1", "cand#2".
@@ -152,7 +153,7 @@ func (m Model) verdictLine() string {
 	p := "parity " + st.Faint.Render("–")
 	if m.parity.Verdict != "" {
 		p = "parity " + st.Verdict(m.parity.Verdict)
-		if m.parity.Verdict != "PASS" && m.parity.Reason != "" {
+		if m.parity.Verdict != verdict.Pass && m.parity.Reason != "" {
 			p += " " + st.Faint.Render(m.parity.Reason)
 		}
 	}
