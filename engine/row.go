@@ -38,16 +38,20 @@ type Row struct {
 	Canonical   CanonicalSpec   `toml:"canonical"`
 }
 
-// An ArmSpec names one arm's artifact.
+// An ArmSpec names one arm's artifact: a prebuilt binary, or a source kvparity builds.
 type ArmSpec struct {
-	Revision string   `toml:"revision"`           // immutable commit SHA ("builtin" for the embedded engine)
-	Binary   string   `toml:"binary"`             // "builtin" or a path to offline_replay_bench
-	Features []string `toml:"features,omitempty"` // exact Cargo feature names, recorded in the report
+	Revision string   `toml:"revision,omitempty"` // immutable commit SHA ("builtin" for the embedded engine)
+	Binary   string   `toml:"binary,omitempty"`   // "builtin" or a path to offline_replay_bench
+	Source   string   `toml:"source,omitempty"`   // crate:NAME@VERSION or git:PATH@COMMIT (see source.go)
+	Features []string `toml:"features,omitempty"` // exact Cargo feature names, checked against the manifest
 	Variant  string   `toml:"variant,omitempty"`  // builtin only: passed as --variant (a stand-in revision)
 }
 
 // Builtin reports whether the arm runs the embedded engine.
 func (a ArmSpec) Builtin() bool { return a.Binary == BuiltinBinary }
+
+// FromSource reports whether kvparity builds the arm's binary from its source.
+func (a ArmSpec) FromSource() bool { return a.Source != "" }
 
 // A TraceSpec is the contiguous trace window: a Mooncake JSONL path or a generated trace.
 type TraceSpec struct {
@@ -237,8 +241,29 @@ func (r *Row) Validate(file string) error {
 		table string
 		spec  ArmSpec
 	}{{"baseline", r.Baseline}, {"candidate", r.Candidate}} {
+		if a.spec.FromSource() {
+			src, err := ParseSource(a.spec.Source)
+			switch {
+			case err != nil:
+				return bad(a.table, "source", "%v", err)
+			case a.spec.Binary != "":
+				return bad(a.table, "binary", "give a binary or a source, not both (kvparity builds the source)")
+			case a.spec.Variant != "":
+				return bad(a.table, "variant", "only a builtin binary takes a variant")
+			case a.spec.Revision != "" && a.spec.Revision != src.Revision():
+				return bad(a.table, "revision", "%q disagrees with the source, which pins %s (leave revision out: the source names it)", a.spec.Revision, src.Revision())
+			case len(a.spec.Features) == 0:
+				return bad(a.table, "features", "missing: name the Cargo features to build (the protocol's artifact needs replay-bench)")
+			}
+			for i, f := range a.spec.Features {
+				if f == "" {
+					return bad(a.table, fmt.Sprintf("features[%d]", i), "empty feature name")
+				}
+			}
+			continue
+		}
 		if a.spec.Binary == "" {
-			return bad(a.table, "binary", "missing (\"builtin\" or a path to offline_replay_bench)")
+			return bad(a.table, "binary", "missing (\"builtin\", a path to offline_replay_bench, or a source = \"crate:dynamo-bench@VERSION\" to build)")
 		}
 		if a.spec.Revision == "" {
 			return bad(a.table, "revision", "missing (an immutable commit SHA)")
@@ -364,6 +389,9 @@ func (r *Row) WithBaseDir(dir string) {
 	for _, a := range []*ArmSpec{&r.Baseline, &r.Candidate} {
 		if !a.Builtin() {
 			a.Binary = abs(a.Binary)
+		}
+		if src, err := ParseSource(a.Source); err == nil && src.Kind == SourceGit {
+			a.Source = src.withBaseDir(dir).String()
 		}
 	}
 	if !r.Trace.Generated() {
