@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // A matrix is a campaign of rows (protocol "Campaign concurrency"): one row per node, each row
@@ -235,7 +237,7 @@ func (m *matrix) stageBinary() error {
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
-	if err := writeFileAtomicMode(dst, data, 0o755); err != nil {
+	if err := atomicfile.Update(dst, data, 0o755); err != nil {
 		return fmt.Errorf("matrix: copying kvparity into %s: %w", m.dir, err)
 	}
 	m.logf("copied %s to %s (sha256 %s)", src, dst, want[:12])

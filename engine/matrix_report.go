@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // Matrix report files, in the matrix folder.
@@ -90,7 +92,7 @@ func WriteMatrixReport(dir string, rep MatrixReport) error {
 	if err := writeJSONFile(filepath.Join(dir, MatrixReportJSON), rep); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, MatrixReportMD), rep.Markdown()); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, MatrixReportMD), rep.Markdown(), 0o644); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
 	return nil
