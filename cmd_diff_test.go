@@ -101,7 +101,7 @@ func TestCmdDiffUsageAndInputErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{a}, "usage: kvparity diff"},
-		{[]string{a, bad}, "bad.jsonl:1:19: at /summary: want an object key"},
+		{[]string{a, bad}, "bad.jsonl:1:19: at /summary: expected a string key"},
 		{[]string{a, "/nonexistent.jsonl"}, "/nonexistent.jsonl"},
 		{[]string{"--bogus", a, a}, "flag provided but not defined"},
 		{[]string{"--campaign", filepath.Dir(bad), a, a}, ""},

@@ -203,8 +203,8 @@ func TestWriteErrorsNameTheFile(t *testing.T) {
 		t.Errorf("a bad exception record: %v, want an error naming exceptions.jsonl:1", err)
 	}
 	dir = campaignCopy(t, "e2e-pass")
-	writeFile(t, dir, "host.json", `{"Cores": "two"}`)
-	if err := campaignreport.Write(dir); err == nil || !strings.Contains(err.Error(), "host.json") || !strings.Contains(err.Error(), "Cores") {
+	writeFile(t, dir, "host.json", `{"cores": "two"}`)
+	if err := campaignreport.Write(dir); err == nil || !strings.Contains(err.Error(), "host.json") || !strings.Contains(err.Error(), "cores") {
 		t.Errorf("a bad host.json: %v, want an error naming host.json and the field", err)
 	}
 	dir = campaignCopy(t, "e2e-pass")

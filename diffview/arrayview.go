@@ -5,40 +5,38 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/jsonscan"
 )
 
 // An arrayView is an ordered array of objects (events) at one pointer of one report.
 type arrayView struct {
-	src   []byte
-	elems []span
+	d     *doc
+	elems []int32
 	ms    [][]member
 }
 
 // viewArray returns the array of objects at ptr in d, or nil.
 func viewArray(d *doc, ptr string) *arrayView {
-	raw, ok := d.at(ptr)
+	ti, ok := d.value(ptr)
 	if !ok {
 		return nil
 	}
-	return arrayViewOf(raw)
+	return arrayViewOf(d, ti)
 }
 
-// arrayViewOf parses a raw JSON array of objects, or returns nil.
-func arrayViewOf(raw string) *arrayView {
-	if len(raw) == 0 || raw[0] != '[' {
+// arrayViewOf views value ti of d when it is an array of objects, or returns nil.
+func arrayViewOf(d *doc, ti int32) *arrayView {
+	if d.kind(ti) != jsonscan.Array {
 		return nil
 	}
-	src := []byte(raw)
-	es, err := arrayElements(src, 0)
-	if err != nil {
-		return nil
-	}
-	v := &arrayView{src: src, elems: es, ms: make([][]member, len(es))}
+	es := d.elements(ti)
+	v := &arrayView{d: d, elems: es, ms: make([][]member, len(es))}
 	for k, e := range es {
-		if src[e.start] != '{' {
+		if d.kind(e) != jsonscan.Object {
 			return nil
 		}
-		v.ms[k], _ = objectMembers(src, e.start)
+		v.ms[k] = d.members(e)
 	}
 	return v
 }
@@ -53,11 +51,19 @@ func (d *Diff) sideA(c *Change, ptr string) string {
 	return ptr
 }
 
-func (v *arrayView) get(k int, key string) (string, bool) {
+// member is the value of key in element k.
+func (v *arrayView) member(k int, key string) (int32, bool) {
 	for _, m := range v.ms[k] {
 		if m.key == key {
-			return string(v.src[m.start:m.end]), true
+			return m.val, true
 		}
+	}
+	return 0, false
+}
+
+func (v *arrayView) get(k int, key string) (string, bool) {
+	if ti, ok := v.member(k, key); ok {
+		return v.d.raw(ti), true
 	}
 	return "", false
 }
@@ -77,17 +83,7 @@ func (v *arrayView) time(k int) string { t, _ := v.get(k, "at_ms"); return t }
 
 // withoutOrdinals is element k's bytes with its sequence-number members left out.
 func (v *arrayView) withoutOrdinals(k int) string {
-	var sb strings.Builder
-	for _, m := range v.ms[k] {
-		if ordinalKey(m.key) {
-			continue
-		}
-		sb.WriteString(m.key)
-		sb.WriteByte(0)
-		sb.Write(v.src[m.start:m.end])
-		sb.WriteByte(0)
-	}
-	return sb.String()
+	return withoutKeys(v.d.sc, v.elems[k], ordinalKey)
 }
 
 func (v *arrayView) hasParents() bool {
@@ -106,27 +102,25 @@ func (v *arrayView) stored(k int) (blocks []string, parent string) {
 			parent = strings.Trim(x, `"`)
 		}
 	}
+	d := v.d
 	for _, bk := range blockKeys {
-		x, ok := v.get(k, bk)
+		x, ok := v.member(k, bk)
 		if !ok {
 			continue
 		}
-		if len(x) > 0 && x[0] == '[' {
-			src := []byte(x)
-			es, _ := arrayElements(src, 0)
-			for _, e := range es {
-				el := src[e.start:e.end]
-				if el[0] == '{' {
+		if d.kind(x) == jsonscan.Array {
+			for _, e := range d.sc.Elements(x) {
+				if d.kind(e) == jsonscan.Object {
 					// blocks: [{block_hash: …}]
-					if h, ok := memberValue(src, e, "block_hash"); ok {
-						blocks = append(blocks, strings.Trim(string(src[h.start:h.end]), `"`))
+					if h, ok := d.sc.Member(e, "block_hash"); ok {
+						blocks = append(blocks, strings.Trim(d.raw(h), `"`))
 					}
 					continue
 				}
-				blocks = append(blocks, strings.Trim(string(el), `"`))
+				blocks = append(blocks, strings.Trim(d.raw(e), `"`))
 			}
 		} else {
-			blocks = append(blocks, strings.Trim(x, `"`))
+			blocks = append(blocks, strings.Trim(d.raw(x), `"`))
 		}
 		break
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/jsonscan"
 )
 
 // Lenses over the two runs' decision histories: they look at the first divergence and the
@@ -54,9 +56,7 @@ func (d *Diff) buildDecisions() []decision {
 		if !ok {
 			continue
 		}
-		ra, _ := a.field(i, "routing_history")
-		rb, _ := b.field(j, "routing_history")
-		va, vb := arrayViewOf(ra), arrayViewOf(rb)
+		va, vb := a.fieldArray(i, "routing_history"), b.fieldArray(j, "routing_history")
 		if va == nil || vb == nil || len(va.ms) != len(vb.ms) {
 			continue
 		}
@@ -279,23 +279,22 @@ func detectRunLevelClock(d *Diff) *Signature {
 // maxTerminal is the largest terminal_time_ms of a report's completed requests.
 func maxTerminal(dd *doc) (float64, bool) {
 	s, ok := dd.root["per_request"]
-	if !ok || dd.src[s.start] != '[' {
-		return 0, false
-	}
-	es, err := arrayElements(dd.src, s.start)
-	if err != nil {
+	if !ok || dd.kind(s) != jsonscan.Array {
 		return 0, false
 	}
 	best, found := 0.0, false
-	for _, e := range es {
-		if st, ok := memberValue(dd.src, e, "terminal_status"); ok && string(dd.src[st.start:st.end]) != `"completed"` {
+	for _, e := range dd.sc.Elements(s) {
+		if dd.kind(e) != jsonscan.Object {
 			continue
 		}
-		v, ok := memberValue(dd.src, e, "terminal_time_ms")
+		if st, ok := dd.sc.Member(e, "terminal_status"); ok && dd.raw(st) != `"completed"` {
+			continue
+		}
+		v, ok := dd.sc.Member(e, "terminal_time_ms")
 		if !ok {
 			continue
 		}
-		if x, err := strconv.ParseFloat(string(dd.src[v.start:v.end]), 64); err == nil && (!found || x > best) {
+		if x, err := strconv.ParseFloat(dd.raw(v), 64); err == nil && (!found || x > best) {
 			best, found = x, true
 		}
 	}

@@ -169,7 +169,7 @@ func tieLens(a, b *arrayView) (n int, example string, ordinals []string, ok bool
 			for _, v := range []*arrayView{a, b} {
 				for _, m := range v.ms[k] {
 					if ordinalKey(m.key) {
-						ordinals = append(ordinals, string(v.src[m.start:m.end]))
+						ordinals = append(ordinals, v.d.raw(m.val))
 					}
 				}
 			}

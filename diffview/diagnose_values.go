@@ -107,7 +107,7 @@ func uuidV4(s string) bool {
 		if i == 8 || i == 13 || i == 18 || i == 23 {
 			continue
 		}
-		if !isHex(s[i]) || (s[i] >= 'A' && s[i] <= 'F') {
+		if c := s[i]; !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f') {
 			return false
 		}
 	}

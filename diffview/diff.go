@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/jsonscan"
 )
 
 // A Side names one of the two canonical reports being compared.
@@ -124,10 +126,7 @@ type differ struct {
 
 func diffDocs(a, b *doc) (*Diff, error) {
 	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}}
-	ia, ib := skipSpace(a.src, 0), skipSpace(b.src, 0)
-	ea, _ := skipValue(a.src, ia, 0)
-	eb, _ := skipValue(b.src, ib, 0)
-	if err := df.value(span{ia, ea}, span{ib, eb}); err != nil {
+	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
 	d := &Diff{Changes: df.changes, Notes: df.notes, docA: a, docB: b}
@@ -137,45 +136,43 @@ func diffDocs(a, b *doc) (*Diff, error) {
 	return d, nil
 }
 
-func (df *differ) add(kind Kind, as, bs span) {
+// add records a change; ta and tb are the values in A and B (ignored when absent).
+func (df *differ) add(kind Kind, ta, tb int32) {
 	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
 	if kind != Added {
-		c.A = string(df.a.src[as.start:as.end])
+		c.A = df.a.raw(ta)
 	}
 	if kind != Removed {
-		c.B = string(df.b.src[bs.start:bs.end])
+		c.B = df.b.raw(tb)
 	}
 	df.changes = append(df.changes, c)
 }
 
-func (df *differ) value(as, bs span) error {
-	av, bv := df.a.src[as.start:as.end], df.b.src[bs.start:bs.end]
-	if bytes.Equal(av, bv) {
+func (df *differ) value(ta, tb int32) error {
+	if bytes.Equal(df.a.sc.Raw(ta), df.b.sc.Raw(tb)) {
 		return nil
 	}
+	ka, kb := df.a.kind(ta), df.b.kind(tb)
 	switch {
-	case av[0] == '{' && bv[0] == '{':
-		return df.object(as, bs)
-	case av[0] == '[' && bv[0] == '[':
+	case ka == jsonscan.Object && kb == jsonscan.Object:
+		return df.object(ta, tb)
+	case ka == jsonscan.Array && kb == jsonscan.Array:
 		if len(df.path) == 1 && df.path[0] == "per_request" {
-			return df.requests(as, bs)
+			return df.requests(ta, tb)
 		}
-		return df.array(as, bs)
+		return df.array(ta, tb)
 	}
-	df.add(Changed, as, bs)
+	df.add(Changed, ta, tb)
 	return nil
 }
 
-func (df *differ) members(d *doc, s span) ([]member, error) {
-	ms, err := objectMembers(d.src, s.start)
-	if err != nil {
-		return nil, d.errAt(err)
-	}
+func (df *differ) members(d *doc, ti int32) ([]member, error) {
+	ms := d.members(ti)
 	sorted := true
 	for i := 1; i < len(ms); i++ {
 		if ms[i-1].key >= ms[i].key {
 			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, ms[i].start+1, pointerOf(df.path), ms[i].key)
+				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, d.start(ms[i].val)+1, pointerOf(df.path), ms[i].key)
 			}
 			sorted = false
 		}
@@ -189,19 +186,19 @@ func (df *differ) members(d *doc, s span) ([]member, error) {
 		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
 		for i := 1; i < len(ms); i++ {
 			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, ms[i].start+1, p, ms[i].key)
+				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, d.start(ms[i].val)+1, p, ms[i].key)
 			}
 		}
 	}
 	return ms, nil
 }
 
-func (df *differ) object(as, bs span) error {
-	ma, err := df.members(df.a, as)
+func (df *differ) object(ta, tb int32) error {
+	ma, err := df.members(df.a, ta)
 	if err != nil {
 		return err
 	}
-	mb, err := df.members(df.b, bs)
+	mb, err := df.members(df.b, tb)
 	if err != nil {
 		return err
 	}
@@ -210,17 +207,17 @@ func (df *differ) object(as, bs span) error {
 		switch {
 		case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
 			df.path = append(df.path, ma[i].key)
-			df.add(Removed, span{ma[i].start, ma[i].end}, span{})
+			df.add(Removed, ma[i].val, -1)
 			df.path = df.path[:len(df.path)-1]
 			i++
 		case i >= len(ma) || mb[j].key < ma[i].key:
 			df.path = append(df.path, mb[j].key)
-			df.add(Added, span{}, span{mb[j].start, mb[j].end})
+			df.add(Added, -1, mb[j].val)
 			df.path = df.path[:len(df.path)-1]
 			j++
 		default:
 			df.path = append(df.path, ma[i].key)
-			if err := df.value(span{ma[i].start, ma[i].end}, span{mb[j].start, mb[j].end}); err != nil {
+			if err := df.value(ma[i].val, mb[j].val); err != nil {
 				return err
 			}
 			df.path = df.path[:len(df.path)-1]
@@ -233,23 +230,16 @@ func (df *differ) object(as, bs span) error {
 
 // array compares an ordered array element by element: ordered event arrays keep their order
 // in the canonical profile, so position is identity.
-func (df *differ) array(as, bs span) error {
-	ea, err := arrayElements(df.a.src, as.start)
-	if err != nil {
-		return df.a.errAt(err)
-	}
-	eb, err := arrayElements(df.b.src, bs.start)
-	if err != nil {
-		return df.b.errAt(err)
-	}
+func (df *differ) array(ta, tb int32) error {
+	ea, eb := df.a.elements(ta), df.b.elements(tb)
 	n := max(len(ea), len(eb))
 	for k := 0; k < n; k++ {
 		df.path = append(df.path, strconv.Itoa(k))
 		switch {
 		case k >= len(eb):
-			df.add(Removed, ea[k], span{})
+			df.add(Removed, ea[k], -1)
 		case k >= len(ea):
-			df.add(Added, span{}, eb[k])
+			df.add(Added, -1, eb[k])
 		default:
 			if err := df.value(ea[k], eb[k]); err != nil {
 				return err
@@ -265,15 +255,8 @@ var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": t
 
 // requests compares /per_request, which the canonical profile sorts by uuid: records are
 // paired by uuid, then leftovers by content minus identity fields (a renamed request).
-func (df *differ) requests(as, bs span) error {
-	ea, err := arrayElements(df.a.src, as.start)
-	if err != nil {
-		return df.a.errAt(err)
-	}
-	eb, err := arrayElements(df.b.src, bs.start)
-	if err != nil {
-		return df.b.errAt(err)
-	}
+func (df *differ) requests(ta, tb int32) error {
+	ea, eb := df.a.elements(ta), df.b.elements(tb)
 	df.a.reqs, df.b.reqs = ea, eb
 	ua, err := uuids(df.a, ea)
 	if err != nil {
@@ -356,45 +339,50 @@ func (df *differ) requests(as, bs span) error {
 	for _, k := range onlyA {
 		df.req, df.reqA, df.idxA, df.idxB = ua[k], "", k, -1
 		df.path = append(df.path, strconv.Itoa(k))
-		df.add(Removed, ea[k], span{})
+		df.add(Removed, ea[k], -1)
 		df.path = df.path[:len(df.path)-1]
 	}
 	for _, j := range onlyB {
 		df.req, df.reqA, df.idxA, df.idxB = ub[j], "", -1, j
 		df.path = append(df.path, strconv.Itoa(j))
-		df.add(Added, span{}, eb[j])
+		df.add(Added, -1, eb[j])
 		df.path = df.path[:len(df.path)-1]
 	}
 	df.req, df.reqA, df.idxA, df.idxB = "", "", -1, -1
 	return nil
 }
 
-func uuids(d *doc, es []span) ([]string, error) {
+func uuids(d *doc, es []int32) ([]string, error) {
 	us := make([]string, len(es))
 	for k, e := range es {
-		if d.src[e.start] != '{' {
-			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d: a per-request record must be an object", d.name, d.line, e.start+1, k)
+		if d.kind(e) != jsonscan.Object {
+			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d: a per-request record must be an object", d.name, d.line, d.start(e)+1, k)
 		}
-		v, ok := memberValue(d.src, e, "uuid")
-		if !ok || d.src[v.start] != '"' {
-			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d/uuid: missing or not a string", d.name, d.line, e.start+1, k)
+		v, ok := d.sc.Member(e, "uuid")
+		if !ok || d.kind(v) != jsonscan.String {
+			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d/uuid: missing or not a string", d.name, d.line, d.start(e)+1, k)
 		}
-		us[k], _ = decodeString(d.src[v.start:v.end])
+		us[k] = string(d.sc.Str(&d.sc.Tape[v]))
 	}
 	return us, nil
 }
 
 // fingerprint is a record's bytes without its identity members.
-func fingerprint(d *doc, e span) string {
-	ms, _ := objectMembers(d.src, e.start)
+func fingerprint(d *doc, e int32) string {
+	return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] })
+}
+
+// withoutKeys is object ti's members (key, then value as written) minus those drop names.
+func withoutKeys(sc *jsonscan.Scanner, ti int32, drop func(string) bool) string {
 	var sb strings.Builder
-	for _, m := range ms {
-		if idKeys[m.key] {
+	for k, v := range sc.Members(ti) {
+		key := sc.Str(&sc.Tape[k])
+		if drop(string(key)) {
 			continue
 		}
-		sb.WriteString(m.key)
+		sb.Write(key)
 		sb.WriteByte(0)
-		sb.Write(d.src[m.start:m.end])
+		sb.Write(sc.Raw(v))
 		sb.WriteByte(0)
 	}
 	return sb.String()

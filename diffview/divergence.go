@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/jsonscan"
 )
 
 // A Divergence is the earliest point in virtual time at which the two runs' histories differ.
@@ -144,11 +146,7 @@ func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, b
 		if ri < 0 {
 			continue
 		}
-		raw, ok := dd.field(ri, arr)
-		if !ok {
-			continue
-		}
-		vals[s], oks[s] = elementMember(raw, idx, key)
+		vals[s], oks[s] = dd.elementMember(ri, arr, idx, key)
 	}
 	t, ok := minTime(vals[0], oks[0], vals[1], oks[1])
 	label := ""
@@ -160,21 +158,21 @@ func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, b
 	return t, ok, label
 }
 
-// elementMember reads member key of element idx of the JSON array raw.
-func elementMember(raw string, idx int, key string) (string, bool) {
-	src := []byte(raw)
-	if len(src) == 0 || src[0] != '[' {
+// elementMember reads member key of element idx of array arr in per_request record ri.
+func (d *doc) elementMember(ri int, arr string, idx int, key string) (string, bool) {
+	a, ok := d.fieldValue(ri, arr)
+	if !ok || d.kind(a) != jsonscan.Array {
 		return "", false
 	}
-	es, err := arrayElements(src, 0)
-	if err != nil || idx >= len(es) || src[es[idx].start] != '{' {
+	e, ok := d.sc.Element(a, idx)
+	if !ok || d.kind(e) != jsonscan.Object {
 		return "", false
 	}
-	v, ok := memberValue(src, es[idx], key)
+	v, ok := d.sc.Member(e, key)
 	if !ok {
 		return "", false
 	}
-	return string(src[v.start:v.end]), true
+	return d.raw(v), true
 }
 
 // eventOf places one change in virtual time and names the event it belongs to.

@@ -5,9 +5,9 @@
 //
 // # Diff
 //
-// DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1) with its own
-// scanner: number literals stay verbatim ("4.0" and "4" differ), byte-equal subtrees are
-// skipped after one validating pass, objects are compared by key (a report that is not
+// DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1) with the one
+// JSON scanner (internal/jsonscan): one validating pass builds each line's tape, number
+// literals stay verbatim ("4.0" and "4" differ), byte-equal subtrees are skipped, objects are compared by key (a report that is not
 // canonical is still compared, with a note), ordered arrays by position, and /per_request by
 // uuid (records renamed by an unseeded uuid are paired by content). Every differing leaf is a
 // Change with an RFC 6901 pointer; pointers into /per_request use B's index. Changes are

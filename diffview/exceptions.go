@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // exceptionsFile is the name of the exception records file inside a campaign directory.
@@ -165,31 +167,8 @@ func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	tmp, err := os.CreateTemp(campaignDir, ".exceptions-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(campaignDir, exceptionsFile)); err != nil {
-		return err
-	}
-	dir, err := os.Open(campaignDir)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	return dir.Sync()
+	// 0600, as the file has always been written.
+	return atomicfile.Write(filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
 }
 
 // PutException adds rec (new ID) or replaces the record with the same ID, and saves.

@@ -6,20 +6,29 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
+
+	"kvparity/internal/jsonscan"
+	"kvparity/internal/pointer"
 )
 
 // Loading one canonical report and reading values out of it by pointer.
 
-// A doc is one loaded report line.
+// A doc is one loaded report line and its scanned tape. Values are named by their tape
+// index (int32), the way jsonscan links them.
 type doc struct {
-	name  string // file name for messages
-	line  int    // 1-based line of the report in its file
-	src   []byte
-	reqs  []span           // per_request elements, in order (filled by the diff)
-	uuids []string         // their uuids
-	memo  map[int][]member // parsed per_request records, by index
-	root  map[string]span  // top-level members
+	name  string            // file name for messages
+	line  int               // 1-based line of the report in its file
+	sc    *jsonscan.Scanner // the line's tape (sc.Input() is the line)
+	reqs  []int32           // per_request elements, in order (filled by the diff)
+	uuids []string          // their uuids
+	memo  map[int][]member  // parsed per_request records, by index
+	root  map[string]int32  // top-level members
+}
+
+// A member is one key/value pair of an object: the decoded key and the value's tape index.
+type member struct {
+	key string
+	val int32
 }
 
 func loadDoc(path string) (*doc, error) {
@@ -62,103 +71,78 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if first == nil {
 		return nil, fmt.Errorf("%s: no report line (empty file)", name)
 	}
-	d := &doc{name: name, line: firstLine, src: first}
-	i := skipSpace(first, 0)
+	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner)}
+	i := jsonscan.SkipSpace(first, 0)
 	if i >= len(first) || first[i] != '{' {
 		return nil, fmt.Errorf("%s:%d: a canonical report must be a JSON object", name, firstLine)
 	}
-	end, err := skipValue(first, i, 0)
+	end, err := d.sc.ScanAt(first, i)
 	if err != nil {
 		return nil, d.errAt(err)
 	}
-	if j := skipSpace(first, end); j != len(first) {
+	if j := jsonscan.SkipSpace(first, end); j != len(first) {
 		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the report object", name, firstLine, j+1)
 	}
-	ms, _ := objectMembers(first, i)
-	d.root = make(map[string]span, len(ms))
-	for _, m := range ms {
-		d.root[m.key] = span{m.start, m.end}
+	d.root = make(map[string]int32, d.sc.Tape[0].N)
+	for _, m := range d.members(0) {
+		d.root[m.key] = m.val
 	}
 	return d, nil
 }
 
 // errAt turns a scan error into "file:line:col: at POINTER: message".
 func (d *doc) errAt(err error) error {
-	var se *syntaxError
+	var se *jsonscan.Error
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s:%d: %v", d.name, d.line, err)
 	}
-	ptr := locate(d.src, skipSpace(d.src, 0), se.off, nil)
-	return fmt.Errorf("%s:%d:%d: at %s: %s", d.name, d.line, se.off+1, pointerOf(ptr), se.msg)
+	return fmt.Errorf("%s:%d:%d: at %s: %s", d.name, d.line, se.Offset+1, displayPointer(se.Pointer), se.Msg)
 }
 
-// locate finds the pointer of the innermost value that contains byte off.
-func locate(src []byte, i, off int, path []string) []string {
-	if i >= len(src) || (src[i] != '{' && src[i] != '[') {
-		return path
-	}
-	obj := src[i] == '{'
-	i = skipSpace(src, i+1)
-	for idx := 0; i < len(src) && i <= off; idx++ {
-		seg := strconv.Itoa(idx)
-		if obj {
-			if src[i] != '"' {
-				return path
-			}
-			e, err := skipString(src, i)
-			if err != nil {
-				return path
-			}
-			k, _ := decodeString(src[i:e])
-			seg = k
-			i = skipSpace(src, e)
-			if i >= len(src) || src[i] != ':' {
-				return append(path, seg)
-			}
-			i = skipSpace(src, i+1)
-		}
-		e, err := skipValue(src, i, 0)
-		if err != nil || off < e {
-			return locate(src, i, off, append(path, seg))
-		}
-		i = skipSpace(src, e)
-		if i < len(src) && src[i] == ',' {
-			i = skipSpace(src, i+1)
-		} else {
-			return path
-		}
-	}
-	return path
-}
-
-// pointerOf escapes segments per RFC 6901.
-func pointerOf(path []string) string {
-	if len(path) == 0 {
+// displayPointer spells the root pointer "" as "/" in messages.
+func displayPointer(p string) string {
+	if p == "" {
 		return "/"
 	}
-	var sb strings.Builder
-	for _, s := range path {
-		sb.WriteByte('/')
-		if strings.ContainsAny(s, "~/") {
-			s = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-		}
-		sb.WriteString(s)
-	}
-	return sb.String()
+	return p
 }
 
-// splitPointer undoes pointerOf.
+// pointerOf is the pointer of a path of member keys and element indexes ("/" for the root).
+func pointerOf(path []string) string { return displayPointer(pointer.Join(path)) }
+
+// splitPointer undoes pointerOf (its pointers are always well formed).
 func splitPointer(p string) []string {
-	if p == "" || p == "/" {
+	if p == "/" {
 		return nil
 	}
-	segs := strings.Split(p[1:], "/")
-	for i, s := range segs {
-		if strings.Contains(s, "~") {
-			segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-		}
-	}
+	segs, _ := pointer.Parse(p)
 	return segs
+}
+
+func (d *doc) kind(ti int32) jsonscan.Kind { return d.sc.Tape[ti].Kind }
+
+// raw is value ti as written (strings with their quotes).
+func (d *doc) raw(ti int32) string { return string(d.sc.Raw(ti)) }
+
+// start is the byte offset where value ti begins.
+func (d *doc) start(ti int32) int { s, _ := d.sc.Span(ti); return s }
+
+// members lists the members of object ti with their decoded keys.
+func (d *doc) members(ti int32) []member {
+	ms := make([]member, 0, d.sc.Tape[ti].N)
+	for k, v := range d.sc.Members(ti) {
+		ms = append(ms, member{key: string(d.sc.Str(&d.sc.Tape[k])), val: v})
+	}
+	return ms
+}
+
+// elements lists the elements of array ti.
+func (d *doc) elements(ti int32) []int32 {
+	es := make([]int32, 0, d.sc.Tape[ti].N)
+	for _, el := range d.sc.Elements(ti) {
+		es = append(es, el)
+	}
+	return es
 }
 
 // record returns the parsed members of per_request record idx of d (memoized).
@@ -172,61 +156,81 @@ func (d *doc) record(idx int) []member {
 	if ms, ok := d.memo[idx]; ok {
 		return ms
 	}
-	ms, _ := objectMembers(d.src, d.reqs[idx].start)
+	ms := d.members(d.reqs[idx])
 	d.memo[idx] = ms
 	return ms
 }
 
-// field returns the raw value of key in per_request record idx.
-func (d *doc) field(idx int, key string) (string, bool) {
+// fieldValue returns the value of key in per_request record idx.
+func (d *doc) fieldValue(idx int, key string) (int32, bool) {
 	for _, m := range d.record(idx) {
 		if m.key == key {
-			return string(d.src[m.start:m.end]), true
+			return m.val, true
 		}
+	}
+	return 0, false
+}
+
+// field returns the raw value of key in per_request record idx.
+func (d *doc) field(idx int, key string) (string, bool) {
+	if v, ok := d.fieldValue(idx, key); ok {
+		return d.raw(v), true
 	}
 	return "", false
 }
 
-// at resolves a pointer in d to its raw value.
-func (d *doc) at(ptr string) (string, bool) {
+// fieldArray views key of per_request record idx as an array of objects, or returns nil.
+func (d *doc) fieldArray(idx int, key string) *arrayView {
+	if v, ok := d.fieldValue(idx, key); ok {
+		return arrayViewOf(d, v)
+	}
+	return nil
+}
+
+// value resolves a pointer in d to its value.
+func (d *doc) value(ptr string) (int32, bool) {
 	segs := splitPointer(ptr)
 	if len(segs) == 0 {
-		return string(d.src), true
+		return 0, true
 	}
-	s, ok := d.root[segs[0]]
+	v, ok := d.root[segs[0]]
 	if !ok {
-		return "", false
+		return 0, false
 	}
 	rest := segs[1:]
 	if segs[0] == "per_request" && len(rest) > 0 && d.reqs != nil {
-		// The per_request spans are already known: skip rescanning the largest array.
+		// The per_request elements are already listed: no walk through the largest array.
 		k, err := strconv.Atoi(rest[0])
 		if err != nil || k < 0 || k >= len(d.reqs) {
-			return "", false
+			return 0, false
 		}
-		s, rest = d.reqs[k], rest[1:]
+		v, rest = d.reqs[k], rest[1:]
 	}
 	for _, seg := range rest {
-		switch d.src[s.start] {
-		case '{':
-			v, ok := memberValue(d.src, s, seg)
-			if !ok {
-				return "", false
+		switch d.kind(v) {
+		case jsonscan.Object:
+			if v, ok = d.sc.Member(v, seg); !ok {
+				return 0, false
 			}
-			s = v
-		case '[':
+		case jsonscan.Array:
 			k, err := strconv.Atoi(seg)
 			if err != nil {
-				return "", false
+				return 0, false
 			}
-			es, _ := arrayElements(d.src, s.start)
-			if k < 0 || k >= len(es) {
-				return "", false
+			if v, ok = d.sc.Element(v, k); !ok {
+				return 0, false
 			}
-			s = es[k]
 		default:
-			return "", false
+			return 0, false
 		}
 	}
-	return string(d.src[s.start:s.end]), true
+	return v, true
+}
+
+// at resolves a pointer in d to its raw value.
+func (d *doc) at(ptr string) (string, bool) {
+	if v, ok := d.value(ptr); ok {
+		return d.raw(v), true
+	}
+	return "", false
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // Protocol stage 1: every artifact is copied into the campaign (artifacts/) and its SHA-256,
@@ -148,5 +150,5 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append(data, '\n'))
+	return atomicfile.Update(path, append(data, '\n'), 0o644)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // Options configure a campaign beyond its row.
@@ -150,7 +152,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err != nil {
 		return nil, fmt.Errorf("campaign: freezing the row: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, FileRow), frozen); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, FileRow), frozen, 0o644); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	if err := writeJSONFile(filepath.Join(dir, FileHost), c.host); err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"kvparity/internal/atomicfile"
 	"kvparity/stats"
 )
 
@@ -42,7 +43,7 @@ func (p *perfRun) export(r *PerfResult) error {
 	if err := WritePerfBench(&b, r); err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, "samples.txt"), b.Bytes())
+	return atomicfile.Update(filepath.Join(dir, "samples.txt"), b.Bytes(), 0o644)
 }
 
 type samplesFile struct {

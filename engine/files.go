@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"kvparity/internal/atomicfile"
 )
 
 // createSynced creates path with perm, lets fill write it, and fsyncs and closes it. On any
@@ -30,44 +30,10 @@ func createSynced(path string, perm os.FileMode, fill func(io.Writer) error) err
 	return err
 }
 
-// WriteFileAtomic writes data to path (mode 0644, creating its folder) through a fresh
-// temporary file in the same folder that is fsync'd and renamed, so a crash never leaves half a
-// file and a reader never sees one; a file already holding exactly data is left alone (its
-// mtime too, so rewriting a report that did not change is not a change). The campaign report
-// writes its files with it too.
-func WriteFileAtomic(path string, data []byte) error { return writeFileAtomicMode(path, data, 0o644) }
-
-// writeFileAtomicMode is WriteFileAtomic with the file's mode given: the matrix writes its job
-// scripts and its copy of kvparity executable (0755). A file already holding data is left alone
-// only when its mode is perm too.
-func writeFileAtomicMode(path string, data []byte, perm os.FileMode) error {
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm() == perm {
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp.Close()
-	if err := createSynced(tmp.Name(), perm, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return err
-	}
-	// CreateTemp made it 0600; campaign files are read by other tools and users.
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
+// WriteFileAtomic writes data to path (mode 0644, creating its folder) crash-safe and leaves
+// a file already holding exactly data alone: atomicfile.Update. It is the campaign report's
+// way to the one atomic writer (campaignreport reaches internal packages through engine).
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.Update(path, data, 0o644) }
 
 // ReadJSONFile decodes the JSON file at path into v. A read error is returned as is (test it
 // with errors.Is(err, fs.ErrNotExist)); a decoding error names the file and the byte offset or

@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // The journal (journal.jsonl) is the campaign's append-only history. Each line is
@@ -248,7 +250,7 @@ func createJournal(path string, recs []Record) error {
 		}
 		data = append(data, line...)
 	}
-	return WriteFileAtomic(path, data)
+	return atomicfile.Update(path, data, 0o644)
 }
 
 // Close closes the file; later appends fail.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/internal/atomicfile"
 	"kvparity/verdict"
 )
 
@@ -247,7 +248,7 @@ func (m *matrix) stageBinary() error {
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
-	if err := writeFileAtomicMode(dst, data, 0o755); err != nil {
+	if err := atomicfile.Update(dst, data, 0o755); err != nil {
 		return fmt.Errorf("matrix: copying kvparity into %s: %w", m.dir, err)
 	}
 	m.logf("copied %s to %s (sha256 %s)", src, dst, want[:12])

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/internal/atomicfile"
 	"kvparity/verdict"
 )
 
@@ -84,7 +85,7 @@ func WriteMatrixReport(dir string, rep MatrixReport) error {
 	if err := writeJSONFile(filepath.Join(dir, MatrixReportJSON), rep); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(dir, MatrixReportMD), rep.Markdown()); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, MatrixReportMD), rep.Markdown(), 0o644); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
 	return nil

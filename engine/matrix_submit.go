@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"kvparity/internal/atomicfile"
 )
 
 // runSlurm submits a job for every row without a verdict (following rows whose job from an
@@ -61,7 +63,7 @@ func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
 	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, MatrixBinary),
 		Partition: m.o.Partition, RunArgs: m.o.RunArgs}
 	script := filepath.Join(r.dir, JobScriptFile)
-	if err := writeFileAtomicMode(script, js.Render(), 0o755); err != nil {
+	if err := atomicfile.Update(script, js.Render(), 0o755); err != nil {
 		return fmt.Errorf("matrix: %s: %w", r.row.Name, err)
 	}
 	var extra []string

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kvparity/internal/atomicfile"
 	"kvparity/report"
 )
 
@@ -65,7 +66,7 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.ID, raw, err)
 	}
 	reportPath := filepath.Join(spec.Dir, "report.json")
-	if err := WriteFileAtomic(reportPath, canon); err != nil {
+	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
 	}
 	evPath := filepath.Join(spec.Dir, "evidence.json")

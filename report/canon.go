@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"kvparity/internal/jsonscan"
 )
 
 // A CanonError is bad input found while canonicalizing a record: it names the RFC 6901
@@ -31,7 +33,40 @@ func (e *CanonError) Error() string {
 // scanners are pooled because a 30 MB report needs a tape of a few million tokens; reusing it
 // across the lines of a file and the repetitions of a campaign keeps the garbage collector out
 // of the hot path.
-var scanners = sync.Pool{New: func() any { return new(scanner) }}
+var scanners = sync.Pool{New: func() any { return newScanner() }}
+
+// newScanner is a scanner with the canonical profile's grammar: numbers must fit a float64.
+func newScanner() *jsonscan.Scanner { return &jsonscan.Scanner{Finite: true} }
+
+// canonErr turns a scan error into a *CanonError.
+func canonErr(err error) error {
+	if e, ok := err.(*jsonscan.Error); ok {
+		return &CanonError{Pointer: e.Pointer, Offset: int64(e.Offset), Msg: e.Msg}
+	}
+	return err
+}
+
+// parseRecord scans in as exactly one JSON object followed by optional whitespace.
+func parseRecord(s *jsonscan.Scanner, in []byte) error {
+	if int64(len(in)) > 1<<31-1 {
+		return &CanonError{Offset: 0, Msg: "record larger than 2 GiB"}
+	}
+	pos := jsonscan.SkipSpace(in, 0)
+	if pos >= len(in) {
+		return &CanonError{Offset: int64(pos), Msg: "empty record (expected a JSON object)"}
+	}
+	if in[pos] != '{' {
+		return &CanonError{Offset: int64(pos), Msg: "record is not a JSON object (starts with " + jsonscan.QuoteByte(in[pos]) + ")"}
+	}
+	end, err := s.ScanAt(in, 0)
+	if err != nil {
+		return canonErr(err)
+	}
+	if pos = jsonscan.SkipSpace(in, end); pos < len(in) {
+		return &CanonError{Offset: int64(pos), Msg: "trailing data after the record: " + jsonscan.Excerpt(in[pos:])}
+	}
+	return nil
+}
 
 // Canonicalize returns the canonical form of one record (one JSON object, e.g. a JSONL line with
 // or without its newline) under profile p: object keys sorted bytewise at every level, number
@@ -55,14 +90,14 @@ func Canonicalize(record []byte, p Profile) ([]byte, error) {
 	if out, ok := canonicalFast(record, root); ok {
 		return out, nil
 	}
-	s := scanners.Get().(*scanner)
-	defer func() { s.reset(nil); scanners.Put(s) }()
+	s := scanners.Get().(*jsonscan.Scanner)
+	defer func() { s.Reset(); scanners.Put(s) }()
 	return canonicalize(s, record, root)
 }
 
 // canonicalize leaves the record's tape in s for callers that walk it afterwards.
-func canonicalize(s *scanner, record []byte, root *ptrNode) ([]byte, error) {
-	if err := s.parseRecord(record); err != nil {
+func canonicalize(s *jsonscan.Scanner, record []byte, root *ptrNode) ([]byte, error) {
+	if err := parseRecord(s, record); err != nil {
 		return nil, err
 	}
 	e := emitter{s: s, out: make([]byte, 0, len(record)+1)}
@@ -74,46 +109,45 @@ func canonicalize(s *scanner, record []byte, root *ptrNode) ([]byte, error) {
 
 // An emitter writes the canonical form of a scanned tape.
 type emitter struct {
-	s       *scanner
+	s       *jsonscan.Scanner
 	out     []byte
 	members []int32 // stack of member key indices of the objects being emitted
-	path    []pathSeg
+	path    []jsonscan.Step
 }
 
 func (e *emitter) fail(off int32, msg string) error {
-	s := e.s
-	return &CanonError{Pointer: renderPointer(e.path, s.tape, s.in, s.esc, s.dec), Offset: int64(off), Msg: msg}
+	return &CanonError{Pointer: e.s.Pointer(e.path), Offset: int64(off), Msg: msg}
 }
 
 func (e *emitter) emit(ti int32, node *ptrNode) error {
-	t := &e.s.tape[ti]
-	switch t.kind {
-	case tkObject:
+	t := &e.s.Tape[ti]
+	switch t.Kind {
+	case jsonscan.Object:
 		if node != nil && node.unsorted {
-			return e.fail(t.start, "the profile names this as an unordered array (sorted by "+strconv.Quote(node.sortBy)+"), but it is an object")
+			return e.fail(t.Start, "the profile names this as an unordered array (sorted by "+strconv.Quote(node.sortBy)+"), but it is an object")
 		}
 		return e.object(ti, node)
-	case tkArray:
+	case jsonscan.Array:
 		if node != nil && node.unsorted {
 			return e.sortedArray(ti, node)
 		}
 		return e.array(ti, node)
-	case tkString:
+	case jsonscan.String:
 		e.out = e.appendString(e.out, t)
 	default:
-		e.out = append(e.out, e.s.in[t.start:t.end]...)
+		e.out = append(e.out, e.s.Input()[t.Start:t.End]...)
 	}
 	return nil
 }
 
 func (e *emitter) object(ti int32, node *ptrNode) error {
 	s := e.s
-	n := s.tape[ti].n
+	n := s.Tape[ti].N
 	lo := len(e.members)
 	k := ti + 1
 	for m := int32(0); m < n; m++ {
 		e.members = append(e.members, k)
-		k = s.tape[k+1].next
+		k = s.Tape[k+1].Next
 	}
 	if err := e.sortMembers(lo); err != nil {
 		return err
@@ -125,7 +159,7 @@ func (e *emitter) object(ti int32, node *ptrNode) error {
 		key := e.members[i]
 		var child *ptrNode
 		if node != nil {
-			child = node.child(s.strBytes(&s.tape[key]))
+			child = node.child(s.Str(&s.Tape[key]))
 			if child != nil && child.exclude {
 				continue
 			}
@@ -134,9 +168,9 @@ func (e *emitter) object(ti int32, node *ptrNode) error {
 			e.out = append(e.out, ',')
 		}
 		first = false
-		e.out = e.appendString(e.out, &s.tape[key])
+		e.out = e.appendString(e.out, &s.Tape[key])
 		e.out = append(e.out, ':')
-		e.path = append(e.path, pathSeg{key: key})
+		e.path = append(e.path, jsonscan.Step{Key: key})
 		if err := e.emit(key+1, child); err != nil {
 			return err
 		}
@@ -152,7 +186,7 @@ func (e *emitter) object(ti int32, node *ptrNode) error {
 func (e *emitter) sortMembers(lo int) error {
 	s := e.s
 	mem := e.members[lo:]
-	key := func(i int32) []byte { return s.strBytes(&s.tape[i]) }
+	key := func(i int32) []byte { return s.Str(&s.Tape[i]) }
 	sorted := true
 	for i := 1; i < len(mem); i++ {
 		if c := bytes.Compare(key(mem[i-1]), key(mem[i])); c >= 0 {
@@ -176,21 +210,21 @@ func (e *emitter) sortMembers(lo int) error {
 }
 
 func (e *emitter) duplicate(key int32) error {
-	e.path = append(e.path, pathSeg{key: key})
-	err := e.fail(e.s.tape[key].start-1, "duplicate key "+strconv.Quote(string(e.s.strBytes(&e.s.tape[key]))))
+	e.path = append(e.path, jsonscan.Step{Key: key})
+	err := e.fail(e.s.Tape[key].Start-1, "duplicate key "+strconv.Quote(string(e.s.Str(&e.s.Tape[key]))))
 	e.path = e.path[:len(e.path)-1]
 	return err
 }
 
 func (e *emitter) array(ti int32, node *ptrNode) error {
 	s := e.s
-	n := s.tape[ti].n
+	n := s.Tape[ti].N
 	e.out = append(e.out, '[')
-	e.path = append(e.path, pathSeg{key: -1})
+	e.path = append(e.path, jsonscan.Step{Key: -1})
 	top := len(e.path) - 1
 	k := ti + 1
 	first := true
-	for i := int32(0); i < n; i, k = i+1, s.tape[k].next {
+	for i := int32(0); i < n; i, k = i+1, s.Tape[k].Next {
 		var child *ptrNode
 		if node != nil {
 			child = node.childIndex(int(i))
@@ -202,7 +236,7 @@ func (e *emitter) array(ti int32, node *ptrNode) error {
 			e.out = append(e.out, ',')
 		}
 		first = false
-		e.path[top].idx = i
+		e.path[top].Index = i
 		if err := e.emit(k, child); err != nil {
 			return err
 		}
@@ -227,17 +261,17 @@ type element struct {
 // (e.g. /per_request/3) name the element by its position in the input.
 func (e *emitter) sortedArray(ti int32, node *ptrNode) error {
 	s := e.s
-	n := s.tape[ti].n
+	n := s.Tape[ti].N
 	elems := make([]element, 0, n)
-	e.path = append(e.path, pathSeg{key: -1})
+	e.path = append(e.path, jsonscan.Step{Key: -1})
 	top := len(e.path) - 1
 	k := ti + 1
-	for i := int32(0); i < n; i, k = i+1, s.tape[k].next {
+	for i := int32(0); i < n; i, k = i+1, s.Tape[k].Next {
 		child := node.childIndex(int(i))
 		if child != nil && child.exclude {
 			continue
 		}
-		e.path[top].idx = i
+		e.path[top].Index = i
 		key, err := e.sortKey(k, node.sortBy)
 		if err != nil {
 			return err
@@ -278,7 +312,7 @@ func (e *emitter) sortedArray(ti int32, node *ptrNode) error {
 		if i > 0 {
 			e.out = append(e.out, ',')
 		}
-		e.path[top].idx = elems[i].idx
+		e.path[top].Index = elems[i].idx
 		if elems[i].canon != nil {
 			e.out = append(e.out, elems[i].canon...)
 			continue
@@ -295,32 +329,32 @@ func (e *emitter) sortedArray(ti int32, node *ptrNode) error {
 // sortKey finds the decoded string value of member name in the object at ti.
 func (e *emitter) sortKey(ti int32, name string) ([]byte, error) {
 	s := e.s
-	t := &s.tape[ti]
-	if t.kind != tkObject {
-		return nil, e.fail(t.start, "element of an unordered array is not an object (cannot sort it by "+strconv.Quote(name)+")")
+	t := &s.Tape[ti]
+	if t.Kind != jsonscan.Object {
+		return nil, e.fail(t.Start, "element of an unordered array is not an object (cannot sort it by "+strconv.Quote(name)+")")
 	}
 	k := ti + 1
-	for m := int32(0); m < t.n; m++ {
-		if string(s.strBytes(&s.tape[k])) == name {
-			v := &s.tape[k+1]
-			if v.kind != tkString {
-				e.path = append(e.path, pathSeg{key: k})
-				err := e.fail(v.start, "sort key "+strconv.Quote(name)+" of an unordered array element is not a string")
+	for m := int32(0); m < t.N; m++ {
+		if string(s.Str(&s.Tape[k])) == name {
+			v := &s.Tape[k+1]
+			if v.Kind != jsonscan.String {
+				e.path = append(e.path, jsonscan.Step{Key: k})
+				err := e.fail(v.Start, "sort key "+strconv.Quote(name)+" of an unordered array element is not a string")
 				e.path = e.path[:len(e.path)-1]
 				return nil, err
 			}
-			return s.strBytes(v), nil
+			return s.Str(v), nil
 		}
-		k = s.tape[k+1].next
+		k = s.Tape[k+1].Next
 	}
-	return nil, e.fail(t.start, "element of an unordered array has no sort key "+strconv.Quote(name))
+	return nil, e.fail(t.Start, "element of an unordered array has no sort key "+strconv.Quote(name))
 }
 
 // elementCanon canonicalizes one element on its own (memoized) for tie-breaking.
 func (e *emitter) elementCanon(el *element, errp *error) []byte {
 	if el.canon == nil {
-		sub := emitter{s: e.s, path: append([]pathSeg(nil), e.path...)}
-		sub.path[len(sub.path)-1].idx = el.idx
+		sub := emitter{s: e.s, path: append([]jsonscan.Step(nil), e.path...)}
+		sub.path[len(sub.path)-1].Index = el.idx
 		if err := sub.emit(el.ti, el.child); err != nil && *errp == nil {
 			*errp = err
 		}
@@ -333,13 +367,13 @@ func (e *emitter) elementCanon(el *element, errp *error) []byte {
 }
 
 // appendString writes string token t the way serde_json would.
-func (e *emitter) appendString(out []byte, t *token) []byte {
-	if t.flags&tfEscaped == 0 {
+func (e *emitter) appendString(out []byte, t *jsonscan.Token) []byte {
+	if t.Flags&jsonscan.Escaped == 0 {
 		// Without escapes the raw bytes hold no '"', '\\' or control characters (the scanner
 		// rejected those), which is exactly serde's output for them.
 		out = append(out, '"')
-		out = append(out, e.s.in[t.start:t.end]...)
+		out = append(out, e.s.Input()[t.Start:t.End]...)
 		return append(out, '"')
 	}
-	return AppendJSONString(out, e.s.strBytes(t))
+	return AppendJSONString(out, e.s.Str(t))
 }

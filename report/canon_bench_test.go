@@ -3,6 +3,8 @@ package report
 import (
 	"sync"
 	"testing"
+
+	"kvparity/internal/jsonscan"
 )
 
 // The speed target (DESIGN, issue 3): canonicalize + digest a ~29 MB report at least 10x
@@ -60,19 +62,17 @@ func BenchmarkCanonicalizeAndCheck(b *testing.B) {
 
 // reverseKeys re-spells a compact record with every object's members in reverse order.
 func reverseKeys(in []byte) []byte {
-	s := new(scanner)
-	if err := s.parseRecord(in); err != nil {
+	s := newScanner()
+	if err := parseRecord(s, in); err != nil {
 		panic(err)
 	}
 	var out []byte
 	var walk func(ti int32)
 	walk = func(ti int32) {
-		t := &s.tape[ti]
-		switch t.kind {
-		case tkObject:
+		switch s.Tape[ti].Kind {
+		case jsonscan.Object:
 			var mem []int32
-			k := ti + 1
-			for m := int32(0); m < t.n; m, k = m+1, s.tape[k+1].next {
+			for k := range s.Members(ti) {
 				mem = append(mem, k)
 			}
 			out = append(out, '{')
@@ -80,26 +80,22 @@ func reverseKeys(in []byte) []byte {
 				if i != len(mem)-1 {
 					out = append(out, ',')
 				}
-				kt := &s.tape[mem[i]]
-				out = append(out, in[kt.start-1:kt.end+1]...)
+				out = append(out, s.Raw(mem[i])...)
 				out = append(out, ':')
 				walk(mem[i] + 1)
 			}
 			out = append(out, '}')
-		case tkArray:
+		case jsonscan.Array:
 			out = append(out, '[')
-			k := ti + 1
-			for i := int32(0); i < t.n; i, k = i+1, s.tape[k].next {
+			for i, el := range s.Elements(ti) {
 				if i > 0 {
 					out = append(out, ',')
 				}
-				walk(k)
+				walk(el)
 			}
 			out = append(out, ']')
-		case tkString:
-			out = append(out, in[t.start-1:t.end+1]...)
 		default:
-			out = append(out, in[t.start:t.end]...)
+			out = append(out, s.Raw(ti)...)
 		}
 	}
 	walk(0)

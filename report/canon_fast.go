@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"kvparity/internal/jsonscan"
 )
 
 // The fast path. A harness's canonical output is normally already canonical (sorted keys,
@@ -13,6 +15,8 @@ import (
 // UTF-8 problem, equal sort keys, an index exclusion — makes it give up, and the general path
 // (scanner + emitter) produces the canonical bytes or the precise error. So the fast path never
 // decides an error and never produces bytes the general path would not.
+
+type span struct{ start, end int32 }
 
 type fastCanon struct {
 	in    []byte
@@ -107,7 +111,7 @@ func (f *fastCanon) value(node *ptrNode) bool {
 func (f *fastCanon) object(node *ptrNode, sortBy string) (sortKey []byte, ok bool) {
 	in := f.in
 	f.depth++
-	if f.depth > maxDepth {
+	if f.depth > jsonscan.MaxDepth {
 		return nil, false
 	}
 	f.pos++ // '{'
@@ -202,7 +206,7 @@ func (f *fastCanon) array(node *ptrNode) bool {
 		return false // element exclusions by index: general path
 	}
 	f.depth++
-	if f.depth > maxDepth {
+	if f.depth > jsonscan.MaxDepth {
 		return false
 	}
 	f.pos++ // '['
@@ -253,10 +257,7 @@ func (f *fastCanon) str() (start, end int, escaped bool) {
 	start = f.pos + 1
 	i := start
 	for {
-		for i < len(in) && strSafe[in[i]] {
-			i++
-		}
-		if i >= len(in) {
+		if i = jsonscan.PlainRun(in, i); i >= len(in) {
 			return 0, -1, false
 		}
 		switch c := in[i]; {
@@ -311,8 +312,8 @@ func (f *fastCanon) number() bool {
 	if f.in[i] == '-' {
 		i++
 	}
-	end, intDigits, exp, fault := scanNumber(f.in, i)
-	if fault != numberOK || intDigits+exp > 300 {
+	end, intDigits, exp, fault := jsonscan.ScanNumber(f.in, i)
+	if fault != jsonscan.NumberOK || intDigits+exp > 300 {
 		return false // could overflow float64 (or is malformed): the general path decides
 	}
 	f.pos = end

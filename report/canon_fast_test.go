@@ -14,7 +14,7 @@ func canonicalSlow(t testing.TB, in []byte, p Profile) ([]byte, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return canonicalize(new(scanner), in, root)
+	return canonicalize(newScanner(), in, root)
 }
 
 // fastAgrees reports whether the fast path answered, failing the test if it disagrees.

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+
+	"kvparity/internal/jsonscan"
 )
 
 // FixedPointRoot is what FixedPointBreak returns when the record breaks the canonical form at
@@ -37,8 +39,8 @@ func CanonicalizeAndCheck(record []byte, p Profile) (canonical []byte, breakPoin
 		// excluded members at most: a fixed point by definition.
 		return out, "", nil
 	}
-	s := scanners.Get().(*scanner)
-	defer func() { s.reset(nil); scanners.Put(s) }()
+	s := scanners.Get().(*jsonscan.Scanner)
+	defer func() { s.Reset(); scanners.Put(s) }()
 	canonical, err = canonicalize(s, record, root)
 	if err != nil {
 		return nil, "", err
@@ -57,14 +59,14 @@ type fixedPointWalker struct {
 
 func (w *fixedPointWalker) walk(root *ptrNode) string {
 	s := w.e.s
-	t := &s.tape[0]
-	if t.flags&tfSpaceBefore != 0 {
+	t := &s.Tape[0]
+	if t.Flags&jsonscan.SpaceBefore != 0 {
 		return FixedPointRoot
 	}
 	if ptr := w.value(0, root); ptr != "" {
 		return ptr
 	}
-	rest := s.in[t.end:]
+	rest := s.Input()[t.End:]
 	if len(rest) > 0 && !(len(rest) == 1 && rest[0] == '\n') {
 		return FixedPointRoot
 	}
@@ -72,25 +74,24 @@ func (w *fixedPointWalker) walk(root *ptrNode) string {
 }
 
 func (w *fixedPointWalker) here() string {
-	s := w.e.s
-	return renderPointer(w.e.path, s.tape, s.in, s.esc, s.dec)
+	return w.e.s.Pointer(w.e.path)
 }
 
 // value checks token ti, whose own pointer is the walker's current path.
 func (w *fixedPointWalker) value(ti int32, node *ptrNode) string {
 	s := w.e.s
-	t := &s.tape[ti]
-	if ti != 0 && t.flags&tfSpaceBefore != 0 {
+	t := &s.Tape[ti]
+	if ti != 0 && t.Flags&jsonscan.SpaceBefore != 0 {
 		return w.here()
 	}
-	switch t.kind {
-	case tkString:
+	switch t.Kind {
+	case jsonscan.String:
 		if !serdeEncoded(s, t) {
 			return w.here()
 		}
-	case tkObject:
+	case jsonscan.Object:
 		return w.object(ti, node)
-	case tkArray:
+	case jsonscan.Array:
 		return w.array(ti, node)
 	}
 	return ""
@@ -98,19 +99,19 @@ func (w *fixedPointWalker) value(ti int32, node *ptrNode) string {
 
 func (w *fixedPointWalker) object(ti int32, node *ptrNode) string {
 	s := w.e.s
-	t := &s.tape[ti]
+	t := &s.Tape[ti]
 	var prev []byte
 	havePrev := false
 	k := ti + 1
-	for m := int32(0); m < t.n; m, k = m+1, s.tape[k+1].next {
-		key := s.strBytes(&s.tape[k])
+	for m := int32(0); m < t.N; m, k = m+1, s.Tape[k+1].Next {
+		key := s.Str(&s.Tape[k])
 		child := node.child(key)
 		if child != nil && child.exclude {
 			continue
 		}
-		w.e.path = append(w.e.path, pathSeg{key: k})
-		kt := &s.tape[k]
-		if kt.flags&tfSpaceBefore != 0 || !serdeEncoded(s, kt) || (havePrev && bytes.Compare(prev, key) >= 0) {
+		w.e.path = append(w.e.path, jsonscan.Step{Key: k})
+		kt := &s.Tape[k]
+		if kt.Flags&jsonscan.SpaceBefore != 0 || !serdeEncoded(s, kt) || (havePrev && bytes.Compare(prev, key) >= 0) {
 			return w.here()
 		}
 		if ptr := w.value(k+1, child); ptr != "" {
@@ -119,7 +120,7 @@ func (w *fixedPointWalker) object(ti int32, node *ptrNode) string {
 		w.e.path = w.e.path[:len(w.e.path)-1]
 		prev, havePrev = key, true
 	}
-	if t.flags&tfSpaceClose != 0 {
+	if t.Flags&jsonscan.SpaceClose != 0 {
 		if ti == 0 {
 			return FixedPointRoot
 		}
@@ -130,17 +131,17 @@ func (w *fixedPointWalker) object(ti int32, node *ptrNode) string {
 
 func (w *fixedPointWalker) array(ti int32, node *ptrNode) string {
 	s := w.e.s
-	t := &s.tape[ti]
-	w.e.path = append(w.e.path, pathSeg{key: -1})
+	t := &s.Tape[ti]
+	w.e.path = append(w.e.path, jsonscan.Step{Key: -1})
 	top := len(w.e.path) - 1
 	var prev *element
 	k := ti + 1
-	for i := int32(0); i < t.n; i, k = i+1, s.tape[k].next {
+	for i := int32(0); i < t.N; i, k = i+1, s.Tape[k].Next {
 		child := node.childIndex(int(i))
 		if child != nil && child.exclude {
 			continue
 		}
-		w.e.path[top].idx = i
+		w.e.path[top].Index = i
 		if node != nil && node.unsorted {
 			// Canonicalize already proved every element has a string sort key.
 			key, _ := w.e.sortKey(k, node.sortBy)
@@ -162,19 +163,19 @@ func (w *fixedPointWalker) array(ti int32, node *ptrNode) string {
 		}
 	}
 	w.e.path = w.e.path[:top]
-	if t.flags&tfSpaceClose != 0 {
+	if t.Flags&jsonscan.SpaceClose != 0 {
 		return w.here()
 	}
 	return ""
 }
 
 // serdeEncoded reports whether string token t is spelled exactly as serde_json would spell it.
-func serdeEncoded(s *scanner, t *token) bool {
-	if t.flags&tfEscaped == 0 {
+func serdeEncoded(s *jsonscan.Scanner, t *jsonscan.Token) bool {
+	if t.Flags&jsonscan.Escaped == 0 {
 		return true
 	}
-	raw := s.in[t.start:t.end]
+	raw := s.Input()[t.Start:t.End]
 	var buf [128]byte
-	enc := AppendJSONString(buf[:0], s.strBytes(t))
+	enc := AppendJSONString(buf[:0], s.Str(t))
 	return bytes.Equal(raw, enc[1:len(enc)-1])
 }

@@ -3,7 +3,8 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
+
+	"kvparity/internal/pointer"
 )
 
 // ProfileName names the canonical report profile this package implements.
@@ -38,7 +39,7 @@ func DefaultProfile() Profile {
 // below the root, and that every unordered array names a sort member.
 func (p Profile) Validate() error {
 	for _, e := range p.Exclusions {
-		if _, err := ParsePointer(e); err != nil {
+		if _, err := pointer.Parse(e); err != nil {
 			return fmt.Errorf("canonical profile: exclusion %q: %w", e, err)
 		}
 		if e == "" {
@@ -46,7 +47,7 @@ func (p Profile) Validate() error {
 		}
 	}
 	for ptr, key := range p.Unordered {
-		if _, err := ParsePointer(ptr); err != nil {
+		if _, err := pointer.Parse(ptr); err != nil {
 			return fmt.Errorf("canonical profile: unordered %q: %w", ptr, err)
 		}
 		if ptr == "" {
@@ -57,47 +58,6 @@ func (p Profile) Validate() error {
 		}
 	}
 	return nil
-}
-
-// ParsePointer splits an RFC 6901 JSON pointer into its unescaped reference tokens.
-func ParsePointer(ptr string) ([]string, error) {
-	if ptr == "" {
-		return nil, nil
-	}
-	if ptr[0] != '/' {
-		return nil, fmt.Errorf("JSON pointer must be empty or start with '/'")
-	}
-	parts := strings.Split(ptr[1:], "/")
-	for i, t := range parts {
-		if !strings.Contains(t, "~") {
-			continue
-		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 < len(t) && t[j+1] == '0' {
-				b.WriteByte('~')
-			} else if j+1 < len(t) && t[j+1] == '1' {
-				b.WriteByte('/')
-			} else {
-				return nil, fmt.Errorf("invalid escape in JSON pointer token %q (only ~0 and ~1)", t)
-			}
-			j++
-		}
-		parts[i] = b.String()
-	}
-	return parts, nil
-}
-
-// escapeToken escapes one reference token for a JSON pointer.
-func escapeToken(t []byte) string {
-	if !strings.ContainsAny(string(t), "~/") {
-		return string(t)
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(string(t))
 }
 
 // A ptrNode is one level of the profile compiled into a trie over reference tokens, so the
@@ -131,7 +91,7 @@ func compileProfile(p Profile) (*ptrNode, error) {
 	}
 	root := &ptrNode{}
 	walk := func(ptr string) *ptrNode {
-		toks, _ := ParsePointer(ptr)
+		toks, _ := pointer.Parse(ptr)
 		n := root
 		for _, t := range toks {
 			if n.kids == nil {
@@ -165,24 +125,4 @@ func markCuts(n *ptrNode) {
 		}
 		markCuts(c)
 	}
-}
-
-// renderPointer builds the RFC 6901 pointer of a path on a scanner's tape.
-func renderPointer(path []pathSeg, tape []token, in []byte, esc []span, dec []byte) string {
-	var b strings.Builder
-	for _, seg := range path {
-		b.WriteByte('/')
-		if seg.key < 0 {
-			b.WriteString(strconv.Itoa(int(seg.idx)))
-			continue
-		}
-		t := &tape[seg.key]
-		k := in[t.start:t.end]
-		if t.flags&tfEscaped != 0 {
-			sp := esc[t.n]
-			k = dec[sp.start:sp.end]
-		}
-		b.WriteString(escapeToken(k))
-	}
-	return b.String()
 }

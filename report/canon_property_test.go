@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kvparity/internal/pointer"
 )
 
 // Property tests: whatever the spelling of a record (key order, whitespace, escapes), its
@@ -182,7 +184,7 @@ func decodeNumbers(t testing.TB, b []byte) any {
 // expected applies the profile to a decoded value the slow, obvious way.
 func expected(v any, p Profile) any {
 	for _, ex := range p.Exclusions {
-		toks, _ := ParsePointer(ex)
+		toks, _ := pointer.Parse(ex)
 		removePointer(v, toks)
 	}
 	if m, ok := v.(map[string]any); ok {

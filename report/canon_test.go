@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"kvparity/internal/jsonscan"
 )
 
 func mustCanon(t *testing.T, in string, p Profile) string {
@@ -191,7 +193,7 @@ func TestCanonicalizeRejectsBadProfiles(t *testing.T) {
 }
 
 func TestCanonicalizeRejectsDeepNesting(t *testing.T) {
-	in := `{"a":` + strings.Repeat("[", maxDepth+5) + strings.Repeat("]", maxDepth+5) + `}`
+	in := `{"a":` + strings.Repeat("[", jsonscan.MaxDepth+5) + strings.Repeat("]", jsonscan.MaxDepth+5) + `}`
 	if _, err := Canonicalize([]byte(in), Profile{}); err == nil || !strings.Contains(err.Error(), "nesting deeper") {
 		t.Fatalf("got %v", err)
 	}

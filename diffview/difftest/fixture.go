@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/pointer"
 )
 
 // Num formats a float the way serde_json prints an f64: shortest round-trip, with ".0" for
@@ -133,8 +135,20 @@ func Clone(m map[string]any) map[string]any {
 
 // Get reads the value at a JSON pointer (array indexes only as numbers).
 func Get(m map[string]any, ptr string) any {
+	return get(m, tokens(ptr))
+}
+
+func tokens(ptr string) []string {
+	toks, err := pointer.Parse(ptr)
+	if err != nil {
+		panic("difftest: " + err.Error())
+	}
+	return toks
+}
+
+func get(m map[string]any, toks []string) any {
 	var cur any = m
-	for _, seg := range strings.Split(ptr[1:], "/") {
+	for _, seg := range toks {
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[seg]
@@ -142,7 +156,7 @@ func Get(m map[string]any, ptr string) any {
 			k, _ := strconv.Atoi(seg)
 			cur = c[k]
 		default:
-			panic("difftest.Get: no container at " + ptr)
+			panic("difftest.Get: no container at " + pointer.Join(toks))
 		}
 	}
 	return cur
@@ -150,12 +164,9 @@ func Get(m map[string]any, ptr string) any {
 
 // Set writes v at a JSON pointer whose parent exists.
 func Set(m map[string]any, ptr string, v any) {
-	k := strings.LastIndexByte(ptr, '/')
-	parent, last := ptr[:k], ptr[k+1:]
-	var p any = m
-	if parent != "" {
-		p = Get(m, parent)
-	}
+	toks := tokens(ptr)
+	parent, last := toks[:len(toks)-1], toks[len(toks)-1]
+	p := get(m, parent)
 	switch c := p.(type) {
 	case map[string]any:
 		c[last] = v
@@ -163,7 +174,7 @@ func Set(m map[string]any, ptr string, v any) {
 		i, _ := strconv.Atoi(last)
 		c[i] = v
 	default:
-		panic("difftest.Set: no container at " + parent)
+		panic("difftest.Set: no container at " + pointer.Join(parent))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	fx "kvparity/diffview/difftest"
+	"kvparity/internal/pointer"
 )
 
 func main() {
@@ -104,7 +105,7 @@ func jdPointers(path string) ([]string, error) {
 			sb.WriteByte('/')
 			switch v := s.(type) {
 			case string:
-				sb.WriteString(strings.ReplaceAll(strings.ReplaceAll(v, "~", "~0"), "/", "~1"))
+				sb.WriteString(pointer.Escape(v))
 			case json.Number:
 				sb.WriteString(v.String())
 			default:

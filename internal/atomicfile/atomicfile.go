@@ -1,0 +1,73 @@
+// Package atomicfile is kvparity's one crash-safe file writer. The new content goes to a
+// temporary file in the target's directory, which is fsynced, given its mode and renamed over
+// the target; then the directory itself is fsynced, so the rename is durable too. A crash
+// leaves either the old file or the new one, never half of one, and a reader never sees a
+// partial file. On any error the temporary file is removed and the target is untouched.
+package atomicfile
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write replaces path with data, crash-safe, with mode perm (exactly: the umask does not
+// apply). path's directory must exist.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		// CreateTemp made it 0600; campaign files are read by other tools and users.
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return syncDir(dir)
+}
+
+// Update makes path hold data with mode perm: it creates path's missing directories (0755),
+// leaves a file that already holds exactly data with mode perm alone (its mtime too, so
+// rewriting a report that did not change is not a change), and otherwise Writes.
+func Update(path string, data []byte, perm fs.FileMode) error {
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm() == perm {
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return Write(path, data, perm)
+}
+
+// syncDir fsyncs a directory so that a rename into it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
