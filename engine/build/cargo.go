@@ -1,0 +1,171 @@
+package build
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// run executes one tool (argument vector, no shell) in its own process group, killed whole when
+// ctx ends. It returns stdout; an error carries the last lines of stderr.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	stderr := &tailBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	err := cmd.Run()
+	if err != nil {
+		return out.Bytes(), toolError(name, args, err, stderr.String())
+	}
+	return out.Bytes(), nil
+}
+
+// toolError names the command and keeps the lines of its stderr that say what went wrong.
+func toolError(name string, args []string, err error, stderr string) error {
+	var ee *exec.ExitError
+	if errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("%s not found on PATH: the row builds an arm from source, which needs the Rust toolchain (rustup, or your distribution's cargo)", name)
+	}
+	what := err.Error()
+	if errors.As(err, &ee) {
+		what = ee.String()
+	}
+	tail := strings.TrimSpace(stderr)
+	lines := strings.Split(tail, "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return fmt.Errorf("%s %s: %s\n%s", name, strings.Join(args, " "), what, strings.Join(lines, "\n"))
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// cargoBuild runs `cargo build --message-format=json-render-diagnostics` and reports progress:
+// every compiled unit from the JSON messages on stdout, the crate being compiled from the
+// "Compiling" lines on stderr. It returns the executable of the bench target.
+func cargoBuild(ctx context.Context, dir string, env, args []string, bench string, progress func(units int, current string)) (string, int, error) {
+	cmd := exec.CommandContext(ctx, "cargo", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", 0, err
+	}
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return "", 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", 0, toolError("cargo", args, err, "")
+	}
+	var (
+		mu      sync.Mutex
+		units   int
+		current string
+		exe     string
+		tail    = &tailBuffer{max: 64 << 10}
+		wg      sync.WaitGroup
+	)
+	report := func() {
+		if progress != nil {
+			progress(units, current)
+		}
+	}
+	wg.Add(2)
+	go func() { // stderr: "   Compiling tokio v1.47.1", warnings, errors
+		defer wg.Done()
+		sc := bufio.NewScanner(stderrPipe)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			tail.Write([]byte(line + "\n"))
+			if c, ok := strings.CutPrefix(strings.TrimSpace(line), "Compiling "); ok {
+				mu.Lock()
+				current = c
+				report()
+				mu.Unlock()
+			}
+		}
+	}()
+	go func() { // stdout: one JSON message per line
+		defer wg.Done()
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m struct {
+				Reason     string `json:"reason"`
+				Executable string `json:"executable"`
+				Target     struct {
+					Name string   `json:"name"`
+					Kind []string `json:"kind"`
+				} `json:"target"`
+				Message struct {
+					Rendered string `json:"rendered"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			mu.Lock()
+			switch m.Reason {
+			case "compiler-artifact":
+				units++
+				if m.Target.Name == bench && m.Executable != "" {
+					exe = m.Executable
+				}
+				report()
+			case "compiler-message":
+				tail.Write([]byte(m.Message.Rendered))
+			}
+			mu.Unlock()
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	wg.Wait()
+	if err := cmd.Wait(); err != nil {
+		return "", units, toolError("cargo", args, err, tail.String())
+	}
+	if exe == "" {
+		return "", units, fmt.Errorf("cargo %s: finished without building the %s bench executable", strings.Join(args, " "), bench)
+	}
+	return exe, units, nil
+}

@@ -1,0 +1,13 @@
+// Package build is protocol stage 1 for arms that name a source instead of a binary: it
+// obtains the source (a published crate, or one commit of a local checkout read through `git
+// archive`, so the user's checkout is never touched), checks the row's features against the
+// package manifest, applies kvparity's timing extension (replay_execution_ms around the replay
+// loop, the same inserted code for every version) and builds Dynamo's offline_replay_bench with
+// one toolchain and one profile. Builds are cached outside the campaign, keyed by everything
+// that determines them, so a second campaign does not rebuild.
+//
+//	build.go      Build, Options, Info, Progress; the cache
+//	fetch.go      crate and git sources, the manifest checks
+//	extension.go  the timing extension (anchored edits; refuses an unexpected code shape)
+//	cargo.go      cargo invocations: own process group, progress from its messages
+package build
