@@ -78,6 +78,9 @@ func matrixJournal(t *testing.T, rowDir string) []engine.Record {
 // changes semantics (parity FAIL). Both rows' campaigns, placements and the matrix report are
 // checked, and the two jobs never overlap on the node.
 func TestMatrixSlurmTwoRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Slurm, builds kvparity with go build and runs a matrix through sbatch")
+	}
 	matrixNeedSlurm(t)
 	bin := kvparityBinary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
@@ -173,6 +176,9 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 // finished warmup or valid pair is run again (protocol: retain every attempted sample; only the
 // pair in flight is rerun, whole and in the same order).
 func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Slurm, builds kvparity with go build and cancels and resumes a matrix job")
+	}
 	matrixNeedSlurm(t)
 	bin := kvparityBinary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")

@@ -130,6 +130,9 @@ func matrixTinyRow(t *testing.T, dir, name, candidateVariant string, requests in
 // Without --slurm the rows run one after another through kvparity run's own code path, and the
 // same matrix report comes out.
 func TestMatrixLocalEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and runs a two-row matrix of tiny campaigns")
+	}
 	bin := kvparityBinary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
 	rowA := matrixTinyRow(t, src, "local-a", "", 200)
@@ -195,6 +198,9 @@ func TestOpenRowCmdWaitsForTheRowToEnd(t *testing.T) {
 // The matrix view in a real terminal (tmux): it follows a local row to its verdict, shows the
 // matrix's end, and q quits.
 func TestMatrixViewInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and runs a matrix campaign under tmux")
+	}
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -26,6 +26,9 @@ func decodeSummary(t *testing.T, out string) headless.Document {
 }
 
 func TestRunTinyRowWithTheEmbeddedEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and runs the tiny row's campaign in it, twice")
+	}
 	bin := kvparityBinary(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	code, out, errOut := runKvparity(t, bin, 3*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--json")
@@ -57,6 +60,9 @@ func TestRunTinyRowWithTheEmbeddedEngine(t *testing.T) {
 }
 
 func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and runs two tiny-row campaigns in it")
+	}
 	bin := kvparityBinary(t)
 	rows := t.TempDir()
 	t.Run("leak-random-uuid", func(t *testing.T) {
@@ -99,6 +105,9 @@ func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
 }
 
 func TestRunSIGKILLMidStageResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build, SIGKILLs a default-row campaign mid-stage and resumes it")
+	}
 	bin := kvparityBinary(t)
 	rows := t.TempDir()
 	// 5,000 requests: each replay takes long enough to be killed in the middle of the stage.

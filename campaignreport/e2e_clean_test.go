@@ -38,6 +38,9 @@ func retained(extra ...string) []string {
 // exactly the retained evidence is left, nothing outside the campaign is touched (not even
 // through a symbolic link), and the rewritten report is reproducible and says what went.
 func TestE2ECleanPassRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-pass")
 	if _, errs, code := kv(t, "clean", dir); code != 3 || !strings.Contains(errs, "kvparity report") {
 		t.Fatalf("clean before the report: exit %d, %q; want 3 asking for the report first", code, errs)
@@ -96,6 +99,9 @@ func TestE2ECleanPassRow(t *testing.T) {
 // The UNSTABLE arm is an unresolved mismatch: every output of its repetitions stays, and so do
 // the binaries and the trace window (the campaign must stay resumable for the fix).
 func TestE2ECleanUnstableRowKeepsTheMismatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-unstable")
 	reportTwice(t, dir)
 	plan, err := campaignreport.Clean(dir, false)
@@ -126,6 +132,9 @@ func TestE2ECleanUnstableRowKeepsTheMismatch(t *testing.T) {
 // diff stays, and the report written after cleanup still decides PASS_WITH_SEMANTIC_EXCEPTIONS
 // from it. Without the records both full reports are kept.
 func TestE2ECleanSemanticRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	uncovered := campaignCopy(t, "e2e-semantic")
 	reportTwice(t, uncovered)
 	if _, err := campaignreport.Clean(uncovered, false); err != nil {
@@ -166,6 +175,9 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 // The same campaign through the workbench in tmux (scripts/e2e-report.sh): the save key's
 // report is reproduced by `kvparity report`, and clean leaves the retained evidence.
 func TestE2ETmuxScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs scripts/e2e-report.sh: the workbench under tmux on the built kvparity binary (not under -short)")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -183,6 +195,9 @@ func TestE2ETmuxScript(t *testing.T) {
 // After cleanup the campaign still opens, read-only: `kvparity run` on it prints its recorded
 // summary, starts nothing, writes nothing and exits 3 with the reason; the report reproduces.
 func TestE2ECleanedCampaignOpensReadOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-pass")
 	md, _ := reportTwice(t, dir)
 	if _, errs, code := kv(t, "clean", dir); code != 0 {

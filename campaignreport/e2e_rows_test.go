@@ -26,6 +26,9 @@ func mustContain(t *testing.T, md []byte, want ...string) {
 // The report of a PASS row: both arms STABLE, byte parity, every number from the journal, the
 // plots, the verdicts stated independently, and the same exit status as the headless run.
 func TestE2EPassRowReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-pass")
 	md, js := reportTwice(t, dir)
 	r := parseReport(t, js)
@@ -82,6 +85,9 @@ func TestE2EPassRowReport(t *testing.T) {
 // The UNSTABLE row fails semantically whatever else holds, says so, keeps the instability
 // diff with its diagnosis, and has no performance result (perf is refused).
 func TestE2EUnstableRowReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-unstable")
 	md, js := reportTwice(t, dir)
 	r := parseReport(t, js)
@@ -137,6 +143,9 @@ func exceptionRecords(full bool) []diffview.ExceptionRecord {
 // The semantic-change row: FAIL while differences are uncovered, PASS_WITH_SEMANTIC_EXCEPTIONS
 // once exception records (written with diffview's API) cover every differing pointer.
 func TestE2ESemanticRowWithExceptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := campaignCopy(t, "e2e-semantic")
 	_, js := reportTwice(t, dir)
 	r := parseReport(t, js)
@@ -194,6 +203,9 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 
 // Input errors name the file.
 func TestWriteErrorsNameTheFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	if err := campaignreport.Write(t.TempDir()); err == nil || !strings.Contains(err.Error(), "journal.jsonl") {
 		t.Errorf("an empty folder: %v, want an error naming journal.jsonl", err)
 	}
@@ -217,6 +229,9 @@ func TestWriteErrorsNameTheFile(t *testing.T) {
 // BenchmarkBuildSemanticRow builds the report of the 200-request semantic-change campaign
 // (a 595-pointer diff): the cost of the save key and of `kvparity report`, without the writes.
 func BenchmarkBuildSemanticRow(b *testing.B) {
+	if testing.Short() {
+		b.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
+	}
 	dir := fixtures["e2e-semantic"]
 	for b.Loop() {
 		if _, err := campaignreport.Build(dir); err != nil {

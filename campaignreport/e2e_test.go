@@ -2,6 +2,7 @@ package campaignreport_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,7 +17,8 @@ import (
 // End-to-end: TestMain builds the real kvparity binary and runs three small built-in rows
 // headless (`kvparity run ROW --stage all`): a PASS row, an UNSTABLE row (leak-random-uuid
 // candidate) and a semantic-change row (fifo-preemption candidate). Tests copy a finished
-// campaign before changing it, so each starts from the same recorded state.
+// campaign before changing it, so each starts from the same recorded state. Under -short
+// nothing is built or run and the end-to-end tests skip.
 
 var (
 	kvparity string                // the built binary
@@ -34,6 +36,10 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run()
+	}
 	tmp, err := os.MkdirTemp("", "kvparity-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -74,8 +74,8 @@ func TestDirWatcherWakesOnJournalWrite(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// No wait for run to start: newDirWatcher added the watch, so the kernel queues the events.
 	go w.run(ctx)
-	time.Sleep(50 * time.Millisecond) // let the watcher start reading events
 	if err := os.WriteFile(filepath.Join(dir, "unrelated.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -135,6 +135,9 @@ func (pc *perfCase) records(typ RecordType) []Record {
 }
 
 func TestPerfStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perffake with go build and runs whole perf stages on it")
+	}
 	fake := buildPerfFake(t, t.TempDir())
 
 	t.Run("slowdown fails with the protocol's bookkeeping", func(t *testing.T) {

@@ -74,6 +74,9 @@ func runEnds(t *testing.T, dir string) map[RunID]int {
 }
 
 func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a campaign in a child process, kills it and resumes in another (fake replays sleep 700 ms)")
+	}
 	dir := filepath.Join(t.TempDir(), "c")
 	child := exec.Command(testBinary(t))
 	child.Env = append(os.Environ(), runCampaignEnv+"="+dir, fakeEnv+"=0", "KVPARITY_FAKE_SLEEP_MS=700")

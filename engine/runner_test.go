@@ -57,6 +57,9 @@ func TestRunnerPinsEachProcessAndRecordsStatus(t *testing.T) {
 }
 
 func TestRunnerTimeoutAndCancelKillTheGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a hanging fake replay until its timeout, then until a cancel")
+	}
 	r := &Runner{}
 	spec := RunSpec{ID: "det/candidate-1", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
 		Args: []string{"replay", fakeTrace(t), "--variant", "hang"}, Timeout: 300 * time.Millisecond}
@@ -69,10 +72,11 @@ func TestRunnerTimeoutAndCancelKillTheGroup(t *testing.T) {
 		t.Fatal("timeout did not kill promptly")
 	}
 
+	// Cancel once the hanging replay is running: Run reports the start after the fork and exec.
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	spec.Timeout = 0
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	res = r.Run(ctx, spec, nil)
+	res = r.Run(ctx, spec, func(int, []int) error { cancel(); return nil })
 	if !res.Cancelled || res.TimedOut || res.Signal != "killed" {
 		t.Fatalf("cancel result %+v", res)
 	}

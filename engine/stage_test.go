@@ -8,6 +8,9 @@ import (
 )
 
 func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a determinism stage of fake replays that each sleep 300 ms")
+	}
 	if len(AllowedCPUs()) < 2 {
 		t.Skip("needs two CPUs")
 	}
@@ -93,6 +96,9 @@ func TestAddAndRerunRepetition(t *testing.T) {
 }
 
 func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a determinism stage of fake replays that each sleep 200 ms")
+	}
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "200")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
@@ -126,6 +132,9 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 }
 
 func TestProgressIsElapsedOnlyWithoutASideChannel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fake replay that sleeps 1.3 s")
+	}
 	var got []RunProgress
 	r := &Runner{Emit: func(e Event) {
 		if p, ok := e.(RunProgress); ok {

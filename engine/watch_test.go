@@ -37,6 +37,9 @@ func rebuild(t *testing.T, path string) {
 }
 
 func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two determinism stages of fake replays, the second started by the watcher")
+	}
 	row, src := pathRow(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
@@ -94,6 +97,9 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 }
 
 func TestChangedSourceIsDetectedOnOpenAndNeverReused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two determinism stages of fake replays around a rebuild")
+	}
 	row, src := pathRow(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	runDeterminism(t, row, dir)
@@ -146,6 +152,9 @@ func TestVerifyPinnedCatchesAModifiedCopy(t *testing.T) {
 }
 
 func TestARemovedSourceKeepsThePinnedCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two determinism stages of fake replays around a removed source")
+	}
 	row, src := pathRow(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	runDeterminism(t, row, dir)

@@ -114,6 +114,9 @@ func checkGoldenLifecycle(t *testing.T, g goldenRow, c goldenCounters) {
 }
 
 func TestGoldenPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays four 5,000-request golden rows in nine fresh processes of the test binary")
+	}
 	dir := t.TempDir()
 	window := traceWindow(t, dir, 5000)
 	want := map[string]string{}

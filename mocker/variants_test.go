@@ -47,6 +47,9 @@ func digestsOver(t *testing.T, max int, args ...string) []string {
 }
 
 func TestNoVariantIsIdenticalAcrossProcessesAndGOMAXPROCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays three traces in nine fresh processes of the test binary")
+	}
 	dir := t.TempDir()
 	trace := genTrace(t, dir, 400, 5)
 	same := sameShapeTrace(t, dir)
@@ -71,6 +74,9 @@ func TestNoVariantIsIdenticalAcrossProcessesAndGOMAXPROCS(t *testing.T) {
 
 // Each leak variant must make fresh processes disagree, the way the real bug did.
 func TestLeakVariantsDifferAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays each leak variant in up to eight fresh processes of the test binary")
+	}
 	dir := t.TempDir()
 	trace := genTrace(t, dir, 300, 9)
 	same := sameShapeTrace(t, dir)

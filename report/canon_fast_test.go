@@ -91,8 +91,8 @@ func TestFastPathTakesHarnessShapedRecords(t *testing.T) {
 func TestFastPathAgreesOnRandomCanonicalRecords(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	p := DefaultProfile()
-	answered := 0
-	for i := 0; i < 3000; i++ {
+	answered, n := 0, randomRecords(3000)
+	for i := 0; i < n; i++ {
 		d := randDoc{r: r, plain: true}
 		d.record()
 		// Re-spelling the value compactly with sorted keys gives mostly fast-path input that
@@ -102,8 +102,8 @@ func TestFastPathAgreesOnRandomCanonicalRecords(t *testing.T) {
 			answered++
 		}
 	}
-	t.Logf("fast path answered %d of 3000", answered)
-	if answered < 2500 {
-		t.Fatalf("fast path answered only %d of 3000 compact sorted records", answered)
+	t.Logf("fast path answered %d of %d", answered, n)
+	if answered < n*5/6 {
+		t.Fatalf("fast path answered only %d of %d compact sorted records", answered, n)
 	}
 }

@@ -229,10 +229,19 @@ func checkAgainstEncodingJSON(t testing.TB, in []byte, p Profile) []byte {
 	return c
 }
 
+// randomRecords is how many random records a property test draws: n, or a sixth of n under
+// -short (the same seeded prefix).
+func randomRecords(n int) int {
+	if testing.Short() {
+		return n / 6
+	}
+	return n
+}
+
 func TestCanonicalizeMatchesEncodingJSONOnRandomSpellings(t *testing.T) {
 	r := rand.New(rand.NewPCG(20261129, 1))
 	p := DefaultProfile()
-	for i := 0; i < 3000; i++ {
+	for range randomRecords(3000) {
 		d := randDoc{r: r}
 		d.record()
 		in := []byte(d.b.String())

@@ -25,7 +25,7 @@ func TestCanonicalizeAndDigestMatchesSequential(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(3, 5))
 	p := DefaultProfile()
-	for i := 0; i < 2000; i++ {
+	for range randomRecords(2000) {
 		d := randDoc{r: r, plain: true}
 		d.record()
 		check([]byte(d.b.String()), p)                                                 // mostly the general path

@@ -69,6 +69,9 @@ func probe(upper bool) []float64 {
 // order-statistic interval of the median as ours (X(24), X(37) at n = 60): the two probes
 // identify each order exactly, and a realistic series must give the same centre and ±%.
 func TestBenchstatAgreesOnMedianInterval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchstat, installing it with go install when it is not on PATH")
+	}
 	bin := benchstatPath(t)
 	series := map[string][]float64{
 		"UpperProbe": probe(true),

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -21,36 +22,83 @@ func TestGolden(t *testing.T) {
 			f.det = determinismScript(5000, 14)
 			f.perf = perfScript(60)
 			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
-			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
+			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
 			// The renderer writes only changed cells, so the output stream is not a place to look
-			// for whole words; wait for the stage to be started and its events drained instead.
-			drained := func(call string) {
+			// for whole words; wait until the program has applied the stage's events, its call's
+			// outcome and the last assessment, and has drawn them.
+			settled := func(call string, events, actions int) {
 				t.Helper()
 				deadline := time.Now().Add(10 * time.Second)
-				for !hasCall(f.Calls(), call) || len(f.ch) > 0 {
+				for !hasCall(f.Calls(), call) || !isSettled(tm, events, actions) {
 					if time.Now().After(deadline) {
 						t.Fatalf("%s: events not consumed in time (calls %v)", call, f.Calls())
 					}
 					time.Sleep(10 * time.Millisecond)
 				}
-				time.Sleep(300 * time.Millisecond) // the last batch in flight and its frame tick
 			}
 			tm.Type("g")
-			drained("StartDeterminism")
+			settled("StartDeterminism", len(f.det), 1)
 			tm.Type("p")
-			drained("StartPerf")
+			settled("StartPerf", len(f.det)+len(f.perf), 2)
 			teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 				return bytes.Contains(b, []byte("bounds ["))
 			}, teatest.WithDuration(5*time.Second))
 			if err := tm.Quit(); err != nil {
 				t.Fatal(err)
 			}
-			fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*settledModel).Model
 			golden.RequireEqual(t, ansi.Strip(fm.View().Content))
 			if got := f.Calls(); len(got) < 2 || got[0] != "StartDeterminism" || got[1] != "StartPerf" {
 				t.Fatalf("keys should have started both stages, calls %v", got)
 			}
 		})
+	}
+}
+
+// settledModel wraps the workbench to count what it has applied: engine events, Controller
+// call outcomes and assessments. A settledQuery, answered in order with every other message,
+// tells the test whether the program has caught up and drawn it.
+type settledModel struct {
+	Model
+	events, actions int
+	assessed        int // the newest assessment applied (Model.assessN when current)
+}
+
+type settledQuery struct {
+	events, actions int
+	reply           chan bool
+}
+
+func (s *settledModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case settledQuery:
+		msg.reply <- s.events == msg.events && s.actions >= msg.actions && s.assessed == s.assessN && !s.pace.dirty
+		return s, nil
+	case eventsMsg:
+		s.events += len(msg.events)
+	case actionDoneMsg:
+		s.actions++
+	case verdictsMsg:
+		if msg.n == s.assessN {
+			s.assessed = msg.n
+		}
+	}
+	m, cmd := s.Model.Update(msg)
+	s.Model = m.(Model)
+	return s, cmd
+}
+
+// isSettled asks the running program whether it has applied exactly `events` engine events and
+// at least `actions` Controller call outcomes, holds the newest assessment and has drawn them all
+// (no stale frame).
+func isSettled(tm *teatest.TestModel, events, actions int) bool {
+	q := settledQuery{events: events, actions: actions, reply: make(chan bool, 1)}
+	tm.Send(q)
+	select {
+	case ok := <-q.reply:
+		return ok
+	case <-time.After(time.Second):
+		return false
 	}
 }
 

@@ -125,6 +125,9 @@ func differingPair(t *testing.T, dir, trace, variant string, args []string) (str
 }
 
 func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and replays each leak variant in up to eight processes")
+	}
 	trace := sharedTrace(t, "mooncake_trace_1000.jsonl")
 	cases := []struct {
 		variant  string
@@ -168,6 +171,9 @@ func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
 // the whole mismatch (PASS_WITH_SEMANTIC_EXCEPTIONS); deleting one turns it into FAIL listing
 // the pointers only it covered.
 func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kvparity with go build and replays the trace in two processes")
+	}
 	trace := sharedTrace(t, "mooncake_trace_1000.jsonl")
 	dir := t.TempDir()
 	base := replay(t, dir, trace, "", 1, disaggArgs)
