@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/ui"
+	"kvparity/ui/buildview"
+	"kvparity/ui/theme"
 	"kvparity/verdict"
 )
 
@@ -57,10 +60,48 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 		_, err := os.Stat(filepath.Join(*dir, engine.FileJournal))
 		reopened = err == nil
 	}
+	if !reopened {
+		if code, ok := buildScreen(row, stderr); !ok {
+			return code
+		}
+	}
 	return runWorkbench(stderr, *cpuList, reopened, func(opts engine.Options) (*engine.Campaign, error) {
 		opts.Dir, opts.RowPath = *dir, rowPath
 		return engine.OpenOrCreate(row, opts)
 	})
+}
+
+// buildScreen builds a new campaign's source arms under the build screen (live progress, q
+// cancels) before the workbench opens; the campaign then pins the cached builds. ok is false
+// when the workbench must not open (code is the exit status).
+func buildScreen(row *engine.Row, stderr io.Writer) (code int, ok bool) {
+	sources := map[engine.Arm]string{}
+	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+		if spec := row.Arm(arm); spec.FromSource() {
+			sources[arm] = spec.Source
+		}
+	}
+	if len(sources) == 0 {
+		return 0, true
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		fmt.Fprintln(stderr, "kvparity: the workbench needs a terminal; run the campaign headless with 'kvparity run'")
+		return verdict.ExitUsage, false
+	}
+	m := buildview.New(row.Name, sources, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), func(ctx context.Context, progress func(engine.BuildProgress)) error {
+		_, err := engine.BuildArms(ctx, row, "", progress)
+		return err
+	})
+	final, err := tea.NewProgram(m).Run()
+	if err != nil {
+		fmt.Fprintf(stderr, "kvparity: %v\n", err)
+		return 1, false
+	}
+	if err := final.(buildview.Model).Err(); err != nil {
+		fmt.Fprintf(stderr, "kvparity: building the row's arms: %v\n", err)
+		return verdict.ExitUsage, false
+	}
+	return 0, true
 }
 
 func openCmd(args []string, stdout, stderr io.Writer) int {

@@ -104,7 +104,7 @@ func (c *campaign) artifactInfos() []ArtifactInfo {
 	for _, p := range c.pins {
 		a := ArtifactInfo{Arm: p.Arm, Gen: p.Gen, Current: p.Gen == c.hist.Current[p.Arm].Gen, Revision: p.Revision, Source: p.Source,
 			Builtin: p.Builtin, Path: p.Path, Variant: p.Variant, Features: p.Features, SHA256: p.SHA256, Size: p.Size,
-			TextSize: p.TextSize, PinnedAt: p.PinnedAt}
+			TextSize: p.TextSize, PinnedAt: p.PinnedAt, Build: p.Build}
 		if a.Features == nil {
 			a.Features = []string{}
 		}

@@ -126,6 +126,34 @@ func (m *md) revisions(r *Report) {
 	for _, a := range r.Artifacts {
 		m.p("- %s gen %d copied from %s, pinned at %s", a.Arm, a.Gen, code(a.Source), stamp(a.PinnedAt))
 	}
+	for _, a := range r.Artifacts {
+		b := a.Build
+		if b == nil || !a.Current {
+			continue
+		}
+		m.blank()
+		m.p("%s built by kvparity from %s (%s %s%s):", a.Arm, code(b.Source), b.Package, b.Version, crateSum(b))
+		m.p("- features %s, checked against the package manifest; profile %s", code(strings.Join(b.Features, ",")), b.Profile)
+		m.p("- toolchain %s · %s", code(firstLine(b.Rustc)), code(b.Cargo))
+		m.p("- Cargo.lock SHA-256 %s; %d units compiled in %.0f s%s", code(b.LockSHA256), b.Units, b.BuildSeconds, map[bool]string{true: " (taken from the build cache)"}[b.Cached])
+		m.p("- timing extension (determinism patch) SHA-256 %s; this version's applied diff SHA-256 %s, around %s's `Replayer::run_inner`", code(b.ExtensionSHA256), code(b.AppliedPatchSHA256), b.ReplayCrate)
+		m.p("- command: %s", code(strings.Join(b.Command, " ")))
+	}
+}
+
+func crateSum(b *engine.BuildInfo) string {
+	if b.CrateSHA256 != "" {
+		return ", crate SHA-256 " + code(b.CrateSHA256)
+	}
+	if b.Commit != "" {
+		return ", commit " + code(b.Commit)
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 func (m *md) trace(r *Report) {

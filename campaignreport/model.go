@@ -103,6 +103,9 @@ type ArtifactInfo struct {
 	// of this artifact were checked for metadata.replay_bench == true (a run without it never
 	// gets a digest or a sample: the row is blocked instead).
 	ReplayBench ReplayBench `json:"replay_bench"`
+	// Build is how kvparity built the binary from the arm's source (protocol stage 1: toolchain,
+	// features, profile, lockfile and determinism-patch checksums); null for a given binary.
+	Build *engine.BuildInfo `json:"build"`
 }
 
 // ReplayBench counts the outputs whose replay_bench: true was verified.

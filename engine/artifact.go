@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kvparity/engine/build"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +36,15 @@ type PinnedArtifact struct {
 	TextSize int64     `json:"text_size"` // .text section bytes, 0 when not ELF
 	PinnedAt time.Time `json:"pinned_at"`
 	Stale    bool      `json:"stale,omitempty"`
+	// Build is how kvparity built it, for an arm named by source (nil for a given binary).
+	Build *build.Info `json:"build,omitempty"`
 }
 
 // Info converts to the workbench's view (Path made absolute against dir).
 func (p PinnedArtifact) Info(dir string) ArtifactInfo {
 	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
-		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, Stale: p.Stale}
+		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, Stale: p.Stale,
+		Build: p.Build}
 }
 
 func (p PinnedArtifact) sourceLabel() string {
@@ -54,7 +58,11 @@ func (p PinnedArtifact) sourceLabel() string {
 // The source is hashed again after the copy: a binary that changes while being pinned is
 // refused rather than pinned half old, half new.
 func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (PinnedArtifact, error) {
-	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: spec.Revision, Source: src, Builtin: spec.Builtin(),
+	revision := spec.Revision
+	if s, err := ParseSource(spec.Source); err == nil && revision == "" {
+		revision = s.Revision()
+	}
+	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: revision, Source: src, Builtin: spec.Builtin(),
 		Variant: spec.Variant, Features: slices.Clone(spec.Features), PinnedAt: time.Now().UTC()}
 	if p.Features == nil {
 		p.Features = []string{}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kvparity/engine/build"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +36,12 @@ type Options struct {
 	Settle time.Duration
 	// Perf tunes the performance stage (test hooks; zero value = the protocol).
 	Perf PerfOptions
+	// BuildCache is where arms built from source are kept ("" = build.DefaultCache()).
+	BuildCache string
+	// BuildProgress receives the progress of building arms from source (creation only).
+	BuildProgress func(BuildProgress)
+	// Context bounds campaign creation (source builds); nil = context.Background().
+	Context context.Context
 }
 
 // A Campaign is one row's campaign directory and the engine working in it. It implements
@@ -165,11 +172,35 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Stage 1 for arms named by source: build (or find in the cache), then pin like any binary.
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	builds, err := BuildArms(ctx, row, opts.BuildCache, opts.BuildProgress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rowFileLabel(opts.RowPath), err)
+	}
+	if len(builds) > 0 {
+		if patch != nil {
+			return nil, &RowError{File: rowFileLabel(opts.RowPath), Table: "determinism", Key: "patch",
+				Msg: "arms built from source carry kvparity's timing extension as their determinism patch; remove the row's patch"}
+		}
+		if patch, err = extensionPatch(dir, builds); err != nil {
+			return nil, fmt.Errorf("campaign: %w", err)
+		}
+	}
 	for _, arm := range []Arm{Baseline, Candidate} {
-		p, err := pinArtifact(dir, arm, 1, row.Arm(arm), c.sourceOf(arm))
+		src := c.sourceOf(arm)
+		var bi *build.Info
+		if info, ok := builds[arm]; ok {
+			src, bi = info.Binary, &info
+		}
+		p, err := pinArtifact(dir, arm, 1, row.Arm(arm), src)
 		if err != nil {
 			return nil, err
 		}
+		p.Build = bi
 		c.addPin(p)
 	}
 	if err := writeJSONFile(filepath.Join(dir, FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
@@ -337,7 +368,8 @@ func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
 func pinFromRecord(rec Record) PinnedArtifact {
 	a := rec.Artifact
 	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == BuiltinBinary,
-		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, PinnedAt: rec.At}
+		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, PinnedAt: rec.At,
+		Build: a.Build}
 	return p
 }
 

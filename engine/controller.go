@@ -1,5 +1,7 @@
 package engine
 
+import "kvparity/engine/build"
+
 // Controller is what the workbench drives. *Campaign implements it; UI tests use a fake.
 // Every method returns at once: work happens on engine goroutines and is reported as Events.
 // Opening a campaign that already has a journal first replays the recorded history as events
@@ -71,4 +73,6 @@ type ArtifactInfo struct {
 	Size     int64
 	TextSize int64 // .text section size, 0 when not ELF
 	Stale    bool  // the source changed after pinning
+	// Build is how kvparity built it from the arm's source (nil for a given binary).
+	Build *build.Info `json:",omitempty"`
 }

@@ -33,7 +33,8 @@ type Options struct {
 // Run runs the asked stages of o's campaign, prints the summary and returns the exit status:
 // the overall verdict's (the semantic one for --stage determinism), as the report says it.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
-	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) }}
+	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
+		BuildProgress: BuildPrinter(stderr), Context: ctx}
 	c, err := engine.OpenOrCreate(o.Row, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"kvparity/engine/build"
+)
+
+// BuildInfo is how kvparity built an arm from its source (artifacts.json, the journal, the report).
+type BuildInfo = build.Info
+
+// BuildProgress is one step of building an arm from its source (the workbench's build screen
+// and the headless printer show it).
+type BuildProgress struct {
+	Arm Arm
+	build.Progress
+}
+
+// buildSpec is the build of an arm that names a source.
+func buildSpec(spec ArmSpec) (build.Spec, error) {
+	src, err := ParseSource(spec.Source)
+	if err != nil {
+		return build.Spec{}, err
+	}
+	return build.Spec{Kind: string(src.Kind), Crate: src.Crate, Version: src.Version, Repo: src.Repo, Commit: src.Commit,
+		Features: spec.Features}, nil
+}
+
+// BuildArms builds every arm of row that names a source (protocol stage 1: the same toolchain
+// and profile for both, with the timing extension), or finds the builds in the cache. It runs
+// before a campaign is created, never while a stage runs. progress may be nil.
+func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildProgress)) (map[Arm]build.Info, error) {
+	out := map[Arm]build.Info{}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		spec := row.Arm(arm)
+		if !spec.FromSource() {
+			continue
+		}
+		bs, err := buildSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("[%s] source: %w", arm, err)
+		}
+		info, err := build.Build(ctx, bs, build.Options{Cache: cache, Progress: func(p build.Progress) {
+			if progress != nil {
+				progress(BuildProgress{Arm: arm, Progress: p})
+			}
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("%s arm (%s): %w", arm, spec.Source, err)
+		}
+		out[arm] = info
+	}
+	if b, c := out[Baseline], out[Candidate]; b.Binary != "" && c.Binary != "" && (b.Rustc != c.Rustc || b.Cargo != c.Cargo) {
+		return nil, fmt.Errorf("the arms were built with different toolchains (%q vs %q): rebuild both with one toolchain", b.Rustc, c.Rustc)
+	}
+	return out, nil
+}
+
+// extensionPatch is the determinism patch (protocol stage 1.3) of a row whose arms are built
+// from source: kvparity's timing extension, identical for both arms. Each arm's applied diff is
+// copied into the campaign's patch folder for review.
+func extensionPatch(dir string, builds map[Arm]build.Info) (*DeterminismPatch, error) {
+	if len(builds) == 0 {
+		return nil, nil
+	}
+	p := &DeterminismPatch{SHA256: build.ExtensionSHA256(),
+		Source: fmt.Sprintf("kvparity timing extension: replay_execution_ms around the runtime's run() in %s Replayer::run_inner, applied identically to every source-built arm", build.ReplayCrate)}
+	for _, arm := range []Arm{Baseline, Candidate} {
+		info, ok := builds[arm]
+		if !ok {
+			continue
+		}
+		b, err := os.ReadFile(info.AppliedPatch)
+		if err != nil {
+			return nil, fmt.Errorf("the %s build's applied patch: %w", arm, err)
+		}
+		rel := filepath.Join(DirPatch, string(arm)+"-timing-extension.patch")
+		if err := os.MkdirAll(filepath.Join(dir, DirPatch), 0o755); err != nil {
+			return nil, err
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, rel), b); err != nil {
+			return nil, err
+		}
+		if p.Path == "" {
+			p.Path = rel
+		}
+		p.Bytes += int64(len(b))
+	}
+	return p, nil
+}

@@ -1,0 +1,399 @@
+package build
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"kvparity/internal/atomicfile"
+)
+
+// recipe versions the build procedure itself: a change to how kvparity builds invalidates
+// every cached build.
+const recipe = "kvparity-build/1"
+
+// A Spec is what to build: one source (crate or git), with the row's features.
+type Spec struct {
+	Kind     string // "crate" or "git"
+	Crate    string // crate: package name
+	Version  string // crate: exact version
+	Repo     string // git: checkout path
+	Commit   string // git: full commit SHA
+	Features []string
+}
+
+func (s Spec) String() string {
+	if s.Kind == "git" {
+		return "git:" + s.Repo + "@" + s.Commit
+	}
+	return "crate:" + s.Crate + "@" + s.Version
+}
+
+// Options configure a build.
+type Options struct {
+	// Cache is the folder builds are kept in ("" = $KVPARITY_BUILD_CACHE, else the user cache
+	// directory's kvparity/builds). It is outside every campaign: a second campaign of the same
+	// sources reuses the binary.
+	Cache string
+	// Progress receives the build's phases and, while compiling, its unit count and crate.
+	Progress func(Progress)
+}
+
+// A Progress is one step of a build, for the workbench and the headless printer.
+type Progress struct {
+	Source  string
+	Phase   string // toolchain, fetching, vendoring, patching, compiling, cached, done
+	Units   int    // compiled units so far (compiling)
+	Current string // the crate being compiled ("tokio v1.47.1")
+	Elapsed time.Duration
+}
+
+// Info is how a binary was built: recorded in artifacts.json, the journal and the report.
+type Info struct {
+	Source      string   `json:"source"`
+	Package     string   `json:"package"`
+	Version     string   `json:"version"`
+	CrateSHA256 string   `json:"crate_sha256,omitempty"` // the registry checksum of the published .crate
+	Commit      string   `json:"commit,omitempty"`
+	Features    []string `json:"features"`
+	Profile     string   `json:"profile"`         // "release" and the manifest's settings for it
+	Rustc       string   `json:"rustc"`           // rustc -vV
+	Cargo       string   `json:"cargo"`           // cargo -V
+	LockSHA256  string   `json:"lockfile_sha256"` // the Cargo.lock the build used
+	ReplayCrate string   `json:"replay_crate"`    // the crate whose run_inner the extension times
+	// ExtensionSHA256 is the timing extension's checksum: the same for every version (the
+	// determinism patch of protocol stage 1.3); AppliedPatchSHA256 is this version's diff.
+	ExtensionSHA256    string   `json:"timing_extension_sha256"`
+	AppliedPatchSHA256 string   `json:"applied_patch_sha256"`
+	AppliedPatch       string   `json:"applied_patch"` // path of the diff in the cache
+	Command            []string `json:"command"`
+	CacheKey           string   `json:"cache_key"`
+	Binary             string   `json:"binary"` // the built executable in the cache
+	BinarySHA256       string   `json:"binary_sha256"`
+	Units              int      `json:"compiled_units"`
+	BuildSeconds       float64  `json:"build_seconds"`
+	Cached             bool     `json:"cached,omitempty"`
+}
+
+// DefaultCache is where builds are kept when Options.Cache is empty.
+func DefaultCache() (string, error) {
+	if d := os.Getenv("KVPARITY_BUILD_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder for source builds (set KVPARITY_BUILD_CACHE): %w", err)
+	}
+	return filepath.Join(d, "kvparity", "builds"), nil
+}
+
+// Toolchain is the one toolchain both arms are built with, read from rustc and cargo.
+type Toolchain struct{ Rustc, Cargo string }
+
+// ReadToolchain runs rustc -vV and cargo -V.
+func ReadToolchain(ctx context.Context) (Toolchain, error) {
+	r, err := run(ctx, "", nil, "rustc", "-vV")
+	if err != nil {
+		return Toolchain{}, err
+	}
+	c, err := run(ctx, "", nil, "cargo", "-V")
+	if err != nil {
+		return Toolchain{}, err
+	}
+	return Toolchain{Rustc: strings.TrimSpace(string(r)), Cargo: strings.TrimSpace(string(c))}, nil
+}
+
+// cacheKey names a build by everything that determines it.
+func cacheKey(s Spec, tc Toolchain) string {
+	f := slices.Clone(s.Features)
+	slices.Sort(f)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, s.String(), strings.Join(f, ","), tc.Rustc, tc.Cargo, ExtensionSHA256())
+	return hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+// Build builds (or finds in the cache) the protocol's artifact for s: Dynamo's
+// offline_replay_bench with the row's features and the timing extension, release profile.
+func Build(ctx context.Context, s Spec, o Options) (Info, error) {
+	start := time.Now()
+	say := func(p Progress) {
+		if o.Progress != nil {
+			p.Source, p.Elapsed = s.String(), time.Since(start)
+			o.Progress(p)
+		}
+	}
+	cache := o.Cache
+	if cache == "" {
+		var err error
+		if cache, err = DefaultCache(); err != nil {
+			return Info{}, err
+		}
+	}
+	say(Progress{Phase: "toolchain"})
+	tc, err := ReadToolchain(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	key := cacheKey(s, tc)
+	dir := filepath.Join(cache, key)
+	if info, ok := cached(dir); ok {
+		say(Progress{Phase: "cached"})
+		return info, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Info{}, fmt.Errorf("build cache %s: %w", dir, err)
+	}
+	// One build per key at a time (both arms of an A/A row share it, so do two campaigns).
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return Info{}, err
+	}
+	defer unlock()
+	if info, ok := cached(dir); ok { // built by whoever held the lock
+		say(Progress{Phase: "cached"})
+		return info, nil
+	}
+	work := filepath.Join(dir, "work")
+	os.RemoveAll(work) // an interrupted attempt: start over
+	src := filepath.Join(work, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return Info{}, err
+	}
+	info := Info{Source: s.String(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
+		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key}
+	say(Progress{Phase: "fetching"})
+	switch s.Kind {
+	case "crate":
+		if s.Crate != BenchPackage {
+			return Info{}, fmt.Errorf("source %s: the protocol's artifact is %s's %s, not a target of %s", s, BenchPackage, BenchTarget, s.Crate)
+		}
+		if info.CrateSHA256, err = fetchCrate(ctx, work, src, s.Crate, s.Version); err != nil {
+			return Info{}, err
+		}
+	case "git":
+		info.Commit = s.Commit
+		if err := fetchGit(ctx, work, src, s.Repo, s.Commit); err != nil {
+			return Info{}, err
+		}
+	default:
+		return Info{}, fmt.Errorf("source %s: unknown kind %q", s, s.Kind)
+	}
+	// The workspace root holds Cargo.lock; the package is dynamo-bench's folder in it.
+	root := src
+	pkg, man, err := findPackage(src, BenchPackage)
+	if err != nil {
+		return Info{}, err
+	}
+	if _, err := os.Stat(filepath.Join(root, "Cargo.lock")); err != nil {
+		return Info{}, fmt.Errorf("source %s: no Cargo.lock at %s: the build would not be pinned", s, root)
+	}
+	info.Version = man.Package.Version
+	if err := checkManifest(filepath.Join(pkg, "Cargo.toml"), man, s.Features); err != nil {
+		return Info{}, err
+	}
+	rootMan, err := readManifest(filepath.Join(root, "Cargo.toml"))
+	if err != nil {
+		return Info{}, err
+	}
+	info.Profile = profileOf(rootMan)
+
+	say(Progress{Phase: "vendoring"})
+	if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
+		return Info{}, fmt.Errorf("vendoring the dependencies of %s (from its own Cargo.lock): %w", s, err)
+	}
+	config := "[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n[source.vendored-sources]\ndirectory = \"vendor\"\n\n[net]\noffline = true\n"
+	if err := os.MkdirAll(filepath.Join(root, ".cargo"), 0o755); err != nil {
+		return Info{}, err
+	}
+	if err := os.WriteFile(filepath.Join(root, ".cargo", "config.toml"), []byte(config), 0o644); err != nil {
+		return Info{}, err
+	}
+
+	say(Progress{Phase: "patching"})
+	patch, err := applyExtension(root, pkg)
+	if err != nil {
+		return Info{}, err
+	}
+	info.AppliedPatch = filepath.Join(dir, "timing-extension.patch")
+	if err := atomicfile.Write(info.AppliedPatch, []byte(patch), 0o644); err != nil {
+		return Info{}, err
+	}
+	sum := sha256.Sum256([]byte(patch))
+	info.AppliedPatchSHA256 = hex.EncodeToString(sum[:])
+
+	args := []string{"build", "--release", "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
+		"--bench", BenchTarget, "--message-format=json-render-diagnostics"}
+	if pkg != root {
+		args = append(args, "-p", BenchPackage)
+	}
+	info.Command = append([]string{"cargo"}, args...)
+	target := filepath.Join(work, "target")
+	env := []string{"CARGO_TARGET_DIR=" + target, "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never"}
+	say(Progress{Phase: "compiling"})
+	exe, units, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
+		say(Progress{Phase: "compiling", Units: n, Current: current})
+	})
+	if err != nil {
+		return Info{}, fmt.Errorf("building %s: %w", s, err)
+	}
+	info.Units = units
+	if info.LockSHA256, err = fileSHA256(filepath.Join(root, "Cargo.lock")); err != nil {
+		return Info{}, err
+	}
+	binDir := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return Info{}, err
+	}
+	info.Binary = filepath.Join(binDir, BenchTarget)
+	if err := copyFile(exe, info.Binary); err != nil {
+		return Info{}, err
+	}
+	if info.BinarySHA256, err = fileSHA256(info.Binary); err != nil {
+		return Info{}, err
+	}
+	info.BuildSeconds = time.Since(start).Seconds()
+	js, _ := json.MarshalIndent(info, "", "  ")
+	if err := atomicfile.Write(filepath.Join(dir, "build.json"), append(js, '\n'), 0o644); err != nil {
+		return Info{}, err
+	}
+	// The binary and its record stay; the sources, vendored crates and target folder (gigabytes)
+	// go, except the package's manifest and lock, kept beside the patch for review.
+	for _, keep := range []string{"Cargo.toml", "Cargo.lock"} {
+		copyFile(filepath.Join(root, keep), filepath.Join(dir, keep))
+	}
+	os.RemoveAll(work)
+	say(Progress{Phase: "done", Units: units})
+	return info, nil
+}
+
+// cached returns a finished build whose binary still has its recorded checksum.
+func cached(dir string) (Info, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "build.json"))
+	if err != nil {
+		return Info{}, false
+	}
+	var info Info
+	if json.Unmarshal(b, &info) != nil || info.Binary == "" {
+		return Info{}, false
+	}
+	if sum, err := fileSHA256(info.Binary); err != nil || sum != info.BinarySHA256 {
+		return Info{}, false
+	}
+	info.Cached = true
+	return info, true
+}
+
+// applyExtension patches a copy of the replay crate and the harness, and wires the copy in
+// with [patch.crates-io]; it returns the applied diff.
+func applyExtension(root, pkg string) (string, error) {
+	version, err := lockChecksum(filepath.Join(root, "Cargo.lock"), ReplayCrate, "")
+	if err != nil {
+		return "", fmt.Errorf("timing extension: the lock has no %s, whose Replayer::run_inner holds the replay loop: this version's code does not have the expected shape: %w", ReplayCrate, err)
+	}
+	vendored := filepath.Join(root, "vendor", ReplayCrate)
+	if _, err := os.Stat(vendored); err != nil {
+		vendored = filepath.Join(root, "vendor", ReplayCrate+"-"+version)
+	}
+	patched := filepath.Join(root, "patches", ReplayCrate)
+	if err := os.CopyFS(patched, os.DirFS(vendored)); err != nil {
+		return "", fmt.Errorf("timing extension: copying %s %s: %w", ReplayCrate, version, err)
+	}
+	os.Remove(filepath.Join(patched, ".cargo-checksum.json"))
+	core, err := applyEdits(patched, ReplayCrate+" "+version, replayEdits)
+	if err != nil {
+		return "", err
+	}
+	harness, err := applyEdits(pkg, BenchPackage, harnessEdits)
+	if err != nil {
+		return "", err
+	}
+	// The harness reads the side channel: it needs the replay crate as a direct dependency, at
+	// the locked version, and the workspace takes the patched copy in place of the registry's.
+	pkgToml := filepath.Join(pkg, "Cargo.toml")
+	b, err := os.ReadFile(pkgToml)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(string(b), "[dependencies."+ReplayCrate+"]") || strings.Contains(string(b), "[patch.crates-io]") {
+		return "", fmt.Errorf("timing extension: %s already declares %s or a [patch.crates-io]: this version's manifest does not have the expected shape", pkgToml, ReplayCrate)
+	}
+	rel, _ := filepath.Rel(pkg, patched)
+	add := fmt.Sprintf("\n[dependencies.%s]\nversion = \"=%s\"\n", ReplayCrate, version)
+	patchTable := fmt.Sprintf("\n[patch.crates-io]\n%s = { path = %q }\n", ReplayCrate, filepath.ToSlash(rel))
+	after := string(b) + add
+	if pkg == root {
+		after += patchTable
+	}
+	if err := os.WriteFile(pkgToml, []byte(after), 0o644); err != nil {
+		return "", err
+	}
+	files := append(core, harness...)
+	files = append(files, applied{file: "Cargo.toml", before: string(b), after: after})
+	if pkg != root {
+		rootToml := filepath.Join(root, "Cargo.toml")
+		rb, err := os.ReadFile(rootToml)
+		if err != nil {
+			return "", err
+		}
+		relRoot, _ := filepath.Rel(root, patched)
+		rafter := string(rb) + fmt.Sprintf("\n[patch.crates-io]\n%s = { path = %q }\n", ReplayCrate, filepath.ToSlash(relRoot))
+		if err := os.WriteFile(rootToml, []byte(rafter), 0o644); err != nil {
+			return "", err
+		}
+		files = append(files, applied{file: "(workspace)/Cargo.toml", before: string(rb), after: rafter})
+	}
+	return unifiedPatch(ReplayCrate+"-"+version, core) + unifiedPatch(BenchPackage, append(harness, files[len(core)+len(harness):]...)), nil
+}
+
+// profileOf states the release profile the manifest sets ("release (defaults)" when none).
+func profileOf(m *manifest) string {
+	p, ok := m.Profile["release"]
+	if !ok || len(p) == 0 {
+		return "release (cargo's defaults: opt-level 3, no debug info, lto off, codegen-units 16)"
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s = %v", k, p[k])
+	}
+	return "release (" + strings.Join(parts, ", ") + ")"
+}
+
+// lockDir takes an exclusive flock on dir/.lock until the returned func is called.
+func lockDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// copyFile copies src to dst (mode 0755 for the executable).
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(src); err == nil && st.Mode()&0o111 != 0 {
+		mode = 0o755
+	}
+	return atomicfile.Write(dst, b, mode)
+}
