@@ -1,0 +1,295 @@
+package build
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The build tests run the whole pipeline against a fake toolchain: the test binary itself plays
+// cargo and rustc (KVPARITY_FAKE_TOOL=1, invoked through symlinks named after the tools), with
+// testdata's miniature dynamo-bench and aisimulate-core as the "registry". Real git is used.
+// The real toolchain and the published crates are exercised by the root package's real-row test.
+
+func TestMain(m *testing.M) {
+	if os.Getenv("KVPARITY_FAKE_TOOL") == "1" {
+		os.Exit(fakeTool(filepath.Base(os.Args[0]), os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeTool is cargo or rustc, as far as Build uses them.
+func fakeTool(name string, args []string) int {
+	fixture := os.Getenv("KVPARITY_FAKE_FIXTURE")
+	logCall(name + " " + strings.Join(args, " "))
+	switch {
+	case name == "rustc" && slices.Equal(args, []string{"-vV"}):
+		fmt.Println("rustc 1.95.0-fake (0000000 2026-04-14)\nhost: x86_64-unknown-linux-gnu")
+	case name == "cargo" && slices.Equal(args, []string{"-V"}):
+		fmt.Println("cargo 1.95.0-fake")
+	case name == "cargo" && len(args) > 0 && args[0] == "vendor" && slices.Contains(args, "--versioned-dirs"):
+		// The probe crate: the published package into vendor/NAME-VERSION, its checksum in the lock.
+		if err := os.CopyFS("vendor/dynamo-bench-9.9.9", os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 101
+		}
+		os.WriteFile("Cargo.lock", []byte("version = 4\n\n[[package]]\nname = \"dynamo-bench\"\nversion = \"9.9.9\"\nchecksum = \"abc123\"\n"), 0o644)
+	case name == "cargo" && len(args) > 0 && args[0] == "vendor":
+		if err := os.CopyFS("vendor/aisimulate-core", os.DirFS(filepath.Join(fixture, "aisimulate-core"))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 101
+		}
+	case name == "cargo" && len(args) > 0 && args[0] == "build":
+		if msg := os.Getenv("KVPARITY_FAKE_CARGO_FAIL"); msg != "" {
+			fmt.Fprintln(os.Stderr, "error[E0425]: "+msg)
+			return 101
+		}
+		// The build compiles what the extension wrote: check it is there.
+		core, _ := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
+		toml, _ := os.ReadFile("Cargo.toml")
+		harness, err := os.ReadFile("offline_replay_bench.rs")
+		if err != nil { // a workspace: the package is a member
+			harness, _ = os.ReadFile("lib/bench/offline_replay_bench.rs")
+		}
+		if !strings.Contains(string(core), "pub mod bench_timing") || !strings.Contains(string(toml), "[patch.crates-io]") ||
+			!strings.Contains(string(harness), `"replay_execution_ms": replay_execution_ms,`) {
+			fmt.Fprintln(os.Stderr, "error: the timing extension was not applied")
+			return 101
+		}
+		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
+		os.MkdirAll(filepath.Dir(exe), 0o755)
+		os.WriteFile(exe, []byte("#!fake offline_replay_bench "+strings.Join(args, " ")+"\n"), 0o755)
+		for _, c := range []string{"anyhow v1.0.0", "aisimulate-core v0.13.0 (patches/aisimulate-core)", "dynamo-bench v9.9.9"} {
+			fmt.Fprintln(os.Stderr, "   Compiling "+c)
+			fmt.Printf(`{"reason":"compiler-artifact","target":{"name":%q,"kind":["lib"]}}`+"\n", strings.Fields(c)[0])
+		}
+		fmt.Printf(`{"reason":"compiler-artifact","target":{"name":"offline_replay_bench","kind":["bench"]},"executable":%q}`+"\n", exe)
+		fmt.Println(`{"reason":"build-finished","success":true}`)
+	default:
+		fmt.Fprintf(os.Stderr, "fake %s: unexpected arguments %q\n", name, args)
+		return 2
+	}
+	return 0
+}
+
+func logCall(s string) {
+	if p := os.Getenv("KVPARITY_FAKE_LOG"); p != "" {
+		f, _ := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, s)
+		f.Close()
+	}
+}
+
+// fakeToolchain puts the fake cargo and rustc first on PATH for this test; it returns the call log.
+func fakeToolchain(t *testing.T, fixture string) string {
+	t.Helper()
+	bin := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"cargo", "rustc"} {
+		if err := os.Symlink(self, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(t.TempDir(), "calls.log")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("KVPARITY_FAKE_TOOL", "1")
+	t.Setenv("KVPARITY_FAKE_FIXTURE", fixture)
+	t.Setenv("KVPARITY_FAKE_LOG", log)
+	return log
+}
+
+func fixtureCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "fixture")
+	if err := os.CopyFS(dir, os.DirFS("testdata")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func calls(t *testing.T, log string) []string {
+	b, _ := os.ReadFile(log)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func TestBuildPublishedCrateAppliesTheExtensionAndCaches(t *testing.T) {
+	log := fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	var phases []string
+	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}
+	info, err := Build(context.Background(), spec, Options{Cache: cache, Progress: func(p Progress) {
+		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+			phases = append(phases, p.Phase)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"toolchain", "fetching", "vendoring", "patching", "compiling", "done"}; !slices.Equal(phases, want) {
+		t.Errorf("phases %v, want %v", phases, want)
+	}
+	if info.Version != "9.9.9" || info.CrateSHA256 != "abc123" || info.Units != 4 || info.Rustc == "" || !strings.HasPrefix(info.Cargo, "cargo 1.95.0-fake") ||
+		info.ExtensionSHA256 != ExtensionSHA256() || info.LockSHA256 == "" || info.ReplayCrate != ReplayCrate || info.Cached {
+		t.Errorf("info %+v", info)
+	}
+	if !slices.Contains(info.Command, "--no-default-features") || !slices.Contains(info.Command, "replay-bench") || slices.Contains(info.Command, "--locked") {
+		t.Errorf("command %v", info.Command)
+	}
+	if b, err := os.ReadFile(info.Binary); err != nil || !strings.HasPrefix(string(b), "#!fake offline_replay_bench") {
+		t.Fatalf("binary %s: %v", info.Binary, err)
+	}
+	patch, _ := os.ReadFile(info.AppliedPatch)
+	for _, want := range []string{"+        bench_timing::clear();", "+pub use replayer::bench_timing;",
+		`+                    "replay_execution_ms": replay_execution_ms,`, "+[patch.crates-io]", `+version = "=0.13.0"`} {
+		if !strings.Contains(string(patch), want) {
+			t.Errorf("applied patch lacks %q:\n%s", want, patch)
+		}
+	}
+	// Only the two run() calls inside run_inner were wrapped, not the one in other().
+	if n := strings.Count(string(patch), "+                { let execution_start = Instant::now();"); n != 2 {
+		t.Errorf("%d run() calls wrapped, want 2", n)
+	}
+	if _, err := os.Stat(filepath.Join(cache, info.CacheKey, "work")); !os.IsNotExist(err) {
+		t.Errorf("the build's sources and target were not removed: %v", err)
+	}
+
+	// A second build of the same source, features and toolchain is the cached one: no cargo build.
+	before := len(calls(t, log))
+	again, err := Build(context.Background(), spec, Options{Cache: cache})
+	if err != nil || !again.Cached || again.BinarySHA256 != info.BinarySHA256 {
+		t.Fatalf("second build: %+v %v", again, err)
+	}
+	for _, c := range calls(t, log)[before:] {
+		if strings.HasPrefix(c, "cargo build") || strings.HasPrefix(c, "cargo vendor") {
+			t.Errorf("the cached build ran %q", c)
+		}
+	}
+	// Other features are another build.
+	other := spec
+	other.Features = []string{"replay-bench", "test-support"}
+	if cacheKey(other, Toolchain{info.Rustc, info.Cargo}) == info.CacheKey {
+		t.Error("the cache key ignores the features")
+	}
+}
+
+func TestBuildRefusesUnknownFeaturesAndMissingBench(t *testing.T) {
+	fixture := fixtureCopy(t)
+	fakeToolchain(t, fixture)
+	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench", "seeded-router"}},
+		Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `feature "seeded-router" is not in dynamo-bench 9.9.9's [features] (default, offline-replay, replay-bench, test-support): this protocol needs updating`) {
+		t.Errorf("unknown feature: %v", err)
+	}
+	toml := filepath.Join(fixture, "dynamo-bench", "Cargo.toml")
+	b, _ := os.ReadFile(toml)
+	os.WriteFile(toml, []byte(strings.Replace(string(b), `name = "offline_replay_bench"`, `name = "other_bench"`, 1)), 0o644)
+	_, err = Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "has no [[bench]] offline_replay_bench (its benches: mooncake_bench, other_bench)") {
+		t.Errorf("missing bench: %v", err)
+	}
+}
+
+// A version whose replay loop does not have the expected shape is refused, naming the file and
+// the function; nothing is patched by guess.
+func TestExtensionRefusesAnUnexpectedShape(t *testing.T) {
+	fixture := fixtureCopy(t)
+	fakeToolchain(t, fixture)
+	rp := filepath.Join(fixture, "aisimulate-core", "src", "replay", "replayer.rs")
+	b, _ := os.ReadFile(rp)
+	os.WriteFile(rp, []byte(strings.Replace(string(b), "runtime.run().map_err(runtime_error)?.0", "runtime.execute()?.0", 1)), 0o644)
+	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "aisimulate-core 0.13.0 src/replay/replayer.rs: expected 2× `runtime.run().map_err(runtime_error)?.0` in fn run_inner, found 1") ||
+		!strings.Contains(err.Error(), "kvparity never patches a guess") {
+		t.Errorf("got %v", err)
+	}
+	for _, e := range []edit{{within: "fn run_inner(", anchor: "x", count: 1, mode: "after"}} {
+		if _, err := e.apply("fn main() {}\n"); err == nil || !strings.Contains(err.Error(), `expected exactly one function "fn run_inner", found 0`) {
+			t.Errorf("no run_inner: %v", err)
+		}
+	}
+}
+
+// A git source is read with `git archive`: the user's checkout (worktree, index, HEAD, refs)
+// is exactly as it was.
+func TestBuildFromAGitCommitLeavesTheCheckoutAlone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	fixture := fixtureCopy(t)
+	fakeToolchain(t, fixture)
+	repo := filepath.Join(t.TempDir(), "dynamo")
+	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock"))
+	os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "bench")
+	commit := git("rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(repo, "uncommitted.txt"), []byte("work in progress\n"), 0o644) // the user's own edit
+	state := func() string {
+		return git("status", "--porcelain") + "|" + git("rev-parse", "HEAD") + "|" + git("for-each-ref") + "|" + git("stash", "list")
+	}
+	before := state()
+	info, err := Build(context.Background(), Spec{Kind: "git", Repo: repo, Commit: commit, Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Commit != commit || info.Version != "9.9.9" || !slices.Contains(info.Command, "-p") {
+		t.Errorf("info %+v", info)
+	}
+	if after := state(); after != before {
+		t.Errorf("the checkout changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if _, err := Build(context.Background(), Spec{Kind: "git", Repo: repo, Commit: strings.Repeat("0", 40), Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "has no commit 0000000000") {
+		t.Errorf("a missing commit: %v", err)
+	}
+}
+
+func TestBuildErrorsNameTheCause(t *testing.T) {
+	fakeToolchain(t, fixtureCopy(t))
+	t.Setenv("KVPARITY_FAKE_CARGO_FAIL", "cannot find value `x` in this scope")
+	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "building crate:dynamo-bench@9.9.9") || !strings.Contains(err.Error(), "error[E0425]: cannot find value `x`") {
+		t.Errorf("a failing cargo build: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	_, err = Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9"}, Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "rustc not found on PATH: the row builds an arm from source, which needs the Rust toolchain") {
+		t.Errorf("no toolchain: %v", err)
+	}
+	if _, err := Build(context.Background(), Spec{Kind: "crate", Crate: "serde", Version: "1.0.0"}, Options{Cache: t.TempDir()}); err == nil {
+		t.Error("a crate other than dynamo-bench was accepted")
+	}
+}
+
+func TestInfoJSONIsSnakeCase(t *testing.T) {
+	b, _ := json.Marshal(Info{})
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for k := range m {
+		if strings.ToLower(k) != k {
+			t.Errorf("key %q", k)
+		}
+	}
+}
