@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +145,35 @@ func TestRealDynamoRow(t *testing.T) {
 	}
 	if r.Config.DeterminismPatch == nil || r.Config.DeterminismPatch.SHA256 != r.Artifacts[0].Build.ExtensionSHA256 {
 		t.Errorf("the determinism patch recorded %+v is not the timing extension", r.Config.DeterminismPatch)
+	}
+
+	// The extension leaves canonical bytes unchanged: with the harness defaults, each extended
+	// build writes exactly the digest the unpatched published build wrote (golden-points.md).
+	golden, _ := os.ReadFile("testdata/golden-points.md")
+	for _, a := range r.Artifacts {
+		if !a.Current || a.Build == nil {
+			continue
+		}
+		m := regexp.MustCompile(`dynamo-unpatched-digest version=` + regexp.QuoteMeta(a.Build.Version) + ` sha256=([0-9a-f]{64})`).FindSubmatch(golden)
+		if m == nil {
+			t.Errorf("golden-points.md records no unpatched digest of %s", a.Build.Version)
+			continue
+		}
+		out := t.TempDir()
+		cmd := exec.Command(filepath.Join(dir, a.Path), "../shared/traces/mooncake_trace_1000.jsonl", "--iterations", "1",
+			"--canonical-reports-jsonl", filepath.Join(out, "c.jsonl"), "--timings-jsonl", filepath.Join(out, "t.jsonl"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s defaults: %v\n%s", a.Build.Version, err, b)
+		}
+		c, _ := os.ReadFile(filepath.Join(out, "c.jsonl"))
+		if got := fmt.Sprintf("%x", sha256.Sum256(c)); got != string(m[1]) {
+			t.Errorf("%s with the timing extension writes canonical %s, the unpatched build wrote %s", a.Build.Version, got, m[1])
+		}
+		tl, _ := os.ReadFile(filepath.Join(out, "t.jsonl"))
+		var timing map[string]any
+		if json.Unmarshal(tl, &timing) != nil || timing["replay_execution_ms"] == nil || !(timing["replay_execution_ms"].(float64) > 0) {
+			t.Errorf("%s timing line without replay_execution_ms: %s", a.Build.Version, tl)
+		}
 	}
 }
 

@@ -242,6 +242,9 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	exe, units, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
 		say(Progress{Phase: "compiling", Units: n, Current: current})
 	})
+	if ctx.Err() != nil {
+		return Info{}, fmt.Errorf("building %s: cancelled (%d units had been compiled; the next build starts over)", s, units)
+	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
 	}

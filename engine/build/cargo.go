@@ -22,17 +22,26 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	stderr := &tailBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = &out, stderr
 	err := cmd.Run()
+	if ctx.Err() != nil {
+		return out.Bytes(), fmt.Errorf("%s %s: cancelled", name, strings.Join(args, " "))
+	}
 	if err != nil {
 		return out.Bytes(), toolError(name, args, err, stderr.String())
 	}
 	return out.Bytes(), nil
+}
+
+// procAttr gives a tool its own process group (killed whole on cancel) and ends it if kvparity
+// itself dies without cancelling (Pdeathsig).
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // toolError names the command and keeps the lines of its stderr that say what went wrong.
@@ -83,7 +92,7 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 	cmd := exec.CommandContext(ctx, "cargo", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()

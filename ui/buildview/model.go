@@ -128,7 +128,7 @@ func (m Model) View() tea.View {
 		}
 		b.WriteString(text.Trunc(line, m.width) + "\n")
 	}
-	b.WriteString("\n " + st.Faint.Render("the same toolchain, profile and timing extension for both arms; builds are cached for the next campaign · q cancels"))
+	b.WriteString("\n " + st.Faint.Render(text.Trunc("one toolchain, profile and timing extension for both arms · cached for the next campaign · q cancels", max(20, m.width-2))))
 	if m.err != nil {
 		b.WriteString("\n\n " + st.Bad.Render(m.err.Error()))
 	}
