@@ -271,6 +271,11 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		}
 		return true, whyWindow
 	}
+	if base := path.Base(rel); strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp") && strings.Contains(base, "-") {
+		// internal/atomicfile's temporary name (".<file>-<random>.tmp"): a write kvparity was
+		// killed in; the file it was replacing is intact.
+		return true, "an unfinished write by kvparity (killed mid-write); the file it replaced is intact"
+	}
 	top, rest, _ := strings.Cut(rel, "/")
 	switch top {
 	case dirDiffs:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"kvparity/internal/jsonscan"
 	"math"
 	"strconv"
 )
@@ -61,6 +62,12 @@ func (e *MooncakeFileError) Unwrap() error { return e.Err }
 // and in the returned row.
 func ParseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 	row := MooncakeRow{Line: lineNo}
+	// The shared scanner first: it refuses invalid UTF-8 and lone surrogates (which
+	// encoding/json would silently replace) and lets duplicate keys be named (which
+	// encoding/json would silently resolve to the last one; serde refuses them).
+	if err := strictObject(line, lineNo); err != nil {
+		return row, err
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
 		return row, &MooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
@@ -258,4 +265,29 @@ func parseStringOrInt(raw json.RawMessage) (string, error) {
 		return t, nil
 	}
 	return "", fmt.Errorf("expected a string, got %s", abbrev(raw))
+}
+
+// strictObject validates one trace line with the shared JSON scanner: well-formed UTF-8, one
+// JSON value, and no key named twice in the top-level object.
+func strictObject(line []byte, lineNo int) error {
+	sc := &jsonscan.Scanner{}
+	end, err := sc.ScanAt(line, jsonscan.SkipSpace(line, 0))
+	if err != nil {
+		return &MooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
+	}
+	if rest := jsonscan.SkipSpace(line, end); rest != len(line) {
+		return &MooncakeError{Line: lineNo, Msg: fmt.Sprintf("not one JSON object: more input at byte %d", rest)}
+	}
+	if len(sc.Tape) == 0 || sc.Tape[0].Kind != jsonscan.Object {
+		return &MooncakeError{Line: lineNo, Msg: "not a JSON object"}
+	}
+	seen := map[string]bool{}
+	for k := range sc.Members(0) {
+		key := string(sc.Str(&sc.Tape[k]))
+		if seen[key] {
+			return &MooncakeError{Line: lineNo, Field: key, Msg: "named twice in this line (a duplicate key: which value counts would be a guess)"}
+		}
+		seen[key] = true
+	}
+	return nil
 }
