@@ -73,9 +73,9 @@ func TestRealDynamoRow(t *testing.T) {
 		}
 		// Read from the real canonical reports: 1,000 requests, all completed, aggregated KV
 		// routing with overlap, 3 preemptions at the qualified capacity (band 1–3), readmitted.
-		if ev.Requests != 1000 || ev.Terminal["completed"] != 1000 || ev.Topology != "aggregated" || len(ev.Pools) != 1 ||
+		if ev.Requests != 1000 || ev.Terminal["completed"] != 1000 || ev.Topology != "aggregated" || ev.Engine != "vllm" || len(ev.Pools) != 1 ||
 			ev.Pools[0].RoutingDecisions != 1000 || ev.Pools[0].OverlapPositive < 900 || ev.PreemptionsTotal != 3 {
-			t.Errorf("%s evidence: %d requests, terminal %v, topology %s, pools %+v, %d preemptions", arm, ev.Requests, ev.Terminal, ev.Topology, ev.Pools, ev.PreemptionsTotal)
+			t.Errorf("%s evidence: %d requests, terminal %v, topology %s, engine %q, pools %+v, %d preemptions", arm, ev.Requests, ev.Terminal, ev.Topology, ev.Engine, ev.Pools, ev.PreemptionsTotal)
 		}
 		for _, r := range ev.Rules {
 			if !r.Passed {

@@ -26,8 +26,12 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	patch := c.patchStatement()
 	for _, arm := range arms {
 		spec := c.row.Arm(arm)
-		r.Revisions = append(r.Revisions, Revision{Arm: arm, Revision: spec.Revision, Variant: spec.Variant,
-			CommitSHA: commitSHA.MatchString(spec.Revision), DeterminismPatch: patch})
+		rev := spec.Revision
+		if rev == "" { // an arm named by its source: the pin records what the source pins
+			rev = c.hist.Current[arm].Revision
+		}
+		r.Revisions = append(r.Revisions, Revision{Arm: arm, Revision: rev, Variant: spec.Variant, Source: spec.Source,
+			CommitSHA: commitSHA.MatchString(rev), DeterminismPatch: patch})
 	}
 	r.Trace = c.traceInfo()
 	r.Artifacts = c.artifactInfos()

@@ -64,6 +64,7 @@ type JournalInfo struct {
 type Revision struct {
 	Arm              engine.Arm `json:"arm"`
 	Revision         string     `json:"revision"`
+	Source           string     `json:"source,omitempty"` // crate:NAME@VERSION or git:PATH@COMMIT, when kvparity built it
 	Variant          string     `json:"variant,omitempty"`
 	CommitSHA        bool       `json:"commit_sha"` // the revision looks like an immutable commit SHA
 	DeterminismPatch string     `json:"determinism_patch"`

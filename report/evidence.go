@@ -79,8 +79,13 @@ type evRecord struct {
 		Execution struct {
 			Topology string `json:"topology"`
 		} `json:"execution"`
+		// The backend of each role: engine_config.<role>.engine_type up to Dynamo 1.5 (and in
+		// the embedded engine), engine_config.<role>.engine.backend from 1.6 on.
 		EngineConfig map[string]struct {
 			EngineType string `json:"engine_type"`
+			Engine     struct {
+				Backend string `json:"backend"`
+			} `json:"engine"`
 		} `json:"engine_config"`
 		Router struct {
 			Config map[string]json.RawMessage `json:"config"`
@@ -160,8 +165,11 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 	}
 	disagg := e.Topology == "disaggregated"
 	for _, role := range []string{"aggregated", "prefill", "decode"} {
-		if c, ok := rec.Metadata.EngineConfig[role]; ok && c.EngineType != "" {
+		if c, ok := rec.Metadata.EngineConfig[role]; ok && (c.EngineType != "" || c.Engine.Backend != "") {
 			e.Engine = c.EngineType
+			if e.Engine == "" {
+				e.Engine = c.Engine.Backend
+			}
 			break
 		}
 	}

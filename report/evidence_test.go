@@ -243,3 +243,18 @@ func TestEvidenceErrors(t *testing.T) {
 	wantRule(t, e, RuleOverlapRouting, false, "no agg routing decisions")
 	wantRule(t, e, RuleTerminal, false, "0 of 0 requests completed")
 }
+
+// Dynamo 1.6 moved a role's backend from engine_config.<role>.engine_type to
+// engine_config.<role>.engine.backend; the evidence reads both.
+func TestEvidenceReadsTheBackendOfEitherMetadataSchema(t *testing.T) {
+	rec := synthRecord(synthOpts{Requests: 50, Engine: "sglang"})
+	ec := rec["metadata"].(map[string]any)["engine_config"].(map[string]any)
+	for role, c := range ec {
+		cfg := c.(map[string]any)
+		delete(cfg, "engine_type")
+		ec[role] = map[string]any{"engine": map[string]any{"backend": "sglang"}, "dynamo": map[string]any{}}
+	}
+	if e := evidenceOf(t, rec, EvidenceOptions{}); e.Engine != "sglang" {
+		t.Errorf("engine %q from engine_config.<role>.engine.backend", e.Engine)
+	}
+}

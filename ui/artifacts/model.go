@@ -118,7 +118,7 @@ func (m Model) armLine(a, base engine.ArtifactInfo) string {
 		return st.Faint.Render("(not pinned)")
 	}
 	name := fmt.Sprintf("%-9s", a.Arm)
-	parts := []string{st.Bold.Render(name) + " " + text.Short(revision(a), 16),
+	parts := []string{st.Bold.Render(name) + " " + shortRevision(a, 16),
 		"sha256 " + st.Accent.Render(text.Short(a.SHA256, 8)), text.Bytes(a.Size)}
 	if a.TextSize > 0 {
 		t := ".text " + text.Bytes(a.TextSize)
@@ -146,7 +146,7 @@ func (m Model) compact(a, base engine.ArtifactInfo) string {
 	if a.Arm == engine.Candidate {
 		name = "cand"
 	}
-	line := st.Bold.Render(name) + " " + text.Short(revision(a), 7)
+	line := st.Bold.Render(name) + " " + shortRevision(a, 7)
 	if stale := m.isStale(a.Arm); stale != "" {
 		line += " " + st.Warn.Render(stale)
 	}
@@ -157,6 +157,19 @@ func (m Model) compact(a, base engine.ArtifactInfo) string {
 		line += " size " + m.growth(base.Size, a.Size)
 	}
 	return line
+}
+
+// shortRevision fits a revision in n cells without hiding what tells arms apart: a commit SHA
+// keeps its head, a published version (name@version) keeps its version whole.
+func shortRevision(a engine.ArtifactInfo, n int) string {
+	rev := revision(a)
+	if _, version, ok := strings.Cut(a.Revision, "@"); ok && a.Variant == "" {
+		if len(rev) <= n+2 {
+			return rev
+		}
+		return version
+	}
+	return text.Short(rev, n)
 }
 
 func revision(a engine.ArtifactInfo) string {

@@ -4,6 +4,7 @@ package header
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -69,7 +70,11 @@ func (m Model) line(detail int) string {
 	}
 	trace := i.TraceSpec
 	if detail <= 1 {
-		trace = strings.TrimPrefix(trace, "generated:")
+		if strings.HasPrefix(trace, "generated:") {
+			trace = strings.TrimPrefix(trace, "generated:")
+		} else {
+			trace = filepath.Base(trace) // a file's name says which trace; its folder rarely does
+		}
 	}
 	if detail <= 0 {
 		if q := strings.IndexByte(trace, '?'); q > 0 {
