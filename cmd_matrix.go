@@ -20,6 +20,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/headless"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
@@ -114,14 +115,14 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = io.Discard
 	}
-	o := engine.MatrixOptions{
+	o := matrix.Options{
 		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
 		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism,
 		Assess: campaignreport.Assess, Poll: *poll, JobPoll: *jobPoll,
 		OnUpdate: progressPrinter(progress), Log: progress,
 	}
 	if *useSlurm {
-		o.Slurm = &engine.Slurm{}
+		o.Slurm = &matrix.Slurm{}
 	} else {
 		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			ro, code, ok := parseRunArgs(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out)
@@ -143,11 +144,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var res *engine.MatrixResult
+	var res *matrix.Result
 	if *view {
 		res, err = runMatrixView(ctx, o, *dir, stderr)
 	} else {
-		res, err = engine.RunMatrix(ctx, o)
+		res, err = matrix.Run(ctx, o)
 	}
 	if res == nil {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
@@ -167,16 +168,16 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Overall.Verdict,
-			res.ExitCode, res.Report.Campaign, engine.MatrixReportMD)
+			res.ExitCode, res.Report.Campaign, matrix.MatrixReportMD)
 	}
 	return code
 }
 
 // progressPrinter prints a row's line whenever it changes.
-func progressPrinter(w io.Writer) func([]engine.RowStatus) {
+func progressPrinter(w io.Writer) func([]matrix.RowStatus) {
 	var mu sync.Mutex
 	last := map[string]string{}
-	return func(rows []engine.RowStatus) {
+	return func(rows []matrix.RowStatus) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range rows {
@@ -190,7 +191,7 @@ func progressPrinter(w io.Writer) func([]engine.RowStatus) {
 }
 
 // matrixLine is one row in one line: node, job, stage progress and verdicts.
-func matrixLine(s engine.RowStatus) string {
+func matrixLine(s matrix.RowStatus) string {
 	parts := []string{fmt.Sprintf("%-16s", s.Row)}
 	if s.Node != "" {
 		parts = append(parts, "node "+s.Node)
@@ -211,7 +212,7 @@ func matrixLine(s engine.RowStatus) string {
 // runMatrixView runs the matrix under the matrix view. Quitting the view stops following (Slurm
 // jobs keep running; a local row is interrupted and resumes next time) and waits for the matrix
 // to record that.
-func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stderr io.Writer) (*engine.MatrixResult, error) {
+func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.Writer) (*matrix.Result, error) {
 	feed := matrixview.NewFeed()
 	o.OnUpdate, o.Log = feed.Publish, io.Discard
 	exe, err := os.Executable()
@@ -223,12 +224,12 @@ func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stde
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type ended struct {
-		res *engine.MatrixResult
+		res *matrix.Result
 		err error
 	}
 	done := make(chan ended, 1)
 	go func() {
-		res, err := engine.RunMatrix(mctx, o)
+		res, err := matrix.Run(mctx, o)
 		feed.Finish(res, err)
 		done <- ended{res, err}
 	}()
@@ -243,13 +244,13 @@ func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stde
 // openRowCmd opens a row's full workbench (kvparity open DIR/ROW) in place of the matrix view,
 // once the row no longer runs: a running row's journal belongs to its job.
 func openRowCmd(exe string) matrixview.OpenFunc {
-	return func(r engine.RowStatus) tea.Cmd {
+	return func(r matrix.RowStatus) tea.Cmd {
 		note := func(s string) tea.Cmd { return func() tea.Msg { return matrixview.NoteMsg(s) } }
 		switch {
 		case r.JobState != "" && !r.JobState.Terminal():
 			return note(fmt.Sprintf("row %s is %s (%s): open it when it has ended", r.Row, strings.ToLower(string(r.JobState)), r.Progress()))
-		case r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf || r.Stage == engine.RowStagePinning ||
-			r.Stage == engine.RowStageStarting:
+		case r.Stage == matrix.RowStageDeterminism || r.Stage == matrix.RowStagePerf || r.Stage == matrix.RowStagePinning ||
+			r.Stage == matrix.RowStageStarting:
 			return note(fmt.Sprintf("row %s is running (%s): open it when it has ended", r.Row, r.Progress()))
 		case r.Records == 0:
 			return note(fmt.Sprintf("row %s has no campaign yet", r.Row))
@@ -265,8 +266,8 @@ func openRowCmd(exe string) matrixview.OpenFunc {
 
 // recordPlacement runs inside a row's job before `kvparity run`: it records where the job runs.
 func recordPlacement(rowDir string, stdout, stderr io.Writer) int {
-	p := engine.ReadPlacement(os.Getenv, "/sys/devices/system/node")
-	if err := engine.AppendPlacement(rowDir, p); err != nil {
+	p := matrix.ReadPlacement(os.Getenv, "/sys/devices/system/node")
+	if err := matrix.AppendPlacement(rowDir, p); err != nil {
 		fmt.Fprintf(stderr, "kvparity matrix: recording the placement: %v\n", err)
 		return verdict.ExitUsage
 	}

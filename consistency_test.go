@@ -20,6 +20,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/ui"
 	"kvparity/verdict"
 )
@@ -69,7 +70,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		args := append([]string{"matrix"}, rowFiles...)
 		args = append(args, "--campaign", m, "--stage", "all", "--json", "--poll", "100ms")
 		code, out, errOut := runKvparity(t, bin, 20*time.Minute, args...)
-		var rep engine.MatrixReport
+		var rep matrix.MatrixReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: matrix --json (exit %d): %v\n%s\n%s", state, code, err, out, errOut)
 		}
@@ -220,8 +221,7 @@ func headerWords(t *testing.T, dir string) surfaceWords {
 	model, _ = model.Update(tea.WindowSizeMsg{Width: 240, Height: 40})
 	re := regexp.MustCompile(`semantic (\S+) · performance (\S+) · footprint (\S+) · overall (\S+)`)
 	msgs := make(chan tea.Msg, 64)
-	var start func(tea.Cmd)
-	start = func(cmd tea.Cmd) {
+	start := func(cmd tea.Cmd) {
 		if cmd == nil {
 			return
 		}

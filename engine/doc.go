@@ -10,6 +10,7 @@
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, VerifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped
+//	journal_tail.go          JournalTail: a reader that follows a journal without writing it
 //	runner.go, tail.go       one replay process: argv, Setpgid, pinning, timeout, stderr, progress
 //	cpus.go, host.go, numa.go CPU lists, host.json, each NUMA node's CPUs (host.json, placements)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled

@@ -1,8 +1,9 @@
-package engine
+package matrix
 
 import (
 	"errors"
 	"io/fs"
+	"kvparity/engine"
 	"path/filepath"
 	"time"
 )
@@ -14,24 +15,24 @@ const PlacementFile = "placement.json"
 // A JobPlacement is where one job of a row ran, read from inside it (protocol: record the node
 // characteristics, CPU set and NUMA placement of every row).
 type JobPlacement struct {
-	Mode        string          `json:"mode"`             // "slurm" or "local"
-	JobID       string          `json:"job_id,omitempty"` // SLURM_JOB_ID
-	NodeList    string          `json:"node_list,omitempty"`
-	Partition   string          `json:"partition,omitempty"`
-	Node        string          `json:"node"` // SLURMD_NODENAME, else the host name
-	AllowedCPUs string          `json:"allowed_cpus"`
-	CPUCount    int             `json:"cpu_count"`
-	NUMA        []PlacementNUMA `json:"numa_nodes"`     // the node's NUMA topology
-	NUMASpan    []int           `json:"numa_span"`      // NUMA nodes the allowed CPUs fall in
-	Host        HostInfo        `json:"host"`           // CPU model, cores, kernel
-	At          time.Time       `json:"at"`             // when the job started the row
-	Note        string          `json:"note,omitempty"` // why a field is missing, in words
+	Mode        string                 `json:"mode"`             // "slurm" or "local"
+	JobID       string                 `json:"job_id,omitempty"` // SLURM_JOB_ID
+	NodeList    string                 `json:"node_list,omitempty"`
+	Partition   string                 `json:"partition,omitempty"`
+	Node        string                 `json:"node"` // SLURMD_NODENAME, else the host name
+	AllowedCPUs string                 `json:"allowed_cpus"`
+	CPUCount    int                    `json:"cpu_count"`
+	NUMA        []engine.PlacementNUMA `json:"numa_nodes"`     // the node's NUMA topology
+	NUMASpan    []int                  `json:"numa_span"`      // NUMA nodes the allowed CPUs fall in
+	Host        engine.HostInfo        `json:"host"`           // CPU model, cores, kernel
+	At          time.Time              `json:"at"`             // when the job started the row
+	Note        string                 `json:"note,omitempty"` // why a field is missing, in words
 }
 
 // ReadPlacement describes where this process runs: the Slurm job's environment when there is
 // one, its sched_getaffinity mask and the machine's NUMA nodes.
 func ReadPlacement(getenv func(string) string, sysNode string) JobPlacement {
-	p := JobPlacement{Mode: "local", Host: ReadHost(), At: time.Now().UTC()}
+	p := JobPlacement{Mode: "local", Host: engine.ReadHost(), At: time.Now().UTC()}
 	if id := getenv("SLURM_JOB_ID"); id != "" {
 		p.Mode, p.JobID = "slurm", id
 		p.NodeList = getenv("SLURM_JOB_NODELIST")
@@ -41,14 +42,14 @@ func ReadPlacement(getenv func(string) string, sysNode string) JobPlacement {
 	if p.Node == "" {
 		p.Node = p.Host.Hostname
 	}
-	cpus := AllowedCPUs()
-	p.AllowedCPUs, p.CPUCount = FormatCPUList(cpus), len(cpus)
-	nodes, err := readNUMA(sysNode)
+	cpus := engine.AllowedCPUs()
+	p.AllowedCPUs, p.CPUCount = engine.FormatCPUList(cpus), len(cpus)
+	nodes, err := engine.ReadNUMA(sysNode)
 	if err != nil {
 		p.Note = err.Error()
 	}
 	p.NUMA = nodes
-	p.NUMASpan = numaSpan(nodes, cpus)
+	p.NUMASpan = engine.NUMASpan(nodes, cpus)
 	return p
 }
 
@@ -72,7 +73,7 @@ func AppendPlacement(rowDir string, p JobPlacement) error {
 // not started).
 func ReadPlacements(rowDir string) ([]JobPlacement, error) {
 	var l jobPlacementLog
-	if err := ReadJSONFile(filepath.Join(rowDir, PlacementFile), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := engine.ReadJSONFile(filepath.Join(rowDir, PlacementFile), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return l.Placements, nil

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"kvparity/engine"
 	"kvparity/internal/atomicfile"
 )
 
@@ -60,7 +61,7 @@ func (m *matrix) anyRunning() bool {
 
 // submit writes the row's job script and submits it.
 func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
-	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, MatrixBinary),
+	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, Binary),
 		Partition: m.o.Partition, RunArgs: m.o.RunArgs}
 	script := filepath.Join(r.dir, JobScriptFile)
 	if err := atomicfile.Update(script, js.Render(), 0o755); err != nil {
@@ -94,7 +95,7 @@ func (m *matrix) pinnedNode(r *matrixRow) string {
 	if m.o.AnyNode {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(r.dir, FileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(r.dir, engine.FileJournal)); err != nil {
 		return ""
 	}
 	ps, err := ReadPlacements(r.dir)

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine"
 	"kvparity/internal/atomicfile"
 	"kvparity/verdict"
 )
@@ -65,12 +66,12 @@ func buildMatrixReport(dir string, rows []RowStatus, overall verdict.Outcome) Ma
 		}
 		r := MatrixReportRow{Document: verdict.NewDocument(verdict.KindRow, v), Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
 			JobState: s.JobState, Node: s.Node, CPUs: s.CPUs, NUMA: s.NUMASpan, Attempts: s.Attempts,
-			BaselineDigest: s.Digest(Baseline), CandidateDigest: s.Digest(Candidate),
+			BaselineDigest: s.Digest(engine.Baseline), CandidateDigest: s.Digest(engine.Candidate),
 			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental}
 		for _, f := range []struct {
 			name string
 			dst  *string
-		}{{FileReportMD, &r.ReportMD}, {FileReportJSON, &r.ReportJSON}} {
+		}{{engine.FileReportMD, &r.ReportMD}, {engine.FileReportJSON, &r.ReportJSON}} {
 			if _, err := os.Stat(filepath.Join(s.Dir, f.name)); err == nil {
 				*f.dst = filepath.ToSlash(filepath.Join(s.Row, f.name))
 			}

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"context"
@@ -10,21 +10,17 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine"
 	"kvparity/internal/atomicfile"
 	"kvparity/verdict"
 )
 
-// A matrix is a campaign of rows (protocol "Campaign concurrency"): one row per node, each row
-// its own campaign in DIR/<row>. Without a scheduler the rows run one after another on this
-// machine through the same code path as `kvparity run`; with Slurm each row is one job on one
-// whole node, and the matrix follows the rows through their journals.
-
-// MatrixBinary is the kvparity copy in the matrix folder that every job runs, so the jobs run
+// Binary is the kvparity copy in the matrix folder that every job runs, so the jobs run
 // one fixed executable whatever happens to the one that submitted them.
-const MatrixBinary = "kvparity"
+const Binary = "kvparity"
 
-// MatrixOptions configure RunMatrix.
-type MatrixOptions struct {
+// Options configure Run.
+type Options struct {
 	Dir      string   // the matrix folder (on a filesystem every node sees, for Slurm)
 	RowFiles []string // row TOML files, one campaign each
 
@@ -60,33 +56,33 @@ type MatrixOptions struct {
 	Log      io.Writer // one line per scheduling event; nil discards
 }
 
-// A MatrixResult is the matrix at the end of RunMatrix.
-type MatrixResult struct {
+// A Result is the matrix at the end of Run.
+type Result struct {
 	Rows     []RowStatus
 	ExitCode int // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
 	Report   MatrixReport
 }
 
-// matrixRow is one row's state inside RunMatrix (owned by the RunMatrix goroutine).
+// matrixRow is one row's state inside Run (owned by the Run goroutine).
 type matrixRow struct {
-	row     *Row
+	row     *engine.Row
 	file    string // absolute
 	dir     string // DIR/<row>
 	fold    *rowFold
-	tail    journalTail
+	tail    *engine.JournalTail
 	jobs    []JobRecord
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
 
-	semanticOnly bool                                   // MatrixOptions.SemanticOnly
-	assess       func(string) (verdict.Verdicts, error) // MatrixOptions.Assess
+	semanticOnly bool                                   // Options.SemanticOnly
+	assess       func(string) (verdict.Verdicts, error) // Options.Assess
 	verdicts     *verdict.Verdicts                      // the last assessment of a finished row
 }
 
-// RunMatrix runs (or resumes, or follows) every row of the matrix and writes the matrix
+// Run runs (or resumes, or follows) every row of the matrix and writes the matrix
 // report. It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
-// later RunMatrix follows them again). An error means bad input or an unusable scheduler.
-func RunMatrix(ctx context.Context, o MatrixOptions) (*MatrixResult, error) {
+// later Run follows them again). An error means bad input or an unusable scheduler.
+func Run(ctx context.Context, o Options) (*Result, error) {
 	m, err := newMatrix(o)
 	if err != nil {
 		return nil, err
@@ -95,13 +91,13 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*MatrixResult, error) {
 }
 
 type matrix struct {
-	o    MatrixOptions
+	o    Options
 	dir  string
 	rows []*matrixRow
 	log  io.Writer
 }
 
-func newMatrix(o MatrixOptions) (*matrix, error) {
+func newMatrix(o Options) (*matrix, error) {
 	if o.Dir == "" {
 		return nil, errors.New("matrix: --campaign DIR is required")
 	}
@@ -134,7 +130,7 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 		if err != nil {
 			return nil, err
 		}
-		row, err := LoadRow(abs)
+		row, err := engine.LoadRow(abs)
 		if err != nil {
 			return nil, err
 		}
@@ -142,11 +138,11 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 			return nil, fmt.Errorf("%s: name %q is already the name of %s: each row needs its own campaign folder", f, row.Name, prev)
 		}
 		seen[row.Name] = f
-		if row.Name == MatrixBinary {
-			return nil, &RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
+		if row.Name == Binary {
+			return nil, &engine.RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
 		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly, assess: o.Assess}
-		r.tail.path = filepath.Join(r.dir, FileJournal)
+		r.tail = engine.NewJournalTail(filepath.Join(r.dir, engine.FileJournal))
 		mode := "local"
 		if o.Slurm != nil {
 			mode = "slurm"
@@ -161,7 +157,7 @@ func (m *matrix) logf(format string, a ...any) {
 	fmt.Fprintf(m.log, "matrix: "+format+"\n", a...)
 }
 
-func (m *matrix) run(ctx context.Context) (*MatrixResult, error) {
+func (m *matrix) run(ctx context.Context) (*Result, error) {
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
 	}
@@ -228,7 +224,7 @@ func (m *matrix) stageBinary() error {
 		}
 		src = exe
 	}
-	dst := filepath.Join(m.dir, MatrixBinary)
+	dst := filepath.Join(m.dir, Binary)
 	want, err := fileSHA256(src)
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
@@ -238,7 +234,7 @@ func (m *matrix) stageBinary() error {
 			return nil
 		}
 		for _, r := range m.rows {
-			if _, err := os.Stat(filepath.Join(r.dir, FileJournal)); err == nil {
+			if _, err := os.Stat(filepath.Join(r.dir, engine.FileJournal)); err == nil {
 				m.logf("keeping %s (sha256 %s): row %s started with it; this kvparity differs (sha256 %s)", dst, got[:12], r.row.Name, want[:12])
 				return nil
 			}
@@ -260,9 +256,9 @@ func (m *matrix) stageBinary() error {
 func (m *matrix) refresh() {
 	changed := false
 	for _, r := range m.rows {
-		recs, reset, err := r.tail.read()
+		recs, reset, err := r.tail.Read()
 		if err != nil {
-			m.logf("%s: reading %s: %v", r.row.Name, r.tail.path, err)
+			m.logf("%s: reading %s: %v", r.row.Name, r.tail.Path(), err)
 		}
 		if reset {
 			r.fold.reset()
@@ -364,13 +360,13 @@ func (r *matrixRow) needsRun() bool {
 }
 
 // result builds the final statuses, exit code and report.
-func (m *matrix) result() *MatrixResult {
+func (m *matrix) result() *Result {
 	for _, r := range m.rows {
 		if !r.needsRun() {
 			r.assessRow()
 		}
 	}
-	res := &MatrixResult{Rows: m.statuses()}
+	res := &Result{Rows: m.statuses()}
 	overall := matrixOverall(res.Rows)
 	res.ExitCode = verdict.ExitCode(overall.Verdict)
 	res.Report = buildMatrixReport(m.dir, res.Rows, overall)
@@ -399,7 +395,7 @@ func (r *matrixRow) assessRow() {
 // when it has none or it is not of this schema.
 func readRowVerdicts(dir string, semanticOnly bool) *verdict.Verdicts {
 	var d verdict.Document
-	if ReadJSONFile(filepath.Join(dir, FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
+	if engine.ReadJSONFile(filepath.Join(dir, engine.FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
 		return nil
 	}
 	if semanticOnly {
