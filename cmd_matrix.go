@@ -121,6 +121,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		Assess: campaignreport.Assess, Poll: *poll, JobPoll: *jobPoll,
 		OnUpdate: progressPrinter(progress), Log: progress,
 	}
+	// The matrix report, written by campaignreport whenever the matrix asks; the last one
+	// written is the one --json prints.
+	var report campaignreport.MatrixReport
+	o.Report = func(dir string, rows []matrix.RowStatus, overall verdict.Outcome) error {
+		report = campaignreport.BuildMatrixReport(dir, rows, overall)
+		return campaignreport.WriteMatrixReport(dir, report)
+	}
 	if *useSlurm {
 		o.Slurm = &matrix.Slurm{}
 	} else {
@@ -162,13 +169,13 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res.Report); err != nil {
+		if err := enc.Encode(report); err != nil {
 			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
 			return verdict.ExitUsage
 		}
 	} else {
-		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Overall.Verdict,
-			res.ExitCode, res.Report.Campaign, matrix.MatrixReportMD)
+		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s\n", res.Dir, res.Overall.Verdict,
+			res.ExitCode, filepath.Join(res.Dir, campaignreport.MatrixReportMD))
 	}
 	return code
 }
@@ -220,7 +227,7 @@ func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.
 		return nil, err
 	}
 	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
-	m.Standalone = true
+	m.Standalone, m.ReportName = true, campaignreport.MatrixReportMD
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type ended struct {

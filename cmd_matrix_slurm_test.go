@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/engine/matrix"
 	"kvparity/verdict"
@@ -53,15 +54,15 @@ func runKvparity(t *testing.T, bin string, timeout time.Duration, args ...string
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-func readMatrixJSON(t *testing.T, dir string) matrix.MatrixReport {
+func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
 	t.Helper()
-	var rep matrix.MatrixReport
-	b, err := os.ReadFile(filepath.Join(dir, matrix.MatrixReportJSON))
+	var rep campaignreport.MatrixReport
+	b, err := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("%s: %v", matrix.MatrixReportJSON, err)
+		t.Fatalf("%s: %v", campaignreport.MatrixReportJSON, err)
 	}
 	return rep
 }
@@ -89,7 +90,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("a parity FAIL row makes the matrix exit 1, got %d\nstderr:\n%s", code, stderr)
 	}
-	var printed matrix.MatrixReport
+	var printed campaignreport.MatrixReport
 	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
 		t.Fatalf("--json stdout is not the matrix report: %v\n%s", err, stdout)
 	}
@@ -148,7 +149,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	if a.BaselineDigest != b.BaselineDigest {
 		t.Errorf("both rows' baselines replay the same window with the same engine: %s vs %s", a.BaselineDigest, b.BaselineDigest)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, matrix.MatrixReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportMD))
 	for _, want := range []string{"overall **FAIL**", "| tiny-pass | " + host + " | " + a.JobID, "| tiny-fifo |",
 		"[report.md](tiny-pass/report.md) [report.json](tiny-pass/report.json)",
 		"- tiny-fifo: baseline `" + b.BaselineDigest + "`, candidate `" + b.CandidateDigest + "`"} {

@@ -20,7 +20,6 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
-	"kvparity/engine/matrix"
 	"kvparity/ui"
 	"kvparity/verdict"
 )
@@ -70,7 +69,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		args := append([]string{"matrix"}, rowFiles...)
 		args = append(args, "--campaign", m, "--stage", "all", "--json", "--poll", "100ms")
 		code, out, errOut := runKvparity(t, bin, 20*time.Minute, args...)
-		var rep matrix.MatrixReport
+		var rep campaignreport.MatrixReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: matrix --json (exit %d): %v\n%s\n%s", state, code, err, out, errOut)
 		}

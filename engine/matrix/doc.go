@@ -4,8 +4,9 @@
 // with Slurm each row is one job on one whole node, and the matrix follows the rows through
 // their journals (engine.JournalTail, folded by engine.History).
 //
-// The matrix never computes a row's verdicts itself: Options.Assess (the campaign report's
-// computation) is injected by main.
+// The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
+// campaign report's computation) and Options.Report (campaignreport's matrix.json and
+// matrix.md writer) are injected by main, so this package imports only the engine.
 //
 // # Layout
 //
@@ -19,5 +20,4 @@
 //	jobs.go        jobs.json and the matrix_job journal record
 //	placement.go   placement.json: where each job of a row ran
 //	lock.go        matrix.lock: one follower per matrix folder
-//	report.go      matrix.json and matrix.md
 package matrix

@@ -44,6 +44,10 @@ type Options struct {
 	// campaignreport.Assess, the report's own computation, so the matrix can never disagree
 	// with a row's report). Nil: the verdicts are read from the row's report.json.
 	Assess func(rowDir string) (verdict.Verdicts, error)
+	// Report writes the matrix report from the rows' statuses and the matrix's overall verdict
+	// (main's writes campaignreport's matrix.json and matrix.md into Dir). It is called
+	// after every job end (a matrix can run for hours) and when Run returns. Nil: no report.
+	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
@@ -58,9 +62,10 @@ type Options struct {
 
 // A Result is the matrix at the end of Run.
 type Result struct {
+	Dir      string // the matrix folder, absolute
 	Rows     []RowStatus
-	ExitCode int // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
-	Report   MatrixReport
+	Overall  verdict.Outcome // the worst overall outcome over the rows (Undecided for a row without its verdicts)
+	ExitCode int             // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
 }
 
 // matrixRow is one row's state inside Run (owned by the Run goroutine).
@@ -79,8 +84,8 @@ type matrixRow struct {
 	verdicts     *verdict.Verdicts                      // the last assessment of a finished row
 }
 
-// Run runs (or resumes, or follows) every row of the matrix and writes the matrix
-// report. It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
+// Run runs (or resumes, or follows) every row of the matrix and has the matrix report written
+// (Options.Report). It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
 // later Run follows them again). An error means bad input or an unusable scheduler.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	m, err := newMatrix(o)
@@ -205,7 +210,7 @@ func (m *matrix) run(ctx context.Context) (*Result, error) {
 	}
 	m.refresh()
 	res := m.result()
-	if werr := WriteMatrixReport(m.dir, res.Report); werr != nil && err == nil {
+	if werr := m.writeReport(res); werr != nil && err == nil {
 		err = werr
 	}
 	return res, err
@@ -359,18 +364,25 @@ func (r *matrixRow) needsRun() bool {
 	return n == 0 || !r.jobs[n-1].Verdict()
 }
 
-// result builds the final statuses, exit code and report.
+// result builds the final statuses, overall outcome and exit code.
 func (m *matrix) result() *Result {
 	for _, r := range m.rows {
 		if !r.needsRun() {
 			r.assessRow()
 		}
 	}
-	res := &Result{Rows: m.statuses()}
-	overall := matrixOverall(res.Rows)
-	res.ExitCode = verdict.ExitCode(overall.Verdict)
-	res.Report = buildMatrixReport(m.dir, res.Rows, overall)
+	res := &Result{Dir: m.dir, Rows: m.statuses()}
+	res.Overall = matrixOverall(res.Rows)
+	res.ExitCode = verdict.ExitCode(res.Overall.Verdict)
 	return res
+}
+
+// writeReport hands the result to the report hook.
+func (m *matrix) writeReport(res *Result) error {
+	if m.o.Report == nil {
+		return nil
+	}
+	return m.o.Report(m.dir, res.Rows, res.Overall)
 }
 
 // assessRow computes a finished row's verdicts again (after its job ended, and for the final
@@ -445,7 +457,7 @@ func (m *matrix) endJob(r *matrixRow, j JobRecord) {
 	r.verdicts = nil // assessed again now that its run ended
 	// The matrix report is kept current after every job end: a matrix can run for hours.
 	m.refresh()
-	if err := WriteMatrixReport(m.dir, m.result().Report); err != nil {
+	if err := m.writeReport(m.result()); err != nil {
 		m.logf("%v", err)
 	}
 }

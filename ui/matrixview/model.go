@@ -48,6 +48,9 @@ type Model struct {
 	// Standalone: q quits the program and the view takes the alternate screen. Embedded, the
 	// workbench owns quitting.
 	Standalone bool
+	// ReportName is the matrix report's file, named on the end line ("" names none); main
+	// passes campaignreport's matrix.md.
+	ReportName string
 }
 
 // New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg

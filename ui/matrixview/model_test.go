@@ -117,7 +117,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	f.Publish(rows)
-	f.Finish(&matrix.Result{Rows: rows, ExitCode: 2, Report: matrix.MatrixReport{Overall: verdict.Of(verdict.Inconclusive, "x")}}, nil)
+	f.Finish(&matrix.Result{Rows: rows, ExitCode: 2, Overall: verdict.Of(verdict.Inconclusive, "x")}, nil)
 	if msg := f.Wait()(); len(msg.(RowsMsg)) != 4 {
 		t.Fatalf("the last snapshot comes before the end, got %T", msg)
 	}
@@ -127,6 +127,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	m := New("/m", plain(), f, nil)
+	m.ReportName = "matrix.md"
 	m, cmd := update(t, m, d)
 	if cmd != nil {
 		t.Fatal("no re-arm after the end")

@@ -134,7 +134,10 @@ func (m Model) endLine(d DoneMsg) string {
 	case d.Result == nil:
 		return " matrix ended"
 	}
-	s := fmt.Sprintf(" matrix %s (exit %d) · %s", st.Verdict(d.Result.Report.Overall.Verdict), d.Result.ExitCode, matrix.MatrixReportMD)
+	s := fmt.Sprintf(" matrix %s (exit %d)", st.Verdict(d.Result.Overall.Verdict), d.Result.ExitCode)
+	if m.ReportName != "" {
+		s += " · " + m.ReportName
+	}
 	if d.Err != nil {
 		s += " · " + st.Warn.Render(d.Err.Error())
 	}
