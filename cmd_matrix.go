@@ -22,6 +22,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/matrix"
 	"kvparity/headless"
+	"kvparity/internal/layout"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -140,7 +141,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			// The row's report, which the matrix report links and reads the row's verdicts
 			// from (as the Slurm job script does).
 			if ctx.Err() == nil {
-				if _, err := os.Stat(filepath.Join(rowDir, engine.FileJournal)); err == nil {
+				if _, err := os.Stat(filepath.Join(rowDir, layout.FileJournal)); err == nil {
 					if _, err := campaignreport.WriteReport(rowDir); err != nil {
 						fmt.Fprintln(out, "kvparity report:", err)
 					}
@@ -175,7 +176,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s\n", res.Dir, res.Overall.Verdict,
-			res.ExitCode, filepath.Join(res.Dir, campaignreport.MatrixReportMD))
+			res.ExitCode, filepath.Join(res.Dir, layout.FileMatrixMD))
 	}
 	return code
 }
@@ -227,7 +228,7 @@ func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.
 		return nil, err
 	}
 	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
-	m.Standalone, m.ReportName = true, campaignreport.MatrixReportMD
+	m.Standalone, m.ReportName = true, layout.FileMatrixMD
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type ended struct {

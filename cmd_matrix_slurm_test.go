@@ -16,6 +16,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -57,19 +58,19 @@ func runKvparity(t *testing.T, bin string, timeout time.Duration, args ...string
 func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
 	t.Helper()
 	var rep campaignreport.MatrixReport
-	b, err := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportJSON))
+	b, err := os.ReadFile(filepath.Join(dir, layout.FileMatrixJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("%s: %v", campaignreport.MatrixReportJSON, err)
+		t.Fatalf("%s: %v", layout.FileMatrixJSON, err)
 	}
 	return rep
 }
 
 func matrixJournal(t *testing.T, rowDir string) []engine.Record {
 	t.Helper()
-	recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, engine.FileJournal))
+	recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 			t.Errorf("row %s placement.json: %+v %v", r.Row, ps, err)
 		}
 		jobs, err := matrix.ReadJobs(rowDir)
-		if err != nil || len(jobs) != 1 || jobs[0].JobID != r.JobID || !slices.Contains(jobs[0].Command, filepath.Join(rowDir, matrix.JobScriptFile)) {
+		if err != nil || len(jobs) != 1 || jobs[0].JobID != r.JobID || !slices.Contains(jobs[0].Command, filepath.Join(rowDir, layout.FileJobScript)) {
 			t.Errorf("row %s jobs.json: %+v %v", r.Row, jobs, err)
 		}
 		// The row's own journal ends with the job's end and where it ran.
@@ -135,7 +136,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), "kvparity: job "+r.JobID+" on "+host) || !strings.Contains(string(out), "row "+r.Row) {
 			t.Errorf("row %s job output: %v\n%s", r.Row, err, out)
 		}
-		script, _ := os.ReadFile(filepath.Join(rowDir, matrix.JobScriptFile))
+		script, _ := os.ReadFile(filepath.Join(rowDir, layout.FileJobScript))
 		if !strings.Contains(string(script), "#SBATCH --exclusive") || !strings.Contains(string(script), " run "+filepath.Join(src, r.Row+".toml")+" --campaign "+rowDir) {
 			t.Errorf("row %s job script:\n%s", r.Row, script)
 		}
@@ -149,7 +150,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	if a.BaselineDigest != b.BaselineDigest {
 		t.Errorf("both rows' baselines replay the same window with the same engine: %s vs %s", a.BaselineDigest, b.BaselineDigest)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileMatrixMD))
 	for _, want := range []string{"overall **FAIL**", "| tiny-pass | " + host + " | " + a.JobID, "| tiny-fifo |",
 		"[report.md](tiny-pass/report.md) [report.json](tiny-pass/report.json)",
 		"- tiny-fifo: baseline `" + b.BaselineDigest + "`, candidate `" + b.CandidateDigest + "`"} {
@@ -274,7 +275,7 @@ func matrixCancelMidPerf(t *testing.T, rowDir string, n, minEnds int, matrixErr 
 		if err != nil || len(jobs) != n {
 			continue
 		}
-		recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, engine.FileJournal))
+		recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
 		if err != nil || len(recs) == 0 {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/internal/layout"
 	"kvparity/ui/matrixview"
 	"kvparity/verdict"
 )
@@ -155,7 +156,7 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	if a.ReportMD != "local-a/report.md" || b.ReportJSON != "local-b/report.json" {
 		t.Errorf("the rows' reports are written and linked: %q %q", a.ReportMD, b.ReportJSON)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, "local-a", matrix.LocalRunOutput))
+	out, _ := os.ReadFile(filepath.Join(dir, "local-a", layout.FileLocalRunOutput))
 	if !strings.Contains(string(out), "parity: PASS") {
 		t.Errorf("local-a run output:\n%s", out)
 	}

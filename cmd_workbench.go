@@ -12,6 +12,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/verdict"
 )
@@ -54,7 +55,7 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	reopened := false
 	if *dir != "" {
-		_, err := os.Stat(filepath.Join(*dir, engine.FileJournal))
+		_, err := os.Stat(filepath.Join(*dir, layout.FileJournal))
 		reopened = err == nil
 	}
 	return runWorkbench(stderr, *cpuList, reopened, func(opts engine.Options) (*engine.Campaign, error) {
@@ -76,7 +77,7 @@ func openCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: kvparity open DIR (a campaign directory with a journal.jsonl)")
 		return verdict.ExitUsage
 	}
-	if _, err := os.Stat(filepath.Join(pos[0], engine.FileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(pos[0], layout.FileJournal)); err != nil {
 		fmt.Fprintf(stderr, "kvparity open: %s is not a campaign directory (no journal.jsonl): %v\n", pos[0], err)
 		return verdict.ExitUsage
 	}

@@ -12,18 +12,13 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/matrix"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
 // The matrix report (protocol "Campaign concurrency"): matrix.json and matrix.md in the matrix
 // folder. engine/matrix has it written through its Options.Report after every job end and when
 // it returns; main's hook builds it (BuildMatrixReport) and writes it (WriteMatrixReport).
-
-// Matrix report files, in the matrix folder.
-const (
-	MatrixReportMD   = "matrix.md"
-	MatrixReportJSON = "matrix.json"
-)
 
 // A MatrixReport is the combined report (matrix.json): the worst overall verdict over every
 // row and one line per row with its verdicts (the same words as the row's own report.json, in
@@ -78,7 +73,7 @@ func BuildMatrixReport(dir string, rows []matrix.RowStatus, overall verdict.Outc
 		for _, f := range []struct {
 			name string
 			dst  *string
-		}{{engine.FileReportMD, &r.ReportMD}, {engine.FileReportJSON, &r.ReportJSON}} {
+		}{{layout.FileReportMD, &r.ReportMD}, {layout.FileReportJSON, &r.ReportJSON}} {
 			if _, err := os.Stat(filepath.Join(s.Dir, f.name)); err == nil {
 				*f.dst = filepath.ToSlash(filepath.Join(s.Row, f.name))
 			}
@@ -94,10 +89,10 @@ func WriteMatrixReport(dir string, rep MatrixReport) error {
 	if err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
-	if err := atomicfile.Update(filepath.Join(dir, MatrixReportJSON), append(js, '\n'), 0o644); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, layout.FileMatrixJSON), append(js, '\n'), 0o644); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
-	if err := atomicfile.Update(filepath.Join(dir, MatrixReportMD), rep.markdown(), 0o644); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, layout.FileMatrixMD), rep.markdown(), 0o644); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -40,7 +41,7 @@ func TestMatrixReportFromRowStatuses(t *testing.T) {
 	if err := campaignreport.WriteMatrixReport(dir, campaignreport.BuildMatrixReport(dir, rows, overall)); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportJSON))
+	b, err := os.ReadFile(filepath.Join(dir, layout.FileMatrixJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestMatrixReportFromRowStatuses(t *testing.T) {
 	if q.Kind != verdict.KindRow || q.Overall.Verdict != verdict.Undecided || q.JobState != matrix.JobPending || q.ExitCode != 2 || q.ReportMD != "" {
 		t.Fatalf("a row without verdicts: %+v", q)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, campaignreport.MatrixReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileMatrixMD))
 	for _, want := range []string{"# kvparity matrix", "overall **UNDECIDED** (exit 2)", "Why: sglang-agg: no report yet",
 		"| vllm-agg | n1 | local (2 attempts) | 0-3 | 0 | done |", "[report.md](vllm-agg/report.md)", "| sglang-agg | — | 102 |",
 		"- vllm-agg: baseline `d-vllm-agg`, candidate `d-vllm-agg`", "## Environmental job ends", "- vllm-agg: local run on n1: CANCELLED"} {

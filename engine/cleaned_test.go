@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	removeLikeClean(t, dir, c)
 	c.Close()
-	journal, _ := os.ReadFile(filepath.Join(dir, FileJournal))
+	journal, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal))
 
 	var warnings []string
 	opts := testOptions(t, dir)
@@ -73,7 +74,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 		t.Error("a stage or watch started on a cleaned campaign")
 	}
 	c.Close()
-	if after, _ := os.ReadFile(filepath.Join(dir, FileJournal)); !bytes.Equal(after, journal) {
+	if after, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal)); !bytes.Equal(after, journal) {
 		t.Error("the journal of a cleaned campaign was written")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/stats"
 )
 
@@ -25,11 +26,8 @@ import (
 //	              `benchstat -confidence 0.90 samples.txt` prints the ratio median with the same
 //	              X(24)/X(37) interval as the gate for 60 pairs.
 
-// PerfDir is the campaign folder of the exports.
-const PerfDir = "perf"
-
 func (p *perfRun) export(r *PerfResult) error {
-	dir := filepath.Join(p.c.dir, PerfDir)
+	dir := filepath.Join(p.c.dir, layout.DirPerf)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,7 +9,7 @@ import (
 
 func TestJournalTailReadsWholeRecordsOnly(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, FileJournal)
+	path := filepath.Join(dir, layout.FileJournal)
 	tail := NewJournalTail(path)
 	if recs, reset, err := tail.Read(); err != nil || reset || len(recs) != 0 {
 		t.Fatalf("no journal yet: %v %v %v", recs, reset, err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/report"
 )
 
@@ -69,7 +70,7 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
 	}
-	evPath := filepath.Join(spec.Dir, "evidence.json")
+	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
 	if err := writeJSONFile(evPath, out.Evidence); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 )
@@ -56,8 +57,8 @@ func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error)
 	case info.Size() == 0:
 		return nil, bad("patch", "%s is empty: a determinism patch that changes nothing need not be declared", d.Patch)
 	}
-	rel := filepath.Join(DirPatch, filepath.Base(d.Patch))
-	if err := os.MkdirAll(filepath.Join(dir, DirPatch), 0o755); err != nil {
+	rel := filepath.Join(layout.DirPatch, filepath.Base(d.Patch))
+	if err := os.MkdirAll(filepath.Join(dir, layout.DirPatch), 0o755); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	sum, size, err := copyHashed(d.Patch, filepath.Join(dir, rel))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/stats"
 	"kvparity/verdict"
 )
@@ -163,7 +164,7 @@ func (p *perfRun) persistSchedule() (stats.Schedule, error) {
 	if err != nil {
 		return sched, fmt.Errorf("[perf] pairs: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(p.c.dir, FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
+	if err := writeJSONFile(filepath.Join(p.c.dir, layout.FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
 		return sched, errIO{fmt.Errorf("schedule.json: %w", err)}
 	}
 	if _, err := p.c.journal.Append(Record{Type: RecPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}); err != nil {

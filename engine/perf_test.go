@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/stats"
 )
 
@@ -241,7 +242,7 @@ func TestPerfStage(t *testing.T) {
 		if !slices.ContainsFunc(r.Caveats, func(s string) bool { return strings.Contains(s, "PROXY") }) {
 			t.Fatalf("caveats %v", r.Caveats)
 		}
-		bench, _ := os.ReadFile(filepath.Join(pc.dir, PerfDir, "samples.txt"))
+		bench, _ := os.ReadFile(filepath.Join(pc.dir, layout.DirPerf, "samples.txt"))
 		if !strings.Contains(string(bench), "BenchmarkReplay/metric=replay_call_ms-PROXY/arm=baseline 1 ") {
 			t.Fatalf("bench export does not label the proxy:\n%s", bench)
 		}
@@ -538,7 +539,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		if rec.Type != RecRunStart || (rec.Kind != KindSample && rec.Kind != KindWarmup) {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join(pc.dir, DirRuns, filepath.FromSlash(string(rec.Run)), "timings.jsonl"))
+		cmdline, err := os.ReadFile(filepath.Join(pc.dir, layout.DirRuns, filepath.FromSlash(string(rec.Run)), "timings.jsonl"))
 		if err != nil || len(cmdline) == 0 {
 			t.Fatalf("%s wrote no timings file of its own: %v", rec.Run, err)
 		}
@@ -570,11 +571,11 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	}
 	// Exports: result.json, samples.json and a benchmark file with 40 timings and 20 ratios.
 	for _, f := range []string{"result.json", "samples.json", "samples.txt"} {
-		if _, err := os.Stat(filepath.Join(pc.dir, PerfDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(pc.dir, layout.DirPerf, f)); err != nil {
 			t.Fatalf("export %s: %v", f, err)
 		}
 	}
-	bench, _ := os.Open(filepath.Join(pc.dir, PerfDir, "samples.txt"))
+	bench, _ := os.Open(filepath.Join(pc.dir, layout.DirPerf, "samples.txt"))
 	defer bench.Close()
 	counts := map[string]int{}
 	sc := bufio.NewScanner(bench)

@@ -2,7 +2,7 @@ package matrix
 
 import (
 	"context"
-	"kvparity/engine"
+	"kvparity/internal/layout"
 	"path/filepath"
 	"time"
 
@@ -61,7 +61,7 @@ func (d *dirWatcher) run(ctx context.Context) {
 				continue
 			}
 			switch filepath.Base(ev.Name) {
-			case engine.FileJournal, PlacementFile, JobsFile:
+			case layout.FileJournal, layout.FilePlacement, layout.FileJobs:
 				d.signal()
 			}
 		case _, ok := <-errs:

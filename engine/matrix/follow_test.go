@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,7 @@ func TestDirWatcherWakesOnJournalWrite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "unrelated.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, engine.FileJournal), []byte("x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, layout.FileJournal), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -54,7 +55,7 @@ func TestDirWatcherFallsBackToPolling(t *testing.T) {
 // BenchmarkFollowJournal measures reading and folding a row journal from its start (what the
 // matrix does when it starts following a finished row): 1,000 records per op.
 func BenchmarkFollowJournal(b *testing.B) {
-	path := filepath.Join(b.TempDir(), engine.FileJournal)
+	path := filepath.Join(b.TempDir(), layout.FileJournal)
 	j, err := engine.OpenJournal(path, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"time"
 )
-
-// JobsFile lists, in a row's campaign folder, every job (or local run) the matrix started for
-// the row and how it ended. Only the matrix process writes it.
-const JobsFile = "jobs.json"
 
 // RecMatrixJob is the journal record the matrix appends when one of the row's jobs ended
 // (after the job's processes are gone, so it never races the engine's own appends). Note says
@@ -80,20 +77,20 @@ type jobsLog struct {
 // ReadJobs returns a row's recorded jobs, oldest first.
 func ReadJobs(rowDir string) ([]JobRecord, error) {
 	var l jobsLog
-	if err := engine.ReadJSONFile(filepath.Join(rowDir, JobsFile), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := engine.ReadJSONFile(filepath.Join(rowDir, layout.FileJobs), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return l.Jobs, nil
 }
 
 func writeJobs(rowDir string, jobs []JobRecord) error {
-	return writeJSONFile(filepath.Join(rowDir, JobsFile), jobsLog{Jobs: jobs})
+	return writeJSONFile(filepath.Join(rowDir, layout.FileJobs), jobsLog{Jobs: jobs})
 }
 
 // appendJobRecord writes the ended job into the row's journal when the campaign exists, so the
 // row's own history (and its report) shows the environmental end next to the runs it cut short.
 func appendJobRecord(rowDir string, j JobRecord) error {
-	path := filepath.Join(rowDir, engine.FileJournal)
+	path := filepath.Join(rowDir, layout.FileJournal)
 	if _, err := os.Stat(path); err != nil {
 		return nil // the job ended before kvparity run created the campaign
 	}

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"context"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"time"
@@ -66,7 +67,7 @@ func (m *matrix) startLocal(ctx context.Context, r *matrixRow, finished func(int
 	if err := AppendPlacement(r.dir, p); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(filepath.Join(r.dir, LocalRunOutput), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := os.OpenFile(filepath.Join(r.dir, layout.FileLocalRunOutput), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}

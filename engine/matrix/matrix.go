@@ -12,12 +12,9 @@ import (
 
 	"kvparity/engine"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
-
-// Binary is the kvparity copy in the matrix folder that every job runs, so the jobs run
-// one fixed executable whatever happens to the one that submitted them.
-const Binary = "kvparity"
 
 // Options configure Run.
 type Options struct {
@@ -143,11 +140,11 @@ func newMatrix(o Options) (*matrix, error) {
 			return nil, fmt.Errorf("%s: name %q is already the name of %s: each row needs its own campaign folder", f, row.Name, prev)
 		}
 		seen[row.Name] = f
-		if row.Name == Binary {
+		if row.Name == layout.MatrixBinary {
 			return nil, &engine.RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
 		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly, assess: o.Assess}
-		r.tail = engine.NewJournalTail(filepath.Join(r.dir, engine.FileJournal))
+		r.tail = engine.NewJournalTail(filepath.Join(r.dir, layout.FileJournal))
 		mode := "local"
 		if o.Slurm != nil {
 			mode = "slurm"
@@ -229,7 +226,7 @@ func (m *matrix) stageBinary() error {
 		}
 		src = exe
 	}
-	dst := filepath.Join(m.dir, Binary)
+	dst := filepath.Join(m.dir, layout.MatrixBinary)
 	want, err := fileSHA256(src)
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
@@ -239,7 +236,7 @@ func (m *matrix) stageBinary() error {
 			return nil
 		}
 		for _, r := range m.rows {
-			if _, err := os.Stat(filepath.Join(r.dir, engine.FileJournal)); err == nil {
+			if _, err := os.Stat(filepath.Join(r.dir, layout.FileJournal)); err == nil {
 				m.logf("keeping %s (sha256 %s): row %s started with it; this kvparity differs (sha256 %s)", dst, got[:12], r.row.Name, want[:12])
 				return nil
 			}
@@ -344,11 +341,8 @@ func (r *matrixRow) outputName(j JobRecord) string {
 	if j.Mode == "slurm" {
 		return filepath.Join(r.dir, "slurm-"+j.JobID+".out")
 	}
-	return filepath.Join(r.dir, LocalRunOutput)
+	return filepath.Join(r.dir, layout.FileLocalRunOutput)
 }
-
-// LocalRunOutput receives kvparity run's output for a row run locally by the matrix.
-const LocalRunOutput = "run.out"
 
 func (m *matrix) statuses() []RowStatus {
 	out := make([]RowStatus, len(m.rows))
@@ -407,7 +401,7 @@ func (r *matrixRow) assessRow() {
 // when it has none or it is not of this schema.
 func readRowVerdicts(dir string, semanticOnly bool) *verdict.Verdicts {
 	var d verdict.Document
-	if engine.ReadJSONFile(filepath.Join(dir, engine.FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
+	if engine.ReadJSONFile(filepath.Join(dir, layout.FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
 		return nil
 	}
 	if semanticOnly {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -36,7 +37,7 @@ func writeRowFile(t *testing.T, dir, name string) string {
 // would, a report.md, and returns exit.
 func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 	t.Helper()
-	j, err := engine.OpenJournal(filepath.Join(rowDir, engine.FileJournal), nil)
+	j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
 	if err != nil {
 		t.Error(err)
 		return
@@ -63,7 +64,7 @@ func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 	// The report's verdicts, as campaignreport writes them at the row's end.
 	w := verdict.Word(semantic)
 	v := verdict.Verdicts{Overall: verdict.Of(w, "fake"), Semantic: verdict.Of(w, "fake"), ExitCode: exit}
-	if err := writeJSONFile(filepath.Join(rowDir, engine.FileReportJSON), verdict.NewDocument(verdict.KindReport, v)); err != nil {
+	if err := writeJSONFile(filepath.Join(rowDir, layout.FileReportJSON), verdict.NewDocument(verdict.KindReport, v)); err != nil {
 		t.Error(err)
 	}
 }
@@ -115,7 +116,7 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 		if err != nil || len(jobs) != 1 || jobs[0].State != JobCompleted || *jobs[0].ExitCode != 0 || jobs[0].Command[1] != "run" {
 			t.Errorf("row %s jobs: %+v %v", s.Row, jobs, err)
 		}
-		out, _ := os.ReadFile(filepath.Join(s.Dir, LocalRunOutput))
+		out, _ := os.ReadFile(filepath.Join(s.Dir, layout.FileLocalRunOutput))
 		if !strings.Contains(string(out), "running "+filepath.Join(src, s.Row+".toml")) {
 			t.Errorf("row %s: run output %q", s.Row, out)
 		}
@@ -148,7 +149,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 				fakeRun(t, rowDir, 1, "FAIL")
 				return 1
 			}
-			j, err := engine.OpenJournal(filepath.Join(rowDir, engine.FileJournal), nil)
+			j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
 			if err != nil {
 				t.Error(err)
 				return 3
@@ -187,7 +188,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 		t.Fatalf("row b: %+v", b)
 	}
 	// The interruption is in b's own journal too (its report shows it next to the runs).
-	recs := readAll(t, filepath.Join(dir, "b", engine.FileJournal))
+	recs := readAll(t, filepath.Join(dir, "b", layout.FileJournal))
 	found := false
 	for _, r := range recs {
 		if r.Type == RecMatrixJob && strings.Contains(r.Note, "environmental") {
@@ -265,7 +266,7 @@ func TestMatrixStagesItsBinaryOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &matrix{o: Options{Executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
-	staged := filepath.Join(dir, Binary)
+	staged := filepath.Join(dir, layout.MatrixBinary)
 	read := func() string { b, _ := os.ReadFile(staged); return string(b) }
 	write(exe, "v1")
 	if err := m.stageBinary(); err != nil || read() != "v1" {
@@ -278,7 +279,7 @@ func TestMatrixStagesItsBinaryOnce(t *testing.T) {
 	if err := m.stageBinary(); err != nil || read() != "v2" {
 		t.Fatalf("no campaign yet: replaced: %v %q", err, read())
 	}
-	write(filepath.Join(r.dir, engine.FileJournal), "")
+	write(filepath.Join(r.dir, layout.FileJournal), "")
 	write(exe, "v3")
 	if err := m.stageBinary(); err != nil || read() != "v2" || !strings.Contains(log.String(), "keeping") {
 		t.Fatalf("a started row keeps its binary: %v %q log %q", err, read(), log.String())

@@ -4,13 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"path/filepath"
 	"time"
 )
-
-// PlacementFile holds, in a row's campaign folder, every placement the row ran with (one per
-// job or local run, oldest first), so the report can show where each part of the row ran.
-const PlacementFile = "placement.json"
 
 // A JobPlacement is where one job of a row ran, read from inside it (protocol: record the node
 // characteristics, CPU set and NUMA placement of every row).
@@ -66,14 +63,14 @@ func AppendPlacement(rowDir string, p JobPlacement) error {
 		return err
 	}
 	all = append(all, p)
-	return writeJSONFile(filepath.Join(rowDir, PlacementFile), jobPlacementLog{Placements: all})
+	return writeJSONFile(filepath.Join(rowDir, layout.FilePlacement), jobPlacementLog{Placements: all})
 }
 
 // ReadPlacements returns every recorded placement of a row, oldest first (none when the row has
 // not started).
 func ReadPlacements(rowDir string) ([]JobPlacement, error) {
 	var l jobPlacementLog
-	if err := engine.ReadJSONFile(filepath.Join(rowDir, PlacementFile), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := engine.ReadJSONFile(filepath.Join(rowDir, layout.FilePlacement), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return l.Placements, nil

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,10 +69,10 @@ func TestAppendPlacementKeepsHistory(t *testing.T) {
 	if err != nil || len(ps) != 2 || ps[0].JobID != "10" || ps[1].JobID != "11" {
 		t.Fatalf("got %+v %v", ps, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PlacementFile), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, layout.FilePlacement), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadPlacements(dir); err == nil || !strings.Contains(err.Error(), PlacementFile) {
+	if _, err := ReadPlacements(dir); err == nil || !strings.Contains(err.Error(), layout.FilePlacement) {
 		t.Fatalf("a damaged placement file must be named: %v", err)
 	}
 }

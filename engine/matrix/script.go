@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-// JobScriptFile is the batch script of a row's job, in the row's campaign folder. It is
-// self-contained: `sbatch DIR/ROW/job.sh` by hand resumes the row just as kvparity matrix does.
-const JobScriptFile = "job.sh"
-
 // A JobScript is the batch script that runs one row on one whole node. sbatch hands it to a
 // shell on the node; kvparity itself never starts a shell.
 type JobScript struct {

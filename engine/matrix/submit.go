@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"kvparity/engine"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 )
 
 // runSlurm submits a job for every row without a verdict (following rows whose job from an
@@ -61,9 +61,9 @@ func (m *matrix) anyRunning() bool {
 
 // submit writes the row's job script and submits it.
 func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
-	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, Binary),
+	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, layout.MatrixBinary),
 		Partition: m.o.Partition, RunArgs: m.o.RunArgs}
-	script := filepath.Join(r.dir, JobScriptFile)
+	script := filepath.Join(r.dir, layout.FileJobScript)
 	if err := atomicfile.Update(script, js.Render(), 0o755); err != nil {
 		return fmt.Errorf("matrix: %s: %w", r.row.Name, err)
 	}
@@ -95,7 +95,7 @@ func (m *matrix) pinnedNode(r *matrixRow) string {
 	if m.o.AnyNode {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(r.dir, engine.FileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(r.dir, layout.FileJournal)); err != nil {
 		return ""
 	}
 	ps, err := ReadPlacements(r.dir)
