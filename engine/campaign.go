@@ -216,8 +216,8 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	if h := FoldJournal(recs, row); isCleaned(dir, c.trace, h.Current) {
 		// Read only: nothing may be appended, not even the drop of a torn tail.
 		c.cleaned = true
-		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, ErrCleaned))
-		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, ErrCleaned))
+		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, errCleaned))
+		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, errCleaned))
 	} else {
 		if err := verifyTrace(dir, c.trace); err != nil {
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -385,7 +385,7 @@ func (c *Campaign) Info() CampaignInfo {
 		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
 	}
 	if c.cleaned {
-		info.ReadOnly = ErrCleaned.Error()
+		info.ReadOnly = errCleaned.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)
@@ -482,7 +482,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		return errors.New("campaign is closed")
 	}
 	if c.cleaned {
-		return ErrCleaned
+		return errCleaned
 	}
 	if c.stage != nil {
 		return fmt.Errorf("the %s stage is running; stop it first", c.stage.stage)

@@ -44,8 +44,8 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	log := drain(c)
 	log.waitFor(t, "the replayed history", func(evs []Event) bool { return len(eventsOf[HistoryReplayed](evs)) == 1 })
-	if !c.Cleaned() || c.Info().ReadOnly != ErrCleaned.Error() {
-		t.Errorf("Cleaned %v, Info().ReadOnly %q", c.Cleaned(), c.Info().ReadOnly)
+	if !c.isCleaned() || c.Info().ReadOnly != errCleaned.Error() {
+		t.Errorf("Cleaned %v, Info().ReadOnly %q", c.isCleaned(), c.Info().ReadOnly)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "opened read-only") {
 		t.Errorf("warnings %q, want one saying the campaign opened read-only", warnings)
@@ -66,8 +66,8 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	_, refusals["Journal().Append"] = c.Journal().Append(Record{Type: RecBlocked, Reason: "x"})
 	for name, err := range refusals {
-		if !errors.Is(err, ErrCleaned) || !strings.Contains(err.Error(), "start a new campaign from row.toml") {
-			t.Errorf("%s on a cleaned campaign: %v, want %v", name, err, ErrCleaned)
+		if !errors.Is(err, errCleaned) || !strings.Contains(err.Error(), "start a new campaign from row.toml") {
+			t.Errorf("%s on a cleaned campaign: %v, want %v", name, err, errCleaned)
 		}
 	}
 	if c.Running() || c.Watching() {

@@ -28,8 +28,8 @@ type errIO struct{ err error }
 func (e errIO) Error() string { return e.err.Error() }
 func (e errIO) Unwrap() error { return e.err }
 
-// Profile is the row's canonicalization profile.
-func (r *Row) Profile() report.Profile {
+// profile is the row's canonicalization profile.
+func (r *Row) profile() report.Profile {
 	p := report.Profile{Exclusions: append([]string(nil), r.Canonical.Exclusions...), Unordered: map[string]string{}}
 	for k, v := range r.Canonical.Unordered {
 		p.Unordered[k] = v
@@ -53,7 +53,7 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report %s: %v", spec.ID, raw, err)
 	}
-	prof := c.row.Profile()
+	prof := c.row.profile()
 	canon, digest, fixedPoint, err := report.CanonicalizeAndDigest(record, prof)
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report %s: %w", spec.ID, raw, err)

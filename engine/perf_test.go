@@ -118,7 +118,7 @@ func (pc *perfCase) run() {
 
 func (pc *perfCase) result() *PerfResult {
 	pc.t.Helper()
-	r, err := pc.c.PerfResult()
+	r, err := pc.c.perfResult()
 	if err != nil {
 		pc.t.Fatalf("no result: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestPerfStage(t *testing.T) {
 		}, nil)
 		pc.run()
 		r := pc.result()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(recPerfInvalid)
 		if len(invs) != 1 || invs[0].Index != 2 || invs[0].Attempt != 1 || !strings.Contains(invs[0].Reason, "affinity violation") ||
 			!strings.Contains(invs[0].Reason, "Cpus_allowed_list") {
 			t.Fatalf("invalidations %+v", invs)
@@ -334,7 +334,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		})
 		pc.run()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(recPerfInvalid)
 		if len(invs) == 0 {
 			t.Fatal("a burner on the measured CPU invalidated nothing")
 		}
@@ -355,7 +355,7 @@ func TestPerfStage(t *testing.T) {
 		}
 		// The pair is rerun: after the burner it completes, unless the shared host stays busy,
 		// in which case the row is blocked as unfit, never measured under load.
-		if r, err := pc.c.PerfResult(); err == nil {
+		if r, err := pc.c.perfResult(); err == nil {
 			if len(r.Pairs) != 2 || r.Pairs[inv.Pair-1].Attempt < 2 {
 				t.Fatalf("pairs %+v", r.Pairs)
 			}
@@ -378,7 +378,7 @@ func TestPerfStage(t *testing.T) {
 		})
 		pc.run()
 		<-stopped
-		if _, err := pc.c.PerfResult(); err == nil {
+		if _, err := pc.c.perfResult(); err == nil {
 			t.Fatal("a stopped stage has a result")
 		}
 		pc.c.Close()
@@ -413,7 +413,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		}
 		if starts[4] > 2 {
-			inv := pc2.records(RecPerfInvalid)
+			inv := pc2.records(recPerfInvalid)
 			if len(inv) != 1 || !strings.Contains(inv[0].Reason, "interrupted") {
 				t.Fatalf("interrupted pair 4 not recorded: %+v", inv)
 			}
@@ -492,7 +492,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	var samples []Record
 	for _, rec := range recs {
 		switch {
-		case rec.Type == RecPerfSchedule && schedSeq < 0:
+		case rec.Type == recPerfSchedule && schedSeq < 0:
 			schedSeq = rec.Seq
 		case rec.Type == RecRunStart && rec.Kind == KindWarmup:
 			warmups = append(warmups, rec.Run)

@@ -14,7 +14,7 @@
 //	status.go      RowStatus and the row stages: a row's journal folded into its matrix line
 //	follow.go      dirWatcher: fsnotify plus polling over the rows' folders
 //	local.go       the rows one after another on this machine
-//	slurm.go       Slurm's client tools (sbatch, squeue, scontrol, sacct, scancel)
+//	slurm.go       Slurm's client tools (sbatch, squeue, scontrol, sacct)
 //	submit.go      one job per row, followed and resubmitted
 //	script.go      the job script (job.sh)
 //	jobs.go        jobs.json and the matrix_job journal record

@@ -41,8 +41,8 @@ func (j JobRecord) Verdict() bool {
 		(j.State == JobCompleted || j.State == JobFailed)
 }
 
-// Describe says in words how the attempt ended.
-func (j JobRecord) Describe() string {
+// describe says in words how the attempt ended.
+func (j JobRecord) describe() string {
 	who := "local run"
 	if j.Mode == "slurm" {
 		who = "job " + j.JobID
@@ -103,6 +103,6 @@ func appendJobRecord(rowDir string, j JobRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = jr.Append(engine.Record{Type: RecMatrixJob, Note: j.Describe(), Data: data})
+	_, err = jr.Append(engine.Record{Type: RecMatrixJob, Note: j.describe(), Data: data})
 	return err
 }

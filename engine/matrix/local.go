@@ -21,7 +21,7 @@ func (m *matrix) runLocal(ctx context.Context, wake <-chan struct{}) error {
 		if r.needsRun() {
 			queue = append(queue, r)
 		} else {
-			m.logf("%s: already has a verdict (%s); not rerun", r.row.Name, r.jobs[len(r.jobs)-1].Describe())
+			m.logf("%s: already has a verdict (%s); not rerun", r.row.Name, r.jobs[len(r.jobs)-1].describe())
 		}
 	}
 	var active *matrixRow

@@ -287,7 +287,7 @@ func (r *matrixRow) applyJobs() bool {
 	s.Environmental = s.Environmental[:0]
 	for _, j := range r.jobs {
 		if j.Environmental {
-			s.Environmental = append(s.Environmental, j.Describe())
+			s.Environmental = append(s.Environmental, j.describe())
 		}
 	}
 	if n := len(r.jobs); n > 0 {
@@ -447,7 +447,7 @@ func (m *matrix) endJob(r *matrixRow, j JobRecord) {
 	if err := appendJobRecord(r.dir, j); err != nil {
 		m.logf("%s: recording the job end in the journal: %v", r.row.Name, err)
 	}
-	m.logf("%s: %s", r.row.Name, j.Describe())
+	m.logf("%s: %s", r.row.Name, j.describe())
 	r.verdicts = nil // assessed again now that its run ended
 	// The matrix report is kept current after every job end: a matrix can run for hours.
 	m.refresh()
