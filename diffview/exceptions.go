@@ -93,8 +93,8 @@ func (r *ExceptionRecord) Validate() error {
 	return nil
 }
 
-// Covers reports whether one of the record's patterns matches ptr.
-func (r *ExceptionRecord) Covers(ptr string) bool {
+// covers reports whether one of the record's patterns matches ptr.
+func (r *ExceptionRecord) covers(ptr string) bool {
 	for _, p := range r.Pointers {
 		if MatchPattern(strings.TrimSpace(p), ptr) {
 			return true
