@@ -6,7 +6,7 @@
 //
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
 // campaign report's computation) and Options.Report (campaignreport's matrix.json and
-// matrix.md writer) are injected by main, so this package imports only the engine.
+// matrix.md writer) are injected by main, so this package needs nothing above the engine.
 //
 // # Layout
 //

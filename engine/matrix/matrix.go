@@ -41,9 +41,10 @@ type Options struct {
 	// campaignreport.Assess, the report's own computation, so the matrix can never disagree
 	// with a row's report). Nil: the verdicts are read from the row's report.json.
 	Assess func(rowDir string) (verdict.Verdicts, error)
-	// Report writes the matrix report from the rows' statuses and the matrix's overall verdict
-	// (main's writes campaignreport's matrix.json and matrix.md into Dir). It is called
-	// after every job end (a matrix can run for hours) and when Run returns. Nil: no report.
+	// Report writes the matrix report into dir (the absolute Dir) from the rows' statuses and
+	// the matrix's overall verdict; main's hook writes campaignreport's matrix.json and
+	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
+	// returns. Nil: no report.
 	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string

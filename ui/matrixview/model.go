@@ -49,7 +49,7 @@ type Model struct {
 	// workbench owns quitting.
 	Standalone bool
 	// ReportName is the matrix report's file, named on the end line ("" names none); main
-	// passes campaignreport's matrix.md.
+	// passes the matrix folder's matrix.md.
 	ReportName string
 }
 
