@@ -11,7 +11,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
-	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -52,7 +52,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	isCampaign := false
 	if *campaign != "" {
-		_, err := os.Stat(filepath.Join(*campaign, engine.FileJournal))
+		_, err := os.Stat(filepath.Join(*campaign, layout.FileJournal))
 		isCampaign = err == nil
 	}
 	if len(pos) == 0 && isCampaign {

@@ -20,7 +20,9 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/headless"
+	"kvparity/internal/layout"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -114,14 +116,21 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = io.Discard
 	}
-	o := engine.MatrixOptions{
+	o := matrix.Options{
 		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
 		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism,
 		Assess: campaignreport.Assess, Poll: *poll, JobPoll: *jobPoll,
 		OnUpdate: progressPrinter(progress), Log: progress,
 	}
+	// The matrix report, written by campaignreport whenever the matrix asks; the last one
+	// written is the one --json prints.
+	var report campaignreport.MatrixReport
+	o.Report = func(dir string, rows []matrix.RowStatus, overall verdict.Outcome) error {
+		report = campaignreport.BuildMatrixReport(dir, rows, overall)
+		return campaignreport.WriteMatrixReport(dir, report)
+	}
 	if *useSlurm {
-		o.Slurm = &engine.Slurm{}
+		o.Slurm = &matrix.Slurm{}
 	} else {
 		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			ro, code, ok := parseRunArgs(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out)
@@ -132,7 +141,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 			// The row's report, which the matrix report links and reads the row's verdicts
 			// from (as the Slurm job script does).
 			if ctx.Err() == nil {
-				if _, err := os.Stat(filepath.Join(rowDir, engine.FileJournal)); err == nil {
+				if _, err := os.Stat(filepath.Join(rowDir, layout.FileJournal)); err == nil {
 					if _, err := campaignreport.WriteReport(rowDir); err != nil {
 						fmt.Fprintln(out, "kvparity report:", err)
 					}
@@ -143,11 +152,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var res *engine.MatrixResult
+	var res *matrix.Result
 	if *view {
 		res, err = runMatrixView(ctx, o, *dir, stderr)
 	} else {
-		res, err = engine.RunMatrix(ctx, o)
+		res, err = matrix.Run(ctx, o)
 	}
 	if res == nil {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
@@ -161,22 +170,22 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res.Report); err != nil {
+		if err := enc.Encode(report); err != nil {
 			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
 			return verdict.ExitUsage
 		}
 	} else {
-		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s/%s\n", res.Report.Campaign, res.Report.Overall.Verdict,
-			res.ExitCode, res.Report.Campaign, engine.MatrixReportMD)
+		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s\n", res.Dir, res.Overall.Verdict,
+			res.ExitCode, filepath.Join(res.Dir, layout.FileMatrixMD))
 	}
 	return code
 }
 
 // progressPrinter prints a row's line whenever it changes.
-func progressPrinter(w io.Writer) func([]engine.RowStatus) {
+func progressPrinter(w io.Writer) func([]matrix.RowStatus) {
 	var mu sync.Mutex
 	last := map[string]string{}
-	return func(rows []engine.RowStatus) {
+	return func(rows []matrix.RowStatus) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range rows {
@@ -190,7 +199,7 @@ func progressPrinter(w io.Writer) func([]engine.RowStatus) {
 }
 
 // matrixLine is one row in one line: node, job, stage progress and verdicts.
-func matrixLine(s engine.RowStatus) string {
+func matrixLine(s matrix.RowStatus) string {
 	parts := []string{fmt.Sprintf("%-16s", s.Row)}
 	if s.Node != "" {
 		parts = append(parts, "node "+s.Node)
@@ -211,7 +220,7 @@ func matrixLine(s engine.RowStatus) string {
 // runMatrixView runs the matrix under the matrix view. Quitting the view stops following (Slurm
 // jobs keep running; a local row is interrupted and resumes next time) and waits for the matrix
 // to record that.
-func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stderr io.Writer) (*engine.MatrixResult, error) {
+func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.Writer) (*matrix.Result, error) {
 	feed := matrixview.NewFeed()
 	o.OnUpdate, o.Log = feed.Publish, io.Discard
 	exe, err := os.Executable()
@@ -219,16 +228,16 @@ func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stde
 		return nil, err
 	}
 	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
-	m.Standalone = true
+	m.Standalone, m.ReportName = true, layout.FileMatrixMD
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type ended struct {
-		res *engine.MatrixResult
+		res *matrix.Result
 		err error
 	}
 	done := make(chan ended, 1)
 	go func() {
-		res, err := engine.RunMatrix(mctx, o)
+		res, err := matrix.Run(mctx, o)
 		feed.Finish(res, err)
 		done <- ended{res, err}
 	}()
@@ -243,13 +252,13 @@ func runMatrixView(ctx context.Context, o engine.MatrixOptions, dir string, stde
 // openRowCmd opens a row's full workbench (kvparity open DIR/ROW) in place of the matrix view,
 // once the row no longer runs: a running row's journal belongs to its job.
 func openRowCmd(exe string) matrixview.OpenFunc {
-	return func(r engine.RowStatus) tea.Cmd {
+	return func(r matrix.RowStatus) tea.Cmd {
 		note := func(s string) tea.Cmd { return func() tea.Msg { return matrixview.NoteMsg(s) } }
 		switch {
 		case r.JobState != "" && !r.JobState.Terminal():
 			return note(fmt.Sprintf("row %s is %s (%s): open it when it has ended", r.Row, strings.ToLower(string(r.JobState)), r.Progress()))
-		case r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf || r.Stage == engine.RowStagePinning ||
-			r.Stage == engine.RowStageStarting:
+		case r.Stage == matrix.RowStageDeterminism || r.Stage == matrix.RowStagePerf || r.Stage == matrix.RowStagePinning ||
+			r.Stage == matrix.RowStageStarting:
 			return note(fmt.Sprintf("row %s is running (%s): open it when it has ended", r.Row, r.Progress()))
 		case r.Records == 0:
 			return note(fmt.Sprintf("row %s has no campaign yet", r.Row))
@@ -265,8 +274,8 @@ func openRowCmd(exe string) matrixview.OpenFunc {
 
 // recordPlacement runs inside a row's job before `kvparity run`: it records where the job runs.
 func recordPlacement(rowDir string, stdout, stderr io.Writer) int {
-	p := engine.ReadPlacement(os.Getenv, "/sys/devices/system/node")
-	if err := engine.AppendPlacement(rowDir, p); err != nil {
+	p := matrix.ReadPlacement(os.Getenv, "/sys/devices/system/node")
+	if err := matrix.AppendPlacement(rowDir, p); err != nil {
 		fmt.Fprintf(stderr, "kvparity matrix: recording the placement: %v\n", err)
 		return verdict.ExitUsage
 	}

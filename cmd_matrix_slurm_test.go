@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/matrix"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -25,7 +28,7 @@ func matrixNeedSlurm(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := (&engine.Slurm{}).Available(ctx); err != nil {
+	if err := (&matrix.Slurm{}).Available(ctx); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI is set but Slurm is not available (run .ci/slurm-setup.sh): %v", err)
 		}
@@ -52,22 +55,22 @@ func runKvparity(t *testing.T, bin string, timeout time.Duration, args ...string
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-func readMatrixJSON(t *testing.T, dir string) engine.MatrixReport {
+func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
 	t.Helper()
-	var rep engine.MatrixReport
-	b, err := os.ReadFile(filepath.Join(dir, engine.MatrixReportJSON))
+	var rep campaignreport.MatrixReport
+	b, err := os.ReadFile(filepath.Join(dir, layout.FileMatrixJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("%s: %v", engine.MatrixReportJSON, err)
+		t.Fatalf("%s: %v", layout.FileMatrixJSON, err)
 	}
 	return rep
 }
 
 func matrixJournal(t *testing.T, rowDir string) []engine.Record {
 	t.Helper()
-	recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, engine.FileJournal))
+	recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("a parity FAIL row makes the matrix exit 1, got %d\nstderr:\n%s", code, stderr)
 	}
-	var printed engine.MatrixReport
+	var printed campaignreport.MatrixReport
 	if err := json.Unmarshal([]byte(stdout), &printed); err != nil {
 		t.Fatalf("--json stdout is not the matrix report: %v\n%s", err, stdout)
 	}
@@ -103,7 +106,7 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	host, _, _ = strings.Cut(host, ".")
 	a, b := rep.Rows[0], rep.Rows[1]
 	for _, r := range rep.Rows {
-		if r.Mode != "slurm" || r.JobID == "" || r.Node != host || r.CPUs == "" || r.Stage != engine.RowStageDone || r.Attempts != 1 {
+		if r.Mode != "slurm" || r.JobID == "" || r.Node != host || r.CPUs == "" || r.Stage != matrix.RowStageDone || r.Attempts != 1 {
 			t.Errorf("row %s placement/stage: %+v", r.Row, r)
 		}
 		if r.Determinism.Baseline.Verdict != verdict.Stable || r.Determinism.Candidate.Verdict != verdict.Stable || len(r.BaselineDigest) != 64 || len(r.CandidateDigest) != 64 {
@@ -117,18 +120,18 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(dir, r.ReportMD)); err != nil || !strings.Contains(string(b), r.Row) {
 			t.Errorf("row %s report.md: %v", r.Row, err)
 		}
-		ps, err := engine.ReadPlacements(rowDir)
+		ps, err := matrix.ReadPlacements(rowDir)
 		if err != nil || len(ps) != 1 || ps[0].JobID != r.JobID || ps[0].Mode != "slurm" || ps[0].Node != host {
 			t.Errorf("row %s placement.json: %+v %v", r.Row, ps, err)
 		}
-		jobs, err := engine.ReadJobs(rowDir)
-		if err != nil || len(jobs) != 1 || jobs[0].JobID != r.JobID || !slices.Contains(jobs[0].Command, filepath.Join(rowDir, engine.JobScriptFile)) {
+		jobs, err := matrix.ReadJobs(rowDir)
+		if err != nil || len(jobs) != 1 || jobs[0].JobID != r.JobID || !slices.Contains(jobs[0].Command, filepath.Join(rowDir, layout.FileJobScript)) {
 			t.Errorf("row %s jobs.json: %+v %v", r.Row, jobs, err)
 		}
 		// The row's own journal ends with the job's end and where it ran.
 		recs := matrixJournal(t, rowDir)
-		var jr engine.JobRecord
-		if last := recs[len(recs)-1]; last.Type != engine.RecMatrixJob || json.Unmarshal(last.Data, &jr) != nil ||
+		var jr matrix.JobRecord
+		if last := recs[len(recs)-1]; last.Type != matrix.RecMatrixJob || json.Unmarshal(last.Data, &jr) != nil ||
 			jr.JobID != r.JobID || jr.Placement == nil || jr.Placement.JobID != r.JobID || jr.Placement.AllowedCPUs != r.CPUs {
 			t.Errorf("row %s: last journal record %+v (job %+v)", r.Row, last, jr)
 		}
@@ -136,21 +139,21 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), "kvparity: job "+r.JobID+" on "+host) || !strings.Contains(string(out), "row "+r.Row) {
 			t.Errorf("row %s job output: %v\n%s", r.Row, err, out)
 		}
-		script, _ := os.ReadFile(filepath.Join(rowDir, engine.JobScriptFile))
+		script, _ := os.ReadFile(filepath.Join(rowDir, layout.FileJobScript))
 		if !strings.Contains(string(script), "#SBATCH --exclusive") || !strings.Contains(string(script), " run "+filepath.Join(src, r.Row+".toml")+" --campaign "+rowDir) {
 			t.Errorf("row %s job script:\n%s", r.Row, script)
 		}
 	}
-	if a.Semantic.Verdict != verdict.Pass || a.BaselineDigest != a.CandidateDigest || *a.RunExitCode != 0 || a.JobState != engine.JobCompleted {
+	if a.Semantic.Verdict != verdict.Pass || a.BaselineDigest != a.CandidateDigest || *a.RunExitCode != 0 || a.JobState != matrix.JobCompleted {
 		t.Errorf("passing row: %+v", a)
 	}
-	if b.Semantic.Verdict != verdict.Fail || b.BaselineDigest == b.CandidateDigest || *b.RunExitCode != 1 || b.JobState != engine.JobFailed {
+	if b.Semantic.Verdict != verdict.Fail || b.BaselineDigest == b.CandidateDigest || *b.RunExitCode != 1 || b.JobState != matrix.JobFailed {
 		t.Errorf("failing row: %+v", b)
 	}
 	if a.BaselineDigest != b.BaselineDigest {
 		t.Errorf("both rows' baselines replay the same window with the same engine: %s vs %s", a.BaselineDigest, b.BaselineDigest)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, engine.MatrixReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileMatrixMD))
 	for _, want := range []string{"overall **FAIL**", "| tiny-pass | " + host + " | " + a.JobID, "| tiny-fifo |",
 		"[report.md](tiny-pass/report.md) [report.json](tiny-pass/report.json)",
 		"- tiny-fifo: baseline `" + b.BaselineDigest + "`, candidate `" + b.CandidateDigest + "`"} {
@@ -203,11 +206,11 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("an interrupted row leaves the matrix unfinished (exit 2), got %v\nstderr:\n%s", err, errb.String())
 	}
-	jobs, _ := engine.ReadJobs(rowDir)
-	if len(jobs) != 2 || jobs[0].State != engine.JobCancelled || !jobs[0].Environmental || jobs[1].State != engine.JobCancelled || !jobs[1].Environmental {
+	jobs, _ := matrix.ReadJobs(rowDir)
+	if len(jobs) != 2 || jobs[0].State != matrix.JobCancelled || !jobs[0].Environmental || jobs[1].State != matrix.JobCancelled || !jobs[1].Environmental {
 		t.Fatalf("both cancelled jobs must be recorded as environmental: %+v", jobs)
 	}
-	if rep := readMatrixJSON(t, dir); rep.Rows[0].Stage != engine.RowStageInterrupted || len(rep.Rows[0].Environmental) != 2 {
+	if rep := readMatrixJSON(t, dir); rep.Rows[0].Stage != matrix.RowStageInterrupted || len(rep.Rows[0].Environmental) != 2 {
 		t.Fatalf("matrix.json after the cancels: %+v", rep.Rows[0])
 	}
 	matrixWaitNoProcess(t, rowDir)
@@ -223,7 +226,7 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 	matrixCheckResumed(t, before1, before2)
 	matrixCheckResumed(t, before2, after)
 
-	jobs, _ = engine.ReadJobs(rowDir)
+	jobs, _ = matrix.ReadJobs(rowDir)
 	if len(jobs) != 3 || !jobs[2].Verdict() {
 		t.Fatalf("third job: %+v", jobs)
 	}
@@ -232,8 +235,8 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 			t.Errorf("a resubmitted row goes back to its node: %v", j.Command)
 		}
 	}
-	if matrixCountType(after, engine.RecMatrixJob) != 3 {
-		t.Errorf("each job end is in the row's journal: %d matrix_job records", matrixCountType(after, engine.RecMatrixJob))
+	if matrixCountType(after, matrix.RecMatrixJob) != 3 {
+		t.Errorf("each job end is in the row's journal: %d matrix_job records", matrixCountType(after, matrix.RecMatrixJob))
 	}
 	rep := readMatrixJSON(t, dir)
 	r := rep.Rows[0]
@@ -241,18 +244,18 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 		t.Fatalf("matrix.json after the resume: %+v", r)
 	}
 	switch {
-	case r.Stage == engine.RowStageDone && r.Performance.Verdict.Decided():
+	case r.Stage == matrix.RowStageDone && r.Performance.Verdict.Decided():
 		if n := len(matrixPairNumbers(t, after)); n != 4 {
 			t.Errorf("perf verdict %s with %d valid pairs, want 4", r.Performance.Verdict, n)
 		}
-	case r.Stage == engine.RowStageBlocked && strings.Contains(strings.Join(r.Blocked, "; "), "invalidated"):
+	case r.Stage == matrix.RowStageBlocked && strings.Contains(strings.Join(r.Blocked, "; "), "invalidated"):
 		// A loaded host (other test binaries on the CPU) invalidates pairs until the engine
 		// declares the node unfit; the resume itself is what this test checks.
 		t.Logf("perf blocked by competing load on this host: %s", r.Blocked)
 	default:
 		t.Fatalf("the resumed row ended neither with a perf verdict nor blocked by load: %+v", r)
 	}
-	ps, _ := engine.ReadPlacements(rowDir)
+	ps, _ := matrix.ReadPlacements(rowDir)
 	if len(ps) != 3 || ps[2].JobID != jobs[2].JobID {
 		t.Fatalf("placements: %+v", ps)
 	}
@@ -274,11 +277,11 @@ func matrixCancelMidPerf(t *testing.T, rowDir string, n, minEnds int, matrixErr 
 			t.Fatalf("job %d never got to its perf stage within 4 min; matrix stderr:\n%s", n, matrixErr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
-		jobs, err := engine.ReadJobs(rowDir)
+		jobs, err := matrix.ReadJobs(rowDir)
 		if err != nil || len(jobs) != n {
 			continue
 		}
-		recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, engine.FileJournal))
+		recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
 		if err != nil || len(recs) == 0 {
 			continue
 		}
@@ -328,7 +331,7 @@ func matrixCheckResumed(t *testing.T, before, after []engine.Record) {
 
 func lastJobID(t *testing.T, rowDir string) string {
 	t.Helper()
-	jobs, err := engine.ReadJobs(rowDir)
+	jobs, err := matrix.ReadJobs(rowDir)
 	if err != nil || len(jobs) == 0 {
 		return "none"
 	}

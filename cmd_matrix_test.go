@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/matrix"
+	"kvparity/internal/layout"
 	"kvparity/ui/matrixview"
 	"kvparity/verdict"
 )
@@ -148,7 +150,7 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	}
 	rep := readMatrixJSON(t, dir)
 	a, b := rep.Rows[0], rep.Rows[1]
-	if a.Mode != "local" || a.Stage != engine.RowStageDone || a.Semantic.Verdict != verdict.Pass || a.Determinism.Baseline.Verdict != verdict.Stable || *a.RunExitCode != 0 {
+	if a.Mode != "local" || a.Stage != matrix.RowStageDone || a.Semantic.Verdict != verdict.Pass || a.Determinism.Baseline.Verdict != verdict.Stable || *a.RunExitCode != 0 {
 		t.Errorf("row a: %+v", a)
 	}
 	if b.Determinism.Candidate.Verdict != verdict.Unstable || !strings.HasPrefix(b.CandidateDigest, "UNSTABLE") || *b.RunExitCode != 1 {
@@ -157,7 +159,7 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	if a.ReportMD != "local-a/report.md" || b.ReportJSON != "local-b/report.json" {
 		t.Errorf("the rows' reports are written and linked: %q %q", a.ReportMD, b.ReportJSON)
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, "local-a", engine.LocalRunOutput))
+	out, _ := os.ReadFile(filepath.Join(dir, "local-a", layout.FileLocalRunOutput))
 	if !strings.Contains(string(out), "parity: PASS") {
 		t.Errorf("local-a run output:\n%s", out)
 	}
@@ -166,7 +168,7 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "already has a verdict") {
 		t.Fatalf("rerun: exit %d\n%s", code, stdout)
 	}
-	if jobs, _ := engine.ReadJobs(filepath.Join(dir, "local-a")); len(jobs) != 1 {
+	if jobs, _ := matrix.ReadJobs(filepath.Join(dir, "local-a")); len(jobs) != 1 {
 		t.Fatalf("rerun started row a again: %+v", jobs)
 	}
 }
@@ -175,19 +177,19 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 func TestOpenRowCmdWaitsForTheRowToEnd(t *testing.T) {
 	open := openRowCmd("/usr/bin/kvparity")
 	for _, c := range []struct {
-		row  engine.RowStatus
+		row  matrix.RowStatus
 		want string
 	}{
-		{engine.RowStatus{Row: "a", Mode: "slurm", JobID: "7", JobState: engine.JobPending, Stage: engine.RowStageQueued}, "row a is pending (queued)"},
-		{engine.RowStatus{Row: "b", Mode: "local", JobState: engine.JobRunning, Stage: engine.RowStagePerf, Done: 3, Total: 60}, "row b is running (perf 3/60)"},
-		{engine.RowStatus{Row: "c", Stage: engine.RowStageWaiting}, "row c has no campaign yet"},
+		{matrix.RowStatus{Row: "a", Mode: "slurm", JobID: "7", JobState: matrix.JobPending, Stage: matrix.RowStageQueued}, "row a is pending (queued)"},
+		{matrix.RowStatus{Row: "b", Mode: "local", JobState: matrix.JobRunning, Stage: matrix.RowStagePerf, Done: 3, Total: 60}, "row b is running (perf 3/60)"},
+		{matrix.RowStatus{Row: "c", Stage: matrix.RowStageWaiting}, "row c has no campaign yet"},
 	} {
 		msg := open(c.row)()
 		if note, ok := msg.(matrixview.NoteMsg); !ok || !strings.Contains(string(note), c.want) {
 			t.Errorf("row %s: got %v, want a note %q", c.row.Row, msg, c.want)
 		}
 	}
-	done := engine.RowStatus{Row: "d", Mode: "slurm", JobID: "8", JobState: engine.JobCompleted, Stage: engine.RowStageDone, Records: 30, Dir: "/m/d"}
+	done := matrix.RowStatus{Row: "d", Mode: "slurm", JobID: "8", JobState: matrix.JobCompleted, Stage: matrix.RowStageDone, Records: 30, Dir: "/m/d"}
 	if cmd := open(done); cmd == nil {
 		t.Fatal("a finished row opens")
 	} else if _, isNote := cmd().(matrixview.NoteMsg); isNote {

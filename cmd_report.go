@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"kvparity/campaignreport"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -36,7 +37,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvparity report:", err)
 		return verdict.ExitUsage
 	}
-	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, campaignreport.ReportMD), filepath.Join(dir, campaignreport.ReportJSON))
+	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, layout.FileReportMD), filepath.Join(dir, layout.FileReportJSON))
 	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run: %d)\n",
 		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode)
 	return 0

@@ -13,6 +13,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/ui/buildview"
 	"kvparity/ui/theme"
@@ -57,7 +58,7 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	reopened := false
 	if *dir != "" {
-		_, err := os.Stat(filepath.Join(*dir, engine.FileJournal))
+		_, err := os.Stat(filepath.Join(*dir, layout.FileJournal))
 		reopened = err == nil
 	}
 	if !reopened {
@@ -117,7 +118,7 @@ func openCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: kvparity open DIR (a campaign directory with a journal.jsonl)")
 		return verdict.ExitUsage
 	}
-	if _, err := os.Stat(filepath.Join(pos[0], engine.FileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(pos[0], layout.FileJournal)); err != nil {
 		fmt.Fprintf(stderr, "kvparity open: %s is not a campaign directory (no journal.jsonl): %v\n", pos[0], err)
 		return verdict.ExitUsage
 	}

@@ -20,6 +20,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/verdict"
 )
@@ -69,7 +70,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		args := append([]string{"matrix"}, rowFiles...)
 		args = append(args, "--campaign", m, "--stage", "all", "--json", "--poll", "100ms")
 		code, out, errOut := runKvparity(t, bin, 20*time.Minute, args...)
-		var rep engine.MatrixReport
+		var rep campaignreport.MatrixReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: matrix --json (exit %d): %v\n%s\n%s", state, code, err, out, errOut)
 		}
@@ -112,8 +113,8 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		if err := os.CopyFS(dir, os.DirFS(filepath.Join(m, name))); err != nil {
 			t.Fatal(err)
 		}
-		truncateAfter(t, filepath.Join(dir, engine.FileJournal), engine.RecPerfResult)
-		os.Remove(filepath.Join(dir, engine.FileReportJSON))
+		truncateAfter(t, filepath.Join(dir, layout.FileJournal), engine.RecPerfResult)
+		os.Remove(filepath.Join(dir, layout.FileReportJSON))
 		agree(t, "killed between perf result and verdict", dir, filepath.Join(src, name+".toml"), bin)
 	}
 
@@ -156,14 +157,14 @@ func agree(t *testing.T, state, dir, rowFile, bin string) surfaceWords {
 	if c, _, errOut := runKvparity(t, bin, 5*time.Minute, "report", dir); c != 0 {
 		t.Fatalf("%s %s: report exit %d: %s", state, name, c, errOut)
 	}
-	js, _ := os.ReadFile(filepath.Join(dir, engine.FileReportJSON))
+	js, _ := os.ReadFile(filepath.Join(dir, layout.FileReportJSON))
 	checkSnakeCase(t, state+" "+name+" report.json", js)
 	var rep verdict.Document
 	if err := json.Unmarshal(js, &rep); err != nil {
 		t.Fatal(err)
 	}
 	surfaces["report.json"] = wordsOf(rep.Verdicts)
-	md, _ := os.ReadFile(filepath.Join(dir, engine.FileReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileReportMD))
 	surfaces["report.md"] = markdownWords(t, string(md))
 	surfaces["workbench header"] = headerWords(t, dir)
 
@@ -220,8 +221,7 @@ func headerWords(t *testing.T, dir string) surfaceWords {
 	model, _ = model.Update(tea.WindowSizeMsg{Width: 240, Height: 40})
 	re := regexp.MustCompile(`semantic (\S+) · performance (\S+) · footprint (\S+) · overall (\S+)`)
 	msgs := make(chan tea.Msg, 64)
-	var start func(tea.Cmd)
-	start = func(cmd tea.Cmd) {
+	start := func(cmd tea.Cmd) {
 		if cmd == nil {
 			return
 		}
@@ -318,7 +318,7 @@ func killWhenJournalHas(t *testing.T, bin, rowFile, dir string, typ engine.Recor
 			return
 		default:
 		}
-		if journalHas(filepath.Join(dir, engine.FileJournal), typ) || time.Now().After(deadline) {
+		if journalHas(filepath.Join(dir, layout.FileJournal), typ) || time.Now().After(deadline) {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 			return

@@ -15,6 +15,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -131,7 +132,7 @@ func TestRealDynamoRow(t *testing.T) {
 	}
 	// Stage 1 is in the report: the sources, the toolchain, the features and the determinism
 	// patch (the timing extension) with its checksum.
-	md, _ := os.ReadFile(filepath.Join(dir, engine.FileReportMD))
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileReportMD))
 	for _, want := range []string{"built by kvparity from `crate:dynamo-bench@1.5.1`", "built by kvparity from `crate:dynamo-bench@1.6.1`",
 		"timing extension (determinism patch) SHA-256", "toolchain `rustc 1.", "features `replay-bench`, checked against the package manifest"} {
 		if !strings.Contains(string(md), want) {

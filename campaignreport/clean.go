@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -141,7 +142,7 @@ func (c *campaign) checkReportCurrent() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(c.dir, ReportJSON)
+	path := filepath.Join(c.dir, layout.FileReportJSON)
 	have, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -253,7 +254,7 @@ func failed(end engine.Record) bool {
 
 // runOfReport maps runs/<kind>/<name>/report.json to its run id.
 func runOfReport(rel string) (engine.RunID, bool) {
-	rest, ok := strings.CutPrefix(rel, dirRuns+"/")
+	rest, ok := strings.CutPrefix(rel, layout.DirRuns+"/")
 	if !ok {
 		return "", false
 	}
@@ -263,9 +264,9 @@ func runOfReport(rel string) (engine.RunID, bool) {
 // decide says whether one campaign file goes, and why.
 func (p *policy) decide(rel string) (remove bool, why string) {
 	switch rel {
-	case fileJournal, fileRow, fileHost, fileArtifacts, fileSchedule, "exceptions.jsonl", ReportMD, ReportJSON, fileTraceSums:
+	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileTraceSums:
 		return false, whyEvidence
-	case fileWindow:
+	case layout.FileWindow:
 		if p.keepPins != "" {
 			return false, p.keepPins
 		}
@@ -278,21 +279,21 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 	}
 	top, rest, _ := strings.Cut(rel, "/")
 	switch top {
-	case dirDiffs:
+	case layout.DirDiffs:
 		return false, "focused diff of a mismatch (stage 4 retains it)"
-	case engine.PerfDir:
+	case layout.DirPerf:
 		return false, "performance exports: every sample, ratio and bound"
-	case dirArtifacts:
+	case layout.DirArtifacts:
 		if p.keepPins != "" {
 			return false, p.keepPins
 		}
 		return true, whyBinary
-	case dirPatch:
+	case layout.DirPatch:
 		if p.keepPins != "" {
 			return false, p.keepPins
 		}
 		return true, whyPatch
-	case dirRuns:
+	case layout.DirRuns:
 		id := engine.RunID(path.Dir(rest))
 		if strings.Count(rest, "/") != 2 {
 			return false, whyForeign
@@ -303,7 +304,7 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		if !p.knownRuns[id] {
 			return false, "no end is recorded for this run (in flight or interrupted): nothing proves its evidence is recorded"
 		}
-		if path.Base(rest) == "evidence.json" {
+		if path.Base(rest) == layout.FileRunEvidence {
 			return false, whyEvFile
 		}
 		return true, whyRunOutput

@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"fmt"
 	"io"
+	"kvparity/internal/layout"
 	"path"
 	"strings"
 )
@@ -43,7 +44,7 @@ func writeGroup(w io.Writer, verb string, entries []Entry) {
 			groups = append(groups, g)
 		}
 		item := e.Path
-		if strings.HasPrefix(e.Path, dirRuns+"/") && strings.Count(e.Path, "/") == 3 {
+		if strings.HasPrefix(e.Path, layout.DirRuns+"/") && strings.Count(e.Path, "/") == 3 {
 			item = path.Dir(e.Path) + "/" // a run folder is one line
 		}
 		if g.n[item] == 0 {

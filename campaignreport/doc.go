@@ -1,5 +1,5 @@
-// Package campaignreport writes a campaign's final report (protocol stage 8) and cleans the
-// campaign up (stage 9).
+// Package campaignreport writes a campaign's final report (protocol stage 8), the matrix report
+// over several rows' campaigns, and cleans a campaign up (stage 9).
 //
 // Everything is read from what the campaign recorded: the journal, the frozen row, host.json,
 // artifacts.json, trace/checksums.json, the lifecycle evidence files, exceptions.jsonl and the
@@ -20,6 +20,8 @@
 //	markdown.go, markdown_sections.go   report.md
 //	plot.go       unicode sparklines, bars, pressure over virtual time
 //	write.go      Write / WriteReport / Build: report.md, report.json (and diffs/*.json)
+//	matrix.go     BuildMatrixReport / WriteMatrixReport: matrix.json and matrix.md from the
+//	              rows' statuses (engine/matrix asks for them through its Options.Report)
 //	clean.go      Clean: the stage-9 policy, the plan and its execution
 //	clean_text.go the plan printed for people
 package campaignreport

@@ -13,6 +13,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -159,7 +160,7 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 	if _, err := campaignreport.Clean(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := retained("diffs/parity.json", "exceptions.jsonl"); !slices.Equal(files(t, dir), want) {
+	if want := retained("diffs/parity.json", layout.FileExceptions); !slices.Equal(files(t, dir), want) {
 		t.Errorf("after clean:\n got %v\nwant %v", files(t, dir), want)
 	}
 	_, after := reportTwice(t, dir)
@@ -168,7 +169,7 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 		t.Errorf("after clean: %s over %d pointers (before: %d)", ra.Semantic.Verdict, ra.Semantic.Diff.Count, rb.Semantic.Diff.Count)
 	}
 	// An exception record edited after the report: clean refuses until the report is written again.
-	writeFile(t, dir, "exceptions.jsonl", "")
+	writeFile(t, dir, layout.FileExceptions, "")
 	if _, err := campaignreport.Clean(dir, true); err == nil || !strings.Contains(err.Error(), "out of date") {
 		t.Errorf("clean with a stale report: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
+	"kvparity/internal/layout"
 
 	"kvparity/verdict"
 )
@@ -210,7 +211,7 @@ func TestWriteErrorsNameTheFile(t *testing.T) {
 		t.Errorf("an empty folder: %v, want an error naming journal.jsonl", err)
 	}
 	dir := campaignCopy(t, "e2e-pass")
-	writeFile(t, dir, "exceptions.jsonl", `{"id":"x","differs":"d"}`+"\n")
+	writeFile(t, dir, layout.FileExceptions, `{"id":"x","differs":"d"}`+"\n")
 	if err := campaignreport.Write(dir); err == nil || !strings.Contains(err.Error(), "exceptions.jsonl:1") {
 		t.Errorf("a bad exception record: %v, want an error naming exceptions.jsonl:1", err)
 	}

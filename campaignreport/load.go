@@ -11,26 +11,8 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/report"
-)
-
-// Campaign files the report reads: the engine's layout (DESIGN "A campaign directory").
-const (
-	fileRow       = engine.FileRow
-	fileHost      = engine.FileHost
-	fileArtifacts = engine.FileArtifacts
-	fileJournal   = engine.FileJournal
-	fileSchedule  = engine.FileSchedule
-	fileTraceSums = engine.FileTraceSums
-	fileWindow    = engine.FileWindow
-	dirRuns       = engine.DirRuns
-	dirArtifacts  = engine.DirArtifacts
-	dirPatch      = engine.DirPatch
-	dirDiffs      = "diffs" // the report's own focused diffs
-
-	// ReportMD and ReportJSON are the files Write produces.
-	ReportMD   = engine.FileReportMD
-	ReportJSON = engine.FileReportJSON
 )
 
 // campaign is a campaign directory as recorded: nothing here is recomputed.
@@ -54,13 +36,13 @@ func load(dir string) (*campaign, error) {
 		return nil, err
 	}
 	c := &campaign{dir: abs}
-	if _, err := os.Stat(filepath.Join(abs, fileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(abs, layout.FileJournal)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s is not a campaign directory: it has no %s", dir, fileJournal)
+			return nil, fmt.Errorf("%s is not a campaign directory: it has no %s", dir, layout.FileJournal)
 		}
 		return nil, err
 	}
-	rowPath := filepath.Join(abs, fileRow)
+	rowPath := filepath.Join(abs, layout.FileRow)
 	rowBytes, err := os.ReadFile(rowPath)
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -70,25 +52,25 @@ func load(dir string) (*campaign, error) {
 	}
 	sum := sha256.Sum256(rowBytes)
 	c.rowSHA, c.rowTOML = hex.EncodeToString(sum[:]), string(rowBytes)
-	if err := engine.ReadJSONFile(filepath.Join(abs, fileHost), &c.host); err != nil {
+	if err := engine.ReadJSONFile(filepath.Join(abs, layout.FileHost), &c.host); err != nil {
 		return nil, err
 	}
 	var af struct {
 		Artifacts []engine.PinnedArtifact `json:"artifacts"`
 	}
-	if err := engine.ReadJSONFile(filepath.Join(abs, fileArtifacts), &af); err != nil {
+	if err := engine.ReadJSONFile(filepath.Join(abs, layout.FileArtifacts), &af); err != nil {
 		return nil, err
 	}
 	c.pins = af.Artifacts
-	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(fileTraceSums)), &c.trace); err != nil {
+	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(layout.FileTraceSums)), &c.trace); err != nil {
 		return nil, err
 	}
-	recs, err := engine.ReadJournal(filepath.Join(abs, fileJournal))
+	recs, err := engine.ReadJournal(filepath.Join(abs, layout.FileJournal))
 	if err != nil {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, fileJournal))
+		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, layout.FileJournal))
 	}
 	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
 		return nil, err
@@ -104,7 +86,7 @@ func load(dir string) (*campaign, error) {
 // checkPins cross-checks artifacts.json against the journal's pinned records: a report built
 // on two disagreeing records of the same artifact would be untrustworthy.
 func (c *campaign) checkPins(recs []engine.Record) error {
-	path := filepath.Join(c.dir, fileArtifacts)
+	path := filepath.Join(c.dir, layout.FileArtifacts)
 	for _, r := range recs {
 		if r.Type != engine.RecPinned || r.Artifact == nil {
 			continue

@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 )
 
 // A declared determinism patch (protocol stage 1.3) is stated with its checksum for both
@@ -45,7 +46,7 @@ func TestReportStatesTheDeterminismPatch(t *testing.T) {
 	if p := r.Config.DeterminismPatch; p == nil || p.SHA256 != want || p.Path != "patch/tie-order.patch" || !p.Declared {
 		t.Errorf("report.json determinism_patch %+v", p)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, campaignreport.ReportMD))
+	md, err := os.ReadFile(filepath.Join(dir, layout.FileReportMD))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -32,7 +33,7 @@ const (
 // When the reports are gone (cleaned up after the report was first written) the diff is read
 // back from that file, so the report stays reproducible. out receives the file to write.
 func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (*DiffSummary, error) {
-	file := path.Join(dirDiffs, name+".json")
+	file := path.Join(layout.DirDiffs, name+".json")
 	var jr diffview.JSONReport
 	if relA != "" && relB != "" && c.exists(relA) && c.exists(relB) {
 		a, err := os.ReadFile(filepath.Join(c.dir, filepath.FromSlash(relA)))

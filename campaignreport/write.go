@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -57,8 +58,8 @@ func WriteReport(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	files[ReportJSON] = js
-	files[ReportMD] = markdown(r)
+	files[layout.FileReportJSON] = js
+	files[layout.FileReportMD] = markdown(r)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

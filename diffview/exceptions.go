@@ -15,10 +15,8 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 )
-
-// exceptionsFile is the name of the exception records file inside a campaign directory.
-const exceptionsFile = "exceptions.jsonl"
 
 // An ExceptionRecord is one semantic exception (protocol stage 5): a reviewed explanation of
 // why some differing pointers are an intended, more faithful change and not leaked entropy.
@@ -95,8 +93,8 @@ func (r *ExceptionRecord) Validate() error {
 	return nil
 }
 
-// Covers reports whether one of the record's patterns matches ptr.
-func (r *ExceptionRecord) Covers(ptr string) bool {
+// covers reports whether one of the record's patterns matches ptr.
+func (r *ExceptionRecord) covers(ptr string) bool {
 	for _, p := range r.Pointers {
 		if MatchPattern(strings.TrimSpace(p), ptr) {
 			return true
@@ -108,7 +106,7 @@ func (r *ExceptionRecord) Covers(ptr string) bool {
 // LoadExceptions reads <campaignDir>/exceptions.jsonl. A missing file is no records. Every
 // bad line is an error naming the file, the line and the field.
 func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
-	path := filepath.Join(campaignDir, exceptionsFile)
+	path := filepath.Join(campaignDir, layout.FileExceptions)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -168,7 +166,7 @@ func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
 		buf.WriteByte('\n')
 	}
 	// 0600, as the file has always been written.
-	return atomicfile.Write(filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
+	return atomicfile.Write(filepath.Join(campaignDir, layout.FileExceptions), buf.Bytes(), 0o600)
 }
 
 // PutException adds rec (new ID) or replaces the record with the same ID, and saves.
@@ -218,7 +216,7 @@ func DeleteException(campaignDir, id string) error {
 		}
 	}
 	if len(out) == len(recs) {
-		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, exceptionsFile), id)
+		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, layout.FileExceptions), id)
 	}
 	return saveExceptions(campaignDir, out)
 }

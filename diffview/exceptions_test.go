@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	fx "kvparity/diffview/difftest"
+	"kvparity/internal/layout"
 )
 
 func validRecord(patterns ...string) ExceptionRecord {
@@ -106,7 +107,7 @@ func TestExceptionsSaveEditDelete(t *testing.T) {
 		t.Fatalf("delete unknown: %v", err)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 || ents[0].Name() != exceptionsFile {
+	if len(ents) != 1 || ents[0].Name() != layout.FileExceptions {
 		t.Fatalf("temporary files left behind: %v", ents)
 	}
 	if _, err := PutException(dir, ExceptionRecord{Pointers: []string{"/x"}}); err == nil {
@@ -125,7 +126,7 @@ func TestLoadExceptionsBadLines(t *testing.T) {
 	}
 	for want, content := range cases {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, exceptionsFile), []byte(content), 0o644)
+		os.WriteFile(filepath.Join(dir, layout.FileExceptions), []byte(content), 0o644)
 		_, err := LoadExceptions(dir)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)

@@ -22,7 +22,7 @@ func Coverage(pointers []string, recs []ExceptionRecord) verdict.Exceptions {
 	for _, p := range pointers {
 		covered := false
 		for _, r := range valid {
-			if r.Covers(p) {
+			if r.covers(p) {
 				covered = true
 				break
 			}
@@ -47,7 +47,7 @@ func RecordCoverage(pointers []string, recs []ExceptionRecord) []RecordCount {
 	for i := range recs {
 		out[i].ID = recs[i].ID
 		for _, p := range pointers {
-			if recs[i].Covers(p) {
+			if recs[i].covers(p) {
 				out[i].Covers++
 			}
 		}
@@ -87,7 +87,7 @@ func CoveredBy(d *Diff, recs []ExceptionRecord) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range d.Changes {
 		for i := range recs {
-			if recs[i].Covers(c.Pointer) {
+			if recs[i].covers(c.Pointer) {
 				out[c.Pointer] = append(out[c.Pointer], recs[i].ID)
 			}
 		}

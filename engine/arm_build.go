@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"kvparity/engine/build"
+	"kvparity/internal/layout"
 )
 
 // BuildInfo is how kvparity built an arm from its source (artifacts.json, the journal, the report).
@@ -77,8 +78,8 @@ func extensionPatch(dir string, builds map[Arm]build.Info) (*DeterminismPatch, e
 		if err != nil {
 			return nil, fmt.Errorf("the %s build's applied patch: %w", arm, err)
 		}
-		rel := filepath.Join(DirPatch, string(arm)+"-timing-extension.patch")
-		if err := os.MkdirAll(filepath.Join(dir, DirPatch), 0o755); err != nil {
+		rel := filepath.Join(layout.DirPatch, string(arm)+"-timing-extension.patch")
+		if err := os.MkdirAll(filepath.Join(dir, layout.DirPatch), 0o755); err != nil {
 			return nil, err
 		}
 		if err := WriteFileAtomic(filepath.Join(dir, rel), b); err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 )
 
 // Protocol stage 1: every artifact is copied into the campaign (artifacts/) and its SHA-256,
@@ -67,7 +68,7 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 	if p.Features == nil {
 		p.Features = []string{}
 	}
-	rel := filepath.Join(DirArtifacts, fmt.Sprintf("%s-g%d-%s", arm, gen, filepath.Base(src)))
+	rel := filepath.Join(layout.DirArtifacts, fmt.Sprintf("%s-g%d-%s", arm, gen, filepath.Base(src)))
 	dst := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return p, fmt.Errorf("pin %s: %w", arm, err)

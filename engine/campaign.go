@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 )
 
 // Options configure a campaign beyond its row.
@@ -77,24 +78,6 @@ type stageRun struct {
 
 var _ Controller = (*Campaign)(nil)
 
-// Campaign files (DESIGN "A campaign directory"), slash-separated and relative to the campaign
-// directory. Exported for the readers of a campaign (the campaign report and its cleanup), so
-// a layout change is made in one place.
-const (
-	FileRow        = "row.toml"
-	FileHost       = "host.json"
-	FileArtifacts  = "artifacts.json"
-	FileJournal    = "journal.jsonl"
-	FileSchedule   = "schedule.json"
-	FileTraceSums  = "trace/checksums.json"
-	FileWindow     = "trace/window.jsonl"
-	DirRuns        = "runs"
-	DirArtifacts   = "artifacts"
-	DirPatch       = "patch"
-	FileReportMD   = "report.md"
-	FileReportJSON = "report.json"
-)
-
 // RecAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).
 const RecAddRep RecordType = "add_repetition"
 
@@ -103,7 +86,7 @@ const RecAddRep RecordType = "add_repetition"
 // trace window and both artifacts.
 func OpenOrCreate(row *Row, opts Options) (*Campaign, error) {
 	if opts.Dir != "" {
-		if _, err := os.Stat(filepath.Join(opts.Dir, FileJournal)); err == nil {
+		if _, err := os.Stat(filepath.Join(opts.Dir, layout.FileJournal)); err == nil {
 			c, err := Open(opts.Dir, opts)
 			if err != nil {
 				return nil, err
@@ -113,7 +96,7 @@ func OpenOrCreate(row *Row, opts Options) (*Campaign, error) {
 				got, _ := c.row.Encode()
 				if !bytes.Equal(want, got) {
 					c.Close()
-					return nil, fmt.Errorf("campaign %s was frozen from a different row (%s); start a new campaign with another --campaign", opts.Dir, filepath.Join(opts.Dir, FileRow))
+					return nil, fmt.Errorf("campaign %s was frozen from a different row (%s); start a new campaign with another --campaign", opts.Dir, filepath.Join(opts.Dir, layout.FileRow))
 				}
 			}
 			return c, nil
@@ -139,7 +122,7 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 		return nil, err
 	}
 	opts.Dir = dir
-	if _, err := os.Stat(filepath.Join(dir, FileJournal)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
 		return nil, fmt.Errorf("campaign %s already exists (it has a journal): resume it instead", dir)
 	}
 	_, statErr := os.Stat(dir)
@@ -159,10 +142,10 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err != nil {
 		return nil, fmt.Errorf("campaign: freezing the row: %w", err)
 	}
-	if err := atomicfile.Update(filepath.Join(dir, FileRow), frozen, 0o644); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, layout.FileRow), frozen, 0o644); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, FileHost), c.host); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, layout.FileHost), c.host); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	if c.trace, err = pinTrace(dir, row.Trace); err != nil {
@@ -203,7 +186,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		p.Build = bi
 		c.addPin(p)
 	}
-	if err := writeJSONFile(filepath.Join(dir, FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	// The journal comes last, created whole with its founding records: a campaign exists once
@@ -215,10 +198,10 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	for _, p := range c.pins {
 		founding = append(founding, Record{Type: RecPinned, Arm: p.Arm, Gen: p.Gen, Artifact: ptrInfo(p, dir)})
 	}
-	if err := createJournal(filepath.Join(dir, FileJournal), founding); err != nil {
+	if err := createJournal(filepath.Join(dir, layout.FileJournal), founding); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
-	if c.journal, err = OpenJournal(filepath.Join(dir, FileJournal), c.warn); err != nil {
+	if c.journal, err = OpenJournal(filepath.Join(dir, layout.FileJournal), c.warn); err != nil {
 		return nil, err
 	}
 	c.ev = newEmitter()
@@ -239,13 +222,13 @@ func Open(dir string, opts Options) (*Campaign, error) {
 		return nil, err
 	}
 	opts.Dir = dir
-	row, err := LoadRow(filepath.Join(dir, FileRow))
+	row, err := LoadRow(filepath.Join(dir, layout.FileRow))
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
 	c := newCampaign(row, dir, opts)
 	var frozenHost HostInfo
-	if err := ReadJSONFile(filepath.Join(dir, FileHost), &frozenHost); err != nil {
+	if err := ReadJSONFile(filepath.Join(dir, layout.FileHost), &frozenHost); err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
 	if frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname {
@@ -253,10 +236,10 @@ func Open(dir string, opts Options) (*Campaign, error) {
 			dir, frozenHost.Hostname, frozenHost.CPUModel, frozenHost.Cores, c.host.Hostname, c.host.CPUModel, c.host.Cores))
 	}
 	c.host = frozenHost
-	if err := ReadJSONFile(filepath.Join(dir, filepath.FromSlash(FileTraceSums)), &c.trace); err != nil {
+	if err := ReadJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), &c.trace); err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	journalPath := filepath.Join(dir, FileJournal)
+	journalPath := filepath.Join(dir, layout.FileJournal)
 	recs, err := ReadJournal(journalPath)
 	if err != nil {
 		return nil, err
@@ -264,8 +247,8 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	if h := FoldJournal(recs, row); isCleaned(dir, c.trace, h.Current) {
 		// Read only: nothing may be appended, not even the drop of a torn tail.
 		c.cleaned = true
-		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, ErrCleaned))
-		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, ErrCleaned))
+		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, errCleaned))
+		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, errCleaned))
 	} else {
 		if err := verifyTrace(dir, c.trace); err != nil {
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -434,7 +417,7 @@ func (c *Campaign) Info() CampaignInfo {
 		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
 	}
 	if c.cleaned {
-		info.ReadOnly = ErrCleaned.Error()
+		info.ReadOnly = errCleaned.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)
@@ -457,7 +440,7 @@ func (c *Campaign) traceChecksum() string {
 // for the embedded engine its --variant and --progress-file. CPUs is left for the caller.
 func (c *Campaign) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
 	p := c.Pinned(arm)
-	runDir := filepath.Join(c.dir, DirRuns, filepath.FromSlash(string(id)))
+	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
 	var args []string
 	if p.Builtin {
 		args = append(args, "replay")
@@ -531,7 +514,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		return errors.New("campaign is closed")
 	}
 	if c.cleaned {
-		return ErrCleaned
+		return errCleaned
 	}
 	if c.stage != nil {
 		return fmt.Errorf("the %s stage is running; stop it first", c.stage.stage)

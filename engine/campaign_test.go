@@ -187,7 +187,7 @@ func TestLeakRandomUUIDIsUnstableAndRefusesParityAndPerf(t *testing.T) {
 	}
 	drain(c)
 	defer c.Close()
-	err = c.PerfAllowed()
+	err = c.perfAllowed()
 	if err == nil || !strings.Contains(err.Error(), "candidate is UNSTABLE") {
 		t.Fatalf("perf must be refused for an unstable arm, got %v", err)
 	}

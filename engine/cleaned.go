@@ -13,8 +13,8 @@ import (
 // appended to the journal (a run would need the deleted files, and re-pinning would mix new
 // artifacts into a finished record).
 
-// ErrCleaned refuses every stage, repetition, watch and journal append on a cleaned campaign.
-var ErrCleaned = errors.New("campaign was cleaned: binaries and trace window removed; start a new campaign from row.toml")
+// errCleaned refuses every stage, repetition, watch and journal append on a cleaned campaign.
+var errCleaned = errors.New("campaign was cleaned: binaries and trace window removed; start a new campaign from row.toml")
 
 // isCleaned reports whether the trace window and every current pinned copy are gone: what
 // stage 9 removes together. A campaign missing only some of them is damaged, not cleaned, and
@@ -35,8 +35,8 @@ func isCleaned(dir string, trace TraceChecksums, pins map[Arm]PinnedArtifact) bo
 	return true
 }
 
-// Cleaned reports whether the campaign was opened read-only because it was cleaned.
-func (c *Campaign) Cleaned() bool { return c.cleaned }
+// isCleaned reports whether the campaign was opened read-only because it was cleaned.
+func (c *Campaign) isCleaned() bool { return c.cleaned }
 
 // readOnlyJournal holds recs and refuses every append with why.
 func readOnlyJournal(path string, recs []Record, why error) *Journal {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	removeLikeClean(t, dir, c)
 	c.Close()
-	journal, _ := os.ReadFile(filepath.Join(dir, FileJournal))
+	journal, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal))
 
 	var warnings []string
 	opts := testOptions(t, dir)
@@ -43,8 +44,8 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	log := drain(c)
 	log.waitFor(t, "the replayed history", func(evs []Event) bool { return len(eventsOf[HistoryReplayed](evs)) == 1 })
-	if !c.Cleaned() || c.Info().ReadOnly != ErrCleaned.Error() {
-		t.Errorf("Cleaned %v, Info().ReadOnly %q", c.Cleaned(), c.Info().ReadOnly)
+	if !c.isCleaned() || c.Info().ReadOnly != errCleaned.Error() {
+		t.Errorf("Cleaned %v, Info().ReadOnly %q", c.isCleaned(), c.Info().ReadOnly)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "opened read-only") {
 		t.Errorf("warnings %q, want one saying the campaign opened read-only", warnings)
@@ -65,15 +66,15 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	_, refusals["Journal().Append"] = c.Journal().Append(Record{Type: RecBlocked, Reason: "x"})
 	for name, err := range refusals {
-		if !errors.Is(err, ErrCleaned) || !strings.Contains(err.Error(), "start a new campaign from row.toml") {
-			t.Errorf("%s on a cleaned campaign: %v, want %v", name, err, ErrCleaned)
+		if !errors.Is(err, errCleaned) || !strings.Contains(err.Error(), "start a new campaign from row.toml") {
+			t.Errorf("%s on a cleaned campaign: %v, want %v", name, err, errCleaned)
 		}
 	}
 	if c.Running() || c.Watching() {
 		t.Error("a stage or watch started on a cleaned campaign")
 	}
 	c.Close()
-	if after, _ := os.ReadFile(filepath.Join(dir, FileJournal)); !bytes.Equal(after, journal) {
+	if after, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal)); !bytes.Equal(after, journal) {
 		t.Error("the journal of a cleaned campaign was written")
 	}
 }

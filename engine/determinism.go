@@ -74,7 +74,7 @@ func (c *Campaign) AddRepetition(a Arm) error {
 		return fmt.Errorf("no arm %q", a)
 	}
 	if c.cleaned {
-		return ErrCleaned
+		return errCleaned
 	}
 	if c.Running() {
 		return errors.New("a stage is running; stop it first")
@@ -300,8 +300,8 @@ func (h *History) armResultAt(arm Arm, gen, n int) ArmResult {
 	return res
 }
 
-// Outcome is the result as a verdict with its reason.
-func (r ArmResult) Outcome() verdict.Outcome {
+// outcome is the result as a verdict with its reason.
+func (r ArmResult) outcome() verdict.Outcome {
 	return verdict.Outcome{Verdict: r.Verdict, Reason: r.Reason}
 }
 
@@ -369,7 +369,7 @@ func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 		}
 	}
 	if len(gone) > 0 {
-		c.journal.Append(Record{Type: RecReportsGone, Runs: gone, Note: "matching full reports deleted; digests kept"})
+		c.journal.Append(Record{Type: recReportsGone, Runs: gone, Note: "matching full reports deleted; digests kept"})
 	}
 }
 

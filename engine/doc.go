@@ -10,6 +10,7 @@
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, VerifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped
+//	journal_tail.go          JournalTail: a reader that follows a journal without writing it
 //	runner.go, tail.go       one replay process: argv, Setpgid, pinning, timeout, stderr, progress
 //	cpus.go, host.go, numa.go CPU lists, host.json, each NUMA node's CPUs (host.json, placements)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
@@ -19,17 +20,17 @@
 //	fold.go                  FoldJournal: the one reading of the journal (Open, Summary, the report)
 //	summary.go               the folded journal as per-arm verdicts (headless output)
 //	history.go               the journal replayed as events on Open
-//	cleaned.go               a campaign cleaned by stage 9 opens read-only (ErrCleaned)
+//	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
-//	stage_perf_hook.go       StartPerf and the RunPerf hook (perf*.go fill it)
+//	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf)
 //
 // # Adding a stage
 //
 // A stage is a function run on the campaign's single stage goroutine:
 //
 //  1. Start it through c.startStage(StageX, func(ctx) (cancelled bool)) from an exported
-//     Start method (or, from another file of this package, a hook variable like RunPerf that
-//     StartPerf calls). Only one stage runs at a time; StopStage cancels ctx.
+//     Start method (the stage itself may live in other files of this package, as runPerf
+//     that StartPerf calls). Only one stage runs at a time; StopStage cancels ctx.
 //  2. Call c.prepareArms() first (re-pins a rebuilt source, re-verifies every pinned copy and
 //     the trace window): a binary is never reused after its source changed.
 //  3. Build each process with c.RunSpec(id, arm, kind, index, attempt, canonical), set CPUs,
@@ -41,9 +42,9 @@
 //     without a run_end died in flight and is rerun as attempt+1; never rerun a finished one).
 //     Stage-specific payloads go in Record.Data or new fields; register a RecordReplayers
 //     entry so a reopened campaign re-publishes the stage's events.
-//  5. A failing Append is a full disk: stop the stage (c.Block) and keep what is recorded.
+//  5. A failing Append is a full disk: stop the stage (c.block) and keep what is recorded.
 //     A failing replay is a product failure recorded in its run_end, never retried silently.
-//  6. Decide with c.RecordVerdict(stage, arm, verdict, reason) in the DESIGN's verdict words;
+//  6. Decide with c.verdict(stage, arm, verdict, reason) in the DESIGN's verdict words;
 //     Summary picks up the cross-arm verdicts recorded after the current pins, by stage, and
 //     ExitCode maps them.
 package engine

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/stats"
 )
 
@@ -25,11 +25,8 @@ import (
 //	              `benchstat -confidence 0.90 samples.txt` prints the ratio median with the same
 //	              X(24)/X(37) interval as the gate for 60 pairs.
 
-// PerfDir is the campaign folder of the exports.
-const PerfDir = "perf"
-
 func (p *perfRun) export(r *PerfResult) error {
-	dir := filepath.Join(p.c.dir, PerfDir)
+	dir := filepath.Join(p.c.dir, layout.DirPerf)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -40,7 +37,7 @@ func (p *perfRun) export(r *PerfResult) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := WritePerfBench(&b, r); err != nil {
+	if err := writePerfBench(&b, r); err != nil {
 		return err
 	}
 	return atomicfile.Update(filepath.Join(dir, "samples.txt"), b.Bytes(), 0o644)
@@ -53,17 +50,10 @@ type samplesFile struct {
 	Samples []PerfSample `json:"samples"`
 }
 
-// WritePerfJSON writes a result as indented JSON (what `kvparity run --stage perf --json` prints).
-func WritePerfJSON(w io.Writer, r *PerfResult) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-// WritePerfBench writes the valid pairs in Go benchmark format. The benchmark name carries the
+// writePerfBench writes the valid pairs in Go benchmark format. The benchmark name carries the
 // metric, marked PROXY when the row declared one, so a proxy is never mistaken for the
 // protocol's replay_execution_ms.
-func WritePerfBench(w io.Writer, r *PerfResult) error {
+func writePerfBench(w io.Writer, r *PerfResult) error {
 	name := "Replay"
 	if r.TimingProxy {
 		name += "/metric=" + r.TimingField + "-PROXY"
@@ -88,9 +78,9 @@ func WritePerfBench(w io.Writer, r *PerfResult) error {
 	return stats.WriteBench(w, config, units, lines)
 }
 
-// PerfResult returns the recorded result of the current artifacts' series, or an error when the
+// perfResult returns the recorded result of the current artifacts' series, or an error when the
 // stage has not decided it yet.
-func (c *Campaign) PerfResult() (*PerfResult, error) {
+func (c *Campaign) perfResult() (*PerfResult, error) {
 	key := perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen)
 	s := c.history().perfSeries(key)
 	if s.result == nil {

@@ -87,7 +87,7 @@ func (h *History) Add(r Record) {
 		}
 	case RecAddRep:
 		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.Row.Determinism.Repetitions)
-	case RecReportsGone:
+	case recReportsGone:
 		for _, id := range r.Runs {
 			h.Gone[id] = r.Seq
 		}
@@ -100,7 +100,7 @@ func (h *History) Add(r Record) {
 		}
 	case RecBlocked:
 		h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
-	case RecPatch:
+	case recPatch:
 		var p DeterminismPatch
 		if json.Unmarshal(r.Data, &p) == nil {
 			h.Patch = &p
@@ -210,8 +210,8 @@ func (h *History) Parity() verdict.Outcome {
 	return parityResult(h.ArmResult(Baseline), h.ArmResult(Candidate))
 }
 
-// PerfKey names the performance series of the current artifacts ("b<gen>-c<gen>").
-func (h *History) PerfKey() string { return perfKey(h.Gen(Baseline), h.Gen(Candidate)) }
+// perfKey names the performance series of the current artifacts ("b<gen>-c<gen>").
+func (h *History) perfKey() string { return perfKey(h.Gen(Baseline), h.Gen(Candidate)) }
 
 // PerfProgress is the performance series of the current artifacts as recorded.
 type PerfProgress struct {
@@ -225,7 +225,7 @@ type PerfProgress struct {
 
 // Perf folds the performance series of the current artifacts.
 func (h *History) Perf() PerfProgress {
-	s := h.perfSeries(h.PerfKey())
+	s := h.perfSeries(h.perfKey())
 	return PerfProgress{Key: s.key, Started: s.schedule != nil, Pairs: len(s.pairs), Samples: len(s.samples),
 		Footprint: s.footprint, Result: s.result}
 }
@@ -242,7 +242,7 @@ func (h *History) perfSeries(key string) *perfSeries {
 // perfRecordKey is the performance series a record belongs to ("" for none).
 func perfRecordKey(r Record) string {
 	switch r.Type {
-	case RecPerfSchedule, RecPerfFootprint, RecPerfPair, RecPerfInvalid, RecPerfResult:
+	case recPerfSchedule, RecPerfFootprint, RecPerfPair, recPerfInvalid, RecPerfResult:
 	case RecRunStart, RecRunEnd:
 		if r.Kind != KindWarmup && r.Kind != KindSample {
 			return ""

@@ -30,7 +30,7 @@ func foldFixture() []Record {
 		{Type: RecVerdict, Stage: StageDeterminism, Arm: Baseline, Verdict: "STABLE"},
 		{Type: RecVerdict, Stage: StageDeterminism, Arm: Candidate, Verdict: "STABLE"},
 		{Type: RecVerdict, Stage: StageParity, Verdict: "PASS"},
-		{Type: RecReportsGone, Runs: []RunID{"det/baseline-1", "det/baseline-2"}},
+		{Type: recReportsGone, Runs: []RunID{"det/baseline-1", "det/baseline-2"}},
 		{Type: RecStale, Arm: Candidate, Gen: 1},
 		pin(Candidate, 2, "c2"),
 		start(Candidate, 1, 2, 1),                               // interrupted, then retried
@@ -83,8 +83,8 @@ func TestFoldJournalCurrentState(t *testing.T) {
 	if v := h.Parity(); v.Verdict.Decided() {
 		t.Errorf("parity %+v while the baseline is undecided", v)
 	}
-	if h.PerfKey() != "b1-c2" || h.Perf().Started {
-		t.Errorf("perf key %s started %v, want b1-c2 not started", h.PerfKey(), h.Perf().Started)
+	if h.perfKey() != "b1-c2" || h.Perf().Started {
+		t.Errorf("perf key %s started %v, want b1-c2 not started", h.perfKey(), h.Perf().Started)
 	}
 }
 
@@ -144,6 +144,6 @@ func BenchmarkFoldJournal(b *testing.B) {
 		if r := h.ArmResult(Candidate); !r.Verdict.Decided() {
 			b.Fatal("undecided")
 		}
-		_ = h.Summary(dir, "")
+		_ = h.summary(dir, "")
 	}
 }

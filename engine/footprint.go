@@ -10,8 +10,8 @@ import (
 // added footprint is explained (and narrowed); the row states the explanation in
 // [perf] footprint_explained, and the result carries it.
 
-// FootprintLimit is the largest allowed growth of binary or .text size, as a fraction.
-const FootprintLimit = 0.05
+// footprintLimit is the largest allowed growth of binary or .text size, as a fraction.
+const footprintLimit = 0.05
 
 // FootprintResult compares the candidate's artifact with the baseline's.
 type FootprintResult struct {
@@ -31,7 +31,7 @@ type FootprintResult struct {
 
 func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResult {
 	f := FootprintResult{BaselineSize: base.Size, CandidateSize: cand.Size, BaselineText: base.TextSize,
-		CandidateText: cand.TextSize, Limit: FootprintLimit, Explained: explained}
+		CandidateText: cand.TextSize, Limit: footprintLimit, Explained: explained}
 	if base.Size > 0 {
 		f.SizeGrowth = float64(cand.Size)/float64(base.Size) - 1
 	}
@@ -44,14 +44,14 @@ func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResul
 		text = fmt.Sprintf(".text %+.2f%% (%d → %d bytes)", 100*f.TextGrowth, base.TextSize, cand.TextSize)
 	}
 	figures := fmt.Sprintf("binary %+.2f%% (%d → %d bytes), %s", 100*f.SizeGrowth, base.Size, cand.Size, text)
-	grew := f.SizeGrowth > FootprintLimit || f.TextGrowth > FootprintLimit
+	grew := f.SizeGrowth > footprintLimit || f.TextGrowth > footprintLimit
 	switch {
 	case !grew:
-		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": within %.0f%%", 100*FootprintLimit)
+		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": within %.0f%%", 100*footprintLimit)
 	case explained != "":
-		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": above %.0f%% but explained in the row: %s", 100*FootprintLimit, explained)
+		f.Verdict, f.Reason = verdict.Pass, figures+fmt.Sprintf(": above %.0f%% but explained in the row: %s", 100*footprintLimit, explained)
 	default:
-		f.Verdict, f.Reason = verdict.Fail, figures+fmt.Sprintf(": grows more than %.0f%%; explain and narrow it ([perf] footprint_explained)", 100*FootprintLimit)
+		f.Verdict, f.Reason = verdict.Fail, figures+fmt.Sprintf(": grows more than %.0f%%; explain and narrow it ([perf] footprint_explained)", 100*footprintLimit)
 	}
 	return f
 }

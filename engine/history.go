@@ -45,7 +45,7 @@ func (c *Campaign) replayRecord(h *History, rec Record) {
 		c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
 		c.Emit(pairEvent(pair, len(s.pairs), c.row.Perf.Pairs))
 		c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
-	case RecPerfInvalid:
+	case recPerfInvalid:
 		var inv PerfInvalidation
 		if json.Unmarshal(rec.Data, &inv) == nil {
 			c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})

@@ -30,9 +30,9 @@ func ReadHost() HostInfo {
 		}
 		f.Close()
 	}
-	// The same reading the matrix records per job (matrix_placement.go); a host without
+	// The same reading the matrix records per job (engine/matrix/placement.go); a host without
 	// sysfs NUMA nodes records none and counts as one node.
-	h.NUMA, _ = readNUMA("/sys/devices/system/node")
+	h.NUMA, _ = ReadNUMA("/sys/devices/system/node")
 	h.NUMANodes = max(len(h.NUMA), 1)
 	return h
 }

@@ -9,9 +9,9 @@ import (
 	"kvparity/verdict"
 )
 
-// ArmEvidence is the lifecycle evidence of an arm's first counted repetition that recorded
+// armEvidence is the lifecycle evidence of an arm's first counted repetition that recorded
 // any (nil when none did), read from the campaign directory dir.
-func (h *History) ArmEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
+func (h *History) armEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
 	for _, end := range h.ArmResult(arm).Ends {
 		if end.Evidence != "" {
 			if ev := loadEvidence(filepath.Join(dir, end.Evidence)); ev != nil {
@@ -22,14 +22,14 @@ func (h *History) ArmEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
 	return nil, ""
 }
 
-// Coverage applies every stage-3 rule to each arm's lifecycle evidence: PASS when every rule
+// coverage applies every stage-3 rule to each arm's lifecycle evidence: PASS when every rule
 // holds on both arms, FAIL naming each broken rule (or a STABLE arm without evidence),
 // Undecided while no repetition recorded any.
-func (h *History) Coverage(dir string) verdict.Outcome {
+func (h *History) coverage(dir string) verdict.Outcome {
 	var bad []string
 	any := false
 	for _, arm := range []Arm{Baseline, Candidate} {
-		ev, _ := h.ArmEvidence(dir, arm)
+		ev, _ := h.armEvidence(dir, arm)
 		if ev == nil {
 			if h.ArmResult(arm).Verdict == verdict.Stable {
 				bad = append(bad, fmt.Sprintf("%s: no lifecycle evidence was recorded", arm))
@@ -76,10 +76,10 @@ func (h *History) Footprint() verdict.Outcome {
 // record; the caller adds the exception coverage of a byte mismatch (diffview judges it).
 func (h *History) Inputs(dir string) verdict.Inputs {
 	return verdict.Inputs{
-		Baseline:    h.ArmResult(Baseline).Outcome(),
-		Candidate:   h.ArmResult(Candidate).Outcome(),
+		Baseline:    h.ArmResult(Baseline).outcome(),
+		Candidate:   h.ArmResult(Candidate).outcome(),
 		Parity:      h.Parity(),
-		Evidence:    h.Coverage(dir),
+		Evidence:    h.coverage(dir),
 		Performance: h.Performance(),
 		Footprint:   h.Footprint(),
 		Blocked:     h.Blocked,

@@ -37,7 +37,7 @@ const (
 	RecVerdict     RecordType = "verdict"      // a stage verdict (Stage, Arm, Verdict, Reason)
 	RecStale       RecordType = "stale"        // an arm's source changed: its results up to Gen are stale
 	RecBlocked     RecordType = "blocked"      // the row was blocked (Stage, Reason)
-	RecReportsGone RecordType = "reports_gone" // matching full reports were deleted (Runs)
+	recReportsGone RecordType = "reports_gone" // matching full reports were deleted (Runs)
 )
 
 // A Record is one journal entry. Fields are optional per type; Data carries a stage-specific

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -141,11 +142,11 @@ func fakeReplay(args []string) int {
 // semanticExit is the exit status of `kvparity run --stage determinism` for a summary's
 // campaign (no exception records in engine tests): stage 8's rules over the folded journal.
 func semanticExit(s Summary) int {
-	recs, err := ReadJournal(filepath.Join(s.Dir, FileJournal))
+	recs, err := ReadJournal(filepath.Join(s.Dir, layout.FileJournal))
 	if err != nil {
 		return -1
 	}
-	row, err := LoadRow(filepath.Join(s.Dir, FileRow))
+	row, err := LoadRow(filepath.Join(s.Dir, layout.FileRow))
 	if err != nil {
 		return -1
 	}

@@ -18,8 +18,8 @@ type PlacementNUMA struct {
 	CPUs string `json:"cpus"`
 }
 
-// readNUMA lists the NUMA nodes under sysNode (/sys/devices/system/node).
-func readNUMA(sysNode string) ([]PlacementNUMA, error) {
+// ReadNUMA lists the NUMA nodes under sysNode (/sys/devices/system/node).
+func ReadNUMA(sysNode string) ([]PlacementNUMA, error) {
 	dirs, err := filepath.Glob(filepath.Join(sysNode, "node[0-9]*"))
 	if err != nil || len(dirs) == 0 {
 		return nil, fmt.Errorf("no NUMA nodes under %s: NUMA placement unknown", sysNode)
@@ -40,8 +40,8 @@ func readNUMA(sysNode string) ([]PlacementNUMA, error) {
 	return nodes, nil
 }
 
-// numaSpan returns the NUMA nodes holding at least one of cpus.
-func numaSpan(nodes []PlacementNUMA, cpus []int) []int {
+// NUMASpan returns the NUMA nodes holding at least one of cpus.
+func NUMASpan(nodes []PlacementNUMA, cpus []int) []int {
 	span := []int{}
 	for _, n := range nodes {
 		list, err := ParseCPUList(n.CPUs)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/report"
 )
 
@@ -27,8 +28,8 @@ type errIO struct{ err error }
 func (e errIO) Error() string { return e.err.Error() }
 func (e errIO) Unwrap() error { return e.err }
 
-// Profile is the row's canonicalization profile.
-func (r *Row) Profile() report.Profile {
+// profile is the row's canonicalization profile.
+func (r *Row) profile() report.Profile {
 	p := report.Profile{Exclusions: append([]string(nil), r.Canonical.Exclusions...), Unordered: map[string]string{}}
 	for k, v := range r.Canonical.Unordered {
 		p.Unordered[k] = v
@@ -52,7 +53,7 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report %s: %v", spec.ID, raw, err)
 	}
-	prof := c.row.Profile()
+	prof := c.row.profile()
 	canon, digest, fixedPoint, err := report.CanonicalizeAndDigest(record, prof)
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report %s: %w", spec.ID, raw, err)
@@ -69,7 +70,7 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
 	}
-	evPath := filepath.Join(spec.Dir, "evidence.json")
+	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
 	if err := writeJSONFile(evPath, out.Evidence); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 )
@@ -16,8 +17,8 @@ import (
 // declared checksum, verified against the file when both are given), and the campaign records
 // it in the journal so the report states it even after cleanup deleted the copy.
 
-// RecPatch records the row's declared determinism patch (Data: DeterminismPatch).
-const RecPatch RecordType = "determinism_patch"
+// recPatch records the row's declared determinism patch (Data: DeterminismPatch).
+const recPatch RecordType = "determinism_patch"
 
 // A DeterminismPatch is the determinism correction both revisions were built with.
 type DeterminismPatch struct {
@@ -29,13 +30,13 @@ type DeterminismPatch struct {
 	Declared bool `json:"declared_sha256"`
 }
 
-// Patched reports whether the row declares a determinism patch.
-func (d DeterminismSpec) Patched() bool { return d.Patch != "" || d.PatchSHA256 != "" }
+// patched reports whether the row declares a determinism patch.
+func (d DeterminismSpec) patched() bool { return d.Patch != "" || d.PatchSHA256 != "" }
 
 // pinPatch copies and hashes the row's determinism patch into dir/patch (nil when the row
 // declares none). Errors name the row file and key.
 func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error) {
-	if !d.Patched() {
+	if !d.patched() {
 		return nil, nil
 	}
 	p := &DeterminismPatch{Source: d.Patch, SHA256: d.PatchSHA256, Declared: d.PatchSHA256 != ""}
@@ -56,8 +57,8 @@ func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error)
 	case info.Size() == 0:
 		return nil, bad("patch", "%s is empty: a determinism patch that changes nothing need not be declared", d.Patch)
 	}
-	rel := filepath.Join(DirPatch, filepath.Base(d.Patch))
-	if err := os.MkdirAll(filepath.Join(dir, DirPatch), 0o755); err != nil {
+	rel := filepath.Join(layout.DirPatch, filepath.Base(d.Patch))
+	if err := os.MkdirAll(filepath.Join(dir, layout.DirPatch), 0o755); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	sum, size, err := copyHashed(d.Patch, filepath.Join(dir, rel))
@@ -75,5 +76,5 @@ func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error)
 // patchRecord is the founding journal record of a declared patch.
 func patchRecord(p *DeterminismPatch) Record {
 	data, _ := json.Marshal(p) // plain strings and numbers always marshal
-	return Record{Type: RecPatch, Data: data}
+	return Record{Type: recPatch, Data: data}
 }

@@ -24,7 +24,7 @@ func TestRowPatchKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.WithBaseDir("/rows")
-	if r.Determinism.Patch != "/rows/fix.patch" || r.Determinism.PatchSHA256 != patchSum() || !r.Determinism.Patched() {
+	if r.Determinism.Patch != "/rows/fix.patch" || r.Determinism.PatchSHA256 != patchSum() || !r.Determinism.patched() {
 		t.Errorf("determinism %+v: the patch path resolves against the row's folder", r.Determinism)
 	}
 	if _, err := ParseRow([]byte(ExampleRowTOML), "example.toml"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/stats"
 	"kvparity/verdict"
 )
@@ -99,7 +100,7 @@ func newPerfRun(c *Campaign) *perfRun {
 func runPerf(ctx context.Context, c *Campaign) bool {
 	p := newPerfRun(c)
 	if err := c.VerifyPinned(); err != nil {
-		c.Block(StagePerf, "checksums before warmups: "+err.Error())
+		c.block(StagePerf, "checksums before warmups: "+err.Error())
 		return false
 	}
 	s := c.history().perfSeries(p.key)
@@ -112,10 +113,10 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		f := decideFootprint(c.Pinned(Baseline), c.Pinned(Candidate), c.row.Perf.FootprintExplained)
 		f.Key = p.key
 		if _, err := c.journal.Append(Record{Type: RecPerfFootprint, Data: marshalData(f)}); err != nil {
-			c.Block(StagePerf, err.Error())
+			c.block(StagePerf, err.Error())
 			return false
 		}
-		if !c.RecordVerdict(StageFootprint, "", f.Verdict, f.Reason) {
+		if !c.verdict(StageFootprint, "", f.Verdict, f.Reason) {
 			return false
 		}
 		s.footprint = &f
@@ -123,7 +124,7 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	if s.schedule == nil {
 		sched, err := p.persistSchedule()
 		if err != nil {
-			c.Block(StagePerf, err.Error())
+			c.block(StagePerf, err.Error())
 			return false
 		}
 		s.schedule = &sched
@@ -142,13 +143,13 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	}
 	res := p.finish(c.history().perfSeries(p.key))
 	if _, err := c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
-		c.Block(StagePerf, err.Error())
+		c.block(StagePerf, err.Error())
 		return false
 	}
 	if err := p.export(res); err != nil {
 		c.warn(fmt.Sprintf("perf: writing exports: %v", err))
 	}
-	if !c.RecordVerdict(StagePerf, "", res.Verdict, res.Reason) {
+	if !c.verdict(StagePerf, "", res.Verdict, res.Reason) {
 		return false
 	}
 	p.emitFinal(res)
@@ -163,10 +164,10 @@ func (p *perfRun) persistSchedule() (stats.Schedule, error) {
 	if err != nil {
 		return sched, fmt.Errorf("[perf] pairs: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(p.c.dir, FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
+	if err := writeJSONFile(filepath.Join(p.c.dir, layout.FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
 		return sched, errIO{fmt.Errorf("schedule.json: %w", err)}
 	}
-	if _, err := p.c.journal.Append(Record{Type: RecPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}); err != nil {
+	if _, err := p.c.journal.Append(Record{Type: recPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}); err != nil {
 		return sched, err
 	}
 	return sched, nil
@@ -215,7 +216,7 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 			// The limit counts this session's invalidations of the pair, so a campaign blocked on
 			// a busy host can be resumed once the host is quiet; the journal keeps them all.
 			if n := s.invalidations(i) - before; n >= p.opts.maxInvalidations() {
-				c.Block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
+				c.block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
 					i, n, s.lastInvalid(i)))
 				return true, false
 			}
@@ -259,7 +260,7 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 			pair := PerfPair{Key: p.key, Pair: i, Attempt: attempt, Order: order, BaselineMs: base.Ms, CandidateMs: cand.Ms,
 				Ratio: cand.Ms / base.Ms, BaselineRun: base.Run, CandidateRun: cand.Run}
 			if _, err := c.journal.Append(Record{Type: RecPerfPair, Index: i, Attempt: attempt, Data: marshalData(pair)}); err != nil {
-				c.Block(StagePerf, err.Error())
+				c.block(StagePerf, err.Error())
 				return true, false
 			}
 			s.pairs[i] = &pair
@@ -278,7 +279,7 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 	case r.cancelled:
 		return true, true
 	case r.fatal != nil:
-		p.c.Block(StagePerf, r.fatal.Error())
+		p.c.block(StagePerf, r.fatal.Error())
 		return true, false
 	case r.failure != nil:
 		w := verdict.Fail
@@ -289,16 +290,16 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 			Verdict: w, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
 		res.fill(p.c.history().perfSeries(p.key), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
 		if _, err := p.c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
-			p.c.Block(StagePerf, err.Error())
+			p.c.block(StagePerf, err.Error())
 			return true, false
 		}
 		if err := p.export(res); err != nil {
 			p.c.warn(fmt.Sprintf("perf: writing exports: %v", err))
 		}
 		if r.blocked {
-			p.c.Block(StagePerf, res.Reason)
+			p.c.block(StagePerf, res.Reason)
 		}
-		if p.c.RecordVerdict(StagePerf, "", w, res.Reason) {
+		if p.c.verdict(StagePerf, "", w, res.Reason) {
 			p.emitFinal(res)
 		}
 		return true, false
@@ -307,8 +308,8 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 }
 
 func (p *perfRun) recordInvalid(s *perfSeries, inv PerfInvalidation) bool {
-	if _, err := p.c.journal.Append(Record{Type: RecPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}); err != nil {
-		p.c.Block(StagePerf, err.Error())
+	if _, err := p.c.journal.Append(Record{Type: recPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}); err != nil {
+		p.c.block(StagePerf, err.Error())
 		return false
 	}
 	s.invalid = append(s.invalid, inv)

@@ -15,14 +15,14 @@ import (
 // competing load ran on the measured CPU, or a telemetry throttle counter rose. Everything else
 // that goes wrong with a sample is a product failure.
 
-// CompetingLoadFraction and CompetingLoadFloorMs are the predeclared competing-load limit: a
+// competingLoadFraction and competingLoadFloorMs are the predeclared competing-load limit: a
 // sample is invalid when the measured CPU was busy with something other than the sample for more
 // than max(10% of the sample's wall time, 30 ms). The floor is three ticks of /proc/stat's
 // 10 ms resolution (USER_HZ = 100): both ends of the window are read to a tick, and the
 // sample's own CPU time comes from rusage, so a smaller excess is measurement noise.
 const (
-	CompetingLoadFraction = 0.10
-	CompetingLoadFloorMs  = 30.0
+	competingLoadFraction = 0.10
+	competingLoadFloorMs  = 30.0
 )
 
 // clockTicksPerSecond is USER_HZ, the unit of /proc/stat. It is 100 on every Linux ABI Go
@@ -81,8 +81,8 @@ type Telemetry struct {
 	Throttle   map[string]uint64 `json:"throttle,omitempty"`     // core/package_throttle_count
 }
 
-// Available reports whether any telemetry source exists.
-func (t Telemetry) Available() bool {
+// available reports whether any telemetry source exists.
+func (t Telemetry) available() bool {
 	return t.FreqKHz > 0 || len(t.TempMilliC) > 0 || len(t.Throttle) > 0
 }
 

@@ -41,7 +41,7 @@ func TestTelemetry(t *testing.T) {
 	defer func() { sysRoot = old }()
 
 	sysRoot = t.TempDir() // a KVM guest: nothing there
-	if tel := readTelemetry(1); tel.Available() {
+	if tel := readTelemetry(1); tel.available() {
 		t.Fatalf("empty /sys gave telemetry %+v", tel)
 	}
 
@@ -53,7 +53,7 @@ func TestTelemetry(t *testing.T) {
 	writeSys(t, root, "class/thermal/thermal_zone0/temp", "41000")
 	writeSys(t, root, "class/thermal/thermal_zone0/type", "x86_pkg_temp")
 	before := readTelemetry(1)
-	if !before.Available() || before.FreqKHz != 2400000 || before.Throttle["core_throttle_count"] != 7 ||
+	if !before.available() || before.FreqKHz != 2400000 || before.Throttle["core_throttle_count"] != 7 ||
 		before.TempMilliC["thermal_zone0:x86_pkg_temp"] != 41000 {
 		t.Fatalf("telemetry %+v", before)
 	}

@@ -73,7 +73,7 @@ func TestPerfGateFigures(t *testing.T) {
 			c.Wait()
 			wall := time.Since(start)
 			line := fmt.Sprintf("variant %-12q campaign %d: ", v, k)
-			if r, err := c.PerfResult(); err != nil {
+			if r, err := c.perfResult(); err != nil {
 				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.History().Blocked)
 			} else {
 				valid := "battery valid"
@@ -137,7 +137,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Wait()
-	r, err := c.PerfResult()
+	r, err := c.perfResult()
 	if err != nil {
 		t.Fatal(err)
 	}

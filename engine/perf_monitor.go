@@ -151,7 +151,7 @@ func (m *sampleMonitor) load(env *SampleEnv, fraction float64) {
 	// Both ends are read to a clock tick, so the difference can exceed the window by up to a tick;
 	// a CPU cannot be busier than the window is long, so the excess is rounding, not load.
 	env.CompetingMs = min(max(0, env.BusyMs-env.SampleCPUMs), env.WallMs)
-	env.CompetingLimitMs = max(fraction*env.WallMs, CompetingLoadFloorMs)
+	env.CompetingLimitMs = max(fraction*env.WallMs, competingLoadFloorMs)
 }
 
 // procStat is what the monitor needs of /proc/<pid>/stat.

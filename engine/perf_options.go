@@ -9,7 +9,7 @@ type PerfOptions struct {
 	// MonitorInterval is how often a running sample's affinity is read back (default 20 ms).
 	MonitorInterval time.Duration
 	// CompetingLoadFraction overrides the competing-load limit, as a fraction of the sample's
-	// wall time (default CompetingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
+	// wall time (default competingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
 	// turns the check off (competing load is measured within the window), which tests that are
 	// not about load use so a busy shared host cannot invalidate their pairs.
 	CompetingLoadFraction float64
@@ -37,7 +37,7 @@ func (o PerfOptions) competingLoadFraction() float64 {
 	if o.CompetingLoadFraction > 0 {
 		return o.CompetingLoadFraction
 	}
-	return CompetingLoadFraction
+	return competingLoadFraction
 }
 
 func (o PerfOptions) maxInvalidations() int {

@@ -13,9 +13,9 @@ import (
 // series is keyed by the artifact generations it measures, so a re-pinned arm starts a new
 // series and an old one is never resumed on a different binary.
 const (
-	RecPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: perfScheduleData)
+	recPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: perfScheduleData)
 	RecPerfPair      RecordType = "perf_pair"        // a valid pair (Data: PerfPair)
-	RecPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
+	recPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
 	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: FootprintResult)
 	RecPerfResult    RecordType = "perf_result"      // the final result (Data: perfResultData)
 )
@@ -137,7 +137,7 @@ func newPerfSeries(key string) *perfSeries {
 // add folds one record of this series (History.Add routes them by key).
 func (s *perfSeries) add(r Record) {
 	switch r.Type {
-	case RecPerfSchedule:
+	case recPerfSchedule:
 		var d perfScheduleData
 		if json.Unmarshal(r.Data, &d) == nil {
 			s.schedule = &d.Schedule
@@ -168,7 +168,7 @@ func (s *perfSeries) add(r Record) {
 		if json.Unmarshal(r.Data, &p) == nil {
 			s.pairs[p.Pair] = &p
 		}
-	case RecPerfInvalid:
+	case recPerfInvalid:
 		var inv PerfInvalidation
 		if json.Unmarshal(r.Data, &inv) == nil {
 			inv.seq = r.Seq

@@ -119,14 +119,14 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	smp.ExitCode, smp.Signal = res.ExitCode, res.Signal
 
 	smp.Env.Telemetry = "unavailable"
-	if tel0.Available() || tel1.Available() {
+	if tel0.available() || tel1.available() {
 		smp.Env.Telemetry = "available"
 		smp.Env.Before, smp.Env.After = &tel0, &tel1
 	}
 
 	out := sampleResult{}
 	switch {
-	case res.Err != nil && errors.Is(res.Err, ErrAffinity):
+	case res.Err != nil && errors.Is(res.Err, errAffinity):
 		// The runner could not pin or verify the sample at start: environmental, not the product.
 		smp.Env.Invalid = "affinity violation at start: " + res.Err.Error()
 	case res.Err != nil:
@@ -171,7 +171,7 @@ func (p *perfRun) invalidity(env SampleEnv, before, after Telemetry) string {
 	}
 	if env.Load == "" && env.CompetingMs > env.CompetingLimitMs {
 		why = append(why, fmt.Sprintf("competing load on CPU %d: %.0f ms of %.0f ms busy was not the sample (limit %.0f ms = max(%.0f%% of the %.0f ms window, %.0f ms); /proc/stat)",
-			env.CPU, env.CompetingMs, env.BusyMs, env.CompetingLimitMs, 100*p.opts.competingLoadFraction(), env.WallMs, CompetingLoadFloorMs))
+			env.CPU, env.CompetingMs, env.BusyMs, env.CompetingLimitMs, 100*p.opts.competingLoadFraction(), env.WallMs, competingLoadFloorMs))
 	}
 	if rose := throttled(before, after); len(rose) > 0 {
 		why = append(why, "thermal throttling during the sample: "+strings.Join(rose, ", "))

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/stats"
 )
 
@@ -117,7 +118,7 @@ func (pc *perfCase) run() {
 
 func (pc *perfCase) result() *PerfResult {
 	pc.t.Helper()
-	r, err := pc.c.PerfResult()
+	r, err := pc.c.perfResult()
 	if err != nil {
 		pc.t.Fatalf("no result: %v", err)
 	}
@@ -244,7 +245,7 @@ func TestPerfStage(t *testing.T) {
 		if !slices.ContainsFunc(r.Caveats, func(s string) bool { return strings.Contains(s, "PROXY") }) {
 			t.Fatalf("caveats %v", r.Caveats)
 		}
-		bench, _ := os.ReadFile(filepath.Join(pc.dir, PerfDir, "samples.txt"))
+		bench, _ := os.ReadFile(filepath.Join(pc.dir, layout.DirPerf, "samples.txt"))
 		if !strings.Contains(string(bench), "BenchmarkReplay/metric=replay_call_ms-PROXY/arm=baseline 1 ") {
 			t.Fatalf("bench export does not label the proxy:\n%s", bench)
 		}
@@ -267,7 +268,7 @@ func TestPerfStage(t *testing.T) {
 		}, nil)
 		pc.run()
 		r := pc.result()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(recPerfInvalid)
 		if len(invs) != 1 || invs[0].Index != 2 || invs[0].Attempt != 1 || !strings.Contains(invs[0].Reason, "affinity violation") ||
 			!strings.Contains(invs[0].Reason, "Cpus_allowed_list") {
 			t.Fatalf("invalidations %+v", invs)
@@ -336,7 +337,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		})
 		pc.run()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(recPerfInvalid)
 		if len(invs) == 0 {
 			t.Fatal("a burner on the measured CPU invalidated nothing")
 		}
@@ -357,7 +358,7 @@ func TestPerfStage(t *testing.T) {
 		}
 		// The pair is rerun: after the burner it completes, unless the shared host stays busy,
 		// in which case the row is blocked as unfit, never measured under load.
-		if r, err := pc.c.PerfResult(); err == nil {
+		if r, err := pc.c.perfResult(); err == nil {
 			if len(r.Pairs) != 2 || r.Pairs[inv.Pair-1].Attempt < 2 {
 				t.Fatalf("pairs %+v", r.Pairs)
 			}
@@ -380,7 +381,7 @@ func TestPerfStage(t *testing.T) {
 		})
 		pc.run()
 		<-stopped
-		if _, err := pc.c.PerfResult(); err == nil {
+		if _, err := pc.c.perfResult(); err == nil {
 			t.Fatal("a stopped stage has a result")
 		}
 		pc.c.Close()
@@ -415,7 +416,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		}
 		if starts[4] > 2 {
-			inv := pc2.records(RecPerfInvalid)
+			inv := pc2.records(recPerfInvalid)
 			if len(inv) != 1 || !strings.Contains(inv[0].Reason, "interrupted") {
 				t.Fatalf("interrupted pair 4 not recorded: %+v", inv)
 			}
@@ -494,7 +495,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	var samples []Record
 	for _, rec := range recs {
 		switch {
-		case rec.Type == RecPerfSchedule && schedSeq < 0:
+		case rec.Type == recPerfSchedule && schedSeq < 0:
 			schedSeq = rec.Seq
 		case rec.Type == RecRunStart && rec.Kind == KindWarmup:
 			warmups = append(warmups, rec.Run)
@@ -541,7 +542,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		if rec.Type != RecRunStart || (rec.Kind != KindSample && rec.Kind != KindWarmup) {
 			continue
 		}
-		cmdline, err := os.ReadFile(filepath.Join(pc.dir, DirRuns, filepath.FromSlash(string(rec.Run)), "timings.jsonl"))
+		cmdline, err := os.ReadFile(filepath.Join(pc.dir, layout.DirRuns, filepath.FromSlash(string(rec.Run)), "timings.jsonl"))
 		if err != nil || len(cmdline) == 0 {
 			t.Fatalf("%s wrote no timings file of its own: %v", rec.Run, err)
 		}
@@ -573,11 +574,11 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	}
 	// Exports: result.json, samples.json and a benchmark file with 40 timings and 20 ratios.
 	for _, f := range []string{"result.json", "samples.json", "samples.txt"} {
-		if _, err := os.Stat(filepath.Join(pc.dir, PerfDir, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(pc.dir, layout.DirPerf, f)); err != nil {
 			t.Fatalf("export %s: %v", f, err)
 		}
 	}
-	bench, _ := os.Open(filepath.Join(pc.dir, PerfDir, "samples.txt"))
+	bench, _ := os.Open(filepath.Join(pc.dir, layout.DirPerf, "samples.txt"))
 	defer bench.Close()
 	counts := map[string]int{}
 	sc := bufio.NewScanner(bench)

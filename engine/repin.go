@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/internal/layout"
 	"path/filepath"
 )
 
@@ -65,7 +66,7 @@ func (c *Campaign) repin(arm Arm) (PinnedArtifact, error) {
 	c.mu.Lock()
 	pins := append([]PinnedArtifact(nil), c.pins...)
 	c.mu.Unlock()
-	if err := writeJSONFile(filepath.Join(c.dir, FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
+	if err := writeJSONFile(filepath.Join(c.dir, layout.FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
 		return np, err
 	}
 	if _, err := c.journal.Append(Record{Type: RecPinned, Arm: arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)}); err != nil {

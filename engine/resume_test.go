@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -59,7 +60,7 @@ func processesUnder(dir string) []string {
 // countRecords counts journal records of a type per run.
 func runEnds(t *testing.T, dir string) map[RunID]int {
 	t.Helper()
-	j, err := OpenJournal(filepath.Join(dir, FileJournal), nil)
+	j, err := OpenJournal(filepath.Join(dir, layout.FileJournal), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
 			t.Fatal("no repetition finished in time")
 		}
 		time.Sleep(30 * time.Millisecond)
-		if _, err := os.Stat(filepath.Join(dir, FileJournal)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err != nil {
 			continue
 		}
 		if before = runEnds(t, dir); len(before) >= 1 {

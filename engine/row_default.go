@@ -7,19 +7,19 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// DefaultG1Blocks is the G1 capacity (--num-gpu-blocks) of the default row, tuned on the
+// defaultG1Blocks is the G1 capacity (--num-gpu-blocks) of the default row, tuned on the
 // embedded engine so that the generated 5,000-request conversation trace lands inside the
 // disaggregated pressure band (10-20 fully readmitted preemptions), with its nearest probes
 // inside the band too: 16 preemptions, at most one per request, all 5,000 requests completed
 // (probes: 3,350 gave 10, 3,300 gave 13, 3,190 gave 17, 3,150 gave 27, 3,500 gave 6). DESIGN's
 // 5,500 (qualified on the real Mooncake window) gives 0 on this generated trace.
-const DefaultG1Blocks = "3250"
+const defaultG1Blocks = "3250"
 
-// TinyG1Blocks is the tiny row's capacity: 3 readmitted preemptions on its 200 requests
+// tinyG1Blocks is the tiny row's capacity: 3 readmitted preemptions on its 200 requests
 // (probes: 2,000 gave 1, 1,900 and 1,700 gave 4, 1,600 gave 5, 1,500 gave 7). Its band,
 // TinyPressureBand, is wider than the protocol's 1-3 starting band so that the smoke row stays
 // qualified while the embedded engine evolves; every event must still be readmitted.
-const TinyG1Blocks = "1800"
+const tinyG1Blocks = "1800"
 
 // TinyPressureBand is the tiny row's declared pressure band.
 var TinyPressureBand = []int{1, 8}
@@ -40,7 +40,7 @@ func DefaultRow() *Row {
 		Baseline:  ArmSpec{Revision: BuiltinBinary, Binary: BuiltinBinary, Features: []string{"replay-bench"}},
 		Candidate: ArmSpec{Revision: BuiltinBinary, Binary: BuiltinBinary, Features: []string{"replay-bench"}},
 		Trace:     TraceSpec{Path: "generated:conversation?seed=7&requests=5000", Offset: 0, Count: 5000},
-		Replay:    ReplaySpec{Args: vllmDisaggArgs(DefaultG1Blocks)},
+		Replay:    ReplaySpec{Args: vllmDisaggArgs(defaultG1Blocks)},
 		Perf:      PerfSpec{ScheduleSeed: 20261129},
 	}
 	r.applyDefaults(nil)
@@ -55,7 +55,7 @@ func TinyRow(baselineVariant, candidateVariant string) *Row {
 	r.Baseline.Variant = baselineVariant
 	r.Candidate.Variant = candidateVariant
 	r.Trace = TraceSpec{Path: "generated:conversation?seed=7&requests=200", Offset: 0, Count: 200}
-	r.Replay.Args = vllmDisaggArgs(TinyG1Blocks)
+	r.Replay.Args = vllmDisaggArgs(tinyG1Blocks)
 	r.Determinism.PressureBand = slices.Clone(TinyPressureBand)
 	r.Perf.Pairs = 4
 	r.Perf.WarmupsPerArm = 1
@@ -97,7 +97,7 @@ count  = 5000                       # refused if fewer usable rows exist; never 
 
 [replay]                            # identical for both arms: never tuned per revision
 args = ["--serving-mode","disagg","--num-prefill-workers","2","--num-decode-workers","2",
-        "--engine-type","vllm","--block-size","64","--num-gpu-blocks","` + DefaultG1Blocks + `","--max-num-seqs","16",
+        "--engine-type","vllm","--block-size","64","--num-gpu-blocks","` + defaultG1Blocks + `","--max-num-seqs","16",
         "--max-num-batched-tokens","8192","--kv-bytes-per-token","1","--kv-transfer-bandwidth","100",
         "--arrival-speedup-ratio","4","--trace-block-size","512"]
 

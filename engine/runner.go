@@ -62,9 +62,9 @@ type Runner struct {
 	PollInterval time.Duration // default 100 ms
 }
 
-// ErrAffinity marks a process whose CPU affinity could not be set or verified: an
+// errAffinity marks a process whose CPU affinity could not be set or verified: an
 // environmental condition (the sample is invalid), not a product failure.
-var ErrAffinity = errors.New("cpu affinity not verified")
+var errAffinity = errors.New("cpu affinity not verified")
 
 // Run starts the process, pins it, calls started (after the affinity is verified; an error
 // from started kills the process, e.g. when the journal cannot record the start), streams its
@@ -74,7 +74,7 @@ var ErrAffinity = errors.New("cpu affinity not verified")
 // it and every thread it ever creates inherit the set from birth (no unpinned window); the
 // thread's mask is then restored. Every thread listed in /proc/PID/task is pinned again
 // (belt and braces) and Cpus_allowed_list is read back; a mismatch kills the run with
-// ErrAffinity.
+// errAffinity.
 func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cpus []int) error) RunResult {
 	res := RunResult{ExitCode: -1}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
@@ -123,7 +123,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 		if err != nil {
 			killGroup(res.PID)
 			cmd.Wait()
-			res.Err = fmt.Errorf("%s: %w: %v", spec.ID, ErrAffinity, err)
+			res.Err = fmt.Errorf("%s: %w: %v", spec.ID, errAffinity, err)
 			return res
 		}
 	}
@@ -190,12 +190,12 @@ func startPinned(cmd *exec.Cmd, cpus []int) error {
 	var old unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
 		runtime.UnlockOSThread()
-		return fmt.Errorf("%w: sched_getaffinity: %v", ErrAffinity, err)
+		return fmt.Errorf("%w: sched_getaffinity: %v", errAffinity, err)
 	}
 	set := cpuSet(cpus)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
 		runtime.UnlockOSThread()
-		return fmt.Errorf("%w: sched_setaffinity %s: %v", ErrAffinity, FormatCPUList(cpus), err)
+		return fmt.Errorf("%w: sched_setaffinity %s: %v", errAffinity, FormatCPUList(cpus), err)
 	}
 	startErr := cmd.Start()
 	if unix.SchedSetaffinity(0, &old) == nil {

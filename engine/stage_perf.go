@@ -11,27 +11,27 @@ import (
 // on both arms' current artifacts.
 func (c *Campaign) StartPerf() error {
 	if c.cleaned {
-		return ErrCleaned
+		return errCleaned
 	}
-	if err := c.PerfAllowed(); err != nil {
+	if err := c.perfAllowed(); err != nil {
 		return err
 	}
 	return c.startStage(StagePerf, func(ctx context.Context) bool {
 		if err := c.prepareArms(); err != nil {
-			c.Block(StagePerf, err.Error())
+			c.block(StagePerf, err.Error())
 			return false
 		}
-		if err := c.PerfAllowed(); err != nil { // a source changed since: never reuse a binary
-			c.Block(StagePerf, err.Error())
+		if err := c.perfAllowed(); err != nil { // a source changed since: never reuse a binary
+			c.block(StagePerf, err.Error())
 			return false
 		}
 		return runPerf(ctx, c)
 	})
 }
 
-// PerfAllowed says why the performance stage may not run yet (nil when it may): both arms must
+// perfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.
-func (c *Campaign) PerfAllowed() error {
+func (c *Campaign) perfAllowed() error {
 	h := c.history()
 	for _, arm := range []Arm{Baseline, Candidate} {
 		if c.Pinned(arm).Stale {
@@ -48,12 +48,3 @@ func (c *Campaign) PerfAllowed() error {
 	}
 	return nil
 }
-
-// RecordVerdict journals and publishes a stage verdict; false when the journal refused it (the
-// stage must stop).
-func (c *Campaign) RecordVerdict(st Stage, arm Arm, w verdict.Word, reason string) bool {
-	return c.verdict(st, arm, w, reason)
-}
-
-// Block journals and publishes that the row cannot go on in stage st.
-func (c *Campaign) Block(st Stage, reason string) { c.block(st, reason) }

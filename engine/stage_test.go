@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/internal/layout"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
 		start, end time.Time
 	}
 	spans := map[RunID]*span{}
-	recs, err := ReadJournal(filepath.Join(dir, FileJournal))
+	recs, err := ReadJournal(filepath.Join(dir, layout.FileJournal))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	if !strings.Contains(b.Reason, "no space left on device") {
 		t.Fatalf("RowBlocked %+v", b)
 	}
-	recs, err := ReadJournal(filepath.Join(dir, FileJournal))
+	recs, err := ReadJournal(filepath.Join(dir, layout.FileJournal))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,16 +55,16 @@ type RunSummary struct {
 
 // Summary folds the journal into the campaign's current results.
 func (c *Campaign) Summary() Summary {
-	return c.history().Summary(c.dir, c.traceChecksum())
+	return c.history().summary(c.dir, c.traceChecksum())
 }
 
 // History is the journal folded as it stands (a snapshot: later appends do not change it).
 func (c *Campaign) History() *History { return c.history() }
 
-// Summary is the headless run's summary of the folded journal; dir is the campaign directory
+// summary is the headless run's summary of the folded journal; dir is the campaign directory
 // (kept reports and evidence files are read from it), traceSHA the checksum the row's trace
 // sha256 is compared with.
-func (h *History) Summary(dir, traceSHA string) Summary {
+func (h *History) summary(dir, traceSHA string) Summary {
 	row := h.Row
 	s := Summary{Row: row.Name, Dir: dir, Exclusions: row.Canonical.Exclusions,
 		Trace:       fmt.Sprintf("%s[%d:%d]", row.Trace.Path, row.Trace.Offset, row.Trace.Offset+row.Trace.Count),
@@ -84,7 +84,7 @@ func (h *History) Summary(dir, traceSHA string) Summary {
 			}
 			as.Runs = append(as.Runs, rs)
 		}
-		as.Evidence, _ = h.ArmEvidence(dir, arm)
+		as.Evidence, _ = h.armEvidence(dir, arm)
 		s.Arms[arm] = as
 	}
 	s.Perf = h.Perf().Result

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kvparity/internal/layout"
 	"kvparity/report"
 )
 
@@ -25,7 +26,7 @@ type TraceChecksums struct {
 // pinTrace writes the row's trace window into dir/trace and verifies the row's sha256 (of the
 // source file, or of the window for a generated trace) before any run.
 func pinTrace(dir string, t TraceSpec) (TraceChecksums, error) {
-	tc := TraceChecksums{Source: t.Path, Offset: t.Offset, Count: t.Count, Window: filepath.FromSlash(FileWindow)}
+	tc := TraceChecksums{Source: t.Path, Offset: t.Offset, Count: t.Count, Window: filepath.FromSlash(layout.FileWindow)}
 	if err := os.MkdirAll(filepath.Join(dir, "trace"), 0o755); err != nil {
 		return tc, err
 	}
@@ -47,7 +48,7 @@ func pinTrace(dir string, t TraceSpec) (TraceChecksums, error) {
 	case t.Generated() && tc.WindowSHA256 != t.SHA256:
 		return tc, fmt.Errorf("[trace] sha256: the generated window %s has SHA-256 %s, the row expects %s", t.Path, tc.WindowSHA256, t.SHA256)
 	}
-	return tc, writeJSONFile(filepath.Join(dir, filepath.FromSlash(FileTraceSums)), tc)
+	return tc, writeJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), tc)
 }
 
 // verifyTrace checks the pinned window against its recorded checksum (before a stage runs).

@@ -57,7 +57,7 @@ func (c *Campaign) SetWatch(on bool) error {
 		return errors.New("campaign is closed")
 	}
 	if c.cleaned {
-		return ErrCleaned
+		return errCleaned
 	}
 	targets := map[string]Arm{} // absolute path -> arm ("" for the row file)
 	for _, arm := range []Arm{Baseline, Candidate} {

@@ -121,7 +121,7 @@ func TestChangedSourceIsDetectedOnOpenAndNeverReused(t *testing.T) {
 	if !c.Pinned(Baseline).Stale || !c.Info().Artifacts[Baseline].Stale {
 		t.Fatal("baseline not marked stale")
 	}
-	if err := c.PerfAllowed(); err == nil || !strings.Contains(err.Error(), "baseline artifact changed") {
+	if err := c.perfAllowed(); err == nil || !strings.Contains(err.Error(), "baseline artifact changed") {
 		t.Fatalf("perf allowed on a stale artifact: %v", err)
 	}
 	// Starting the stage re-pins before running: the old copy is never run again.

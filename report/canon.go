@@ -9,17 +9,17 @@ import (
 	"kvparity/internal/jsonscan"
 )
 
-// A CanonError is bad input found while canonicalizing a record: it names the RFC 6901
+// A canonError is bad input found while canonicalizing a record: it names the RFC 6901
 // pointer of the offending value and the byte offset in the record where it was found.
 // Pointer "" is the record root. Offset counts bytes from the start of the record (for a JSONL
 // file, of its line); it is -1 when no single byte is to blame.
-type CanonError struct {
+type canonError struct {
 	Pointer string
 	Offset  int64
 	Msg     string
 }
 
-func (e *CanonError) Error() string {
+func (e *canonError) Error() string {
 	where := "at " + strconv.Quote(e.Pointer)
 	if e.Pointer == "" {
 		where = "at the record root"
@@ -38,10 +38,10 @@ var scanners = sync.Pool{New: func() any { return newScanner() }}
 // newScanner is a scanner with the canonical profile's grammar: numbers must fit a float64.
 func newScanner() *jsonscan.Scanner { return &jsonscan.Scanner{Finite: true} }
 
-// canonErr turns a scan error into a *CanonError.
+// canonErr turns a scan error into a *canonError.
 func canonErr(err error) error {
 	if e, ok := err.(*jsonscan.Error); ok {
-		return &CanonError{Pointer: e.Pointer, Offset: int64(e.Offset), Msg: e.Msg}
+		return &canonError{Pointer: e.Pointer, Offset: int64(e.Offset), Msg: e.Msg}
 	}
 	return err
 }
@@ -49,28 +49,28 @@ func canonErr(err error) error {
 // parseRecord scans in as exactly one JSON object followed by optional whitespace.
 func parseRecord(s *jsonscan.Scanner, in []byte) error {
 	if int64(len(in)) > 1<<31-1 {
-		return &CanonError{Offset: 0, Msg: "record larger than 2 GiB"}
+		return &canonError{Offset: 0, Msg: "record larger than 2 GiB"}
 	}
 	pos := jsonscan.SkipSpace(in, 0)
 	if pos >= len(in) {
-		return &CanonError{Offset: int64(pos), Msg: "empty record (expected a JSON object)"}
+		return &canonError{Offset: int64(pos), Msg: "empty record (expected a JSON object)"}
 	}
 	if in[pos] != '{' {
-		return &CanonError{Offset: int64(pos), Msg: "record is not a JSON object (starts with " + jsonscan.QuoteByte(in[pos]) + ")"}
+		return &canonError{Offset: int64(pos), Msg: "record is not a JSON object (starts with " + jsonscan.QuoteByte(in[pos]) + ")"}
 	}
 	end, err := s.ScanAt(in, 0)
 	if err != nil {
 		return canonErr(err)
 	}
 	if pos = jsonscan.SkipSpace(in, end); pos < len(in) {
-		return &CanonError{Offset: int64(pos), Msg: "trailing data after the record: " + jsonscan.Excerpt(in[pos:])}
+		return &canonError{Offset: int64(pos), Msg: "trailing data after the record: " + jsonscan.Excerpt(in[pos:])}
 	}
 	return nil
 }
 
-// Canonicalize returns the canonical form of one record (one JSON object, e.g. a JSONL line with
-// or without its newline) under profile p: object keys sorted bytewise at every level, number
-// literals copied verbatim, strings re-encoded the serde_json way, exactly p's exclusions
+// canonicalizeRecord returns the canonical form of one record (one JSON object, e.g. a JSONL
+// line with or without its newline) under profile p: object keys sorted bytewise at every level,
+// number literals copied verbatim, strings re-encoded the serde_json way, exactly p's exclusions
 // removed, p's unordered arrays sorted by their key, compact, plus "\n".
 //
 // Strings: serde_json escapes only '"', '\\' and control characters (\b \f \n \r \t short, the
@@ -79,10 +79,10 @@ func parseRecord(s *jsonscan.Scanner, in []byte) error {
 // spellings of the same string canonicalize to the same bytes; lone surrogates are errors, as
 // in serde_json.
 //
-// Errors (*CanonError): non-finite numbers (NaN, Infinity, literals overflowing float64),
+// Errors (*canonError): non-finite numbers (NaN, Infinity, literals overflowing float64),
 // duplicate keys, invalid UTF-8, raw control characters, truncated input, trailing data, a
 // non-object record, and unordered arrays whose elements lack a string sort key.
-func Canonicalize(record []byte, p Profile) ([]byte, error) {
+func canonicalizeRecord(record []byte, p Profile) ([]byte, error) {
 	root, err := compileProfile(p)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ type emitter struct {
 }
 
 func (e *emitter) fail(off int32, msg string) error {
-	return &CanonError{Pointer: e.s.Pointer(e.path), Offset: int64(off), Msg: msg}
+	return &canonError{Pointer: e.s.Pointer(e.path), Offset: int64(off), Msg: msg}
 }
 
 func (e *emitter) emit(ti int32, node *ptrNode) error {

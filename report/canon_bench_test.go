@@ -22,7 +22,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Canonicalize(in, p)
+		c, err := canonicalizeRecord(in, p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func BenchmarkCanonicalizeUnsorted(b *testing.B) {
 	p := DefaultProfile()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if _, err := Canonicalize(in, p); err != nil {
+		if _, err := canonicalizeRecord(in, p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func BenchmarkCanonicalizeAndCheck(b *testing.B) {
 	p := DefaultProfile()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if _, _, err := CanonicalizeAndCheck(in, p); err != nil {
+		if _, _, err := canonicalizeAndCheck(in, p); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,36 +10,36 @@ import (
 	"kvparity/internal/pointer"
 )
 
-// ErrReplayBench is wrapped by CheckReplayBench errors: the record does not prove that the
+// errReplayBench is wrapped by CheckReplayBench errors: the record does not prove that the
 // seeded routing contract (the replay-bench build) was active, so the row is blocked.
-var ErrReplayBench = errors.New("replay_bench is not true")
+var errReplayBench = errors.New("replay_bench is not true")
 
 // CheckReplayBench checks that a canonical report's metadata.replay_bench is the literal true.
 func CheckReplayBench(canonical []byte) error {
-	return CheckReplayBenchAt(canonical, "/metadata/replay_bench")
+	return checkReplayBenchAt(canonical, "/metadata/replay_bench")
 }
 
-// CheckReplayBenchAt checks the replay_bench flag at any pointer; timing lines carry it at
+// checkReplayBenchAt checks the replay_bench flag at any pointer; timing lines carry it at
 // "/replay_bench".
-func CheckReplayBenchAt(record []byte, ptr string) error {
-	raw, found, err := Lookup(record, ptr)
+func checkReplayBenchAt(record []byte, ptr string) error {
+	raw, found, err := lookup(record, ptr)
 	if err != nil {
 		return err
 	}
 	if !found {
-		return fmt.Errorf("%s is missing: %w (build the artifact with exactly --features replay-bench)", ptr, ErrReplayBench)
+		return fmt.Errorf("%s is missing: %w (build the artifact with exactly --features replay-bench)", ptr, errReplayBench)
 	}
 	if string(raw) != "true" {
-		return fmt.Errorf("%s is %s: %w, so the seeded routing contract was not active", ptr, jsonscan.Excerpt(raw), ErrReplayBench)
+		return fmt.Errorf("%s is %s: %w, so the seeded routing contract was not active", ptr, jsonscan.Excerpt(raw), errReplayBench)
 	}
 	return nil
 }
 
-// Lookup returns the raw JSON text of the value at an RFC 6901 pointer in one record (strings
+// lookup returns the raw JSON text of the value at an RFC 6901 pointer in one record (strings
 // with their quotes, exactly as written), and whether it exists. It scans only as far as the
 // pointer needs (jsonscan.Find), so on a 30 MB report whose /metadata comes before
 // /per_request it costs a fraction of a parse. With duplicate keys the first one wins.
-func Lookup(record []byte, ptr string) (raw []byte, found bool, err error) {
+func lookup(record []byte, ptr string) (raw []byte, found bool, err error) {
 	toks, err := pointer.Parse(ptr)
 	if err != nil {
 		return nil, false, fmt.Errorf("pointer %q: %w", ptr, err)
@@ -75,7 +75,7 @@ type FileRecord struct {
 	Line       int    // 1-based
 	Canonical  []byte // canonical bytes, ending in "\n"
 	Digest     string // Digest(Canonical)
-	FixedPoint string // FixedPointBreak of the harness's line: "" when already canonical
+	FixedPoint string // fixedPointBreak of the harness's line: "" when already canonical
 }
 
 // CheckFile canonicalizes, digests and fixed-point-checks every line of a canonical-reports

@@ -6,30 +6,30 @@ import (
 	"kvparity/internal/jsonscan"
 )
 
-// FixedPointRoot is what FixedPointBreak returns when the record breaks the canonical form at
+// fixedPointRoot is what fixedPointBreak returns when the record breaks the canonical form at
 // the document level rather than inside a value: whitespace around the record (a CRLF line
 // end, leading spaces) or inside an empty root object. It is the URI-fragment spelling of the
 // root pointer (RFC 6901 §6), because "" already means "no break".
-const FixedPointRoot = "#"
+const fixedPointRoot = "#"
 
-// FixedPointBreak reports whether a harness's own canonical output is already a fixed point of
-// Canonicalize: "" when it is, else the RFC 6901 pointer of the first value (in document order)
-// whose bytes the canonicalization changes — an out-of-order key, an unsorted element of an
+// fixedPointBreak reports whether a harness's own canonical output is already a fixed point of
+// canonicalizeRecord: "" when it is, else the RFC 6901 pointer of the first value (in document
+// order) whose bytes the canonicalization changes — an out-of-order key, an unsorted element of an
 // unordered array, a string escaped differently from serde_json, or whitespace.
 //
 // The comparison is modulo the profile's exclusions: a record that still carries an excluded
 // member is not counted as broken for that, because removing exactly those members is the
 // canonicalization's job, not a sign that the harness sorts or encodes differently. A single
 // trailing "\n" is expected and is not a break; its absence is not one either (lines are often
-// passed without it). Bad input returns the same errors as Canonicalize.
-func FixedPointBreak(record []byte, p Profile) (pointer string, err error) {
-	_, ptr, err := CanonicalizeAndCheck(record, p)
+// passed without it). Bad input returns the same errors as canonicalizeRecord.
+func fixedPointBreak(record []byte, p Profile) (pointer string, err error) {
+	_, ptr, err := canonicalizeAndCheck(record, p)
 	return ptr, err
 }
 
-// CanonicalizeAndCheck is Canonicalize and FixedPointBreak in one pass over the record, for
+// canonicalizeAndCheck is canonicalizeRecord and fixedPointBreak in one pass over the record, for
 // callers (the determinism stage, `kvparity canon`) that need both.
-func CanonicalizeAndCheck(record []byte, p Profile) (canonical []byte, breakPointer string, err error) {
+func canonicalizeAndCheck(record []byte, p Profile) (canonical []byte, breakPointer string, err error) {
 	root, err := compileProfile(p)
 	if err != nil {
 		return nil, "", err
@@ -61,14 +61,14 @@ func (w *fixedPointWalker) walk(root *ptrNode) string {
 	s := w.e.s
 	t := &s.Tape[0]
 	if t.Flags&jsonscan.SpaceBefore != 0 {
-		return FixedPointRoot
+		return fixedPointRoot
 	}
 	if ptr := w.value(0, root); ptr != "" {
 		return ptr
 	}
 	rest := s.Input()[t.End:]
 	if len(rest) > 0 && !(len(rest) == 1 && rest[0] == '\n') {
-		return FixedPointRoot
+		return fixedPointRoot
 	}
 	return ""
 }
@@ -122,7 +122,7 @@ func (w *fixedPointWalker) object(ti int32, node *ptrNode) string {
 	}
 	if t.Flags&jsonscan.SpaceClose != 0 {
 		if ti == 0 {
-			return FixedPointRoot
+			return fixedPointRoot
 		}
 		return w.here()
 	}
@@ -143,7 +143,7 @@ func (w *fixedPointWalker) array(ti int32, node *ptrNode) string {
 		}
 		w.e.path[top].Index = i
 		if node != nil && node.unsorted {
-			// Canonicalize already proved every element has a string sort key.
+			// canonicalizeRecord already proved every element has a string sort key.
 			key, _ := w.e.sortKey(k, node.sortBy)
 			cur := &element{ti: k, idx: i, key: key, child: child}
 			if prev != nil {

@@ -7,9 +7,6 @@ import (
 	"kvparity/internal/pointer"
 )
 
-// ProfileName names the canonical report profile this package implements.
-const ProfileName = "dynamo-offline-replay-v1"
-
 // A Profile is the row's [canonical] table: the closed list of RFC 6901 pointers removed
 // before digesting, and the arrays that are explicitly unordered, each sorted by one member of
 // its elements (pointer -> member name).

@@ -213,9 +213,9 @@ func removePointer(v any, toks []string) {
 
 func checkAgainstEncodingJSON(t testing.TB, in []byte, p Profile) []byte {
 	t.Helper()
-	c, err := Canonicalize(in, p)
+	c, err := canonicalizeRecord(in, p)
 	if err != nil {
-		t.Fatalf("Canonicalize(%q): %v", in, err)
+		t.Fatalf("canonicalizeRecord(%q): %v", in, err)
 	}
 	if !json.Valid(c) || !bytes.HasSuffix(c, []byte("}\n")) || bytes.Count(c, []byte("\n")) != 1 {
 		t.Fatalf("canonical output is not one compact JSON line: %q", c)
@@ -223,7 +223,7 @@ func checkAgainstEncodingJSON(t testing.TB, in []byte, p Profile) []byte {
 	if got, want := decodeNumbers(t, c), expected(decodeNumbers(t, in), p); !reflect.DeepEqual(got, want) {
 		t.Fatalf("value changed:\n in  %s\n out %s", in, c)
 	}
-	if brk, err := FixedPointBreak(c, p); err != nil || brk != "" {
+	if brk, err := fixedPointBreak(c, p); err != nil || brk != "" {
 		t.Fatalf("canonical output is not a fixed point (break %q, err %v): %s", brk, err, c)
 	}
 	return c
@@ -248,7 +248,7 @@ func TestCanonicalizeMatchesEncodingJSONOnRandomSpellings(t *testing.T) {
 		c := checkAgainstEncodingJSON(t, in, p)
 		// The canonical form depends only on the value: re-spell it and compare bytes.
 		var v any = decodeNumbers(t, in)
-		again, err := Canonicalize(marshal(v), p)
+		again, err := canonicalizeRecord(marshal(v), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,11 +271,11 @@ func FuzzCanonicalize(f *testing.F) {
 	f.Add(synthLine(synthOpts{Requests: 3, Disagg: true, Pressure: 1}))
 	p := DefaultProfile()
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c, err := Canonicalize(in, p)
+		c, err := canonicalizeRecord(in, p)
 		if err != nil {
-			var ce *CanonError
+			var ce *canonError
 			if !strings.Contains(err.Error(), "canonical report") || !asCanonError(err, &ce) {
-				t.Fatalf("error is not a *CanonError: %v", err)
+				t.Fatalf("error is not a *canonError: %v", err)
 			}
 			return
 		}
@@ -283,7 +283,7 @@ func FuzzCanonicalize(f *testing.F) {
 		if !json.Valid(in) {
 			t.Fatalf("accepted input that encoding/json rejects: %q", in)
 		}
-		again, err := Canonicalize(c, p)
+		again, err := canonicalizeRecord(c, p)
 		if err != nil || !bytes.Equal(again, c) {
 			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", in, c, again, err)
 		}
@@ -313,7 +313,7 @@ func FuzzCanonicalize(f *testing.F) {
 func checkFixedPointIff(t testing.TB, in []byte) {
 	t.Helper()
 	p := Profile{Unordered: DefaultProfile().Unordered}
-	c, brk, err := CanonicalizeAndCheck(in, p)
+	c, brk, err := canonicalizeAndCheck(in, p)
 	if err != nil {
 		return
 	}
@@ -323,8 +323,8 @@ func checkFixedPointIff(t testing.TB, in []byte) {
 	}
 }
 
-func asCanonError(err error, target **CanonError) bool {
-	ce, ok := err.(*CanonError)
+func asCanonError(err error, target **canonError) bool {
+	ce, ok := err.(*canonError)
 	if ok {
 		*target = ce
 	}

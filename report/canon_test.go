@@ -13,9 +13,9 @@ import (
 
 func mustCanon(t *testing.T, in string, p Profile) string {
 	t.Helper()
-	out, err := Canonicalize([]byte(in), p)
+	out, err := canonicalizeRecord([]byte(in), p)
 	if err != nil {
-		t.Fatalf("Canonicalize(%q): %v", in, err)
+		t.Fatalf("canonicalizeRecord(%q): %v", in, err)
 	}
 	return string(out)
 }
@@ -152,10 +152,10 @@ func TestCanonicalizeErrorsNamePointerAndOffset(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Canonicalize([]byte(c.in), DefaultProfile())
-			var ce *CanonError
+			_, err := canonicalizeRecord([]byte(c.in), DefaultProfile())
+			var ce *canonError
 			if !errors.As(err, &ce) {
-				t.Fatalf("want *CanonError, got %v", err)
+				t.Fatalf("want *canonError, got %v", err)
 			}
 			if ce.Pointer != c.pointer || ce.Offset != c.offset || !strings.Contains(ce.Msg, c.msg) {
 				t.Fatalf("got pointer %q offset %d msg %q; want %q %d %q", ce.Pointer, ce.Offset, ce.Msg, c.pointer, c.offset, c.msg)
@@ -168,11 +168,11 @@ func TestCanonicalizeErrorsNamePointerAndOffset(t *testing.T) {
 }
 
 func TestCanonErrorText(t *testing.T) {
-	e := &CanonError{Pointer: "/a/b", Offset: 12, Msg: "bad"}
+	e := &canonError{Pointer: "/a/b", Offset: 12, Msg: "bad"}
 	if got := e.Error(); got != `canonical report at "/a/b" (byte 12): bad` {
 		t.Fatalf("got %q", got)
 	}
-	e = &CanonError{Offset: -1, Msg: "bad"}
+	e = &canonError{Offset: -1, Msg: "bad"}
 	if got := e.Error(); got != "canonical report at the record root: bad" {
 		t.Fatalf("got %q", got)
 	}
@@ -186,7 +186,7 @@ func TestCanonicalizeRejectsBadProfiles(t *testing.T) {
 		{Unordered: map[string]string{"/per_request": ""}},
 		{Unordered: map[string]string{"": "uuid"}},
 	} {
-		if _, err := Canonicalize([]byte(`{}`), p); err == nil {
+		if _, err := canonicalizeRecord([]byte(`{}`), p); err == nil {
 			t.Errorf("profile %+v accepted", p)
 		}
 	}
@@ -194,7 +194,7 @@ func TestCanonicalizeRejectsBadProfiles(t *testing.T) {
 
 func TestCanonicalizeRejectsDeepNesting(t *testing.T) {
 	in := `{"a":` + strings.Repeat("[", jsonscan.MaxDepth+5) + strings.Repeat("]", jsonscan.MaxDepth+5) + `}`
-	if _, err := Canonicalize([]byte(in), Profile{}); err == nil || !strings.Contains(err.Error(), "nesting deeper") {
+	if _, err := canonicalizeRecord([]byte(in), Profile{}); err == nil || !strings.Contains(err.Error(), "nesting deeper") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -202,11 +202,11 @@ func TestCanonicalizeRejectsDeepNesting(t *testing.T) {
 func TestCanonicalizeIsIdempotentOnSyntheticReports(t *testing.T) {
 	for _, o := range []synthOpts{{Requests: 50, Pressure: 2}, {Requests: 40, Disagg: true, Engine: "sglang", Pressure: 14, QueueAfter: 30}} {
 		line := synthLine(o)
-		c1, err := Canonicalize(line, DefaultProfile())
+		c1, err := canonicalizeRecord(line, DefaultProfile())
 		if err != nil {
 			t.Fatal(err)
 		}
-		c2, err := Canonicalize(c1, DefaultProfile())
+		c2, err := canonicalizeRecord(c1, DefaultProfile())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,31 +243,31 @@ func TestFixedPointBreak(t *testing.T) {
 		{"serde escapes are fine", `{"p":"a\"b\\c\n\u001f"}`, ""},
 		{"non-serde key escape", `{"\u0061":1}`, "/a"},
 		{"per_request out of order", `{"per_request":[{"uuid":"1"},{"uuid":"3"},{"uuid":"2"}]}`, "/per_request/2"},
-		{"leading space", ` {"a":1}`, FixedPointRoot},
-		{"CRLF", "{\"a\":1}\r\n", FixedPointRoot},
-		{"space in empty root", `{ }`, FixedPointRoot},
-		{"space before root close", `{"a":1 }`, FixedPointRoot},
+		{"leading space", ` {"a":1}`, fixedPointRoot},
+		{"CRLF", "{\"a\":1}\r\n", fixedPointRoot},
+		{"space in empty root", `{ }`, fixedPointRoot},
+		{"space before root close", `{"a":1 }`, fixedPointRoot},
 		{"pointer escaping", `{"a/b":{"~":{"y":1,"x":2}}}`, "/a~1b/~0/x"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := FixedPointBreak([]byte(c.in), DefaultProfile())
+			got, err := fixedPointBreak([]byte(c.in), DefaultProfile())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != c.want {
-				t.Fatalf("FixedPointBreak = %q, want %q", got, c.want)
+				t.Fatalf("fixedPointBreak = %q, want %q", got, c.want)
 			}
 		})
 	}
-	if _, err := FixedPointBreak([]byte(`{"a":NaN}`), DefaultProfile()); err == nil {
+	if _, err := fixedPointBreak([]byte(`{"a":NaN}`), DefaultProfile()); err == nil {
 		t.Fatal("bad input must be an error, not a break")
 	}
 }
 
 func TestFixedPointOfSyntheticHarnessOutput(t *testing.T) {
 	line := synthLine(synthOpts{Requests: 30, Disagg: true, Pressure: 3})
-	c, brk, err := CanonicalizeAndCheck(line, DefaultProfile())
+	c, brk, err := canonicalizeAndCheck(line, DefaultProfile())
 	if err != nil || brk != "" || string(c) != string(line) {
 		t.Fatalf("harness-shaped line: break %q err %v", brk, err)
 	}
@@ -279,14 +279,14 @@ func TestCheckReplayBench(t *testing.T) {
 	}
 	for _, in := range []string{`{"metadata":{"replay_bench":false}}`, `{"metadata":{}}`, `{"metadata":{"replay_bench":"true"}}`, `{}`} {
 		err := CheckReplayBench([]byte(in))
-		if !errors.Is(err, ErrReplayBench) || !strings.Contains(err.Error(), "/metadata/replay_bench") {
+		if !errors.Is(err, errReplayBench) || !strings.Contains(err.Error(), "/metadata/replay_bench") {
 			t.Errorf("%s: got %v", in, err)
 		}
 	}
-	if err := CheckReplayBenchAt([]byte(`{"iteration":0,"replay_bench":true}`), "/replay_bench"); err != nil {
+	if err := checkReplayBenchAt([]byte(`{"iteration":0,"replay_bench":true}`), "/replay_bench"); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckReplayBench([]byte(`{"metadata":`)); err == nil || errors.Is(err, ErrReplayBench) {
+	if err := CheckReplayBench([]byte(`{"metadata":`)); err == nil || errors.Is(err, errReplayBench) {
 		t.Fatalf("malformed input must be a parse error, got %v", err)
 	}
 }
@@ -295,24 +295,24 @@ func TestLookup(t *testing.T) {
 	rec := []byte(`{"a":{"b":[10,{"c":"x\"y"}],"d/e":null},"n":4.0}`)
 	cases := map[string]string{"/n": "4.0", "/a/b/0": "10", "/a/b/1/c": `"x\"y"`, "/a/d~1e": "null", "/a/b": `[10,{"c":"x\"y"}]`, "": string(rec)}
 	for ptr, want := range cases {
-		got, found, err := Lookup(rec, ptr)
+		got, found, err := lookup(rec, ptr)
 		if err != nil || !found || string(got) != want {
 			t.Errorf("Lookup(%q) = %s %v %v, want %s", ptr, got, found, err, want)
 		}
 	}
 	for _, ptr := range []string{"/x", "/a/b/2", "/a/b/01", "/a/b/-", "/n/x"} {
-		if _, found, err := Lookup(rec, ptr); found || err != nil {
+		if _, found, err := lookup(rec, ptr); found || err != nil {
 			t.Errorf("Lookup(%q): found %v err %v", ptr, found, err)
 		}
 	}
-	if _, _, err := Lookup(rec, "n"); err == nil {
+	if _, _, err := lookup(rec, "n"); err == nil {
 		t.Error("invalid pointer accepted")
 	}
-	if got, found, err := Lookup([]byte(`{"x":"a,b]","\u0061":{"q":[1,{"z":"}"}]}}`), "/a/q/1/z"); string(got) != `"}"` || !found || err != nil {
+	if got, found, err := lookup([]byte(`{"x":"a,b]","\u0061":{"q":[1,{"z":"}"}]}}`), "/a/q/1/z"); string(got) != `"}"` || !found || err != nil {
 		t.Errorf("escaped key: got %s %v %v", got, found, err)
 	}
 	for _, in := range []string{`{"a" 1}`, `{"b":[1,2`, `{"b":"x`, `{"b":1 "a":2}`, `{"b":,"a":1}`, `{"b":[1,2}`} {
-		if _, _, err := Lookup([]byte(in), "/a/5"); err == nil {
+		if _, _, err := lookup([]byte(in), "/a/5"); err == nil {
 			t.Errorf("Lookup in %s: no error", in)
 		}
 	}
@@ -329,8 +329,8 @@ func TestLookupNamesTheMissingSeparator(t *testing.T) {
 		{`{"a":[1,2`, 9, "unexpected end of input"},
 	}
 	for _, c := range cases {
-		_, _, err := Lookup([]byte(c.in), "/a/5")
-		var ce *CanonError
+		_, _, err := lookup([]byte(c.in), "/a/5")
+		var ce *canonError
 		if !errors.As(err, &ce) || ce.Offset != c.offset || !strings.HasPrefix(ce.Msg, c.msg) {
 			t.Errorf("Lookup in %s: got %v, want offset %d %q", c.in, err, c.offset, c.msg)
 		}
@@ -380,7 +380,7 @@ func TestCanonicalizeConcurrently(t *testing.T) {
 	}
 	want := make([][]byte, len(inputs))
 	for i, in := range inputs {
-		want[i], _ = Canonicalize(in, DefaultProfile())
+		want[i], _ = canonicalizeRecord(in, DefaultProfile())
 	}
 	errs := make(chan string, 80)
 	done := make(chan bool)
@@ -388,7 +388,7 @@ func TestCanonicalizeConcurrently(t *testing.T) {
 		go func(g int) {
 			for k := 0; k < 20; k++ {
 				i := (g + k) % len(inputs)
-				got, err := Canonicalize(inputs[i], DefaultProfile())
+				got, err := canonicalizeRecord(inputs[i], DefaultProfile())
 				if err != nil || string(got) != string(want[i]) {
 					errs <- fmt.Sprintf("goroutine %d input %d: %v", g, i, err)
 				}

@@ -8,7 +8,7 @@ import (
 // parallelDigestMin: below this size a second goroutine costs more than it saves.
 var parallelDigestMin = 1 << 20
 
-// CanonicalizeAndDigest is CanonicalizeAndCheck plus Digest of the canonical bytes. On the
+// CanonicalizeAndDigest is canonicalizeAndCheck plus Digest of the canonical bytes. On the
 // common path (a harness line that is already canonical) it hashes on a second goroutine while
 // the record is still being checked, so a 20 MB report costs about the larger of the two rather
 // than their sum.
@@ -22,7 +22,7 @@ func CanonicalizeAndDigest(record []byte, p Profile) (canonical []byte, digest s
 			return out, sum, "", nil
 		}
 	}
-	canonical, breakPointer, err = CanonicalizeAndCheck(record, p)
+	canonical, breakPointer, err = canonicalizeAndCheck(record, p)
 	if err != nil {
 		return nil, "", "", err
 	}

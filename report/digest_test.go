@@ -6,7 +6,7 @@ import (
 )
 
 // CanonicalizeAndDigest hashes on a second goroutine; whatever path it takes, its answer must
-// be Canonicalize + Digest.
+// be canonicalizeRecord + Digest.
 func TestCanonicalizeAndDigestMatchesSequential(t *testing.T) {
 	oldMin, oldChunk := parallelDigestMin, feedChunk
 	parallelDigestMin, feedChunk = 0, 16 // exercise the pipeline on small records, many sends
@@ -15,7 +15,7 @@ func TestCanonicalizeAndDigestMatchesSequential(t *testing.T) {
 	check := func(in []byte, p Profile) {
 		t.Helper()
 		c, sum, brk, err := CanonicalizeAndDigest(in, p)
-		want, wantBrk, wantErr := CanonicalizeAndCheck(in, p)
+		want, wantBrk, wantErr := canonicalizeAndCheck(in, p)
 		if (err == nil) != (wantErr == nil) || string(c) != string(want) || brk != wantBrk {
 			t.Fatalf("%q: got %q %q %v, want %q %q %v", in, c, brk, err, want, wantBrk, wantErr)
 		}

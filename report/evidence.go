@@ -28,24 +28,24 @@ const (
 // Thresholds of the stage-3 rules. The protocol names the failure modes in words ("repeated
 // preempt/re-admit cycling", "a rapidly growing pressure count"); these make them checkable.
 const (
-	// MaxPressurePerRequest: a request preempted or retracted more than this many times is
+	// maxPressurePerRequest: a request preempted or retracted more than this many times is
 	// cycling. The qualified seeds show at most one event per request; three leaves room for a
 	// request caught twice at a genuine edge.
-	MaxPressurePerRequest = 3
-	// RunawayShare: more pressure events than this share of the requests (and more than twice
+	maxPressurePerRequest = 3
+	// runawayShare: more pressure events than this share of the requests (and more than twice
 	// the band's maximum) is a pressure flood, whatever the band says.
-	RunawayShare = 0.05
-	// RunawayMinEvents and RunawayLastQuarter: with at least RunawayMinEvents events, more than
-	// RunawayLastQuarter of them in the last quarter of the virtual-time span means the count
+	runawayShare = 0.05
+	// runawayMinEvents and runawayLastQuarter: with at least runawayMinEvents events, more than
+	// runawayLastQuarter of them in the last quarter of the virtual-time span means the count
 	// is growing rather than bounded.
-	RunawayMinEvents   = 8
-	RunawayLastQuarter = 0.75
+	runawayMinEvents   = 8
+	runawayLastQuarter = 0.75
 )
 
-// DefaultPressureBand is the band used when EvidenceOptions.PressureBand is zero: the protocol's
+// defaultPressureBand is the band used when EvidenceOptions.PressureBand is zero: the protocol's
 // 10 to 20 fully readmitted events for the throttle-oriented disaggregated seeds, and one to
 // three ("when no seed exists") for aggregated rows, whose qualified seeds show one.
-func DefaultPressureBand(disaggregated bool) [2]int {
+func defaultPressureBand(disaggregated bool) [2]int {
 	if disaggregated {
 		return [2]int{10, 20}
 	}
@@ -58,7 +58,7 @@ type EvidenceOptions struct {
 	// metadata.router.config.router_queue_threshold is non-null counts as set too.
 	QueueThresholdSet bool
 	// PressureBand is the row's qualified band (min, max pressure events); zero means
-	// DefaultPressureBand for the record's topology.
+	// defaultPressureBand for the record's topology.
 	PressureBand [2]int
 }
 
@@ -179,7 +179,7 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 	e.QueueThresholdSet = e.QueueThresholdSet || o.QueueThresholdSet
 	e.PressureBand = o.PressureBand
 	if e.PressureBand == [2]int{} {
-		e.PressureBand = DefaultPressureBand(disagg)
+		e.PressureBand = defaultPressureBand(disagg)
 	}
 	for _, w := range terminalWords {
 		e.Terminal[w] = 0
@@ -529,10 +529,10 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 			worst, worstN = u, n
 		}
 	}
-	if worstN > MaxPressurePerRequest {
-		add(RuleNoCycling, false, "request %s was hit by %d pressure events (limit %d): repeated preempt/readmit cycling", worst, worstN, MaxPressurePerRequest)
+	if worstN > maxPressurePerRequest {
+		add(RuleNoCycling, false, "request %s was hit by %d pressure events (limit %d): repeated preempt/readmit cycling", worst, worstN, maxPressurePerRequest)
 	} else {
-		add(RuleNoCycling, true, "at most %d pressure %s on one request (limit %d)", worstN, plural(worstN, "event", "events"), MaxPressurePerRequest)
+		add(RuleNoCycling, true, "at most %d pressure %s on one request (limit %d)", worstN, plural(worstN, "event", "events"), maxPressurePerRequest)
 	}
 
 	out = append(out, runawayRule(e, total))
@@ -559,13 +559,13 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 }
 
 func runawayRule(e *Evidence, total int) Rule {
-	limit := int(math.Floor(RunawayShare * float64(e.Requests)))
+	limit := int(math.Floor(runawayShare * float64(e.Requests)))
 	limit = max(limit, 2*e.PressureBand[1])
 	if total > limit {
 		return Rule{RuleNoRunaway, false, fmt.Sprintf("%d pressure events exceed max(5%% of %d requests, twice the band maximum) = %d: a pressure flood", total, e.Requests, limit)}
 	}
 	span := e.VirtualEndMs - e.VirtualStartMs
-	if total >= RunawayMinEvents && span > 0 {
+	if total >= runawayMinEvents && span > 0 {
 		cut := e.VirtualEndMs - span/4
 		late := 0
 		for _, p := range e.Pressure {
@@ -573,7 +573,7 @@ func runawayRule(e *Evidence, total int) Rule {
 				late++
 			}
 		}
-		if float64(late) > RunawayLastQuarter*float64(total) {
+		if float64(late) > runawayLastQuarter*float64(total) {
 			return Rule{RuleNoRunaway, false, fmt.Sprintf("%d of %d pressure events fall in the last quarter of virtual time (after %s ms): the count is growing, not bounded", late, total, ms3(cut))}
 		}
 	}
@@ -604,13 +604,13 @@ func orDash(s string) string {
 	return s
 }
 
-// Passed reports whether every stage-3 rule passed.
-func (e *Evidence) Passed() bool {
+// passed reports whether every stage-3 rule passed.
+func (e *Evidence) passed() bool {
 	return !slices.ContainsFunc(e.Rules, func(r Rule) bool { return !r.Passed })
 }
 
-// Failed returns the rules that did not pass.
-func (e *Evidence) Failed() []Rule {
+// failed returns the rules that did not pass.
+func (e *Evidence) failed() []Rule {
 	var out []Rule
 	for _, r := range e.Rules {
 		if !r.Passed {

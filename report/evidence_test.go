@@ -7,7 +7,7 @@ import (
 
 func evidenceOf(t *testing.T, rec map[string]any, o EvidenceOptions) *Evidence {
 	t.Helper()
-	c, err := Canonicalize(marshal(rec), DefaultProfile())
+	c, err := canonicalizeRecord(marshal(rec), DefaultProfile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func setPressure(rec map[string]any, records []any) {
 
 func TestEvidenceAggregatedVLLMPasses(t *testing.T) {
 	e := evidenceOf(t, synthRecord(synthOpts{Requests: 50, Pressure: 2}), EvidenceOptions{})
-	if !e.Passed() {
-		t.Fatalf("failed rules: %+v", e.Failed())
+	if !e.passed() {
+		t.Fatalf("failed rules: %+v", e.failed())
 	}
 	if e.Topology != "aggregated" || e.Engine != "vllm" || e.Requests != 50 || e.Handoffs != nil || e.QueueThresholdSet {
 		t.Fatalf("header: %+v", e)
@@ -93,8 +93,8 @@ func TestEvidenceAggregatedVLLMPasses(t *testing.T) {
 
 func TestEvidenceDisaggregatedSGLangHandoffs(t *testing.T) {
 	e := evidenceOf(t, synthRecord(synthOpts{Requests: 300, Disagg: true, Engine: "sglang", Pressure: 14}), EvidenceOptions{})
-	if !e.Passed() {
-		t.Fatalf("failed rules: %+v", e.Failed())
+	if !e.passed() {
+		t.Fatalf("failed rules: %+v", e.failed())
 	}
 	if e.Topology != "disaggregated" || e.Engine != "sglang" || len(e.Pools) != 2 || e.Pools[0].Pool != PoolPrefill || e.Pools[1].Pool != PoolDecode {
 		t.Fatalf("%+v", e.Pools)
@@ -124,7 +124,7 @@ func TestEvidenceZeroPressureIsNotExercised(t *testing.T) {
 	wantRule(t, e, RulePressureExercise, false, "0 preemptions: the block-capacity edge was not exercised")
 	wantRule(t, e, RulePressureBand, false, "0 preemptions, band 1–3")
 	wantRule(t, e, RuleReadmitted, true, "no pressure events")
-	if e.Passed() {
+	if e.passed() {
 		t.Fatal("zero pressure passed")
 	}
 }

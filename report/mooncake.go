@@ -29,38 +29,38 @@ type MooncakeRow struct {
 	PolicyClass    string
 }
 
-// A MooncakeError names the line and field of a malformed row.
-type MooncakeError struct {
+// A mooncakeError names the line and field of a malformed row.
+type mooncakeError struct {
 	Line  int
 	Field string // "" when the line itself is not a JSON object
 	Msg   string
 }
 
-func (e *MooncakeError) Error() string {
+func (e *mooncakeError) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
 	return fmt.Sprintf("line %d: field %q: %s", e.Line, e.Field, e.Msg)
 }
 
-// A MooncakeFileError is a MooncakeError located in a named file: `trace.jsonl:17: field ...`.
-type MooncakeFileError struct {
+// A mooncakeFileError is a mooncakeError located in a named file: `trace.jsonl:17: field ...`.
+type mooncakeFileError struct {
 	Name string
-	Err  *MooncakeError
+	Err  *mooncakeError
 }
 
-func (e *MooncakeFileError) Error() string {
+func (e *mooncakeFileError) Error() string {
 	if e.Err.Field == "" {
 		return fmt.Sprintf("%s:%d: %s", e.Name, e.Err.Line, e.Err.Msg)
 	}
 	return fmt.Sprintf("%s:%d: field %q: %s", e.Name, e.Err.Line, e.Err.Field, e.Err.Msg)
 }
 
-func (e *MooncakeFileError) Unwrap() error { return e.Err }
+func (e *mooncakeFileError) Unwrap() error { return e.Err }
 
-// ParseMooncakeLine parses one non-blank trace line. lineNo is 1-based and only used in errors
+// parseMooncakeLine parses one non-blank trace line. lineNo is 1-based and only used in errors
 // and in the returned row.
-func ParseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
+func parseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 	row := MooncakeRow{Line: lineNo}
 	// The shared scanner first: it refuses invalid UTF-8 and lone surrogates (which
 	// encoding/json would silently replace) and lets duplicate keys be named (which
@@ -70,9 +70,9 @@ func ParseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
-		return row, &MooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
+		return row, &mooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
 	}
-	bad := func(field, msg string) error { return &MooncakeError{Line: lineNo, Field: field, Msg: msg} }
+	bad := func(field, msg string) error { return &mooncakeError{Line: lineNo, Field: field, Msg: msg} }
 	// pick resolves a field and its alias; naming both is an error, as serde rejects duplicates.
 	pick := func(name, alias string) (string, json.RawMessage, error) {
 		v, ok := fields[name]
@@ -191,9 +191,9 @@ func ReadMooncake(r io.Reader, name string) ([]MooncakeRow, error) {
 		if len(line) > 0 {
 			lineNo++
 			if t := bytes.TrimSpace(line); len(t) > 0 {
-				row, perr := ParseMooncakeLine(t, lineNo)
+				row, perr := parseMooncakeLine(t, lineNo)
 				if perr != nil {
-					return nil, &MooncakeFileError{Name: name, Err: perr.(*MooncakeError)}
+					return nil, &mooncakeFileError{Name: name, Err: perr.(*mooncakeError)}
 				}
 				rows = append(rows, row)
 			}
@@ -273,19 +273,19 @@ func strictObject(line []byte, lineNo int) error {
 	sc := &jsonscan.Scanner{}
 	end, err := sc.ScanAt(line, jsonscan.SkipSpace(line, 0))
 	if err != nil {
-		return &MooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
+		return &mooncakeError{Line: lineNo, Msg: "not a JSON object: " + err.Error()}
 	}
 	if rest := jsonscan.SkipSpace(line, end); rest != len(line) {
-		return &MooncakeError{Line: lineNo, Msg: fmt.Sprintf("not one JSON object: more input at byte %d", rest)}
+		return &mooncakeError{Line: lineNo, Msg: fmt.Sprintf("not one JSON object: more input at byte %d", rest)}
 	}
 	if len(sc.Tape) == 0 || sc.Tape[0].Kind != jsonscan.Object {
-		return &MooncakeError{Line: lineNo, Msg: "not a JSON object"}
+		return &mooncakeError{Line: lineNo, Msg: "not a JSON object"}
 	}
 	seen := map[string]bool{}
 	for k := range sc.Members(0) {
 		key := string(sc.Str(&sc.Tape[k]))
 		if seen[key] {
-			return &MooncakeError{Line: lineNo, Field: key, Msg: "named twice in this line (a duplicate key: which value counts would be a guess)"}
+			return &mooncakeError{Line: lineNo, Field: key, Msg: "named twice in this line (a duplicate key: which value counts would be a guess)"}
 		}
 		seen[key] = true
 	}

@@ -14,12 +14,12 @@ func TestMooncakeLineRefusesDuplicatesAndBadUTF8(t *testing.T) {
 		`{"timestamp": 1} {"timestamp": 2}`: "line 3: not one JSON object",
 		`[1, 2]`:                            "line 3: not a JSON object",
 	} {
-		_, err := ParseMooncakeLine([]byte(line), 3)
+		_, err := parseMooncakeLine([]byte(line), 3)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", line, err, want)
 		}
 	}
-	if _, err := ParseMooncakeLine([]byte(`{"timestamp": 1, "input_length": 5, "output_length": 2, "hash_ids": [1]}`), 1); err != nil {
+	if _, err := parseMooncakeLine([]byte(`{"timestamp": 1, "input_length": 5, "output_length": 2, "hash_ids": [1]}`), 1); err != nil {
 		t.Errorf("a good line: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestParseMooncakeLineFieldsAndAliases(t *testing.T) {
-	row, err := ParseMooncakeLine([]byte(`{"created_time": 12.5, "input_tokens": 700, "output_tokens": 3, "hash_ids": [4, 5], "session_id": "s1", "delay_ms": 2, "priority": -1}`), 9)
+	row, err := parseMooncakeLine([]byte(`{"created_time": 12.5, "input_tokens": 700, "output_tokens": 3, "hash_ids": [4, 5], "session_id": "s1", "delay_ms": 2, "priority": -1}`), 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -15,7 +15,7 @@ func TestParseMooncakeLineFieldsAndAliases(t *testing.T) {
 		row.Delay == nil || *row.Delay != 2 || row.Priority == nil || *row.Priority != -1 {
 		t.Fatalf("unexpected row %+v", row)
 	}
-	row, err = ParseMooncakeLine([]byte(`{"output_length": 1, "hash_ids": []}`), 1)
+	row, err = parseMooncakeLine([]byte(`{"output_length": 1, "hash_ids": []}`), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestParseMooncakeLineErrorsNameLineAndField(t *testing.T) {
 		{`[1,2]`, `line 17: not a JSON object`},
 	}
 	for _, c := range cases {
-		_, err := ParseMooncakeLine([]byte(c.line), 17)
+		_, err := parseMooncakeLine([]byte(c.line), 17)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want prefix %q", c.line, err, c.want)
 		}
@@ -58,16 +58,16 @@ func TestReadMooncakeSkipsBlankLinesAndNamesFile(t *testing.T) {
 	}
 }
 
-// FuzzParseMooncakeLine: any input gives a row or a *MooncakeError naming the line, never a
+// FuzzParseMooncakeLine: any input gives a row or a *mooncakeError naming the line, never a
 // panic.
 func FuzzParseMooncakeLine(f *testing.F) {
 	f.Add([]byte(`{"timestamp": 0, "input_length": 8, "output_length": 2, "hash_ids": [1]}`))
 	f.Add([]byte(`{"created_time": 1.5, "input_tokens": 8, "output_tokens": 2, "hash_ids": [1, 2], "session_id": 7}`))
 	f.Add([]byte(`{"output_length": -1, "hash_ids": [1e3]}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		row, err := ParseMooncakeLine(line, 3)
+		row, err := parseMooncakeLine(line, 3)
 		if err != nil {
-			if _, ok := err.(*MooncakeError); !ok || !strings.HasPrefix(err.Error(), "line 3: ") {
+			if _, ok := err.(*mooncakeError); !ok || !strings.HasPrefix(err.Error(), "line 3: ") {
 				t.Fatalf("error %T %q", err, err)
 			}
 			return

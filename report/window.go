@@ -27,9 +27,9 @@ type WindowInfo struct {
 	LastLine     int    // 1-based source line of the last row written
 }
 
-// GeneratedPrefix starts a trace source that is generated rather than read:
+// generatedPrefix starts a trace source that is generated rather than read:
 // "generated:conversation?seed=S&requests=N".
-const GeneratedPrefix = "generated:"
+const generatedPrefix = "generated:"
 
 // WriteWindow writes rows [offset, offset+count) of a Mooncake trace to dst: the protocol's
 // fixed contiguous window (Stage 3). src is a file path or a generated: spec.
@@ -37,7 +37,7 @@ const GeneratedPrefix = "generated:"
 // Offset and count are in usable rows: blank lines are not rows and are neither counted nor
 // written. Rows are copied byte for byte as they appear in the source (a missing newline after
 // the source's last line is supplied, so the window is always newline-terminated JSONL). Every
-// row up to the end of the window is parsed with ParseMooncakeLine, so a malformed line there is
+// row up to the end of the window is parsed with parseMooncakeLine, so a malformed line there is
 // an error naming the source and line. When fewer than count usable rows follow the offset the
 // window is refused with the numbers and nothing is written: never sample or duplicate rows.
 func WriteWindow(src string, offset, count int, dst io.Writer) (WindowInfo, error) {
@@ -69,10 +69,10 @@ func WriteWindow(src string, offset, count int, dst io.Writer) (WindowInfo, erro
 		if len(body) == 0 {
 			continue
 		}
-		if _, err := ParseMooncakeLine(body, lineNo); err != nil {
-			var me *MooncakeError
+		if _, err := parseMooncakeLine(body, lineNo); err != nil {
+			var me *mooncakeError
 			if errors.As(err, &me) {
-				return info, &MooncakeFileError{Name: name, Err: me}
+				return info, &mooncakeFileError{Name: name, Err: me}
 			}
 			return info, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
@@ -110,14 +110,14 @@ func WriteWindow(src string, offset, count int, dst io.Writer) (WindowInfo, erro
 
 // readTraceSource returns the bytes of a trace source and the name errors should use.
 func readTraceSource(src string) ([]byte, string, error) {
-	if !strings.HasPrefix(src, GeneratedPrefix) {
+	if !strings.HasPrefix(src, generatedPrefix) {
 		data, err := os.ReadFile(src)
 		if err != nil {
 			return nil, src, fmt.Errorf("trace window: %w", err)
 		}
 		return data, src, nil
 	}
-	seed, requests, err := ParseGeneratedSpec(src)
+	seed, requests, err := parseGeneratedSpec(src)
 	if err != nil {
 		return nil, src, err
 	}
@@ -128,13 +128,13 @@ func readTraceSource(src string) ([]byte, string, error) {
 	return b.Bytes(), src, nil
 }
 
-// ParseGeneratedSpec reads "generated:conversation?seed=S&requests=N" (both parameters
+// parseGeneratedSpec reads "generated:conversation?seed=S&requests=N" (both parameters
 // required, nothing else allowed).
-func ParseGeneratedSpec(src string) (seed int64, requests int, err error) {
+func parseGeneratedSpec(src string) (seed int64, requests int, err error) {
 	bad := func(msg string) error {
 		return fmt.Errorf("trace source %q: %s (want generated:conversation?seed=S&requests=N)", src, msg)
 	}
-	spec, ok := strings.CutPrefix(src, GeneratedPrefix)
+	spec, ok := strings.CutPrefix(src, generatedPrefix)
 	if !ok {
 		return 0, 0, bad("not a generated: source")
 	}

@@ -73,7 +73,7 @@ func TestWriteWindowMalformedLineNamesFileAndLine(t *testing.T) {
 	src := writeTrace(t, rowA+"\n\n"+`{"timestamp": 1, "input_length": 8, "hash_ids": [1]}`+"\n"+rowC+"\n"+"garbage\n")
 	var out bytes.Buffer
 	_, err := WriteWindow(src, 0, 2, &out)
-	var fe *MooncakeFileError
+	var fe *mooncakeFileError
 	if !errors.As(err, &fe) || fe.Err.Line != 3 || !strings.Contains(err.Error(), src+":3:") {
 		t.Fatalf("got %v", err)
 	}

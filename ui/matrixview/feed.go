@@ -1,17 +1,17 @@
 package matrixview
 
 import (
-	tea "charm.land/bubbletea/v2"
+	"kvparity/engine/matrix"
 
-	"kvparity/engine"
+	tea "charm.land/bubbletea/v2"
 )
 
 // RowsMsg is a new snapshot of the matrix, one status per row in matrix order.
-type RowsMsg []engine.RowStatus
+type RowsMsg []matrix.RowStatus
 
 // DoneMsg says the matrix ended (every row has ended, or following stopped).
 type DoneMsg struct {
-	Result *engine.MatrixResult // nil when RunMatrix refused its input
+	Result *matrix.Result // nil when matrix.Run refused its input
 	Err    error
 }
 
@@ -19,21 +19,21 @@ type DoneMsg struct {
 // yet); an empty note clears it.
 type NoteMsg string
 
-// A Feed carries snapshots from engine.RunMatrix (its OnUpdate) to the model. Publish never
+// A Feed carries snapshots from matrix.Run (its OnUpdate) to the model. Publish never
 // blocks the matrix: a snapshot the UI has not read yet is replaced by the newer one, since
 // each snapshot is complete.
 type Feed struct {
-	rows chan []engine.RowStatus
+	rows chan []matrix.RowStatus
 	done chan DoneMsg
 }
 
 // NewFeed makes an empty feed.
 func NewFeed() *Feed {
-	return &Feed{rows: make(chan []engine.RowStatus, 1), done: make(chan DoneMsg, 1)}
+	return &Feed{rows: make(chan []matrix.RowStatus, 1), done: make(chan DoneMsg, 1)}
 }
 
-// Publish hands the latest snapshot to the UI (use it as MatrixOptions.OnUpdate).
-func (f *Feed) Publish(rows []engine.RowStatus) {
+// Publish hands the latest snapshot to the UI (use it as matrix.Options.OnUpdate).
+func (f *Feed) Publish(rows []matrix.RowStatus) {
 	for {
 		select {
 		case f.rows <- rows:
@@ -47,8 +47,8 @@ func (f *Feed) Publish(rows []engine.RowStatus) {
 	}
 }
 
-// Finish hands the matrix's end to the UI; call it once, after RunMatrix returned.
-func (f *Feed) Finish(res *engine.MatrixResult, err error) { f.done <- DoneMsg{Result: res, Err: err} }
+// Finish hands the matrix's end to the UI; call it once, after matrix.Run returned.
+func (f *Feed) Finish(res *matrix.Result, err error) { f.done <- DoneMsg{Result: res, Err: err} }
 
 // Wait is the re-armed command that delivers the next snapshot (RowsMsg) or the end (DoneMsg).
 // The model re-arms it after each RowsMsg; after DoneMsg it stops.

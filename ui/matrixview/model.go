@@ -6,13 +6,13 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/ui/theme"
 )
 
 // OpenFunc opens a row's full workbench; the caller injects it (the matrix view knows nothing
 // of the workbench). It returns a command to run, or nil.
-type OpenFunc func(row engine.RowStatus) tea.Cmd
+type OpenFunc func(row matrix.RowStatus) tea.Cmd
 
 // KeyMap is the matrix view's bindings.
 type KeyMap struct {
@@ -37,7 +37,7 @@ type Model struct {
 	Keys   KeyMap
 
 	dir    string // the matrix folder, for the title
-	rows   []engine.RowStatus
+	rows   []matrix.RowStatus
 	cursor int
 	open   OpenFunc
 	feed   *Feed // nil when the caller delivers RowsMsg itself
@@ -48,6 +48,9 @@ type Model struct {
 	// Standalone: q quits the program and the view takes the alternate screen. Embedded, the
 	// workbench owns quitting.
 	Standalone bool
+	// ReportName is the matrix report's file, named on the end line ("" names none); main
+	// passes the matrix folder's matrix.md.
+	ReportName string
 }
 
 // New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg
@@ -65,12 +68,12 @@ func (m Model) Init() tea.Cmd {
 }
 
 // Rows returns the rows as last received.
-func (m Model) Rows() []engine.RowStatus { return slices.Clone(m.rows) }
+func (m Model) Rows() []matrix.RowStatus { return slices.Clone(m.rows) }
 
 // Selected returns the row under the cursor.
-func (m Model) Selected() (engine.RowStatus, bool) {
+func (m Model) Selected() (matrix.RowStatus, bool) {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
-		return engine.RowStatus{}, false
+		return matrix.RowStatus{}, false
 	}
 	return m.rows[m.cursor], true
 }
@@ -111,11 +114,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // setRows replaces the rows, keeping the cursor on the same row (rows are matched by name).
-func (m *Model) setRows(rows []engine.RowStatus) {
+func (m *Model) setRows(rows []matrix.RowStatus) {
 	sel, had := m.Selected()
 	m.rows = slices.Clone(rows)
 	if had {
-		if i := slices.IndexFunc(m.rows, func(r engine.RowStatus) bool { return r.Row == sel.Row }); i >= 0 {
+		if i := slices.IndexFunc(m.rows, func(r matrix.RowStatus) bool { return r.Row == sel.Row }); i >= 0 {
 			m.cursor = i
 		}
 	}

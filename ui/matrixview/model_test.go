@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -18,15 +18,15 @@ import (
 
 func plain() theme.Styles { return theme.NewStyles(true, true) }
 
-func sampleRows() []engine.RowStatus {
+func sampleRows() []matrix.RowStatus {
 	zero := 0
 	passed := verdict.Verdicts{Overall: verdict.Of(verdict.Pass, ""), Semantic: verdict.Of(verdict.Pass, ""), Performance: verdict.Of(verdict.Pass, ""),
 		Footprint: verdict.Of(verdict.Pass, "")}
-	return []engine.RowStatus{
-		{Row: "vllm-agg", Mode: "slurm", JobID: "101", JobState: engine.JobRunning, Node: "node07", Stage: engine.RowStagePerf, Done: 37, Total: 130, Parity: "PASS"},
-		{Row: "vllm-disagg", Mode: "slurm", JobID: "102", JobState: engine.JobPending, Stage: engine.RowStageQueued},
-		{Row: "sglang-agg", Mode: "slurm", JobID: "103", JobState: engine.JobCompleted, Node: "node09", Stage: engine.RowStageDone, Parity: "PASS", Perf: "PASS", ExitCode: &zero, Verdicts: &passed},
-		{Row: "sglang-disagg", Mode: "slurm", JobID: "104", JobState: engine.JobCancelled, Node: "node10", Stage: engine.RowStageInterrupted, Attempts: 2},
+	return []matrix.RowStatus{
+		{Row: "vllm-agg", Mode: "slurm", JobID: "101", JobState: matrix.JobRunning, Node: "node07", Stage: matrix.RowStagePerf, Done: 37, Total: 130, Parity: "PASS"},
+		{Row: "vllm-disagg", Mode: "slurm", JobID: "102", JobState: matrix.JobPending, Stage: matrix.RowStageQueued},
+		{Row: "sglang-agg", Mode: "slurm", JobID: "103", JobState: matrix.JobCompleted, Node: "node09", Stage: matrix.RowStageDone, Parity: "PASS", Perf: "PASS", ExitCode: &zero, Verdicts: &passed},
+		{Row: "sglang-disagg", Mode: "slurm", JobID: "104", JobState: matrix.JobCancelled, Node: "node10", Stage: matrix.RowStageInterrupted, Attempts: 2},
 	}
 }
 
@@ -71,7 +71,7 @@ func TestRenderOneLinePerRow(t *testing.T) {
 
 func TestEnterOpensTheSelectedRow(t *testing.T) {
 	var opened []string
-	open := func(r engine.RowStatus) tea.Cmd {
+	open := func(r matrix.RowStatus) tea.Cmd {
 		opened = append(opened, r.Row)
 		return func() tea.Msg { return "opened" }
 	}
@@ -117,7 +117,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	f.Publish(rows)
-	f.Finish(&engine.MatrixResult{Rows: rows, ExitCode: 2, Report: engine.MatrixReport{Overall: verdict.Of(verdict.Inconclusive, "x")}}, nil)
+	f.Finish(&matrix.Result{Rows: rows, ExitCode: 2, Overall: verdict.Of(verdict.Inconclusive, "x")}, nil)
 	if msg := f.Wait()(); len(msg.(RowsMsg)) != 4 {
 		t.Fatalf("the last snapshot comes before the end, got %T", msg)
 	}
@@ -127,6 +127,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	m := New("/m", plain(), f, nil)
+	m.ReportName = "matrix.md"
 	m, cmd := update(t, m, d)
 	if cmd != nil {
 		t.Fatal("no re-arm after the end")
@@ -140,7 +141,7 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 func TestStandaloneProgram(t *testing.T) {
 	f := NewFeed()
 	opened := make(chan string, 1)
-	m := New("/shared/m", plain(), f, func(r engine.RowStatus) tea.Cmd { opened <- r.Row; return nil })
+	m := New("/shared/m", plain(), f, func(r matrix.RowStatus) tea.Cmd { opened <- r.Row; return nil })
 	m.Standalone = true
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 12))
 	f.Publish(sampleRows())

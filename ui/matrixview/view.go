@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -27,7 +27,7 @@ func (m Model) Render(w, h int) string {
 	st := m.Styles
 	running := 0
 	for _, r := range m.rows {
-		if r.JobState == engine.JobRunning || r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf {
+		if r.JobState == matrix.JobRunning || r.Stage == matrix.RowStageDeterminism || r.Stage == matrix.RowStagePerf {
 			running++
 		}
 	}
@@ -79,7 +79,7 @@ func (m Model) line(i, w int) string {
 		job += fmt.Sprintf(" ×%d", r.Attempts)
 	}
 	stage := r.Progress()
-	if r.Total > 0 && (r.Stage == engine.RowStageDeterminism || r.Stage == engine.RowStagePerf) {
+	if r.Total > 0 && (r.Stage == matrix.RowStageDeterminism || r.Stage == matrix.RowStagePerf) {
 		stage += " " + bar(r.Done, r.Total, 6)
 	}
 	// The row's decided verdicts are its report's (the same words every surface prints);
@@ -105,14 +105,14 @@ func (m Model) line(i, w int) string {
 	switch {
 	case r.Blocked != "":
 		verdicts = append(verdicts, st.Verdict(verdict.Blocked)+" "+r.Blocked)
-	case r.Stage == engine.RowStageInterrupted:
+	case r.Stage == matrix.RowStageInterrupted:
 		verdicts = append(verdicts, st.Warn.Render("environmental end: resubmit to resume"))
-	case r.Stage == engine.RowStageFailedJob:
+	case r.Stage == matrix.RowStageFailedJob:
 		verdicts = append(verdicts, st.Bad.Render("job failed without a verdict"))
 	}
 	stageCell := text.Pad(text.Trunc(stage, colStage-1), colStage)
 	switch r.Stage {
-	case engine.RowStageDeterminism, engine.RowStagePerf, engine.RowStagePinning:
+	case matrix.RowStageDeterminism, matrix.RowStagePerf, matrix.RowStagePinning:
 		stageCell = st.Running.Render(stageCell)
 	}
 	marker := "  "
@@ -134,7 +134,10 @@ func (m Model) endLine(d DoneMsg) string {
 	case d.Result == nil:
 		return " matrix ended"
 	}
-	s := fmt.Sprintf(" matrix %s (exit %d) · %s", st.Verdict(d.Result.Report.Overall.Verdict), d.Result.ExitCode, engine.MatrixReportMD)
+	s := fmt.Sprintf(" matrix %s (exit %d)", st.Verdict(d.Result.Overall.Verdict), d.Result.ExitCode)
+	if m.ReportName != "" {
+		s += " · " + m.ReportName
+	}
 	if d.Err != nil {
 		s += " · " + st.Warn.Render(d.Err.Error())
 	}

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"context"
@@ -10,21 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
-// A matrix is a campaign of rows (protocol "Campaign concurrency"): one row per node, each row
-// its own campaign in DIR/<row>. Without a scheduler the rows run one after another on this
-// machine through the same code path as `kvparity run`; with Slurm each row is one job on one
-// whole node, and the matrix follows the rows through their journals.
-
-// MatrixBinary is the kvparity copy in the matrix folder that every job runs, so the jobs run
-// one fixed executable whatever happens to the one that submitted them.
-const MatrixBinary = "kvparity"
-
-// MatrixOptions configure RunMatrix.
-type MatrixOptions struct {
+// Options configure Run.
+type Options struct {
 	Dir      string   // the matrix folder (on a filesystem every node sees, for Slurm)
 	RowFiles []string // row TOML files, one campaign each
 
@@ -48,6 +41,11 @@ type MatrixOptions struct {
 	// campaignreport.Assess, the report's own computation, so the matrix can never disagree
 	// with a row's report). Nil: the verdicts are read from the row's report.json.
 	Assess func(rowDir string) (verdict.Verdicts, error)
+	// Report writes the matrix report into dir (the absolute Dir) from the rows' statuses and
+	// the matrix's overall verdict; main's hook writes campaignreport's matrix.json and
+	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
+	// returns. Nil: no report.
+	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
@@ -60,33 +58,34 @@ type MatrixOptions struct {
 	Log      io.Writer // one line per scheduling event; nil discards
 }
 
-// A MatrixResult is the matrix at the end of RunMatrix.
-type MatrixResult struct {
+// A Result is the matrix at the end of Run.
+type Result struct {
+	Dir      string // the matrix folder, absolute
 	Rows     []RowStatus
-	ExitCode int // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
-	Report   MatrixReport
+	Overall  verdict.Outcome // the worst overall outcome over the rows (Undecided for a row without its verdicts)
+	ExitCode int             // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
 }
 
-// matrixRow is one row's state inside RunMatrix (owned by the RunMatrix goroutine).
+// matrixRow is one row's state inside Run (owned by the Run goroutine).
 type matrixRow struct {
-	row     *Row
+	row     *engine.Row
 	file    string // absolute
 	dir     string // DIR/<row>
 	fold    *rowFold
-	tail    journalTail
+	tail    *engine.JournalTail
 	jobs    []JobRecord
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
 
-	semanticOnly bool                                   // MatrixOptions.SemanticOnly
-	assess       func(string) (verdict.Verdicts, error) // MatrixOptions.Assess
+	semanticOnly bool                                   // Options.SemanticOnly
+	assess       func(string) (verdict.Verdicts, error) // Options.Assess
 	verdicts     *verdict.Verdicts                      // the last assessment of a finished row
 }
 
-// RunMatrix runs (or resumes, or follows) every row of the matrix and writes the matrix
-// report. It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
-// later RunMatrix follows them again). An error means bad input or an unusable scheduler.
-func RunMatrix(ctx context.Context, o MatrixOptions) (*MatrixResult, error) {
+// Run runs (or resumes, or follows) every row of the matrix and has the matrix report written
+// (Options.Report). It returns when every row has ended or ctx is done (Slurm jobs keep running then: a
+// later Run follows them again). An error means bad input or an unusable scheduler.
+func Run(ctx context.Context, o Options) (*Result, error) {
 	m, err := newMatrix(o)
 	if err != nil {
 		return nil, err
@@ -95,13 +94,13 @@ func RunMatrix(ctx context.Context, o MatrixOptions) (*MatrixResult, error) {
 }
 
 type matrix struct {
-	o    MatrixOptions
+	o    Options
 	dir  string
 	rows []*matrixRow
 	log  io.Writer
 }
 
-func newMatrix(o MatrixOptions) (*matrix, error) {
+func newMatrix(o Options) (*matrix, error) {
 	if o.Dir == "" {
 		return nil, errors.New("matrix: --campaign DIR is required")
 	}
@@ -134,7 +133,7 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 		if err != nil {
 			return nil, err
 		}
-		row, err := LoadRow(abs)
+		row, err := engine.LoadRow(abs)
 		if err != nil {
 			return nil, err
 		}
@@ -142,11 +141,11 @@ func newMatrix(o MatrixOptions) (*matrix, error) {
 			return nil, fmt.Errorf("%s: name %q is already the name of %s: each row needs its own campaign folder", f, row.Name, prev)
 		}
 		seen[row.Name] = f
-		if row.Name == MatrixBinary {
-			return nil, &RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
+		if row.Name == layout.MatrixBinary {
+			return nil, &engine.RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
 		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly, assess: o.Assess}
-		r.tail.path = filepath.Join(r.dir, FileJournal)
+		r.tail = engine.NewJournalTail(filepath.Join(r.dir, layout.FileJournal))
 		mode := "local"
 		if o.Slurm != nil {
 			mode = "slurm"
@@ -161,7 +160,7 @@ func (m *matrix) logf(format string, a ...any) {
 	fmt.Fprintf(m.log, "matrix: "+format+"\n", a...)
 }
 
-func (m *matrix) run(ctx context.Context) (*MatrixResult, error) {
+func (m *matrix) run(ctx context.Context) (*Result, error) {
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)
 	}
@@ -209,7 +208,7 @@ func (m *matrix) run(ctx context.Context) (*MatrixResult, error) {
 	}
 	m.refresh()
 	res := m.result()
-	if werr := WriteMatrixReport(m.dir, res.Report); werr != nil && err == nil {
+	if werr := m.writeReport(res); werr != nil && err == nil {
 		err = werr
 	}
 	return res, err
@@ -228,7 +227,7 @@ func (m *matrix) stageBinary() error {
 		}
 		src = exe
 	}
-	dst := filepath.Join(m.dir, MatrixBinary)
+	dst := filepath.Join(m.dir, layout.MatrixBinary)
 	want, err := fileSHA256(src)
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
@@ -238,7 +237,7 @@ func (m *matrix) stageBinary() error {
 			return nil
 		}
 		for _, r := range m.rows {
-			if _, err := os.Stat(filepath.Join(r.dir, FileJournal)); err == nil {
+			if _, err := os.Stat(filepath.Join(r.dir, layout.FileJournal)); err == nil {
 				m.logf("keeping %s (sha256 %s): row %s started with it; this kvparity differs (sha256 %s)", dst, got[:12], r.row.Name, want[:12])
 				return nil
 			}
@@ -260,9 +259,9 @@ func (m *matrix) stageBinary() error {
 func (m *matrix) refresh() {
 	changed := false
 	for _, r := range m.rows {
-		recs, reset, err := r.tail.read()
+		recs, reset, err := r.tail.Read()
 		if err != nil {
-			m.logf("%s: reading %s: %v", r.row.Name, r.tail.path, err)
+			m.logf("%s: reading %s: %v", r.row.Name, r.tail.Path(), err)
 		}
 		if reset {
 			r.fold.reset()
@@ -289,7 +288,7 @@ func (r *matrixRow) applyJobs() bool {
 	s.Environmental = s.Environmental[:0]
 	for _, j := range r.jobs {
 		if j.Environmental {
-			s.Environmental = append(s.Environmental, j.Describe())
+			s.Environmental = append(s.Environmental, j.describe())
 		}
 	}
 	if n := len(r.jobs); n > 0 {
@@ -343,11 +342,8 @@ func (r *matrixRow) outputName(j JobRecord) string {
 	if j.Mode == "slurm" {
 		return filepath.Join(r.dir, "slurm-"+j.JobID+".out")
 	}
-	return filepath.Join(r.dir, LocalRunOutput)
+	return filepath.Join(r.dir, layout.FileLocalRunOutput)
 }
-
-// LocalRunOutput receives kvparity run's output for a row run locally by the matrix.
-const LocalRunOutput = "run.out"
 
 func (m *matrix) statuses() []RowStatus {
 	out := make([]RowStatus, len(m.rows))
@@ -363,18 +359,25 @@ func (r *matrixRow) needsRun() bool {
 	return n == 0 || !r.jobs[n-1].Verdict()
 }
 
-// result builds the final statuses, exit code and report.
-func (m *matrix) result() *MatrixResult {
+// result builds the final statuses, overall outcome and exit code.
+func (m *matrix) result() *Result {
 	for _, r := range m.rows {
 		if !r.needsRun() {
 			r.assessRow()
 		}
 	}
-	res := &MatrixResult{Rows: m.statuses()}
-	overall := matrixOverall(res.Rows)
-	res.ExitCode = verdict.ExitCode(overall.Verdict)
-	res.Report = buildMatrixReport(m.dir, res.Rows, overall)
+	res := &Result{Dir: m.dir, Rows: m.statuses()}
+	res.Overall = matrixOverall(res.Rows)
+	res.ExitCode = verdict.ExitCode(res.Overall.Verdict)
 	return res
+}
+
+// writeReport hands the result to the report hook.
+func (m *matrix) writeReport(res *Result) error {
+	if m.o.Report == nil {
+		return nil
+	}
+	return m.o.Report(m.dir, res.Rows, res.Overall)
 }
 
 // assessRow computes a finished row's verdicts again (after its job ended, and for the final
@@ -399,7 +402,7 @@ func (r *matrixRow) assessRow() {
 // when it has none or it is not of this schema.
 func readRowVerdicts(dir string, semanticOnly bool) *verdict.Verdicts {
 	var d verdict.Document
-	if ReadJSONFile(filepath.Join(dir, FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
+	if engine.ReadJSONFile(filepath.Join(dir, layout.FileReportJSON), &d) != nil || d.SchemaVersion != verdict.SchemaVersion {
 		return nil
 	}
 	if semanticOnly {
@@ -445,11 +448,11 @@ func (m *matrix) endJob(r *matrixRow, j JobRecord) {
 	if err := appendJobRecord(r.dir, j); err != nil {
 		m.logf("%s: recording the job end in the journal: %v", r.row.Name, err)
 	}
-	m.logf("%s: %s", r.row.Name, j.Describe())
+	m.logf("%s: %s", r.row.Name, j.describe())
 	r.verdicts = nil // assessed again now that its run ended
 	// The matrix report is kept current after every job end: a matrix can run for hours.
 	m.refresh()
-	if err := WriteMatrixReport(m.dir, m.result().Report); err != nil {
+	if err := m.writeReport(m.result()); err != nil {
 		m.logf("%v", err)
 	}
 }

@@ -1,22 +1,24 @@
-package engine
+package campaignreport
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"kvparity/engine"
+	"kvparity/engine/matrix"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
-// Matrix report files, in the matrix folder.
-const (
-	MatrixReportMD   = "matrix.md"
-	MatrixReportJSON = "matrix.json"
-)
+// The matrix report (protocol "Campaign concurrency"): matrix.json and matrix.md in the matrix
+// folder. engine/matrix has it written through its Options.Report after every job end and when
+// it returns; main's hook builds it (BuildMatrixReport) and writes it (WriteMatrixReport).
 
 // A MatrixReport is the combined report (matrix.json): the worst overall verdict over every
 // row and one line per row with its verdicts (the same words as the row's own report.json, in
@@ -35,27 +37,28 @@ type MatrixReport struct {
 // report.json; Undecided while it has none) and where and how far it ran.
 type MatrixReportRow struct {
 	verdict.Document
-	Row             string   `json:"row"`
-	RowFile         string   `json:"row_file"`
-	Stage           string   `json:"stage"`
-	Mode            string   `json:"mode"`
-	JobID           string   `json:"job_id,omitempty"`
-	JobState        JobState `json:"job_state,omitempty"`
-	Node            string   `json:"node,omitempty"`
-	CPUs            string   `json:"cpus,omitempty"`
-	NUMA            []int    `json:"numa_nodes,omitempty"`
-	Attempts        int      `json:"attempts"`
-	BaselineDigest  string   `json:"baseline_digest,omitempty"`
-	CandidateDigest string   `json:"candidate_digest,omitempty"`
-	Samples         int      `json:"samples"`
-	RunExitCode     *int     `json:"run_exit_code,omitempty"` // the row's kvparity run exit status
-	Environmental   []string `json:"environmental,omitempty"`
-	ReportMD        string   `json:"report_md,omitempty"` // relative to the matrix folder
-	ReportJSON      string   `json:"report_json,omitempty"`
+	Row             string          `json:"row"`
+	RowFile         string          `json:"row_file"`
+	Stage           string          `json:"stage"`
+	Mode            string          `json:"mode"`
+	JobID           string          `json:"job_id,omitempty"`
+	JobState        matrix.JobState `json:"job_state,omitempty"`
+	Node            string          `json:"node,omitempty"`
+	CPUs            string          `json:"cpus,omitempty"`
+	NUMA            []int           `json:"numa_nodes,omitempty"`
+	Attempts        int             `json:"attempts"`
+	BaselineDigest  string          `json:"baseline_digest,omitempty"`
+	CandidateDigest string          `json:"candidate_digest,omitempty"`
+	Samples         int             `json:"samples"`
+	RunExitCode     *int            `json:"run_exit_code,omitempty"` // the row's kvparity run exit status
+	Environmental   []string        `json:"environmental,omitempty"`
+	ReportMD        string          `json:"report_md,omitempty"` // relative to the matrix folder
+	ReportJSON      string          `json:"report_json,omitempty"`
 }
 
-// buildMatrixReport turns the final statuses into the report.
-func buildMatrixReport(dir string, rows []RowStatus, overall verdict.Outcome) MatrixReport {
+// BuildMatrixReport turns the rows' statuses into the report; overall is the matrix's verdict
+// (matrix.Result.Overall).
+func BuildMatrixReport(dir string, rows []matrix.RowStatus, overall verdict.Outcome) MatrixReport {
 	rep := MatrixReport{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindMatrix, Overall: overall,
 		ExitCode: verdict.ExitCode(overall.Verdict), Campaign: dir, Generated: time.Now().UTC(), Rows: []MatrixReportRow{}}
 	for _, s := range rows {
@@ -65,12 +68,12 @@ func buildMatrixReport(dir string, rows []RowStatus, overall verdict.Outcome) Ma
 		}
 		r := MatrixReportRow{Document: verdict.NewDocument(verdict.KindRow, v), Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
 			JobState: s.JobState, Node: s.Node, CPUs: s.CPUs, NUMA: s.NUMASpan, Attempts: s.Attempts,
-			BaselineDigest: s.Digest(Baseline), CandidateDigest: s.Digest(Candidate),
+			BaselineDigest: s.Digest(engine.Baseline), CandidateDigest: s.Digest(engine.Candidate),
 			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental}
 		for _, f := range []struct {
 			name string
 			dst  *string
-		}{{FileReportMD, &r.ReportMD}, {FileReportJSON, &r.ReportJSON}} {
+		}{{layout.FileReportMD, &r.ReportMD}, {layout.FileReportJSON, &r.ReportJSON}} {
 			if _, err := os.Stat(filepath.Join(s.Dir, f.name)); err == nil {
 				*f.dst = filepath.ToSlash(filepath.Join(s.Row, f.name))
 			}
@@ -82,18 +85,22 @@ func buildMatrixReport(dir string, rows []RowStatus, overall verdict.Outcome) Ma
 
 // WriteMatrixReport writes matrix.json and matrix.md into dir.
 func WriteMatrixReport(dir string, rep MatrixReport) error {
-	if err := writeJSONFile(filepath.Join(dir, MatrixReportJSON), rep); err != nil {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
-	if err := atomicfile.Update(filepath.Join(dir, MatrixReportMD), rep.Markdown(), 0o644); err != nil {
+	if err := atomicfile.Update(filepath.Join(dir, layout.FileMatrixJSON), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("matrix report: %w", err)
+	}
+	if err := atomicfile.Update(filepath.Join(dir, layout.FileMatrixMD), rep.markdown(), 0o644); err != nil {
 		return fmt.Errorf("matrix report: %w", err)
 	}
 	return nil
 }
 
-// Markdown renders the report: a table with one line per row, then the full digests and every
+// markdown renders the report: a table with one line per row, then the full digests and every
 // environmental job end.
-func (rep MatrixReport) Markdown() []byte {
+func (rep MatrixReport) markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kvparity matrix\n\n")
 	fmt.Fprintf(&b, "Campaign `%s` · %d rows · overall **%s** (exit %d) · generated %s\n\n",
@@ -180,8 +187,5 @@ func orDash(s string) string {
 	return s
 }
 
-// mdCellEscaper keeps a value inside its Markdown table cell; built once, not per cell.
-var mdCellEscaper = strings.NewReplacer("|", `\|`, "\n", " ")
-
-// mdCell keeps a value inside its table cell.
-func mdCell(s string) string { return mdCellEscaper.Replace(orDash(s)) }
+// mdCell keeps a value inside its table cell, a dash standing for an empty one.
+func mdCell(s string) string { return cell(orDash(s)) }

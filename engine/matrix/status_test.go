@@ -1,14 +1,15 @@
-package engine
+package matrix
 
 import (
 	"testing"
 
+	"kvparity/engine"
 	"kvparity/verdict"
 )
 
 // foldRow is a tiny row with two repetitions per arm and four pairs.
-func foldRow() *Row {
-	row := TinyRow("", "")
+func foldRow() *engine.Row {
+	row := engine.TinyRow("", "")
 	row.Determinism.Repetitions, row.Perf.Pairs = 2, 4
 	return row
 }
@@ -18,45 +19,45 @@ func TestRowFoldFollowsTheJournal(t *testing.T) {
 	if s := f.status(); s.Stage != RowStageWaiting || s.Progress() != "waiting" {
 		t.Fatalf("fresh: %+v", s)
 	}
-	f.add(Record{Type: RecCampaign})
-	f.add(Record{Type: RecPinned, Arm: Baseline})
+	f.add(engine.Record{Type: engine.RecCampaign})
+	f.add(engine.Record{Type: engine.RecPinned, Arm: engine.Baseline})
 	if s := f.status(); s.Stage != RowStagePinning {
 		t.Fatalf("after campaign: %s", s.Stage)
 	}
-	f.add(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1})
+	f.add(engine.Record{Type: engine.RecRunStart, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 1, Attempt: 1})
 	if s := f.status(); s.Stage != RowStageDeterminism || s.Running != "det/baseline-1" || s.Progress() != "determinism 0/4" {
 		t.Fatalf("first repetition running: %+v", s)
 	}
-	for i, run := range []RunID{"det/baseline-1", "det/baseline-2", "det/candidate-1", "det/candidate-2"} {
-		arm := Baseline
+	for i, run := range []engine.RunID{"det/baseline-1", "det/baseline-2", "det/candidate-1", "det/candidate-2"} {
+		arm := engine.Baseline
 		if i >= 2 {
-			arm = Candidate
+			arm = engine.Candidate
 		}
-		f.add(Record{Type: RecRunEnd, Run: run, Arm: arm, Kind: KindRepetition, Index: i%2 + 1, Attempt: 1, Digest: "d"})
+		f.add(engine.Record{Type: engine.RecRunEnd, Run: run, Arm: arm, Kind: engine.KindRepetition, Index: i%2 + 1, Attempt: 1, Digest: "d"})
 	}
 	// A repeated run_end (a rerun's record) is not counted twice.
-	f.add(Record{Type: RecRunEnd, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Digest: "d"})
+	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 1, Attempt: 1, Digest: "d"})
 	s := f.status()
 	// The verdicts are derived from the digests: no verdict record was folded.
-	if s.Progress() != "determinism 4/4" || s.Digest(Baseline) != "d" || s.Stability[Candidate] != verdict.Stable || s.Parity != verdict.Pass {
+	if s.Progress() != "determinism 4/4" || s.Digest(engine.Baseline) != "d" || s.Stability[engine.Candidate] != verdict.Stable || s.Parity != verdict.Pass {
 		t.Fatalf("after determinism: %+v", s)
 	}
-	f.add(Record{Type: RecRunStart, Run: "perf/warmup-01-baseline", Kind: KindWarmup})
+	f.add(engine.Record{Type: engine.RecRunStart, Run: "perf/warmup-01-baseline", Kind: engine.KindWarmup})
 	if s := f.status(); s.Progress() != "perf 0/4" {
 		t.Fatalf("warmups: %s", s.Progress())
 	}
-	f.add(Record{Type: RecRunEnd, Run: "perf/warmup-01-baseline", Kind: KindWarmup})
-	f.add(Record{Type: RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":1,"ratio":1.01}`)})
-	f.add(Record{Type: RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":1,"ratio":1.01}`)}) // counted once
-	f.add(Record{Type: RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":2,"ratio":0.99}`)})
-	f.add(Record{Type: RecPerfResult, Data: []byte(`{"key":"b1-c1","result":{"verdict":"INCONCLUSIVE","reason":"straddle"}}`)})
+	f.add(engine.Record{Type: engine.RecRunEnd, Run: "perf/warmup-01-baseline", Kind: engine.KindWarmup})
+	f.add(engine.Record{Type: engine.RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":1,"ratio":1.01}`)})
+	f.add(engine.Record{Type: engine.RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":1,"ratio":1.01}`)}) // counted once
+	f.add(engine.Record{Type: engine.RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":2,"ratio":0.99}`)})
+	f.add(engine.Record{Type: engine.RecPerfResult, Data: []byte(`{"key":"b1-c1","result":{"verdict":"INCONCLUSIVE","reason":"straddle"}}`)})
 	s = f.status()
 	if s.Progress() != "perf 2/4" || s.Samples != 4 || s.Perf != verdict.Inconclusive || s.VerdictPhrase() != "parity PASS · perf INCONCLUSIVE" {
 		t.Fatalf("perf: %+v (%s, %s)", s, s.Progress(), s.VerdictPhrase())
 	}
 	// The status is a copy: changing it does not change the fold.
-	s.Digests[Baseline][0] = "changed"
-	if f.status().Digest(Baseline) != "d" {
+	s.Digests[engine.Baseline][0] = "changed"
+	if f.status().Digest(engine.Baseline) != "d" {
 		t.Fatal("status must be a deep copy")
 	}
 	f.reset()
@@ -67,25 +68,25 @@ func TestRowFoldFollowsTheJournal(t *testing.T) {
 
 func TestRowFoldUnstableAndBlocked(t *testing.T) {
 	f := newRowFold(RowStatus{Row: "r"}, foldRow())
-	f.add(Record{Type: RecRunEnd, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Digest: "aa"})
-	f.add(Record{Type: RecRunEnd, Run: "det/baseline-2", Arm: Baseline, Kind: KindRepetition, Index: 2, Attempt: 1, Digest: "bb"})
-	if s := f.status(); s.Digest(Baseline) != "UNSTABLE (2 digests)" || s.Stability[Baseline] != verdict.Unstable {
+	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 1, Attempt: 1, Digest: "aa"})
+	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-2", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 2, Attempt: 1, Digest: "bb"})
+	if s := f.status(); s.Digest(engine.Baseline) != "UNSTABLE (2 digests)" || s.Stability[engine.Baseline] != verdict.Unstable {
 		t.Fatalf("unstable: %+v", s)
 	}
-	f.add(Record{Type: RecBlocked, Stage: StagePerf, Reason: "replay_bench is false"})
+	f.add(engine.Record{Type: engine.RecBlocked, Stage: engine.StagePerf, Reason: "replay_bench is false"})
 	s := f.status()
 	if s.Stage != RowStageBlocked || s.Blocked != "perf: replay_bench is false" || s.Overall().Verdict != verdict.Blocked {
 		t.Fatalf("blocked: %+v", s)
 	}
 	// A run started after the block retries the row.
-	f.add(Record{Type: RecRunStart, Run: "perf/warmup-01-baseline", Kind: KindWarmup})
+	f.add(engine.Record{Type: engine.RecRunStart, Run: "perf/warmup-01-baseline", Kind: engine.KindWarmup})
 	if s := f.status(); s.Stage != RowStagePerf || s.Blocked != "" {
 		t.Fatalf("retried: %+v", s)
 	}
 	// A re-pinned arm forgets its digests, and its verdict judges the new generation only.
-	f.add(Record{Type: RecPinned, Arm: Baseline, Gen: 2, Artifact: &ArtifactInfo{SHA256: "b2"}})
-	f.add(Record{Type: RecStale, Arm: Baseline})
-	if s := f.status(); s.Digest(Baseline) != "" || s.Stage != RowStagePinning || s.Stability[Baseline].Decided() {
+	f.add(engine.Record{Type: engine.RecPinned, Arm: engine.Baseline, Gen: 2, Artifact: &engine.ArtifactInfo{SHA256: "b2"}})
+	f.add(engine.Record{Type: engine.RecStale, Arm: engine.Baseline})
+	if s := f.status(); s.Digest(engine.Baseline) != "" || s.Stage != RowStagePinning || s.Stability[engine.Baseline].Decided() {
 		t.Fatalf("stale: %+v", s)
 	}
 }

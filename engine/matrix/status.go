@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine"
 	"kvparity/verdict"
 )
 
@@ -39,14 +40,14 @@ type RowStatus struct {
 	// Results. Stability, Parity, Perf and Footprint are live, from the row's journal; Verdicts
 	// is the row's decided state from its report.json once its run ended (the same words its
 	// report and its kvparity run gave), nil before.
-	Digests   map[Arm][]string     `json:"digests,omitempty"`   // distinct digests per arm, in order seen
-	Stability map[Arm]verdict.Word `json:"stability,omitempty"` // STABLE / UNSTABLE
-	Parity    verdict.Word         `json:"parity,omitempty"`    // byte parity of the digests
-	Perf      verdict.Word         `json:"perf,omitempty"`
-	Footprint verdict.Word         `json:"footprint,omitempty"`
-	Blocked   string               `json:"blocked,omitempty"`   // why the row was blocked
-	ExitCode  *int                 `json:"exit_code,omitempty"` // kvparity run's exit status, once known
-	Verdicts  *verdict.Verdicts    `json:"verdicts,omitempty"`
+	Digests   map[engine.Arm][]string     `json:"digests,omitempty"`   // distinct digests per arm, in order seen
+	Stability map[engine.Arm]verdict.Word `json:"stability,omitempty"` // STABLE / UNSTABLE
+	Parity    verdict.Word                `json:"parity,omitempty"`    // byte parity of the digests
+	Perf      verdict.Word                `json:"perf,omitempty"`
+	Footprint verdict.Word                `json:"footprint,omitempty"`
+	Blocked   string                      `json:"blocked,omitempty"`   // why the row was blocked
+	ExitCode  *int                        `json:"exit_code,omitempty"` // kvparity run's exit status, once known
+	Verdicts  *verdict.Verdicts           `json:"verdicts,omitempty"`
 
 	// Environmental ends of the row's jobs (preemption, node failure, time limit, cancel).
 	Environmental []string `json:"environmental,omitempty"`
@@ -71,13 +72,13 @@ const (
 // A rowFold accumulates journal records into a RowStatus: the journal's one fold (History)
 // plus the matrix's progress counters.
 type rowFold struct {
-	row   *Row
-	hist  *History
+	row   *engine.Row
+	hist  *engine.History
 	st    RowStatus
-	ended map[RunID]bool // runs (or pairs) already counted in Done
+	ended map[engine.RunID]bool // runs (or pairs) already counted in Done
 }
 
-func newRowFold(base RowStatus, row *Row) *rowFold {
+func newRowFold(base RowStatus, row *engine.Row) *rowFold {
 	f := &rowFold{row: row, st: base}
 	f.reset()
 	return f
@@ -87,64 +88,64 @@ func newRowFold(base RowStatus, row *Row) *rowFold {
 func (f *rowFold) reset() {
 	s := &f.st
 	s.Stage, s.Done, s.Total, s.Running, s.Records, s.Samples = RowStageWaiting, 0, 0, "", 0, 0
-	s.Digests, s.Stability = map[Arm][]string{}, map[Arm]verdict.Word{}
+	s.Digests, s.Stability = map[engine.Arm][]string{}, map[engine.Arm]verdict.Word{}
 	s.Parity, s.Perf, s.Footprint, s.Blocked = "", "", "", ""
-	f.hist = NewHistory(f.row)
-	f.ended = map[RunID]bool{}
+	f.hist = engine.NewHistory(f.row)
+	f.ended = map[engine.RunID]bool{}
 }
 
 // add folds one journal record.
-func (f *rowFold) add(r Record) {
+func (f *rowFold) add(r engine.Record) {
 	f.hist.Add(r)
 	s := &f.st
 	s.Records++
 	s.Updated = r.At
 	switch r.Type {
-	case RecCampaign, RecPinned:
+	case engine.RecCampaign, engine.RecPinned:
 		if s.Stage == RowStageWaiting || s.Stage == RowStageQueued {
 			s.Stage = RowStagePinning
 		}
-	case RecRunStart:
+	case engine.RecRunStart:
 		f.enterStage(r.Kind)
 		s.Running, s.Blocked = string(r.Run), "" // a new run retries whatever blocked the row
-	case RecRunEnd:
+	case engine.RecRunEnd:
 		f.enterStage(r.Kind)
 		if s.Running == string(r.Run) {
 			s.Running = ""
 		}
 		// Determinism counts clean repetitions; perf counts valid pairs (perf_pair records).
-		if r.Kind == KindRepetition && r.Error == "" && !f.ended[r.Run] {
+		if r.Kind == engine.KindRepetition && r.Error == "" && !f.ended[r.Run] {
 			f.ended[r.Run] = true
 			s.Done++
 		}
 		if r.Digest != "" && r.Arm != "" && !slices.Contains(s.Digests[r.Arm], r.Digest) {
 			s.Digests[r.Arm] = append(s.Digests[r.Arm], r.Digest)
 		}
-	case RecPerfPair:
+	case engine.RecPerfPair:
 		var p struct {
 			Key  string `json:"key"`
 			Pair int    `json:"pair"`
 		}
 		if json.Unmarshal(r.Data, &p) == nil {
-			f.enterStage(KindSample)
-			if id := RunID(fmt.Sprintf("%s/pair-%d", p.Key, p.Pair)); !f.ended[id] {
+			f.enterStage(engine.KindSample)
+			if id := engine.RunID(fmt.Sprintf("%s/pair-%d", p.Key, p.Pair)); !f.ended[id] {
 				f.ended[id] = true
 				s.Done++
 				s.Samples += 2
 			}
 		}
-	case RecBlocked:
+	case engine.RecBlocked:
 		s.Stage, s.Blocked = RowStageBlocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason)
-	case RecStale:
+	case engine.RecStale:
 		// A re-pinned arm reruns its repetitions: its digests and the counts start over.
 		delete(s.Digests, r.Arm)
 		s.Stage, s.Done, s.Samples = RowStagePinning, 0, 0
-		f.ended = map[RunID]bool{}
+		f.ended = map[engine.RunID]bool{}
 	case RecMatrixJob:
 		s.LastNote = r.Note
 	}
 	// The verdicts are the fold's, derived the same way for every surface.
-	for _, arm := range []Arm{Baseline, Candidate} {
+	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		if v := f.hist.ArmResult(arm).Verdict; v.Decided() {
 			s.Stability[arm] = v
 		} else {
@@ -158,26 +159,26 @@ func (f *rowFold) add(r Record) {
 
 // enterStage switches the progress counters when the journal moves to another stage:
 // determinism counts repetitions of both arms, perf counts valid pairs.
-func (f *rowFold) enterStage(k RunKind) {
+func (f *rowFold) enterStage(k engine.RunKind) {
 	s := &f.st
 	want, total := RowStageDeterminism, 2*f.row.Determinism.Repetitions
-	if k == KindWarmup || k == KindSample {
+	if k == engine.KindWarmup || k == engine.KindSample {
 		want, total = RowStagePerf, f.row.Perf.Pairs
 	}
 	if s.Stage != want {
 		s.Stage, s.Done, s.Total = want, 0, total
-		f.ended = map[RunID]bool{}
+		f.ended = map[engine.RunID]bool{}
 	}
 }
 
 // status returns a deep copy of the current status.
 func (f *rowFold) status() RowStatus {
 	s := f.st
-	s.Digests = make(map[Arm][]string, len(f.st.Digests))
+	s.Digests = make(map[engine.Arm][]string, len(f.st.Digests))
 	for a, d := range f.st.Digests {
 		s.Digests[a] = slices.Clone(d)
 	}
-	s.Stability = make(map[Arm]verdict.Word, len(f.st.Stability))
+	s.Stability = make(map[engine.Arm]verdict.Word, len(f.st.Stability))
 	for a, v := range f.st.Stability {
 		s.Stability[a] = v
 	}
@@ -195,7 +196,7 @@ func (f *rowFold) status() RowStatus {
 }
 
 // Digest returns an arm's digest for display: the one digest, "UNSTABLE (n digests)", or "".
-func (s RowStatus) Digest(a Arm) string {
+func (s RowStatus) Digest(a engine.Arm) string {
 	switch d := s.Digests[a]; len(d) {
 	case 0:
 		return ""

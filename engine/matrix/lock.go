@@ -1,22 +1,19 @@
-package engine
+package matrix
 
 import (
 	"errors"
 	"fmt"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
 
-// MatrixLockFile keeps two kvparity matrix processes from following (and submitting for) the
-// same matrix folder at once: both would submit a job for the same row.
-const MatrixLockFile = "matrix.lock"
-
 // lockMatrix takes the matrix folder's lock (flock, released when the process ends, however it
 // ends). On a filesystem without locks it goes on, and says so through warn.
 func lockMatrix(dir string, warn func(string)) (*os.File, error) {
-	path := filepath.Join(dir, MatrixLockFile)
+	path := filepath.Join(dir, layout.FileMatrixLock)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("matrix: %w", err)

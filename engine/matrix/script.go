@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"bytes"
@@ -6,13 +6,9 @@ import (
 	"strings"
 )
 
-// JobScriptFile is the batch script of a row's job, in the row's campaign folder. It is
-// self-contained: `sbatch DIR/ROW/job.sh` by hand resumes the row just as kvparity matrix does.
-const JobScriptFile = "job.sh"
-
-// A JobScript is the batch script that runs one row on one whole node. sbatch hands it to a
+// A jobScript is the batch script that runs one row on one whole node. sbatch hands it to a
 // shell on the node; kvparity itself never starts a shell.
-type JobScript struct {
+type jobScript struct {
 	Row       string   // row name (the job name is kvparity-<row>)
 	RowFile   string   // absolute path of the row file, on the shared filesystem
 	RowDir    string   // absolute DIR/ROW: the row's campaign
@@ -21,11 +17,11 @@ type JobScript struct {
 	RunArgs   []string // extra arguments of `kvparity run` (after --campaign)
 }
 
-// Render writes the script. Rows never share a node (--exclusive, --nodes=1), so a row's
+// render writes the script. Rows never share a node (--exclusive, --nodes=1), so a row's
 // performance samples see no other replay. The script records the job's placement from inside
 // the job, runs `kvparity run`, writes the row's report (`kvparity report`, which the matrix
 // report links) and exits with kvparity run's status (0/1/2/3), which becomes the job's.
-func (j JobScript) Render() []byte {
+func (j jobScript) render() []byte {
 	var b bytes.Buffer
 	b.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&b, "#SBATCH --job-name=kvparity-%s\n", j.Row)

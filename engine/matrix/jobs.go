@@ -1,23 +1,21 @@
-package engine
+package matrix
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/engine"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// JobsFile lists, in a row's campaign folder, every job (or local run) the matrix started for
-// the row and how it ended. Only the matrix process writes it.
-const JobsFile = "jobs.json"
-
 // RecMatrixJob is the journal record the matrix appends when one of the row's jobs ended
 // (after the job's processes are gone, so it never races the engine's own appends). Note says
 // what happened in words; Data holds the JobRecord.
-const RecMatrixJob RecordType = "matrix_job"
+const RecMatrixJob engine.RecordType = "matrix_job"
 
 // A JobRecord is one attempt at a row: a Slurm job or a local run.
 type JobRecord struct {
@@ -43,8 +41,8 @@ func (j JobRecord) Verdict() bool {
 		(j.State == JobCompleted || j.State == JobFailed)
 }
 
-// Describe says in words how the attempt ended.
-func (j JobRecord) Describe() string {
+// describe says in words how the attempt ended.
+func (j JobRecord) describe() string {
 	who := "local run"
 	if j.Mode == "slurm" {
 		who = "job " + j.JobID
@@ -79,24 +77,24 @@ type jobsLog struct {
 // ReadJobs returns a row's recorded jobs, oldest first.
 func ReadJobs(rowDir string) ([]JobRecord, error) {
 	var l jobsLog
-	if err := ReadJSONFile(filepath.Join(rowDir, JobsFile), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := engine.ReadJSONFile(filepath.Join(rowDir, layout.FileJobs), &l); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return l.Jobs, nil
 }
 
 func writeJobs(rowDir string, jobs []JobRecord) error {
-	return writeJSONFile(filepath.Join(rowDir, JobsFile), jobsLog{Jobs: jobs})
+	return writeJSONFile(filepath.Join(rowDir, layout.FileJobs), jobsLog{Jobs: jobs})
 }
 
 // appendJobRecord writes the ended job into the row's journal when the campaign exists, so the
 // row's own history (and its report) shows the environmental end next to the runs it cut short.
 func appendJobRecord(rowDir string, j JobRecord) error {
-	path := filepath.Join(rowDir, FileJournal)
+	path := filepath.Join(rowDir, layout.FileJournal)
 	if _, err := os.Stat(path); err != nil {
 		return nil // the job ended before kvparity run created the campaign
 	}
-	jr, err := OpenJournal(path, nil)
+	jr, err := engine.OpenJournal(path, nil)
 	if err != nil {
 		return err
 	}
@@ -105,6 +103,6 @@ func appendJobRecord(rowDir string, j JobRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = jr.Append(Record{Type: RecMatrixJob, Note: j.Describe(), Data: data})
+	_, err = jr.Append(engine.Record{Type: RecMatrixJob, Note: j.describe(), Data: data})
 	return err
 }

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"strings"
@@ -6,9 +6,9 @@ import (
 )
 
 func TestJobScriptRender(t *testing.T) {
-	js := JobScript{Row: "vllm-disagg", RowFile: "/shared/rows/vllm disagg.toml", RowDir: "/shared/m/vllm-disagg",
+	js := jobScript{Row: "vllm-disagg", RowFile: "/shared/rows/vllm disagg.toml", RowDir: "/shared/m/vllm-disagg",
 		Binary: "/shared/m/kvparity", Partition: "gpu", RunArgs: []string{"--cpus", "2-3"}}
-	got := string(js.Render())
+	got := string(js.render())
 	want := []string{
 		"#!/bin/sh\n",
 		"#SBATCH --job-name=kvparity-vllm-disagg\n",
@@ -34,7 +34,7 @@ func TestJobScriptRender(t *testing.T) {
 	if !(strings.Index(got, "--record-placement") < strings.Index(got, " run ") && strings.Index(got, " run ") < strings.Index(got, " report ")) {
 		t.Error("placement, run, report: in this order")
 	}
-	if strings.Contains(string(JobScript{Row: "r", RowFile: "/r.toml", RowDir: "/m/r", Binary: "/m/kvparity"}.Render()), "--partition") {
+	if strings.Contains(string(jobScript{Row: "r", RowFile: "/r.toml", RowDir: "/m/r", Binary: "/m/kvparity"}.render()), "--partition") {
 		t.Error("no partition line without a partition")
 	}
 }

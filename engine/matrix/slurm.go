@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"bytes"
@@ -10,12 +10,13 @@ import (
 	"strings"
 )
 
-// Slurm talks to a Slurm cluster through its client tools (sbatch, squeue, scontrol, sacct,
-// scancel), each started with an argument vector, never through a shell. kvparity fans rows out
-// to Slurm rather than distributing work itself (issue 8).
+// Slurm talks to a Slurm cluster through its client tools (sbatch, squeue, scontrol, sacct),
+// each started with an argument vector, never through a shell. kvparity fans rows out to Slurm
+// rather than distributing work itself (issue 8); it never cancels a job: a matrix that stops
+// following leaves its jobs running.
 type Slurm struct {
 	// Tool paths; empty means the name is looked up in PATH.
-	Sbatch, Squeue, Scontrol, Sacct, Scancel string
+	Sbatch, Squeue, Scontrol, Sacct string
 
 	accounting *bool // sacct answers (slurmdbd configured); nil until first asked
 }
@@ -51,11 +52,11 @@ func (s JobState) Terminal() bool {
 	return false
 }
 
-// Environmental reports whether the job ended for a reason outside the row: the scheduler
+// environmental reports whether the job ended for a reason outside the row: the scheduler
 // evicted it (preemption, cancellation, time limit, deadline) or the node failed. Such an end
 // says nothing about the revisions; the row resumes from its journal when resubmitted. An
 // out-of-memory kill is not environmental: the replay itself asked for the memory.
-func (s JobState) Environmental() bool {
+func (s JobState) environmental() bool {
 	switch s {
 	case JobCancelled, JobTimeout, JobNodeFail, JobPreempted, JobBootFail, JobDeadline:
 		return true
@@ -63,8 +64,8 @@ func (s JobState) Environmental() bool {
 	return false
 }
 
-// JobInfo is what kvparity learns about one job.
-type JobInfo struct {
+// jobInfo is what kvparity learns about one job.
+type jobInfo struct {
 	ID       string
 	State    JobState
 	Reason   string // Slurm's reason (pending reason, or why it ended), "" when None
@@ -74,14 +75,14 @@ type JobInfo struct {
 	Source   string // which tool answered: squeue, scontrol, sacct
 }
 
-// SlurmError is a Slurm tool that failed: its argument vector and what it printed.
-type SlurmError struct {
+// slurmError is a Slurm tool that failed: its argument vector and what it printed.
+type slurmError struct {
 	Args   []string
 	Err    error
 	Stderr string
 }
 
-func (e *SlurmError) Error() string {
+func (e *slurmError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {
 		msg = e.Err.Error()
@@ -89,7 +90,7 @@ func (e *SlurmError) Error() string {
 	return fmt.Sprintf("%s: %s", strings.Join(e.Args, " "), msg)
 }
 
-func (e *SlurmError) Unwrap() error { return e.Err }
+func (e *slurmError) Unwrap() error { return e.Err }
 
 func (s *Slurm) tool(path, name string) string {
 	if path != "" {
@@ -104,7 +105,7 @@ func (s *Slurm) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.String(), &SlurmError{Args: args, Err: err, Stderr: errb.String()}
+		return out.String(), &slurmError{Args: args, Err: err, Stderr: errb.String()}
 	}
 	return out.String(), nil
 }
@@ -123,18 +124,18 @@ func (s *Slurm) Available(ctx context.Context) error {
 	return nil
 }
 
-// Submit runs sbatch on a job script and returns the job id. extra is passed before the script
+// submit runs sbatch on a job script and returns the job id. extra is passed before the script
 // (the user's --partition and --sbatch-arg values, which override the script's #SBATCH lines).
-func (s *Slurm) Submit(ctx context.Context, script string, extra []string) (string, error) {
-	out, err := s.run(ctx, s.SubmitArgs(script, extra)...)
+func (s *Slurm) submit(ctx context.Context, script string, extra []string) (string, error) {
+	out, err := s.run(ctx, s.submitArgs(script, extra)...)
 	if err != nil {
 		return "", err
 	}
 	return parseSbatch(out)
 }
 
-// SubmitArgs is the sbatch argument vector Submit runs (recorded with each job).
-func (s *Slurm) SubmitArgs(script string, extra []string) []string {
+// submitArgs is the sbatch argument vector submit runs (recorded with each job).
+func (s *Slurm) submitArgs(script string, extra []string) []string {
 	args := append([]string{s.tool(s.Sbatch, "sbatch"), "--parsable"}, extra...)
 	return append(args, script)
 }
@@ -152,27 +153,17 @@ func parseSbatch(out string) (string, error) {
 	return id, nil
 }
 
-// Cancel runs scancel on a job (optionally with a signal such as "KILL").
-func (s *Slurm) Cancel(ctx context.Context, id, signal string) error {
-	args := []string{s.tool(s.Scancel, "scancel")}
-	if signal != "" {
-		args = append(args, "--signal="+signal, "--full")
-	}
-	_, err := s.run(ctx, append(args, id)...)
-	return err
-}
-
-// Job asks for one job's state: squeue first (cheap, covers active and recently ended jobs),
+// job asks for one job's state: squeue first (cheap, covers active and recently ended jobs),
 // then sacct when accounting is configured, then scontrol (accounting off: the controller keeps
 // ended jobs for MinJobAge). A job no tool knows is JobUnknown, not an error.
-func (s *Slurm) Job(ctx context.Context, id string) (JobInfo, error) {
+func (s *Slurm) job(ctx context.Context, id string) (jobInfo, error) {
 	out, err := s.run(ctx, s.tool(s.Squeue, "squeue"), "-h", "--states=all", "-j", id, "-o", "%i|%T|%N|%r")
 	if err == nil {
 		if info, ok := parseSqueue(out, id); ok && !info.State.Terminal() {
 			return info, nil
 		}
 	} else if !isInvalidJob(err) {
-		return JobInfo{}, err
+		return jobInfo{}, err
 	}
 	// Ended (or unknown to squeue): the exit code lives in sacct or scontrol.
 	if s.accountingOn(ctx) {
@@ -186,13 +177,13 @@ func (s *Slurm) Job(ctx context.Context, id string) (JobInfo, error) {
 	out, err = s.run(ctx, s.tool(s.Scontrol, "scontrol"), "show", "job", "-o", id)
 	if err != nil {
 		if isInvalidJob(err) {
-			return JobInfo{ID: id, State: JobUnknown, Source: "scontrol"}, nil
+			return jobInfo{ID: id, State: JobUnknown, Source: "scontrol"}, nil
 		}
-		return JobInfo{}, err
+		return jobInfo{}, err
 	}
 	info, ok := parseScontrol(out)
 	if !ok {
-		return JobInfo{}, fmt.Errorf("scontrol show job %s: no JobState in %q", id, strings.TrimSpace(out))
+		return jobInfo{}, fmt.Errorf("scontrol show job %s: no JobState in %q", id, strings.TrimSpace(out))
 	}
 	return info, nil
 }
@@ -209,42 +200,42 @@ func (s *Slurm) accountingOn(ctx context.Context) bool {
 }
 
 func isInvalidJob(err error) bool {
-	var se *SlurmError
+	var se *slurmError
 	return errors.As(err, &se) && strings.Contains(strings.ToLower(se.Stderr), "invalid job id")
 }
 
 // parseSqueue reads `squeue -h -o %i|%T|%N|%r` lines and returns the one for id.
-func parseSqueue(out, id string) (JobInfo, bool) {
+func parseSqueue(out, id string) (jobInfo, bool) {
 	for line := range strings.SplitSeq(out, "\n") {
 		f := strings.Split(strings.TrimSpace(line), "|")
 		if len(f) < 4 || f[0] != id {
 			continue
 		}
-		return JobInfo{ID: id, State: stateWord(f[1]), Node: noneEmpty(f[2]), Reason: noneEmpty(f[3]), Source: "squeue"}, true
+		return jobInfo{ID: id, State: stateWord(f[1]), Node: noneEmpty(f[2]), Reason: noneEmpty(f[3]), Source: "squeue"}, true
 	}
-	return JobInfo{}, false
+	return jobInfo{}, false
 }
 
 // parseSacct reads `sacct -n -P -X -o JobID,State,NodeList,ExitCode,Reason` for id.
-func parseSacct(out, id string) (JobInfo, bool) {
+func parseSacct(out, id string) (jobInfo, bool) {
 	for line := range strings.SplitSeq(out, "\n") {
 		f := strings.Split(strings.TrimSpace(line), "|")
 		if len(f) < 4 || f[0] != id {
 			continue
 		}
-		info := JobInfo{ID: id, State: stateWord(f[1]), Node: noneEmpty(f[2]), Source: "sacct"}
+		info := jobInfo{ID: id, State: stateWord(f[1]), Node: noneEmpty(f[2]), Source: "sacct"}
 		info.ExitCode, info.Signal = parseExitCode(f[3])
 		if len(f) > 4 {
 			info.Reason = noneEmpty(f[4])
 		}
 		return info, true
 	}
-	return JobInfo{}, false
+	return jobInfo{}, false
 }
 
 // parseScontrol reads one `scontrol show job -o` line of Key=Value pairs.
-func parseScontrol(out string) (JobInfo, bool) {
-	info := JobInfo{Source: "scontrol"}
+func parseScontrol(out string) (jobInfo, bool) {
+	info := jobInfo{Source: "scontrol"}
 	found := false
 	for field := range strings.FieldsSeq(out) {
 		k, v, ok := strings.Cut(field, "=")

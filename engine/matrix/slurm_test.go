@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func TestParseSacct(t *testing.T) {
 		{"43", JobFailed, 2, 0, false},
 	} {
 		info, ok := parseSacct(out, c.id)
-		if !ok || info.State != c.state || info.ExitCode != c.code || info.Signal != c.sig || info.State.Environmental() != c.env {
+		if !ok || info.State != c.state || info.ExitCode != c.code || info.Signal != c.sig || info.State.environmental() != c.env {
 			t.Errorf("job %s: %+v (ok %v), want state %s exit %d:%d environmental %v", c.id, info, ok, c.state, c.code, c.sig, c.env)
 		}
 	}
@@ -89,12 +89,12 @@ func TestParseSacct(t *testing.T) {
 func TestJobStateClassification(t *testing.T) {
 	env := []JobState{JobCancelled, JobTimeout, JobNodeFail, JobPreempted, JobBootFail, JobDeadline}
 	for _, s := range env {
-		if !s.Terminal() || !s.Environmental() {
+		if !s.Terminal() || !s.environmental() {
 			t.Errorf("%s: want terminal and environmental", s)
 		}
 	}
 	for _, s := range []JobState{JobCompleted, JobFailed, JobOutOfMemory} {
-		if !s.Terminal() || s.Environmental() {
+		if !s.Terminal() || s.environmental() {
 			t.Errorf("%s: want terminal, not environmental", s)
 		}
 	}
@@ -114,12 +114,12 @@ func TestSlurmMissingToolIsNamed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/sbatch") || !strings.Contains(err.Error(), "docs/slurm.md") {
 		t.Fatalf("want an error naming the missing sbatch and the docs, got %v", err)
 	}
-	_, err = s.Submit(context.Background(), "/tmp/job.sh", []string{"--partition=p"})
-	var se *SlurmError
+	_, err = s.submit(context.Background(), "/tmp/job.sh", []string{"--partition=p"})
+	var se *slurmError
 	if !errors.As(err, &se) || se.Args[0] != "/nonexistent/sbatch" || !strings.Contains(err.Error(), "/nonexistent/sbatch --parsable --partition=p /tmp/job.sh") {
 		t.Fatalf("want a SlurmError carrying the argument vector, got %v", err)
 	}
-	if got := strings.Join(s.SubmitArgs("/d/job.sh", []string{"--partition=p", "--qos=high"}), " "); got != "/nonexistent/sbatch --parsable --partition=p --qos=high /d/job.sh" {
+	if got := strings.Join(s.submitArgs("/d/job.sh", []string{"--partition=p", "--qos=high"}), " "); got != "/nonexistent/sbatch --parsable --partition=p --qos=high /d/job.sh" {
 		t.Fatalf("SubmitArgs: %s", got)
 	}
 }

@@ -1,8 +1,7 @@
-package engine
+package matrix
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine"
+	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
 // writeRowFile writes a tiny built-in row named name and returns its path.
 func writeRowFile(t *testing.T, dir, name string) string {
 	t.Helper()
-	r := TinyRow("", "")
+	r := engine.TinyRow("", "")
 	r.Name = name
 	b, err := r.Encode()
 	if err != nil {
@@ -36,22 +37,22 @@ func writeRowFile(t *testing.T, dir, name string) string {
 // would, a report.md, and returns exit.
 func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 	t.Helper()
-	j, err := OpenJournal(filepath.Join(rowDir, FileJournal), nil)
+	j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
 	if err != nil {
 		t.Error(err)
 		return
 	}
 	defer j.Close()
-	recs := []Record{{Type: RecCampaign}}
-	for _, arm := range []Arm{Baseline, Candidate} {
+	recs := []engine.Record{{Type: engine.RecCampaign}}
+	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		for rep := 1; rep <= 2; rep++ {
-			id := repetitionID(arm, rep, 1, 1)
-			recs = append(recs, Record{Type: RecRunStart, Run: id, Arm: arm, Kind: KindRepetition},
-				Record{Type: RecRunEnd, Run: id, Arm: arm, Kind: KindRepetition, Digest: "d-" + filepath.Base(rowDir)})
+			id := engine.RunID(fmt.Sprintf("det/%s-%d", arm, rep))
+			recs = append(recs, engine.Record{Type: engine.RecRunStart, Run: id, Arm: arm, Kind: engine.KindRepetition},
+				engine.Record{Type: engine.RecRunEnd, Run: id, Arm: arm, Kind: engine.KindRepetition, Digest: "d-" + filepath.Base(rowDir)})
 		}
-		recs = append(recs, Record{Type: RecVerdict, Stage: StageDeterminism, Arm: arm, Verdict: "STABLE"})
+		recs = append(recs, engine.Record{Type: engine.RecVerdict, Stage: engine.StageDeterminism, Arm: arm, Verdict: "STABLE"})
 	}
-	recs = append(recs, Record{Type: RecVerdict, Stage: StageParity, Verdict: verdict.Word(semantic)})
+	recs = append(recs, engine.Record{Type: engine.RecVerdict, Stage: engine.StageParity, Verdict: verdict.Word(semantic)})
 	for _, r := range recs {
 		if _, err := j.Append(r); err != nil {
 			t.Error(err)
@@ -63,7 +64,7 @@ func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 	// The report's verdicts, as campaignreport writes them at the row's end.
 	w := verdict.Word(semantic)
 	v := verdict.Verdicts{Overall: verdict.Of(w, "fake"), Semantic: verdict.Of(w, "fake"), ExitCode: exit}
-	if err := writeJSONFile(filepath.Join(rowDir, FileReportJSON), verdict.NewDocument(verdict.KindReport, v)); err != nil {
+	if err := writeJSONFile(filepath.Join(rowDir, layout.FileReportJSON), verdict.NewDocument(verdict.KindReport, v)); err != nil {
 		t.Error(err)
 	}
 }
@@ -75,7 +76,8 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	var updates atomic.Int32
-	res, err := RunMatrix(context.Background(), MatrixOptions{
+	var reported []Result // what the report hook was given, one per call
+	res, err := Run(context.Background(), Options{
 		Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
 		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			n := inFlight.Add(1)
@@ -92,6 +94,10 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 			return 0
 		},
 		OnUpdate: func([]RowStatus) { updates.Add(1) },
+		Report: func(d string, rows []RowStatus, overall verdict.Outcome) error {
+			reported = append(reported, Result{Dir: d, Rows: rows, Overall: overall})
+			return nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,14 +109,14 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 		t.Fatalf("exit %d, rows %d, updates %d", res.ExitCode, len(res.Rows), updates.Load())
 	}
 	for _, s := range res.Rows {
-		if s.Stage != RowStageDone || s.Verdicts == nil || s.Verdicts.Semantic.Verdict != verdict.Pass || s.Digest(Baseline) != "d-"+s.Row || s.Mode != "local" || s.Attempts != 1 || s.Node == "" || s.CPUs == "" {
+		if s.Stage != RowStageDone || s.Verdicts == nil || s.Verdicts.Semantic.Verdict != verdict.Pass || s.Digest(engine.Baseline) != "d-"+s.Row || s.Mode != "local" || s.Attempts != 1 || s.Node == "" || s.CPUs == "" {
 			t.Errorf("row %s: %+v", s.Row, s)
 		}
 		jobs, err := ReadJobs(s.Dir)
 		if err != nil || len(jobs) != 1 || jobs[0].State != JobCompleted || *jobs[0].ExitCode != 0 || jobs[0].Command[1] != "run" {
 			t.Errorf("row %s jobs: %+v %v", s.Row, jobs, err)
 		}
-		out, _ := os.ReadFile(filepath.Join(s.Dir, LocalRunOutput))
+		out, _ := os.ReadFile(filepath.Join(s.Dir, layout.FileLocalRunOutput))
 		if !strings.Contains(string(out), "running "+filepath.Join(src, s.Row+".toml")) {
 			t.Errorf("row %s: run output %q", s.Row, out)
 		}
@@ -118,19 +124,16 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 			t.Errorf("row %s placement %+v", s.Row, ps)
 		}
 	}
-	var rep MatrixReport
-	b, err := os.ReadFile(filepath.Join(dir, MatrixReportJSON))
-	if err != nil || json.Unmarshal(b, &rep) != nil {
-		t.Fatalf("matrix.json: %v", err)
+	// The report is written after each row's end and once more at the end, from the final rows.
+	if len(reported) != 3 {
+		t.Fatalf("the report hook ran %d times, want 3 (two job ends, the end)", len(reported))
 	}
-	if rep.Overall.Verdict != verdict.Pass || len(rep.Rows) != 2 || rep.Rows[0].ReportMD != "vllm-agg/report.md" || rep.Rows[1].BaselineDigest != "d-sglang-agg" {
-		t.Fatalf("matrix.json: %+v", rep)
+	last := reported[len(reported)-1]
+	if abs, _ := filepath.Abs(dir); last.Dir != abs || last.Dir != res.Dir || last.Overall.Verdict != verdict.Pass || res.Overall != last.Overall || len(last.Rows) != 2 || last.Rows[1].Digest(engine.Baseline) != "d-sglang-agg" {
+		t.Fatalf("last report: %+v (result %+v)", last, res)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, MatrixReportMD))
-	for _, want := range []string{"| vllm-agg |", "[report.md](sglang-agg/report.md)", "overall **PASS**", "- vllm-agg: baseline `d-vllm-agg`"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("matrix.md lacks %q:\n%s", want, md)
-		}
+	if first := reported[0]; first.Rows[0].Stage != RowStageDone || first.Rows[1].Stage == RowStageDone || first.Overall.Verdict != verdict.Undecided {
+		t.Fatalf("the report after the first row's end: %+v", first)
 	}
 }
 
@@ -140,19 +143,19 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "m")
 	rows := []string{writeRowFile(t, src, "a"), writeRowFile(t, src, "b")}
 	ctx, cancel := context.WithCancel(context.Background())
-	res, err := RunMatrix(ctx, MatrixOptions{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
+	res, err := Run(ctx, Options{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
 		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			if filepath.Base(rowDir) == "a" {
 				fakeRun(t, rowDir, 1, "FAIL")
 				return 1
 			}
-			j, err := OpenJournal(filepath.Join(rowDir, FileJournal), nil)
+			j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
 			if err != nil {
 				t.Error(err)
 				return 3
 			}
-			j.Append(Record{Type: RecCampaign})
-			j.Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition})
+			j.Append(engine.Record{Type: engine.RecCampaign})
+			j.Append(engine.Record{Type: engine.RecRunStart, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition})
 			j.Close()
 			cancel() // the user presses ctrl-c while b runs
 			<-ctx.Done()
@@ -168,7 +171,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 		t.Fatalf("a FAIL row makes the matrix exit 1, got %d", res.ExitCode)
 	}
 	var ran []string
-	res, err = RunMatrix(context.Background(), MatrixOptions{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
+	res, err = Run(context.Background(), Options{Dir: dir, RowFiles: rows, Poll: 20 * time.Millisecond,
 		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			ran = append(ran, filepath.Base(rowDir))
 			fakeRun(t, rowDir, 0, "PASS")
@@ -185,7 +188,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 		t.Fatalf("row b: %+v", b)
 	}
 	// The interruption is in b's own journal too (its report shows it next to the runs).
-	recs := readAll(t, filepath.Join(dir, "b", FileJournal))
+	recs := readAll(t, filepath.Join(dir, "b", layout.FileJournal))
 	found := false
 	for _, r := range recs {
 		if r.Type == RecMatrixJob && strings.Contains(r.Note, "environmental") {
@@ -202,15 +205,11 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 			t.Errorf("attempt %d of b has no placement: %+v", i+1, j)
 		}
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, MatrixReportMD))
-	if !strings.Contains(string(md), "## Environmental job ends") || !strings.Contains(string(md), "(2 attempts)") {
-		t.Fatalf("matrix.md:\n%s", md)
-	}
 }
 
-func readAll(t *testing.T, path string) []Record {
+func readAll(t *testing.T, path string) []engine.Record {
 	t.Helper()
-	j, err := OpenJournal(path, nil)
+	j, err := engine.OpenJournal(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,16 +227,16 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	b := writeRowFile(t, other, "same")
 	run := func(context.Context, string, string, io.Writer) int { return 0 }
 	for _, c := range []struct {
-		o    MatrixOptions
+		o    Options
 		want string
 	}{
-		{MatrixOptions{RowFiles: []string{a}, RunLocal: run}, "--campaign DIR is required"},
-		{MatrixOptions{Dir: t.TempDir(), RunLocal: run}, "no row files"},
-		{MatrixOptions{Dir: t.TempDir(), RowFiles: []string{a, b}, RunLocal: run}, `name "same" is already the name of ` + a},
-		{MatrixOptions{Dir: t.TempDir(), RowFiles: []string{filepath.Join(src, "missing.toml")}, RunLocal: run}, "missing.toml"},
-		{MatrixOptions{Dir: filepath.Join(t.TempDir(), "my matrix"), RowFiles: []string{a}, RunLocal: run}, "spaces"},
+		{Options{RowFiles: []string{a}, RunLocal: run}, "--campaign DIR is required"},
+		{Options{Dir: t.TempDir(), RunLocal: run}, "no row files"},
+		{Options{Dir: t.TempDir(), RowFiles: []string{a, b}, RunLocal: run}, `name "same" is already the name of ` + a},
+		{Options{Dir: t.TempDir(), RowFiles: []string{filepath.Join(src, "missing.toml")}, RunLocal: run}, "missing.toml"},
+		{Options{Dir: filepath.Join(t.TempDir(), "my matrix"), RowFiles: []string{a}, RunLocal: run}, "spaces"},
 	} {
-		_, err := RunMatrix(context.Background(), c.o)
+		_, err := Run(context.Background(), c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want an error containing %q, got %v", c.want, err)
 		}
@@ -246,7 +245,7 @@ func TestMatrixRejectsBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("name = \"x\"\n[perf]\npairs = 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RunMatrix(context.Background(), MatrixOptions{Dir: t.TempDir(), RowFiles: []string{bad}, RunLocal: run}); err == nil || !strings.Contains(err.Error(), "bad.toml") {
+	if _, err := Run(context.Background(), Options{Dir: t.TempDir(), RowFiles: []string{bad}, RunLocal: run}); err == nil || !strings.Contains(err.Error(), "bad.toml") {
 		t.Fatalf("a bad row file is named: %v", err)
 	}
 }
@@ -262,12 +261,12 @@ func TestMatrixStagesItsBinaryOnce(t *testing.T) {
 		}
 	}
 	var log strings.Builder
-	r := &matrixRow{row: &Row{Name: "r"}, dir: filepath.Join(dir, "r")}
+	r := &matrixRow{row: &engine.Row{Name: "r"}, dir: filepath.Join(dir, "r")}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &matrix{o: MatrixOptions{Executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
-	staged := filepath.Join(dir, MatrixBinary)
+	m := &matrix{o: Options{Executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
+	staged := filepath.Join(dir, layout.MatrixBinary)
 	read := func() string { b, _ := os.ReadFile(staged); return string(b) }
 	write(exe, "v1")
 	if err := m.stageBinary(); err != nil || read() != "v1" {
@@ -280,7 +279,7 @@ func TestMatrixStagesItsBinaryOnce(t *testing.T) {
 	if err := m.stageBinary(); err != nil || read() != "v2" {
 		t.Fatalf("no campaign yet: replaced: %v %q", err, read())
 	}
-	write(filepath.Join(r.dir, FileJournal), "")
+	write(filepath.Join(r.dir, layout.FileJournal), "")
 	write(exe, "v3")
 	if err := m.stageBinary(); err != nil || read() != "v2" || !strings.Contains(log.String(), "keeping") {
 		t.Fatalf("a started row keeps its binary: %v %q log %q", err, read(), log.String())

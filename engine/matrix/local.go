@@ -1,7 +1,8 @@
-package engine
+package matrix
 
 import (
 	"context"
+	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
 	"time"
@@ -20,7 +21,7 @@ func (m *matrix) runLocal(ctx context.Context, wake <-chan struct{}) error {
 		if r.needsRun() {
 			queue = append(queue, r)
 		} else {
-			m.logf("%s: already has a verdict (%s); not rerun", r.row.Name, r.jobs[len(r.jobs)-1].Describe())
+			m.logf("%s: already has a verdict (%s); not rerun", r.row.Name, r.jobs[len(r.jobs)-1].describe())
 		}
 	}
 	var active *matrixRow
@@ -66,7 +67,7 @@ func (m *matrix) startLocal(ctx context.Context, r *matrixRow, finished func(int
 	if err := AppendPlacement(r.dir, p); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(filepath.Join(r.dir, LocalRunOutput), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := os.OpenFile(filepath.Join(r.dir, layout.FileLocalRunOutput), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package matrix
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
 )
 
 // runSlurm submits a job for every row without a verdict (following rows whose job from an
@@ -24,7 +25,7 @@ func (m *matrix) runSlurm(ctx context.Context, wake <-chan struct{}) error {
 				return err
 			}
 		default:
-			m.logf("%s: already has a verdict (%s); not resubmitted", r.row.Name, r.jobs[n-1].Describe())
+			m.logf("%s: already has a verdict (%s); not resubmitted", r.row.Name, r.jobs[n-1].describe())
 		}
 	}
 	m.refresh()
@@ -60,10 +61,10 @@ func (m *matrix) anyRunning() bool {
 
 // submit writes the row's job script and submits it.
 func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
-	js := JobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, MatrixBinary),
+	js := jobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, layout.MatrixBinary),
 		Partition: m.o.Partition, RunArgs: m.o.RunArgs}
-	script := filepath.Join(r.dir, JobScriptFile)
-	if err := atomicfile.Update(script, js.Render(), 0o755); err != nil {
+	script := filepath.Join(r.dir, layout.FileJobScript)
+	if err := atomicfile.Update(script, js.render(), 0o755); err != nil {
 		return fmt.Errorf("matrix: %s: %w", r.row.Name, err)
 	}
 	var extra []string
@@ -74,8 +75,8 @@ func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
 		extra = append(extra, "--nodelist="+node)
 	}
 	extra = append(extra, m.o.SbatchArgs...)
-	args := m.o.Slurm.SubmitArgs(script, extra)
-	id, err := m.o.Slurm.Submit(ctx, script, extra)
+	args := m.o.Slurm.submitArgs(script, extra)
+	id, err := m.o.Slurm.submit(ctx, script, extra)
 	if err != nil {
 		return fmt.Errorf("matrix: submitting row %s: %w", r.row.Name, err)
 	}
@@ -94,7 +95,7 @@ func (m *matrix) pinnedNode(r *matrixRow) string {
 	if m.o.AnyNode {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(r.dir, FileJournal)); err != nil {
+	if _, err := os.Stat(filepath.Join(r.dir, layout.FileJournal)); err != nil {
 		return ""
 	}
 	ps, err := ReadPlacements(r.dir)
@@ -116,7 +117,7 @@ func (m *matrix) pollJobs(ctx context.Context) error {
 			continue
 		}
 		j := r.jobs[len(r.jobs)-1]
-		info, err := m.o.Slurm.Job(ctx, j.JobID)
+		info, err := m.o.Slurm.job(ctx, j.JobID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -152,7 +153,7 @@ func (m *matrix) pollJobs(ctx context.Context) error {
 			code := info.ExitCode
 			j.ExitCode = &code
 		}
-		j.Environmental = info.State.Environmental() || info.State == JobUnknown
+		j.Environmental = info.State.environmental() || info.State == JobUnknown
 		if info.State == JobUnknown && j.Reason == "" {
 			j.Reason = "Slurm no longer knows the job (no accounting and past MinJobAge)"
 		}

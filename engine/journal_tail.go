@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"os"
+)
+
+// A JournalTail reads the whole records appended to a journal since the last read. The engine
+// writes the journal; a follower (the matrix) only reads it, possibly from another node over a
+// shared filesystem, so a torn last line is simply left for a later read.
+type JournalTail struct {
+	path string
+	off  int64
+}
+
+// NewJournalTail follows the journal at path (which need not exist yet).
+func NewJournalTail(path string) *JournalTail { return &JournalTail{path: path} }
+
+// Path is the journal followed.
+func (t *JournalTail) Path() string { return t.path }
+
+// Read returns the records appended since the last call. reset is true when the file shrank
+// (the engine dropped a torn tail on resume, or the campaign was recreated): the caller must
+// forget what it folded and fold the returned records, which then start at the beginning.
+func (t *JournalTail) Read() (recs []Record, reset bool, err error) {
+	f, err := os.Open(t.path)
+	if os.IsNotExist(err) {
+		reset, t.off = t.off > 0, 0
+		return nil, reset, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if fi.Size() < t.off {
+		t.off, reset = 0, true
+	}
+	if fi.Size() == t.off {
+		return nil, reset, nil
+	}
+	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
+		return nil, reset, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, reset, err
+	}
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			break // torn or still being written
+		}
+		rec, derr := decodeLine(data[:nl])
+		if derr != nil {
+			break // a corrupt last line: the engine drops it when it resumes
+		}
+		recs = append(recs, rec)
+		t.off += int64(nl + 1)
+		data = data[nl+1:]
+	}
+	return recs, reset, nil
+}
+
+// ReadJournalRecords returns a journal's whole records without opening it for writing: a torn
+// or corrupt last line is left alone, never truncated. For readers that must not disturb a
+// running campaign (the matrix on another node, tests).
+func ReadJournalRecords(path string) ([]Record, error) {
+	recs, _, err := NewJournalTail(path).Read()
+	return recs, err
+}

@@ -1,0 +1,23 @@
+// Package matrix runs several rows: a matrix is a campaign of rows (protocol "Campaign
+// concurrency"), one row per node, each row its own campaign in DIR/<row>. Without a scheduler
+// the rows run one after another on this machine through the same code path as `kvparity run`;
+// with Slurm each row is one job on one whole node, and the matrix follows the rows through
+// their journals (engine.JournalTail, folded by engine.History).
+//
+// The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
+// campaign report's computation) and Options.Report (campaignreport's matrix.json and
+// matrix.md writer) are injected by main, so this package needs nothing above the engine.
+//
+// # Layout
+//
+//	matrix.go      Run, Options, Result: the rows' states, the staged binary, job ends
+//	status.go      RowStatus and the row stages: a row's journal folded into its matrix line
+//	follow.go      dirWatcher: fsnotify plus polling over the rows' folders
+//	local.go       the rows one after another on this machine
+//	slurm.go       Slurm's client tools (sbatch, squeue, scontrol, sacct)
+//	submit.go      one job per row, followed and resubmitted
+//	script.go      the job script (job.sh)
+//	jobs.go        jobs.json and the matrix_job journal record
+//	placement.go   placement.json: where each job of a row ran
+//	lock.go        matrix.lock: one follower per matrix folder
+package matrix

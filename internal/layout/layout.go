@@ -1,0 +1,48 @@
+// Package layout names the files of a campaign folder (DESIGN "A campaign directory") and of a
+// matrix folder, so a layout change is made in one place. The engine writes a campaign, the
+// campaign report and its cleanup read it, diffview keeps its exception records there and the
+// matrix adds its job records; all of them name the files through these constants.
+//
+// Names are slash-separated and relative to their folder (join them with filepath.FromSlash
+// where the separator matters).
+package layout
+
+// The campaign folder.
+const (
+	FileRow        = "row.toml"             // the frozen row
+	FileHost       = "host.json"            // the host the campaign was created on
+	FileArtifacts  = "artifacts.json"       // every pinned artifact, oldest first
+	FileJournal    = "journal.jsonl"        // the append-only, checksummed journal
+	FileSchedule   = "schedule.json"        // the perf stage's pair schedule
+	FileTraceSums  = "trace/checksums.json" // the trace window's checksums
+	FileWindow     = "trace/window.jsonl"   // the trace window the replays read
+	FileExceptions = "exceptions.jsonl"     // semantic exception records (diffview)
+	FileReportMD   = "report.md"            // the campaign report, for people
+	FileReportJSON = "report.json"          // the campaign report, in the shared verdict schema
+
+	DirRuns      = "runs"      // runs/<run id>/: one replay process's outputs
+	DirArtifacts = "artifacts" // the pinned copies of the binaries
+	DirPatch     = "patch"     // the row's declared determinism patch, copied
+	DirPerf      = "perf"      // the performance exports: every sample, ratio and bound
+	DirDiffs     = "diffs"     // the report's focused diffs of mismatching canonical reports
+)
+
+// A run folder (runs/<run id>/).
+const (
+	FileRunEvidence = "evidence.json" // a repetition's lifecycle evidence (kept by the cleanup)
+)
+
+// The matrix folder (DIR) and the matrix's files in each row's campaign folder (DIR/<row>).
+const (
+	FileMatrixMD   = "matrix.md"   // the matrix report, for people
+	FileMatrixJSON = "matrix.json" // the matrix report, in the shared verdict schema
+	FileMatrixLock = "matrix.lock" // one kvparity matrix follows a folder at a time
+	// MatrixBinary is the kvparity copy in the matrix folder that every job runs, so the jobs
+	// run one fixed executable whatever happens to the one that submitted them.
+	MatrixBinary = "kvparity"
+
+	FileJobs           = "jobs.json"      // every job (or local run) of the row and how it ended
+	FilePlacement      = "placement.json" // where each job of the row ran
+	FileJobScript      = "job.sh"         // the row's batch script: sbatch it by hand to resume
+	FileLocalRunOutput = "run.out"        // kvparity run's output for a row run locally
+)
