@@ -84,6 +84,14 @@ func TestRealDynamoRow(t *testing.T) {
 			}
 		}
 	}
+	// The row's digests are its golden points: a changed one means requalify and say why.
+	golden, _ := os.ReadFile("testdata/golden-points.md")
+	for arm, version := range map[engine.Arm]string{engine.Baseline: "1.5.1", engine.Candidate: "1.6.1"} {
+		want := regexp.MustCompile(`dynamo-row-digest version=` + regexp.QuoteMeta(version) + ` sha256=([0-9a-f]{64})`).FindSubmatch(golden)
+		if want == nil || doc.Arms[arm].Runs[0].Digest != string(want[1]) {
+			t.Errorf("%s (%s) digest %s, golden-points.md records %q", arm, version, doc.Arms[arm].Runs[0].Digest, want)
+		}
+	}
 	if doc.Coverage.Verdict != verdict.Pass {
 		t.Errorf("coverage %s: %s", doc.Coverage.Verdict, doc.Coverage.Reason)
 	}
@@ -150,7 +158,6 @@ func TestRealDynamoRow(t *testing.T) {
 
 	// The extension leaves canonical bytes unchanged: with the harness defaults, each extended
 	// build writes exactly the digest the unpatched published build wrote (golden-points.md).
-	golden, _ := os.ReadFile("testdata/golden-points.md")
 	for _, a := range r.Artifacts {
 		if !a.Current || a.Build == nil {
 			continue
