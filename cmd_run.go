@@ -90,30 +90,6 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	return o, 0, true
 }
 
-// LoadRow picks the row: a file (relative paths resolved against its folder), a named built-in
-// row, or the default row.
-func LoadRow(pos []string, builtin string) (*engine.Row, string, error) {
-	if len(pos) == 1 {
-		if builtin != "" {
-			return nil, "", errors.New("give a row file or --row, not both")
-		}
-		row, err := engine.LoadRow(pos[0])
-		if err != nil {
-			return nil, "", err
-		}
-		abs, _ := filepath.Abs(pos[0])
-		row.WithBaseDir(filepath.Dir(abs))
-		return row, abs, nil
-	}
-	switch builtin {
-	case "", "default":
-		return engine.DefaultRow(), "", nil
-	case "tiny":
-		return engine.TinyRow("", ""), "", nil
-	}
-	return nil, "", fmt.Errorf("--row %q: the built-in rows are default and tiny", builtin)
-}
-
 // loadRunRow picks the row: a file (relative paths resolved against its folder), a named
 // built-in row, or the default row.
 func loadRunRow(pos []string, builtin string) (*engine.Row, string, error) {

@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"kvparity/engine/build"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"kvparity/engine/build"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 )
 
@@ -77,7 +78,7 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 	if err != nil {
 		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
 	}
-	again, err := fileSHA256(src)
+	again, err := digest.File(src)
 	if err != nil {
 		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
 	}
@@ -116,20 +117,6 @@ func copyHashed(src, dst string) (string, int64, error) {
 		return "", 0, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// fileSHA256 hashes a file.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // textSize is the size of the .text section (0 for a file that is not ELF, e.g. a script).

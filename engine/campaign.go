@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"kvparity/engine/build"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"kvparity/engine/build"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 )
 
@@ -368,7 +369,7 @@ func (c *Campaign) Pinned(arm Arm) PinnedArtifact {
 func (c *Campaign) VerifyPinned() error {
 	for _, arm := range []Arm{Baseline, Candidate} {
 		p := c.Pinned(arm)
-		sum, err := fileSHA256(filepath.Join(c.dir, p.Path))
+		sum, err := digest.File(filepath.Join(c.dir, p.Path))
 		if err != nil {
 			return fmt.Errorf("pinned %s artifact: %w", arm, err)
 		}

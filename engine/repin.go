@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"kvparity/internal/layout"
 	"path/filepath"
+
+	"kvparity/internal/digest"
+	"kvparity/internal/layout"
 )
 
 // Never reuse a binary after its source changed (protocol stage 1): before a stage runs, and
@@ -21,7 +23,7 @@ func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
 	if p.Builtin {
 		return false, nil
 	}
-	sum, err := fileSHA256(p.Source)
+	sum, err := digest.File(p.Source)
 	if errors.Is(err, fs.ErrNotExist) {
 		if p.Stale {
 			return true, fmt.Errorf("the %s source %s changed after pinning and is now gone: its stale copy is never run again; rebuild it or start a new campaign", arm, p.Source)

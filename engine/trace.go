@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 	"kvparity/report"
 )
@@ -53,7 +54,7 @@ func pinTrace(dir string, t TraceSpec) (TraceChecksums, error) {
 
 // verifyTrace checks the pinned window against its recorded checksum (before a stage runs).
 func verifyTrace(dir string, tc TraceChecksums) error {
-	sum, err := fileSHA256(filepath.Join(dir, tc.Window))
+	sum, err := digest.File(filepath.Join(dir, tc.Window))
 	if err != nil {
 		return fmt.Errorf("trace window: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"kvparity/internal/digest"
 )
 
 // Watch mode (issue 7): fsnotify on each path arm's source binary and on the row file. A
@@ -91,7 +93,7 @@ func (c *Campaign) SetWatch(on bool) error {
 	c.mu.Unlock()
 	rowSum := "" // taken now, so an edit right after SetWatch returns is seen as a change
 	if c.opts.RowPath != "" {
-		rowSum, _ = fileSHA256(c.opts.RowPath)
+		rowSum, _ = digest.File(c.opts.RowPath)
 	}
 	go c.watchLoop(ctx, w, targets, rowSum)
 	return nil
@@ -146,7 +148,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 					return
 				}
 				if arm == "" {
-					sum, err := fileSHA256(path)
+					sum, err := digest.File(path)
 					if err == nil && sum != rowSum {
 						c.Emit(ArtifactChanged{Path: path, OldSHA256: rowSum, NewSHA256: sum})
 						c.warn("row file " + path + " changed: the campaign keeps its frozen row; start a new campaign to use the new one")
@@ -192,7 +194,7 @@ func (c *Campaign) settle(ctx context.Context, path string) bool {
 // onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
 func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
 	p := c.Pinned(arm)
-	sum, err := fileSHA256(p.Source)
+	sum, err := digest.File(p.Source)
 	if err != nil || sum == p.SHA256 {
 		return // gone mid-build, or rebuilt to the same bytes
 	}

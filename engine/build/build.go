@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/digest"
 )
 
 // recipe versions the build procedure itself: a change to how kvparity builds invalidates
@@ -249,7 +250,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
 	}
 	info.Units = units
-	if info.LockSHA256, err = fileSHA256(filepath.Join(root, "Cargo.lock")); err != nil {
+	if info.LockSHA256, err = digest.File(filepath.Join(root, "Cargo.lock")); err != nil {
 		return Info{}, err
 	}
 	binDir := filepath.Join(dir, "bin")
@@ -260,7 +261,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err := copyFile(exe, info.Binary); err != nil {
 		return Info{}, err
 	}
-	if info.BinarySHA256, err = fileSHA256(info.Binary); err != nil {
+	if info.BinarySHA256, err = digest.File(info.Binary); err != nil {
 		return Info{}, err
 	}
 	info.BuildSeconds = time.Since(start).Seconds()
@@ -288,7 +289,7 @@ func cached(dir string) (Info, bool) {
 	if json.Unmarshal(b, &info) != nil || info.Binary == "" {
 		return Info{}, false
 	}
-	if sum, err := fileSHA256(info.Binary); err != nil || sum != info.BinarySHA256 {
+	if sum, err := digest.File(info.Binary); err != nil || sum != info.BinarySHA256 {
 		return Info{}, false
 	}
 	info.Cached = true

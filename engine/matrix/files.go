@@ -1,11 +1,7 @@
 package matrix
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"io"
-	"os"
 
 	"kvparity/internal/atomicfile"
 )
@@ -18,18 +14,4 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return atomicfile.Update(path, append(data, '\n'), 0o644)
-}
-
-// fileSHA256 is the hex SHA-256 of a file's bytes.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -228,11 +229,11 @@ func (m *matrix) stageBinary() error {
 		src = exe
 	}
 	dst := filepath.Join(m.dir, layout.MatrixBinary)
-	want, err := fileSHA256(src)
+	want, err := digest.File(src)
 	if err != nil {
 		return fmt.Errorf("matrix: %w", err)
 	}
-	if got, err := fileSHA256(dst); err == nil {
+	if got, err := digest.File(dst); err == nil {
 		if got == want {
 			return nil
 		}
