@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kvparity/internal/layout"
+)
+
+// Case 1 of issue 13: a folder without a journal that is not empty is refused, naming the
+// folder and what it holds, and nothing in it is overwritten.
+func TestCreateRefusesNonEmptyFolderWithoutJournal(t *testing.T) {
+	for name, setup := range map[string]func(dir string){
+		"user row.toml": func(dir string) {
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+		},
+		"deleted journal": func(dir string) {
+			os.MkdirAll(filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), 0o755)
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+		},
+		"any file": func(dir string) {
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+		},
+		"creation marker with a foreign file": func(dir string) {
+			os.WriteFile(filepath.Join(dir, layout.FileCreating), nil, 0o644)
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			setup(dir)
+			_, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+			if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not empty") {
+				t.Fatalf("err = %v, want a refusal naming %s", err, dir)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, layout.FileRow)); err == nil && string(b) != "# my own row\n" {
+				t.Fatalf("row.toml was overwritten: %q", b)
+			}
+			if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
+				t.Fatal("a journal was created")
+			}
+		})
+	}
+}
+
+// An empty folder, and a folder a killed creation left (marker + creation files only), are
+// created in.
+func TestCreateInEmptyOrHalfCreatedFolder(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(filepath.Join(dir, layout.FileCreating)); !os.IsNotExist(err) {
+		t.Fatalf("creation marker left behind: %v", err)
+	}
+	// Simulate a creation killed before its journal.
+	os.Remove(filepath.Join(dir, layout.FileJournal))
+	os.WriteFile(filepath.Join(dir, layout.FileCreating), nil, 0o644)
+	c, err = OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatalf("half-created folder: %v", err)
+	}
+	c.Close()
+}
