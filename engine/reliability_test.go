@@ -67,3 +67,27 @@ func TestCreateInEmptyOrHalfCreatedFolder(t *testing.T) {
 	}
 	c.Close()
 }
+
+// Case 3 of issue 13: an unordered entry that names an object or a missing sort key blocks
+// the row on the first canonical report, naming the row file and [canonical] unordered.
+func TestUnorderedProfileMismatchBlocksNamingTheRow(t *testing.T) {
+	for name, unordered := range map[string]map[string]string{
+		"object":      {"/summary": "uuid"},
+		"missing key": {"/per_request": "no_such_member"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			row := tinyTestRow("", "")
+			row.Canonical.Unordered = unordered
+			dir := filepath.Join(t.TempDir(), "c")
+			_, evs := runDeterminism(t, row, dir)
+			blocks := eventsOf[RowBlocked](evs)
+			if len(blocks) == 0 {
+				t.Fatalf("not blocked; events %v", evs)
+			}
+			want := filepath.Join(dir, layout.FileRow) + ": [canonical] unordered: does not fit the report"
+			if !strings.Contains(blocks[0].Reason, want) {
+				t.Fatalf("block reason %q, want it to contain %q", blocks[0].Reason, want)
+			}
+		})
+	}
+}
