@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kvparity/internal/layout"
 )
@@ -89,5 +91,52 @@ func TestUnorderedProfileMismatchBlocksNamingTheRow(t *testing.T) {
 				t.Fatalf("block reason %q, want it to contain %q", blocks[0].Reason, want)
 			}
 		})
+	}
+}
+
+func writeScript(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "harness.sh")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Case 8 of issue 13: a clap-style argument error keeps its real "error: ..." line, and a
+// replay that fails on a full disk says so.
+func TestRunnerErrorsKeepTheCause(t *testing.T) {
+	for name, tc := range map[string]struct{ script, want string }{
+		"clap": {`echo "error: invalid value 'x' for '--num-workers <N>': invalid digit found in string" >&2
+echo >&2
+echo "For more information, try '--help'." >&2
+exit 2
+`, "exited with status 2: error: invalid value 'x' for '--num-workers <N>'"},
+		"enospc": {`echo "Error: writing report: No space left on device (os error 28)" >&2
+exit 1
+`, "(the disk is full: ENOSPC"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := &Runner{PollInterval: 10 * time.Millisecond}
+			res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: writeScript(t, tc.script), Dir: filepath.Join(t.TempDir(), "run")}, nil)
+			if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", res.Err, tc.want)
+			}
+		})
+	}
+}
+
+// Case 8 of issue 13: an empty binary is "not an executable (0 bytes)", not "EOF".
+func TestPinEmptyBinarySaysSo(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "offline_replay_bench")
+	os.WriteFile(src, nil, 0o755)
+	_, err := pinArtifact(t.TempDir(), Baseline, 1, ArmSpec{Revision: "abcdef0", Binary: src}, src)
+	if err == nil || !strings.Contains(err.Error(), "not an executable (0 bytes)") {
+		t.Fatalf("got %v", err)
+	}
+	os.WriteFile(src, []byte("\x7fELF\x02\x01\x01"), 0o755)
+	_, err = pinArtifact(t.TempDir(), Baseline, 1, ArmSpec{Revision: "abcdef0", Binary: src}, src)
+	if err == nil || strings.HasSuffix(err.Error(), "EOF") {
+		t.Fatalf("truncated ELF: got %v", err)
 	}
 }
