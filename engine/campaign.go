@@ -310,6 +310,9 @@ func Open(dir string, opts Options) (*Campaign, error) {
 		}
 		os.Remove(filepath.Join(dir, layout.FileCreating)) // a creation killed after its journal was written
 	}
+	if !c.cleaned {
+		killRecordedStrays(dir, c.journal.Records(), c.warn)
+	}
 	h := FoldJournal(c.journal.Records(), row)
 	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added
 	if len(c.pinned) != 2 {

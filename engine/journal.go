@@ -60,6 +60,7 @@ type Record struct {
 	Gen     int     `json:"gen,omitempty"`     // the arm's artifact generation the run used
 	CPUs    []int   `json:"cpus,omitempty"`
 	PID     int     `json:"pid,omitempty"`
+	PGID    int     `json:"pgid,omitempty"` // run_start: the replay's process group (killed on resume if the run never ended)
 
 	ExitCode   int     `json:"exit_code,omitempty"`
 	Signal     string  `json:"signal,omitempty"`
@@ -238,6 +239,9 @@ func (j *Journal) Append(rec Record) (Record, error) {
 		return rec, fmt.Errorf("journal %s: closed", j.path)
 	}
 	rec.Seq = j.seq + 1
+	if rec.Type == RecRunStart && rec.PGID == 0 {
+		rec.PGID = rec.PID // the runner makes every replay the leader of its own process group
+	}
 	line, err := encodeLine(&rec)
 	if err != nil {
 		return rec, fmt.Errorf("journal %s: %w", j.path, err)

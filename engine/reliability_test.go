@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -138,5 +141,93 @@ func TestPinEmptyBinarySaysSo(t *testing.T) {
 	_, err = pinArtifact(t.TempDir(), Baseline, 1, ArmSpec{Revision: "abcdef0", Binary: src}, src)
 	if err == nil || strings.HasSuffix(err.Error(), "EOF") {
 		t.Fatalf("truncated ELF: got %v", err)
+	}
+}
+
+// aliveByMarker lists live (non-zombie) processes whose command line holds marker.
+func aliveByMarker(marker string) []int {
+	var out []int
+	for _, p := range allProcs() {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+		if p.state != 'Z' && strings.Contains(string(cmd), marker) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// Case 6 of issue 13: a replay that forks a setsid grandchild and exits normally leaves
+// nothing running.
+func TestRunnerKillsSetsidGrandchildren(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	marker := "kvparity-grandchild-" + strconv.Itoa(os.Getpid())
+	script := writeScript(t, `setsid sh -c 'exec -a `+marker+` sleep 300' </dev/null >/dev/null 2>&1 &
+sh -c 'exec -a `+marker+`-group sleep 300' </dev/null >/dev/null 2>&1 &
+sleep 0.2
+exit 0
+`)
+	r := &Runner{PollInterval: 10 * time.Millisecond}
+	res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: script, Dir: filepath.Join(t.TempDir(), "run")}, nil)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(aliveByMarker(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := aliveByMarker(marker); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("descendants of a finished replay still run: %v", left)
+	}
+}
+
+// Case 6 of issue 13: on resume, the surviving members of a recorded process group whose run
+// has no run_end are killed, with a warning.
+func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
+	os.MkdirAll(runDir, 0o755)
+	// A survivor: a process group whose leader already died (as a killed replay's would be).
+	cmd := exec.Command("sh", "-c", "sleep 300 & sleep 300 & wait")
+	cmd.Dir = runDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	recs, _ := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	if last := recs[len(recs)-1]; last.PGID != pgid {
+		t.Fatalf("run_start records pgid %d, want %d", last.PGID, pgid)
+	}
+	time.Sleep(100 * time.Millisecond)
+	var warned []string
+	opts := testOptions(t, dir)
+	opts.Warn = func(s string) { warned = append(warned, s) }
+	c, err = Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if len(warned) == 0 || !strings.Contains(strings.Join(warned, "\n"), "process group "+strconv.Itoa(pgid)) {
+		t.Fatalf("no warning about the survivors: %q", warned)
+	}
+	cmd.Wait()
+	for _, p := range allProcs() {
+		if p.pgid == pgid && p.state != 'Z' {
+			t.Fatalf("pid %d of group %d survived the resume", p.pid, pgid)
+		}
 	}
 }

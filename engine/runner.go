@@ -114,10 +114,22 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 5 * time.Second
 
+	becomeSubreaper()
+	childMu.Lock()
 	if err := startPinned(cmd, spec.CPUs); err != nil {
+		childMu.Unlock()
 		res.Err = fmt.Errorf("%s: start %s: %w", spec.ID, spec.Binary, err)
 		return res
 	}
+	running[cmd.Process.Pid] = true
+	childMu.Unlock()
+	defer func(pid int) {
+		killGroup(pid)
+		childMu.Lock()
+		delete(running, pid)
+		childMu.Unlock()
+		reapOrphans() // descendants that left the group (setsid), re-parented to kvparity
+	}(cmd.Process.Pid)
 	res.PID = cmd.Process.Pid
 	res.Started = time.Now()
 	if len(spec.CPUs) > 0 {
