@@ -37,6 +37,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvparity report:", err)
 		return verdict.ExitUsage
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, layout.FileReportMD), filepath.Join(dir, layout.FileReportJSON))
 	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run: %d)\n",
 		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode)

@@ -196,7 +196,7 @@ func TestRunAndInitRowInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte(strings.Replace(engine.ExampleRowTOML, "pairs = 60", "pairs = 0", 1)), 0o644)
-	if code := dispatch([]string{"run", bad}, &out, &errOut); code != 3 || !strings.Contains(errOut.String(), "bad.toml: [perf] pairs: must be > 0") {
+	if code := dispatch([]string{"run", bad}, &out, &errOut); code != 3 || !strings.Contains(errOut.String(), "bad.toml: [perf] pairs: 0 is out of bounds: must be 2..10000") {
 		t.Fatalf("bad row: exit %d, %s", code, errOut.String())
 	}
 	errOut.Reset()

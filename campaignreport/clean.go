@@ -277,6 +277,9 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		// killed in; the file it was replacing is intact.
 		return true, "an unfinished write by kvparity (killed mid-write); the file it replaced is intact"
 	}
+	if strings.HasPrefix(rel, layout.FileJournal+".torn-") {
+		return false, "a torn journal tail kvparity moved aside on resume (never acknowledged): kept for audit"
+	}
 	top, rest, _ := strings.Cut(rel, "/")
 	switch top {
 	case layout.DirDiffs:

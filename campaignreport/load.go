@@ -27,6 +27,7 @@ type campaign struct {
 	hist       *engine.History     // the journal folded by the engine's own rules; its Records are the journal
 	perf       engine.PerfProgress // the current artifacts' perf series
 	exceptions []diffview.ExceptionRecord
+	warnings   []string // what the report ignored (a torn journal tail), for stderr
 }
 
 // load reads a campaign directory. Every error names the file it comes from.
@@ -65,9 +66,14 @@ func load(dir string) (*campaign, error) {
 	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(layout.FileTraceSums)), &c.trace); err != nil {
 		return nil, err
 	}
-	recs, err := engine.ReadJournal(filepath.Join(abs, layout.FileJournal))
+	journalPath := filepath.Join(abs, layout.FileJournal)
+	recs, torn, err := engine.ReadJournalTorn(journalPath)
 	if err != nil {
 		return nil, err
+	}
+	if torn > 0 {
+		// Read only: the tail is left in the file (the next resume quarantines it), but said.
+		c.warnings = append(c.warnings, fmt.Sprintf("journal %s: ignored a torn last record (%d bytes, no newline: never acknowledged); the journal was not modified, the next resume moves it aside", journalPath, torn))
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, layout.FileJournal))

@@ -14,8 +14,10 @@ import (
 // then the verdicts as verdict.Decide combined them (Semantic and Performance carry their
 // verdict and reason beside their details), then the campaign's record.
 type Report struct {
-	SchemaVersion int    `json:"schema_version"`
-	Kind          string `json:"kind"`
+	// Warnings say what the report ignored (a torn journal tail); never part of the files.
+	Warnings      []string `json:"-"`
+	SchemaVersion int      `json:"schema_version"`
+	Kind          string   `json:"kind"`
 	// Overall is the worst of the semantic, performance and footprint verdicts
 	// (PASS_WITH_SEMANTIC_EXCEPTIONS counts as a pass); ExitCode is what
 	// `kvparity run --stage all` exits with for this state.

@@ -54,6 +54,7 @@ func WriteReport(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Warnings = c.warnings
 	js, err := encodeJSON(r)
 	if err != nil {
 		return nil, err

@@ -69,6 +69,10 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 	if p.Features == nil {
 		p.Features = []string{}
 	}
+	if st, err := os.Stat(src); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		// Not "EOF" from the ELF reader: say what is wrong with the file.
+		return p, fmt.Errorf("pin %s artifact %s: not an executable (0 bytes): the build did not finish or wrote an empty file", arm, src)
+	}
 	rel := filepath.Join(layout.DirArtifacts, fmt.Sprintf("%s-g%d-%s", arm, gen, filepath.Base(src)))
 	dst := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -88,6 +92,9 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 	}
 	p.Path, p.SHA256, p.Size = rel, sum, size
 	p.TextSize, err = textSize(dst)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return p, fmt.Errorf("pin %s artifact %s: not a complete executable (%d bytes, its ELF headers are cut short): the build did not finish", arm, src, size)
+	}
 	if err != nil {
 		return p, fmt.Errorf("pin %s artifact %s: %w", arm, src, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,8 +107,9 @@ func OpenOrCreate(row *Row, opts Options) (*Campaign, error) {
 	return Create(row, opts)
 }
 
-// Create makes a new campaign directory for row. A directory left without a journal by a
-// crash during creation is created again.
+// Create makes a new campaign directory for row, in a new or empty folder. A folder left
+// without a journal by a creation killed halfway (it carries kvparity's creation marker) is
+// created again; any other folder without a journal is refused (claimFolder).
 func Create(row *Row, opts Options) (*Campaign, error) {
 	if row == nil {
 		return nil, errors.New("campaign: no row")
@@ -130,11 +132,60 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
+	if err := claimFolder(dir); err != nil {
+		return nil, err
+	}
 	c, err := create(row, dir, opts)
 	if err != nil && os.IsNotExist(statErr) {
 		os.RemoveAll(dir) // this call made the folder: leave no half campaign behind
 	}
 	return c, err
+}
+
+// creationFiles are the entries a campaign creation writes before its journal: a folder marked
+// as being created by kvparity (layout.FileCreating) may hold these and nothing else.
+var creationFiles = []string{layout.FileCreating, layout.FileRow, layout.FileHost, layout.FileArtifacts,
+	layout.DirArtifacts, layout.DirPatch, "trace"}
+
+// claimFolder makes sure a campaign is created only in an empty folder, or in one a killed
+// creation left behind (marked with layout.FileCreating and holding only creation files): a
+// folder without a journal that holds anything else (a user's own row.toml, the run folders
+// of a campaign whose journal was deleted) is refused, naming what is in it, never built over.
+func claimFolder(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("campaign: %w", err)
+	}
+	var names []string
+	marked := false
+	foreign := false
+	for _, e := range entries {
+		n := e.Name()
+		names = append(names, n)
+		switch {
+		case n == layout.FileCreating:
+			marked = true
+		case slices.Contains(creationFiles, n), strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".tmp"):
+		default:
+			foreign = true
+		}
+	}
+	if len(names) > 0 && (!marked || foreign) {
+		shown := names
+		if len(shown) > 8 {
+			shown = append(slices.Clone(shown[:8]), fmt.Sprintf("… %d more", len(names)-8))
+		}
+		return fmt.Errorf("campaign folder %s has no journal and is not empty (it holds %s): kvparity creates a campaign only in a new or empty folder and never writes over existing files; give another --campaign, or empty this one if nothing in it is needed",
+			dir, strings.Join(shown, ", "))
+	}
+	if marked {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, layout.FileCreating), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("campaign: %w", err)
+	}
+	return f.Close()
 }
 
 func create(row *Row, dir string, opts Options) (*Campaign, error) {
@@ -202,6 +253,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err := createJournal(filepath.Join(dir, layout.FileJournal), founding); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
+	os.Remove(filepath.Join(dir, layout.FileCreating)) // the campaign exists: the folder is no longer being created
 	if c.journal, err = OpenJournal(filepath.Join(dir, layout.FileJournal), c.warn); err != nil {
 		return nil, err
 	}
@@ -257,6 +309,10 @@ func Open(dir string, opts Options) (*Campaign, error) {
 		if c.journal, err = OpenJournal(journalPath, c.warn); err != nil {
 			return nil, err
 		}
+		os.Remove(filepath.Join(dir, layout.FileCreating)) // a creation killed after its journal was written
+	}
+	if !c.cleaned {
+		killRecordedStrays(dir, c.journal.Records(), c.warn)
 	}
 	h := FoldJournal(c.journal.Records(), row)
 	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added

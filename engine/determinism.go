@@ -199,7 +199,8 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpu int) error
 		var err error
 		out, err = c.readRepetition(spec)
 		var ioe errIO
-		if errors.As(err, &ioe) {
+		var rowErr *RowError // the row's [canonical] profile does not fit: block, do not spend runs
+		if errors.As(err, &ioe) || errors.As(err, &rowErr) {
 			return err
 		}
 		runErr = err

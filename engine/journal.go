@@ -20,9 +20,14 @@ import (
 //	<crc32c of the payload, 8 hex digits> <payload JSON>\n
 //
 // and is fsync'd before Append returns, so a record that Append acknowledged survives a crash.
-// A crash mid-write leaves a torn last line; Open detects it by its missing newline or bad
-// checksum, drops it with a warning and truncates the file back to the last whole record (the
-// only bytes ever removed are ones never acknowledged). Earlier lines are never rewritten.
+// Records carry their sequence number (1, 2, 3, ...): the reader refuses a gap, a duplicate or
+// a reordering, naming the line. A crash mid-write leaves a torn last line, one without its
+// newline (a record is acknowledged only once its newline is written and fsync'd); OpenJournal
+// moves those bytes aside to a quarantine file (journal.jsonl.torn-<unix seconds>) with a
+// warning, then truncates the file back to the last whole record. A complete line (newline and
+// all) that fails its checksum was acknowledged, so it is corruption wherever it is, the last
+// line too: the journal is refused, never repaired. Earlier lines are never rewritten, and a
+// reader (ReadJournalTorn) never modifies the file.
 
 // A RecordType names what a journal record says.
 type RecordType string
@@ -55,6 +60,7 @@ type Record struct {
 	Gen     int     `json:"gen,omitempty"`     // the arm's artifact generation the run used
 	CPUs    []int   `json:"cpus,omitempty"`
 	PID     int     `json:"pid,omitempty"`
+	PGID    int     `json:"pgid,omitempty"` // run_start: the replay's process group (killed on resume if the run never ended)
 
 	ExitCode   int     `json:"exit_code,omitempty"`
 	Signal     string  `json:"signal,omitempty"`
@@ -91,10 +97,12 @@ type Journal struct {
 	failed  error // the first write error: the journal refuses further appends
 }
 
-// OpenJournal opens (or creates) a journal and replays its whole records. warn receives one
-// message per dropped torn tail; a corrupt line before the tail is an error naming its line.
+// OpenJournal opens (or creates) a journal and replays its whole records. A torn tail (no
+// newline: never acknowledged) is moved to a quarantine file next to the journal, with one
+// warning, before the file is truncated back to its whole records; any other damage is an
+// error naming its line.
 func OpenJournal(path string, warn func(string)) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -109,8 +117,13 @@ func OpenJournal(path string, warn func(string)) (*Journal, error) {
 		return nil, err
 	}
 	if good < len(data) {
+		q := fmt.Sprintf("%s.torn-%d", path, time.Now().Unix())
+		if err := atomicfile.Write(q, data[good:], 0o644); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal %s: keeping the torn tail in %s before dropping it: %w", path, q, err)
+		}
 		if warn != nil {
-			warn(fmt.Sprintf("journal %s: dropped a torn or corrupt last record (%d bytes at offset %d); it was never acknowledged", path, len(data)-good, good))
+			warn(fmt.Sprintf("journal %s: moved a torn last record (%d bytes at offset %d, no newline: it was never acknowledged) to %s", path, len(data)-good, good, q))
 		}
 		if err := f.Truncate(int64(good)); err != nil {
 			f.Close()
@@ -135,16 +148,25 @@ func OpenJournal(path string, warn func(string)) (*Journal, error) {
 // ReadJournal returns a journal's whole records without opening it for appending (a reader
 // such as a report or the matrix): a torn last line is ignored, not dropped from the file.
 func ReadJournal(path string) ([]Record, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	recs, _, err := parseJournal(data, path)
+	recs, _, err := ReadJournalTorn(path)
 	return recs, err
 }
 
-// parseJournal returns the whole records and the byte length they span. Only the last line may
-// be bad (torn by a crash); a bad line followed by good ones means the file was damaged.
+// ReadJournalTorn is ReadJournal also returning the length of a torn last line it ignored (0
+// when there is none), so a read-only caller can say so. The file is never modified.
+func ReadJournalTorn(path string) ([]Record, int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("journal: %w", err)
+	}
+	recs, good, err := parseJournal(data, path)
+	return recs, len(data) - good, err
+}
+
+// parseJournal returns the whole records and the byte length they span. Only an unterminated
+// last line may be missing (torn by a crash before it was acknowledged); a complete line that
+// fails its checksum or does not parse, and a sequence number that is not the previous one
+// plus one (a gap, a duplicate, a reordering), mean the file was damaged.
 func parseJournal(data []byte, path string) ([]Record, int, error) {
 	var recs []Record
 	off, line := 0, 0
@@ -152,14 +174,25 @@ func parseJournal(data []byte, path string) ([]Record, int, error) {
 		line++
 		nl := bytes.IndexByte(data[off:], '\n')
 		if nl < 0 {
-			return recs, off, nil // torn: no newline
+			return recs, off, nil // torn: no newline, never acknowledged
 		}
 		rec, err := decodeLine(data[off : off+nl])
 		if err != nil {
+			where := "not the last line"
 			if off+nl+1 == len(data) {
-				return recs, off, nil // corrupt last line: treat as torn
+				where = "the last line, complete with its newline, so it was acknowledged"
 			}
-			return nil, 0, fmt.Errorf("journal %s: line %d: %v (not the last line: the journal is damaged, refusing to resume)", path, line, err)
+			return nil, 0, fmt.Errorf("journal %s: line %d: %v (%s: the journal is damaged, refusing to resume)", path, line, err, where)
+		}
+		if want := int64(len(recs)) + 1; rec.Seq != want {
+			what := fmt.Sprintf("a gap or a reordering (record %d is missing here)", want)
+			switch {
+			case len(recs) > 0 && rec.Seq == recs[len(recs)-1].Seq:
+				what = "a duplicate of the line before it"
+			case rec.Seq < want:
+				what = "a duplicate or a reordering (that seq was already read)"
+			}
+			return nil, 0, fmt.Errorf("journal %s: line %d: seq %d, expected %d: %s; the journal is damaged, refusing to resume", path, line, rec.Seq, want, what)
 		}
 		recs = append(recs, rec)
 		off += nl + 1
@@ -206,6 +239,9 @@ func (j *Journal) Append(rec Record) (Record, error) {
 		return rec, fmt.Errorf("journal %s: closed", j.path)
 	}
 	rec.Seq = j.seq + 1
+	if rec.Type == RecRunStart && rec.PGID == 0 {
+		rec.PGID = rec.PID // the runner makes every replay the leader of its own process group
+	}
 	line, err := encodeLine(&rec)
 	if err != nil {
 		return rec, fmt.Errorf("journal %s: %w", j.path, err)

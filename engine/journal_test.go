@@ -39,42 +39,106 @@ func TestJournalAppendReplayAndChecksums(t *testing.T) {
 	}
 }
 
-func TestJournalDropsTornOrCorruptTail(t *testing.T) {
-	for name, tail := range map[string]string{
-		"torn":    `0badc0de {"seq":3,"ty`,
-		"corrupt": `00000000 {"seq":3,"type":"run_end"}` + "\n",
+// Issue 13 case 4: a torn tail (no newline: never acknowledged) is moved to a quarantine file
+// before the journal is truncated, never just deleted.
+func TestJournalQuarantinesTornTail(t *testing.T) {
+	tail := `0badc0de {"seq":3,"ty`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "journal.jsonl")
+	j, _ := OpenJournal(path, nil)
+	j.Append(Record{Type: RecCampaign})
+	j.Append(Record{Type: RecRunStart, Run: "det/baseline-1"})
+	j.Close()
+	good, _ := os.ReadFile(path)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(tail)
+	f.Close()
+	// A reader ignores it and says so, and never modifies the file.
+	recs, torn, err := ReadJournalTorn(path)
+	if err != nil || len(recs) != 2 || torn != len(tail) {
+		t.Fatalf("ReadJournalTorn: %d records, torn %d, %v", len(recs), torn, err)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(good)+tail {
+		t.Fatal("a reader modified the journal")
+	}
+	var warned string
+	j, err = OpenJournal(path, func(s string) { warned = s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := filepath.Glob(path + ".torn-*")
+	if len(j.Records()) != 2 || !strings.Contains(warned, "moved a torn last record") || len(qs) != 1 || !strings.Contains(warned, qs[0]) {
+		t.Fatalf("records %d, warning %q, quarantine files %v", len(j.Records()), warned, qs)
+	}
+	if q, _ := os.ReadFile(qs[0]); string(q) != tail {
+		t.Fatalf("quarantine holds %q, want the torn tail %q", q, tail)
+	}
+	if _, err := j.Append(Record{Type: RecRunEnd, Run: "det/baseline-1"}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	after, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(after), string(good)) {
+		t.Fatal("earlier lines were rewritten")
+	}
+	j, _ = OpenJournal(path, func(s string) { t.Errorf("warning after repair: %s", s) })
+	if n := len(j.Records()); n != 3 {
+		t.Fatalf("%d records after repair", n)
+	}
+	j.Close()
+}
+
+// Issue 13 case 4: a complete last line (newline and all: acknowledged) with a bad checksum is
+// corruption, refused naming its line; the file is left as it is.
+func TestJournalRefusesCorruptAcknowledgedLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, _ := OpenJournal(path, nil)
+	j.Append(Record{Type: RecCampaign})
+	j.Append(Record{Type: RecRunStart, Run: "det/baseline-1"})
+	j.Close()
+	data, _ := os.ReadFile(path)
+	data[len(data)-5] ^= 0x01 // a bit flip in the last record's payload
+	os.WriteFile(path, data, 0o644)
+	_, err := OpenJournal(path, func(s string) { t.Errorf("warning %s", s) })
+	if err == nil || !strings.Contains(err.Error(), "line 2: checksum mismatch") || !strings.Contains(err.Error(), "acknowledged") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := ReadJournal(path); err == nil {
+		t.Fatal("ReadJournal accepted a corrupt acknowledged record")
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(data) {
+		t.Fatal("the journal was modified")
+	}
+}
+
+// Issue 13 case 4: a deleted, duplicated or reordered line is refused naming the line.
+func TestJournalRefusesGapDuplicateReorder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, _ := OpenJournal(path, nil)
+	for i := 1; i <= 4; i++ {
+		j.Append(Record{Type: RecRunEnd, Index: i})
+	}
+	j.Close()
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines[3] += "\n"
+	for name, tc := range map[string]struct {
+		lines []string
+		want  string
+	}{
+		"gap":       {[]string{lines[0], lines[1], lines[3]}, "line 3: seq 4, expected 3: a gap"},
+		"duplicate": {[]string{lines[0], lines[1], lines[1], lines[2], lines[3]}, "line 3: seq 2, expected 3: a duplicate of the line before it"},
+		"reorder":   {[]string{lines[0], lines[2], lines[1], lines[3]}, "line 2: seq 3, expected 2"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "journal.jsonl")
-			j, _ := OpenJournal(path, nil)
-			j.Append(Record{Type: RecCampaign})
-			j.Append(Record{Type: RecRunStart, Run: "det/baseline-1"})
-			j.Close()
-			good, _ := os.ReadFile(path)
-			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString(tail)
-			f.Close()
-			var warned string
-			j, err := OpenJournal(path, func(s string) { warned = s })
-			if err != nil {
-				t.Fatal(err)
+			p := filepath.Join(t.TempDir(), "journal.jsonl")
+			os.WriteFile(p, []byte(strings.Join(tc.lines, "")), 0o644)
+			if _, err := OpenJournal(p, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("OpenJournal: %v, want %q", err, tc.want)
 			}
-			if len(j.Records()) != 2 || !strings.Contains(warned, "dropped a torn or corrupt last record") {
-				t.Fatalf("records %d, warning %q", len(j.Records()), warned)
+			if _, err := ReadJournal(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ReadJournal: %v, want %q", err, tc.want)
 			}
-			if _, err := j.Append(Record{Type: RecRunEnd, Run: "det/baseline-1"}); err != nil {
-				t.Fatal(err)
-			}
-			j.Close()
-			after, _ := os.ReadFile(path)
-			if !strings.HasPrefix(string(after), string(good)) {
-				t.Fatal("earlier lines were rewritten")
-			}
-			j, _ = OpenJournal(path, func(s string) { t.Errorf("warning after repair: %s", s) })
-			if n := len(j.Records()); n != 3 {
-				t.Fatalf("%d records after repair", n)
-			}
-			j.Close()
 		})
 	}
 }

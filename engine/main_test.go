@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ import (
 const fakeEnv = "KVPARITY_FAKE_REPLAY"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeEnv) == "1" {
+	if os.Getenv(fakeEnv) == "1" && !slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(fakeReplay(os.Args[1:]))
 	}
 	if dir := os.Getenv(runCampaignEnv); dir != "" {

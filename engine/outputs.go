@@ -56,6 +56,12 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	prof := c.row.profile()
 	canon, digest, fixedPoint, err := report.CanonicalizeAndDigest(record, prof)
 	if err != nil {
+		if ptr, ok := report.ProfileMismatch(err); ok {
+			// The row's profile does not fit what the harness writes: every later run would be
+			// spent and fail the same way, so the stage blocks naming the row, not the report.
+			return out, &RowError{File: c.rowFile(), Table: "canonical", Key: "unordered",
+				Msg: fmt.Sprintf("does not fit the report (%s, first seen in %s at %q): name arrays of objects and a string member of each element", err, raw, ptr)}
+		}
 		return out, fmt.Errorf("%s: malformed report %s: %w", spec.ID, raw, err)
 	}
 	out.Digest, out.FixedPoint = digest, fixedPoint
@@ -80,6 +86,15 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	out.ReportRel, _ = filepath.Rel(c.dir, reportPath)
 	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
 	return out, nil
+}
+
+// rowFile names the campaign's row in errors: the row file it was created from, or the frozen
+// copy in the campaign.
+func (c *Campaign) rowFile() string {
+	if c.opts.RowPath != "" {
+		return c.opts.RowPath
+	}
+	return filepath.Join(c.dir, layout.FileRow)
 }
 
 // singleRecord returns the one canonical record of a --iterations 1 report file (including

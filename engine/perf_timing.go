@@ -65,12 +65,24 @@ func parseTiming(data []byte, path, field string) (float64, error) {
 		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
 			path, field, strings.Join(numericKeys(obj), ", "), DefaultTimingField)}
 	}
+	// A value that is not a finite time > 0 (a string, null, zero, negative) is treated like
+	// a missing field: the harness does not give a usable time at the protocol's timing
+	// boundary, which the protocol says to fix before the campaign ("extend it before
+	// running"). Both block the row; neither is a perf FAIL, since a bad timing value says
+	// nothing about whether the candidate is slower.
+	unusable := func(what string) error {
+		return &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /%s is %s, %s: the harness gives no usable %s at the protocol's timing boundary, so the row is BLOCKED as when the field is missing (extend the harness to emit a finite time > 0); a malformed timing value is not evidence of a slowdown, so it is not a perf FAIL",
+			path, field, bytes.TrimSpace(raw), what, field)}
+	}
 	var v float64
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return 0, unusable("not a number")
+	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return 0, bad("line 1: /%s is %s, not a number", field, bytes.TrimSpace(raw))
+		return 0, unusable("not a number")
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, bad("line 1: /%s is %v; a replay time must be finite and > 0", field, v)
+		return 0, unusable("not a finite time > 0")
 	}
 	return v, nil
 }

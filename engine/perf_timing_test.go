@@ -26,10 +26,10 @@ func TestParseTiming(t *testing.T) {
 		{"bench false", `{"replay_bench":false,"replay_execution_ms":1}` + "\n", "replay_execution_ms", true, "/replay_bench is false"},
 		{"field missing", `{"replay_bench":true,"replay_call_ms":5,"wall_time_ms":6}` + "\n", "replay_execution_ms", true,
 			"does not write replay_execution_ms; it writes replay_bench (not a number), replay_call_ms, wall_time_ms"},
-		{"field a string", `{"replay_bench":true,"replay_execution_ms":"5"}` + "\n", "replay_execution_ms", false, `/replay_execution_ms is "5", not a number`},
-		{"field null", `{"replay_bench":true,"replay_execution_ms":null}` + "\n", "replay_execution_ms", false, "/replay_execution_ms is 0"},
-		{"field zero", `{"replay_bench":true,"replay_execution_ms":0}` + "\n", "replay_execution_ms", false, "must be finite and > 0"},
-		{"field negative", `{"replay_bench":true,"replay_execution_ms":-3}` + "\n", "replay_execution_ms", false, "must be finite and > 0"},
+		{"field a string", `{"replay_bench":true,"replay_execution_ms":"5"}` + "\n", "replay_execution_ms", true, `/replay_execution_ms is "5", not a number: the harness gives no usable replay_execution_ms`},
+		{"field null", `{"replay_bench":true,"replay_execution_ms":null}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is null, not a number"},
+		{"field zero", `{"replay_bench":true,"replay_execution_ms":0}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is 0, not a finite time > 0"},
+		{"field negative", `{"replay_bench":true,"replay_execution_ms":-3}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is -3, not a finite time > 0"},
 	}
 	for _, c := range cases {
 		_, err := parseTiming([]byte(c.data), path, c.field)

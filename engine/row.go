@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"kvparity/internal/pointer"
 )
 
 // BuiltinBinary is the arm binary value that pins the kvparity executable itself: the embedded
@@ -127,6 +131,19 @@ const (
 	DefaultWarmups     = 5
 	DefaultThreshold   = 1.05
 	DefaultTimingField = "replay_execution_ms"
+)
+
+// Bounds of the row's numbers, checked at load (docs/guide.md "The row file"): a value outside
+// them is a typo or an attack on the host (a billion pairs grow without limit), never a plan.
+const (
+	MinRepetitions  = 2
+	MaxRepetitions  = 1000
+	MaxTimeout      = 24 * time.Hour
+	MaxPressureBand = 1_000_000
+	MinPairs        = 2
+	MaxPairs        = 10000
+	MaxWarmups      = 1000
+	MaxThreshold    = 2.0
 )
 
 // runnerOwnedFlags are set by the runner per process; a row must not set them.
@@ -300,29 +317,29 @@ func (r *Row) Validate(file string) error {
 			return bad("replay", fmt.Sprintf("args[%d]", i), "%s is set by kvparity for each process; remove it from the row", name)
 		}
 	}
-	if r.Determinism.Repetitions < 2 {
-		return bad("determinism", "repetitions", "must be >= 2 (each revision needs two fresh processes)")
+	if n := r.Determinism.Repetitions; n < MinRepetitions || n > MaxRepetitions {
+		return bad("determinism", "repetitions", "%d is out of bounds: must be %d..%d (each revision needs two fresh processes)", n, MinRepetitions, MaxRepetitions)
 	}
-	if r.Determinism.Timeout.Duration <= 0 {
-		return bad("determinism", "timeout", "must be > 0")
+	if d := r.Determinism.Timeout.Duration; d <= 0 || d > MaxTimeout {
+		return bad("determinism", "timeout", "%s is out of bounds: must be > 0 and <= %s", d, MaxTimeout)
 	}
 	if p := r.Determinism.PatchSHA256; p != "" && !sha256Re.MatchString(p) {
 		return bad("determinism", "patch_sha256", "%q is not 64 lowercase hex digits (the SHA-256 of the patch file)", p)
 	}
-	if b := r.Determinism.PressureBand; len(b) != 0 && (len(b) != 2 || b[0] < 1 || b[1] < b[0]) {
-		return bad("determinism", "pressure_band", "must be [lo, hi] with 1 <= lo <= hi (zero pressure never exercises the edge)")
+	if b := r.Determinism.PressureBand; len(b) != 0 && (len(b) != 2 || b[0] < 1 || b[1] < b[0] || b[1] > MaxPressureBand) {
+		return bad("determinism", "pressure_band", "must be [lo, hi] with 1 <= lo <= hi <= %d (zero pressure never exercises the edge)", MaxPressureBand)
 	}
-	if r.Perf.Pairs <= 0 {
-		return bad("perf", "pairs", "must be > 0")
+	if n := r.Perf.Pairs; n < MinPairs || n > MaxPairs {
+		return bad("perf", "pairs", "%d is out of bounds: must be %d..%d", n, MinPairs, MaxPairs)
 	}
 	if r.Perf.Pairs%2 != 0 {
 		return bad("perf", "pairs", "must be even (the schedule balances baseline-first and candidate-first pairs)")
 	}
-	if r.Perf.WarmupsPerArm < 0 {
-		return bad("perf", "warmups_per_arm", "must be >= 0")
+	if n := r.Perf.WarmupsPerArm; n < 0 || n > MaxWarmups {
+		return bad("perf", "warmups_per_arm", "%d is out of bounds: must be 0..%d", n, MaxWarmups)
 	}
-	if !(r.Perf.Threshold > 0) {
-		return bad("perf", "threshold", "must be > 0")
+	if th := r.Perf.Threshold; math.IsNaN(th) || math.IsInf(th, 0) || th <= 1 || th > MaxThreshold {
+		return bad("perf", "threshold", "%v is out of bounds: must be a finite ratio in (1, %g] (1.05 allows a 5%% slowdown; a threshold above %g passes any regression)", th, MaxThreshold, MaxThreshold)
 	}
 	if r.Perf.TimingField == "" {
 		return bad("perf", "timing_field", "missing")
@@ -337,10 +354,18 @@ func (r *Row) Validate(file string) error {
 		if !strings.HasPrefix(p, "/") {
 			return bad("canonical", fmt.Sprintf("exclusions[%d]", i), "%q is not a JSON pointer (must start with '/')", p)
 		}
+		if _, err := pointer.Parse(p); err != nil {
+			return bad("canonical", fmt.Sprintf("exclusions[%d]", i), "%q is not an RFC 6901 JSON pointer: %v", p, err)
+		}
 	}
-	for p, k := range r.Canonical.Unordered {
+	keys := slices.Sorted(maps.Keys(r.Canonical.Unordered)) // the first bad key, the same on every load
+	for _, p := range keys {
+		k := r.Canonical.Unordered[p]
 		if !strings.HasPrefix(p, "/") {
 			return bad("canonical", "unordered", "%q is not a JSON pointer (must start with '/')", p)
+		}
+		if _, err := pointer.Parse(p); err != nil {
+			return bad("canonical", "unordered", "%q is not an RFC 6901 JSON pointer: %v", p, err)
 		}
 		if k == "" {
 			return bad("canonical", "unordered", "%q: empty sort key", p)

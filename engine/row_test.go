@@ -71,7 +71,7 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 		edit func(string) string
 		want string
 	}{
-		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 0", 1) }, "row.toml: [perf] pairs: must be > 0"},
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 0", 1) }, "row.toml: [perf] pairs: 0 is out of bounds: must be 2..10000"},
 		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 61", 1) }, "row.toml: [perf] pairs: must be even"},
 		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairz = 60", 1) }, "row.toml: [perf] pairz: unknown key"},
 		{func(s string) string {
@@ -80,8 +80,8 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "count  = 5000", "count  = 0", 1) }, "row.toml: [trace] count: must be > 0"},
 		{func(s string) string { return strings.Replace(s, "offset = 0", "offset = -1", 1) }, "row.toml: [trace] offset: must be >= 0"},
 		{func(s string) string { return strings.Replace(s, "sha256 = \"b8cb", "sha256 = \"zz", 1) }, "row.toml: [trace] sha256:"},
-		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1", 1) }, "row.toml: [determinism] repetitions: must be >= 2"},
-		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = -1.0", 1) }, "row.toml: [perf] threshold: must be > 0"},
+		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1", 1) }, "row.toml: [determinism] repetitions: 1 is out of bounds: must be 2..1000"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = -1.0", 1) }, "row.toml: [perf] threshold: -1 is out of bounds"},
 		{func(s string) string {
 			return strings.Replace(s, `timing_field = "replay_execution_ms"`, `timing_field = "wall_time_ms"`, 1)
 		}, "row.toml: [perf] timing_field: wall_time_ms is broader"},
@@ -101,6 +101,29 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 			return strings.Replace(s, `"/summary/wall_time_ms",`, `"summary/wall_time_ms",`, 1)
 		}, "row.toml: [canonical] exclusions[0]: \"summary/wall_time_ms\" is not a JSON pointer"},
 		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = \"sixty\"", 1) }, "row.toml: line"},
+		// Bounds (issue 13 case 2): documented in docs/guide.md "The row file".
+		{func(s string) string { return strings.Replace(s, "pairs = 60", "pairs = 1000000000", 1) }, "row.toml: [perf] pairs: 1000000000 is out of bounds: must be 2..10000"},
+		{func(s string) string { return strings.Replace(s, "warmups_per_arm = 5", "warmups_per_arm = 1001", 1) }, "row.toml: [perf] warmups_per_arm: 1001 is out of bounds: must be 0..1000"},
+		{func(s string) string { return strings.Replace(s, "warmups_per_arm = 5", "warmups_per_arm = -1", 1) }, "row.toml: [perf] warmups_per_arm:"},
+		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1001", 1) }, "row.toml: [determinism] repetitions: 1001 is out of bounds"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = inf", 1) }, "row.toml: [perf] threshold: +Inf is out of bounds"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = nan", 1) }, "row.toml: [perf] threshold: NaN is out of bounds"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 1e300", 1) }, "row.toml: [perf] threshold: 1e+300 is out of bounds"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 1.0", 1) }, "row.toml: [perf] threshold: 1 is out of bounds: must be a finite ratio in (1, 2]"},
+		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 0.5", 1) }, "row.toml: [perf] threshold: 0.5 is out of bounds"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\ntimeout = \"25h\"\n", 1)
+		}, "row.toml: [determinism] timeout: 25h0m0s is out of bounds: must be > 0 and <= 24h0m0s"},
+		{func(s string) string {
+			return strings.Replace(s, "[determinism]\n", "[determinism]\npressure_band = [1, 1000001]\n", 1)
+		}, "row.toml: [determinism] pressure_band: must be [lo, hi] with 1 <= lo <= hi <= 1000000"},
+		// Pointers (issue 13 case 3): RFC 6901 at load, naming the file and [canonical].
+		{func(s string) string {
+			return strings.Replace(s, `"/summary/wall_time_ms",`, `"/summary/wall~2time",`, 1)
+		}, "row.toml: [canonical] exclusions[0]: \"/summary/wall~2time\" is not an RFC 6901 JSON pointer"},
+		{func(s string) string {
+			return strings.Replace(s, `unordered = { "/per_request" = "uuid" }`, `unordered = { "/per~request" = "uuid" }`, 1)
+		}, "row.toml: [canonical] unordered: \"/per~request\" is not an RFC 6901 JSON pointer"},
 		{func(s string) string {
 			return strings.Replace(s, "[determinism]\n", "[determinism]\ntimeout = \"soon\"\n", 1)
 		}, "not a duration"},

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,10 +114,22 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = 5 * time.Second
 
+	becomeSubreaper()
+	childMu.Lock()
 	if err := startPinned(cmd, spec.CPUs); err != nil {
+		childMu.Unlock()
 		res.Err = fmt.Errorf("%s: start %s: %w", spec.ID, spec.Binary, err)
 		return res
 	}
+	running[cmd.Process.Pid] = true
+	childMu.Unlock()
+	defer func(pid int) {
+		killGroup(pid)
+		childMu.Lock()
+		delete(running, pid)
+		childMu.Unlock()
+		reapOrphans() // descendants that left the group (setsid), re-parented to kvparity
+	}(cmd.Process.Pid)
 	res.PID = cmd.Process.Pid
 	res.Started = time.Now()
 	if len(spec.CPUs) > 0 {
@@ -246,20 +260,78 @@ func killGroup(pid int) error {
 	return err
 }
 
-// lastLine returns ": <last stderr line>" for error messages, or "".
-func lastLine(path string) string {
-	data, err := os.ReadFile(path)
+// stderrTailBytes is how much of a replay's stderr is read to explain its failure: the end of
+// the file only, however much the replay wrote.
+const stderrTailBytes = 64 << 10
+
+// readTail returns at most the last n bytes of path.
+func readTail(path string, n int64) []byte {
+	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return nil
 	}
-	lines := splitLines(data)
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := lines[i]; l != "" {
-			if len(l) > 300 {
-				l = l[:300] + "…"
-			}
-			return ": " + l
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := st.Size() - n
+	if off < 0 {
+		off = 0
+	}
+	buf := make([]byte, st.Size()-off)
+	k, _ := f.ReadAt(buf, off)
+	buf = buf[:k]
+	if off > 0 {
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:] // drop the partial first line
 		}
 	}
-	return ""
+	return buf
+}
+
+// lastLine returns ": <the line that explains the failure>" for error messages, or "": the
+// last line starting with "error" when there is one (clap-style harnesses end with a hint
+// such as "For more information, try '--help'." after their real "error: ..." line), else
+// the last non-empty line. Only the last stderrTailBytes of the file are read. A full disk is
+// named as such, from the replay's own words or from the run folder's filesystem.
+func lastLine(path string) string {
+	lines := splitLines(readTail(path, stderrTailBytes))
+	pick := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if pick == "" {
+			pick = l
+		}
+		if len(l) >= 5 && strings.EqualFold(l[:5], "error") {
+			pick = l
+			break
+		}
+	}
+	if len(pick) > 300 {
+		pick = pick[:300] + "…"
+	}
+	out := ""
+	if pick != "" {
+		out = ": " + pick
+	}
+	if diskFull(lines, filepath.Dir(path)) {
+		out += " (the disk is full: ENOSPC, no space left on the campaign's filesystem; free space and resume)"
+	}
+	return out
+}
+
+// diskFull says whether a failed replay ran out of disk: its stderr says so (strerror of
+// ENOSPC, Rust's "os error 28") or the run folder's filesystem has no space left.
+func diskFull(lines []string, dir string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "No space left on device") || strings.Contains(l, "ENOSPC") || strings.Contains(l, "os error 28") {
+			return true
+		}
+	}
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && st.Bavail == 0 && st.Blocks > 0
 }

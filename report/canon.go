@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 	"sync"
@@ -17,6 +18,21 @@ type canonError struct {
 	Pointer string
 	Offset  int64
 	Msg     string
+	// Profile marks a record the profile does not fit: an unordered pointer names something
+	// that is not an array of objects holding the sort key as a string.
+	Profile bool
+}
+
+// ProfileMismatch reports whether err says the canonicalization profile does not fit the
+// record (an unordered array that is an object, or whose elements lack their string sort
+// key): the profile (a row's [canonical] unordered) is to blame, not only the report. It
+// returns the pointer of the offending value.
+func ProfileMismatch(err error) (string, bool) {
+	var ce *canonError
+	if errors.As(err, &ce) && ce.Profile {
+		return ce.Pointer, true
+	}
+	return "", false
 }
 
 func (e *canonError) Error() string {
@@ -119,12 +135,17 @@ func (e *emitter) fail(off int32, msg string) error {
 	return &canonError{Pointer: e.s.Pointer(e.path), Offset: int64(off), Msg: msg}
 }
 
+// failProfile is fail for a record the profile's unordered arrays do not fit.
+func (e *emitter) failProfile(off int32, msg string) error {
+	return &canonError{Pointer: e.s.Pointer(e.path), Offset: int64(off), Msg: msg, Profile: true}
+}
+
 func (e *emitter) emit(ti int32, node *ptrNode) error {
 	t := &e.s.Tape[ti]
 	switch t.Kind {
 	case jsonscan.Object:
 		if node != nil && node.unsorted {
-			return e.fail(t.Start, "the profile names this as an unordered array (sorted by "+strconv.Quote(node.sortBy)+"), but it is an object")
+			return e.failProfile(t.Start, "the profile names this as an unordered array (sorted by "+strconv.Quote(node.sortBy)+"), but it is an object")
 		}
 		return e.object(ti, node)
 	case jsonscan.Array:
@@ -331,7 +352,7 @@ func (e *emitter) sortKey(ti int32, name string) ([]byte, error) {
 	s := e.s
 	t := &s.Tape[ti]
 	if t.Kind != jsonscan.Object {
-		return nil, e.fail(t.Start, "element of an unordered array is not an object (cannot sort it by "+strconv.Quote(name)+")")
+		return nil, e.failProfile(t.Start, "element of an unordered array is not an object (cannot sort it by "+strconv.Quote(name)+")")
 	}
 	k := ti + 1
 	for m := int32(0); m < t.N; m++ {
@@ -339,7 +360,7 @@ func (e *emitter) sortKey(ti int32, name string) ([]byte, error) {
 			v := &s.Tape[k+1]
 			if v.Kind != jsonscan.String {
 				e.path = append(e.path, jsonscan.Step{Key: k})
-				err := e.fail(v.Start, "sort key "+strconv.Quote(name)+" of an unordered array element is not a string")
+				err := e.failProfile(v.Start, "sort key "+strconv.Quote(name)+" of an unordered array element is not a string")
 				e.path = e.path[:len(e.path)-1]
 				return nil, err
 			}
@@ -347,7 +368,7 @@ func (e *emitter) sortKey(ti int32, name string) ([]byte, error) {
 		}
 		k = s.Tape[k+1].Next
 	}
-	return nil, e.fail(t.Start, "element of an unordered array has no sort key "+strconv.Quote(name))
+	return nil, e.failProfile(t.Start, "element of an unordered array has no sort key "+strconv.Quote(name))
 }
 
 // elementCanon canonicalizes one element on its own (memoized) for tie-breaking.

@@ -7,9 +7,11 @@ package atomicfile
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write replaces path with data, crash-safe, with mode perm (exactly: the umask does not
@@ -71,3 +73,16 @@ func syncDir(dir string) error {
 	}
 	return err
 }
+
+// OpenNoFollow is os.OpenFile refusing a symbolic link as path's last component (O_NOFOLLOW):
+// a campaign file replaced by a symlink is an error naming it, never a write outside.
+func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: ErrSymlink}
+	}
+	return f, err
+}
+
+// ErrSymlink is the error of a write refused because its target is a symbolic link.
+var ErrSymlink = errors.New("is a symbolic link: kvparity never writes through one")

@@ -20,6 +20,12 @@ const (
 	FileReportMD   = "report.md"            // the campaign report, for people
 	FileReportJSON = "report.json"          // the campaign report, in the shared verdict schema
 
+	// FileCreating marks a folder kvparity is creating a campaign in: written first into an
+	// empty folder and removed once the journal exists, so a creation killed halfway is
+	// recognised as kvparity's own and created again, while any other folder without a journal
+	// is refused (never built over).
+	FileCreating = ".kvparity-creating"
+
 	DirRuns      = "runs"      // runs/<run id>/: one replay process's outputs
 	DirArtifacts = "artifacts" // the pinned copies of the binaries
 	DirPatch     = "patch"     // the row's declared determinism patch, copied

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/internal/layout"
+)
+
+// Case 1 of issue 13: a folder without a journal that is not empty is refused, naming the
+// folder and what it holds, and nothing in it is overwritten.
+func TestCreateRefusesNonEmptyFolderWithoutJournal(t *testing.T) {
+	for name, setup := range map[string]func(dir string){
+		"user row.toml": func(dir string) {
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+		},
+		"deleted journal": func(dir string) {
+			os.MkdirAll(filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), 0o755)
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+		},
+		"any file": func(dir string) {
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+		},
+		"creation marker with a foreign file": func(dir string) {
+			os.WriteFile(filepath.Join(dir, layout.FileCreating), nil, 0o644)
+			os.WriteFile(filepath.Join(dir, layout.FileRow), []byte("# my own row\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			setup(dir)
+			_, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+			if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not empty") {
+				t.Fatalf("err = %v, want a refusal naming %s", err, dir)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, layout.FileRow)); err == nil && string(b) != "# my own row\n" {
+				t.Fatalf("row.toml was overwritten: %q", b)
+			}
+			if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
+				t.Fatal("a journal was created")
+			}
+		})
+	}
+}
+
+// An empty folder, and a folder a killed creation left (marker + creation files only), are
+// created in.
+func TestCreateInEmptyOrHalfCreatedFolder(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(filepath.Join(dir, layout.FileCreating)); !os.IsNotExist(err) {
+		t.Fatalf("creation marker left behind: %v", err)
+	}
+	// Simulate a creation killed before its journal.
+	os.Remove(filepath.Join(dir, layout.FileJournal))
+	os.WriteFile(filepath.Join(dir, layout.FileCreating), nil, 0o644)
+	c, err = OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatalf("half-created folder: %v", err)
+	}
+	c.Close()
+}
+
+// Case 3 of issue 13: an unordered entry that names an object or a missing sort key blocks
+// the row on the first canonical report, naming the row file and [canonical] unordered.
+func TestUnorderedProfileMismatchBlocksNamingTheRow(t *testing.T) {
+	for name, unordered := range map[string]map[string]string{
+		"object":      {"/summary": "uuid"},
+		"missing key": {"/per_request": "no_such_member"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			row := tinyTestRow("", "")
+			row.Canonical.Unordered = unordered
+			dir := filepath.Join(t.TempDir(), "c")
+			_, evs := runDeterminism(t, row, dir)
+			blocks := eventsOf[RowBlocked](evs)
+			if len(blocks) == 0 {
+				t.Fatalf("not blocked; events %v", evs)
+			}
+			want := filepath.Join(dir, layout.FileRow) + ": [canonical] unordered: does not fit the report"
+			if !strings.Contains(blocks[0].Reason, want) {
+				t.Fatalf("block reason %q, want it to contain %q", blocks[0].Reason, want)
+			}
+		})
+	}
+}
+
+func writeScript(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "harness.sh")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Case 8 of issue 13: a clap-style argument error keeps its real "error: ..." line, and a
+// replay that fails on a full disk says so.
+func TestRunnerErrorsKeepTheCause(t *testing.T) {
+	for name, tc := range map[string]struct{ script, want string }{
+		"clap": {`echo "error: invalid value 'x' for '--num-workers <N>': invalid digit found in string" >&2
+echo >&2
+echo "For more information, try '--help'." >&2
+exit 2
+`, "exited with status 2: error: invalid value 'x' for '--num-workers <N>'"},
+		"enospc": {`echo "Error: writing report: No space left on device (os error 28)" >&2
+exit 1
+`, "(the disk is full: ENOSPC"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := &Runner{PollInterval: 10 * time.Millisecond}
+			res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: writeScript(t, tc.script), Dir: filepath.Join(t.TempDir(), "run")}, nil)
+			if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", res.Err, tc.want)
+			}
+		})
+	}
+}
+
+// Case 8 of issue 13: an empty binary is "not an executable (0 bytes)", not "EOF".
+func TestPinEmptyBinarySaysSo(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "offline_replay_bench")
+	os.WriteFile(src, nil, 0o755)
+	_, err := pinArtifact(t.TempDir(), Baseline, 1, ArmSpec{Revision: "abcdef0", Binary: src}, src)
+	if err == nil || !strings.Contains(err.Error(), "not an executable (0 bytes)") {
+		t.Fatalf("got %v", err)
+	}
+	os.WriteFile(src, []byte("\x7fELF\x02\x01\x01"), 0o755)
+	_, err = pinArtifact(t.TempDir(), Baseline, 1, ArmSpec{Revision: "abcdef0", Binary: src}, src)
+	if err == nil || strings.HasSuffix(err.Error(), "EOF") {
+		t.Fatalf("truncated ELF: got %v", err)
+	}
+}
+
+// aliveByMarker lists live (non-zombie) processes whose command line holds marker.
+func aliveByMarker(marker string) []int {
+	var out []int
+	for _, p := range allProcs() {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+		if p.state != 'Z' && strings.Contains(string(cmd), marker) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// Case 6 of issue 13: a replay that forks a setsid grandchild and exits normally leaves
+// nothing running.
+func TestRunnerKillsSetsidGrandchildren(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	marker := "kvparity-grandchild-" + strconv.Itoa(os.Getpid())
+	script := writeScript(t, `setsid sh -c 'exec -a `+marker+` sleep 300' </dev/null >/dev/null 2>&1 &
+sh -c 'exec -a `+marker+`-group sleep 300' </dev/null >/dev/null 2>&1 &
+sleep 0.2
+exit 0
+`)
+	r := &Runner{PollInterval: 10 * time.Millisecond}
+	res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: script, Dir: filepath.Join(t.TempDir(), "run")}, nil)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(aliveByMarker(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := aliveByMarker(marker); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("descendants of a finished replay still run: %v", left)
+	}
+}
+
+// Case 6 of issue 13: on resume, the surviving members of a recorded process group whose run
+// has no run_end are killed, with a warning.
+func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
+	os.MkdirAll(runDir, 0o755)
+	// A survivor: a process group whose leader already died (as a killed replay's would be).
+	cmd := exec.Command("sh", "-c", "sleep 300 & sleep 300 & wait")
+	cmd.Dir = runDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	recs, _ := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	if last := recs[len(recs)-1]; last.PGID != pgid {
+		t.Fatalf("run_start records pgid %d, want %d", last.PGID, pgid)
+	}
+	time.Sleep(100 * time.Millisecond)
+	var warned []string
+	opts := testOptions(t, dir)
+	opts.Warn = func(s string) { warned = append(warned, s) }
+	c, err = Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if len(warned) == 0 || !strings.Contains(strings.Join(warned, "\n"), "process group "+strconv.Itoa(pgid)) {
+		t.Fatalf("no warning about the survivors: %q", warned)
+	}
+	cmd.Wait()
+	for _, p := range allProcs() {
+		if p.pgid == pgid && p.state != 'Z' {
+			t.Fatalf("pid %d of group %d survived the resume", p.pid, pgid)
+		}
+	}
+}
