@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/engine"
+	"kvparity/internal/layout"
+	"kvparity/verdict"
+)
+
+// TestChaosKillsAndResumes kills a headless campaign of the tiny row with SIGKILL at random
+// moments (creation, determinism, warmups, between the members of a pair, around the perf
+// records), resumes it each time, and checks after every kill that the journal reads back whole
+// with its sequence intact, that no process of the campaign is left alive, and at the end that
+// the verdicts and counts equal those of an uninterrupted run.
+func TestChaosKillsAndResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and resumes a real campaign twenty times")
+	}
+	bin := kvparityBinary(t)
+	ref := filepath.Join(t.TempDir(), "ref")
+	want := chaosRun(t, bin, ref)
+
+	dir := filepath.Join(t.TempDir(), "chaos")
+	rng := rand.New(rand.NewPCG(20261201, 13))
+	kills := 0
+	for i := 0; i < 20; i++ {
+		cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done: // finished before the kill: the campaign is complete
+		case <-time.After(time.Duration(rng.IntN(1500)) * time.Millisecond):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			kills++
+		}
+		checkJournal(t, dir, i)
+		checkNoSurvivors(t, dir, i)
+	}
+	t.Logf("%d kills in 20 attempts", kills)
+	got := chaosRun(t, bin, dir)
+	// The performance verdict depends on the machine's load (a busy core blocks the stage); the
+	// digests, the semantic verdict and, when both measured, the valid pairs do not.
+	blocked := got.Performance == verdict.Blocked || want.Performance == verdict.Blocked
+	if got.Semantic != want.Semantic || got.Baseline != want.Baseline || got.Candidate != want.Candidate || (!blocked && got.Pairs != want.Pairs) {
+		t.Errorf("after %d kills and resumes: %+v\nan uninterrupted run: %+v", kills, got, want)
+	}
+}
+
+// chaosOutcome is what a finished tiny campaign established.
+type chaosOutcome struct {
+	Semantic, Performance verdict.Word
+	Baseline, Candidate   string // the one digest of each arm
+	Pairs                 int
+}
+
+func chaosRun(t *testing.T, bin, dir string) chaosOutcome {
+	t.Helper()
+	_, out, errOut := runKvparity(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all", "--json")
+	var doc struct {
+		verdict.Document
+		engine.Summary
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, tail(errOut, 30))
+	}
+	o := chaosOutcome{Semantic: doc.Semantic.Verdict, Performance: doc.Performance.Verdict}
+	o.Baseline, o.Candidate = doc.Arms[engine.Baseline].Runs[0].Digest, doc.Arms[engine.Candidate].Runs[0].Digest
+	if doc.Perf != nil {
+		o.Pairs = len(doc.Perf.Pairs)
+	}
+	return o
+}
+
+// checkJournal reads the journal back (it refuses gaps, duplicates and reorderings) and checks
+// that every run_end follows its run_start.
+func checkJournal(t *testing.T, dir string, i int) {
+	t.Helper()
+	path := filepath.Join(dir, layout.FileJournal)
+	if _, err := os.Stat(path); err != nil {
+		return // killed before the campaign existed
+	}
+	recs, err := engine.ReadJournal(path)
+	if err != nil {
+		t.Fatalf("kill %d: the journal does not read back: %v", i, err)
+	}
+	started := map[engine.RunID]bool{}
+	for j, r := range recs {
+		if r.Seq != int64(j+1) {
+			t.Fatalf("kill %d: record %d has seq %d", i, j+1, r.Seq)
+		}
+		switch r.Type {
+		case engine.RecRunStart:
+			started[r.Run] = true
+		case engine.RecRunEnd:
+			if !started[r.Run] {
+				t.Fatalf("kill %d: run_end of %s without its run_start", i, r.Run)
+			}
+		}
+	}
+}
+
+// checkNoSurvivors fails when a process whose command line or working directory is inside the
+// campaign is still alive after the kill.
+func checkNoSurvivors(t *testing.T, dir string, i int) {
+	t.Helper()
+	abs, _ := filepath.Abs(dir)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var alive []string
+		procs, _ := os.ReadDir("/proc")
+		for _, p := range procs {
+			if p.Name()[0] < '0' || p.Name()[0] > '9' {
+				continue
+			}
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+			cwd, _ := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
+			if strings.Contains(string(cmdline), abs) || strings.HasPrefix(cwd, abs) {
+				alive = append(alive, p.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kill %d: processes of the campaign survived: %v", i, alive)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
