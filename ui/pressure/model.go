@@ -85,6 +85,26 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
+// ScrollBy moves the selection by n events (the mouse wheel over the pane).
+func (m *Model) ScrollBy(n int) {
+	m.cursor = max(0, min(len(m.records[m.run])-1, m.cursor+n))
+}
+
+// ClickAt selects the event drawn on line y of the pane (0 is the title, 1 the timeline).
+func (m *Model) ClickAt(y int) {
+	body := m.Height - 2
+	if m.Focused() && body >= 3 {
+		body-- // the selected event's details take the last line
+	}
+	first := 0
+	if m.cursor >= body {
+		first = m.cursor - body + 1
+	}
+	if i := first + y - 2; y >= 2 && y < 2+body && i < len(m.records[m.run]) {
+		m.cursor = i
+	}
+}
+
 func sameRecord(a, b report.PressureRecord) bool {
 	return a.Ordinal == b.Ordinal && a.AtMs == b.AtMs && a.Pool == b.Pool && a.WorkerID == b.WorkerID &&
 		a.RequestUUID == b.RequestUUID
