@@ -39,8 +39,8 @@ type plan struct {
 func (m *Model) layout() {
 	w, h := m.width, m.height
 	p := plan{artsH: 1, statusH: m.statusRows()}
-	if w >= fullWidth && h >= fullHeight {
-		p.artsH = 2
+	if w >= fullWidth && h >= fullHeight || !m.arts.OneLineFits(w) {
+		p.artsH = 2 // a variant name is given a second line rather than cut
 	}
 	if m.zoomed {
 		p.artsH = 0 // the zoomed pane has the whole screen but the header, status and footer

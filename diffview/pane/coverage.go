@@ -115,22 +115,23 @@ func (p Model) onCoverage(msg coverageMsg) Model {
 }
 
 // coverageLines are the form's live lines under the patterns: the count, what differs, and
-// whether the record is broad.
+// whether the record is broad. They start under the label, not the value, so the count fits
+// an 80-column screen whole.
 func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
 	st := f.styles
 	pats := f.record().Pointers
 	c := f.cov
 	pending := !c.current(pats)
-	ind := strings.Repeat(" ", formLabelW)
+	const ind = "    ↳ "
 	if !c.done && c.key == "" && c.covered == 0 && pending {
 		return []string{st.Faint.Render(cut(ind+"counting what the patterns cover…", w)), "", ""}
 	}
 	total := len(d.Changes)
-	txt := fmt.Sprintf("covers %d of %d differing pointers (%d uncovered after this record)", c.covered, total, c.uncovered)
+	txt := fmt.Sprintf("covers %d of %d differing pointers · %d uncovered after this record", c.covered, total, c.uncovered)
 	style := st.Good
 	switch {
 	case c.covered == 0:
-		txt = fmt.Sprintf("covers none of the %d differing pointers (%d uncovered)", total, c.uncovered)
+		txt = fmt.Sprintf("covers none of the %d differing pointers · %d uncovered", total, c.uncovered)
 		style = st.Warn
 	case c.uncovered > 0:
 		style = st.Warn
@@ -143,9 +144,9 @@ func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
 		style = st.Bad
 	}
 	lines := []string{style.Render(cut(ind+txt, w))}
-	lines = append(lines, st.Faint.Render(cut(ind+"what differs (computed on save): "+c.differs, w)))
+	lines = append(lines, st.Faint.Render(cut("      what differs (computed on save): "+c.differs, w)))
 	if why := diffview.BroadReason(pats, c.covered, total); why != "" {
-		lines = append(lines, st.Bad.Render(cut(ind+"BROAD: "+why+" · saving asks you to confirm", w)))
+		lines = append(lines, st.Bad.Render(cut("      BROAD: "+why+" · saving asks you to confirm", w)))
 	} else {
 		lines = append(lines, "")
 	}

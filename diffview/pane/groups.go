@@ -2,6 +2,7 @@ package pane
 
 import (
 	"fmt"
+	"strings"
 
 	"kvparity/diffview"
 )
@@ -27,7 +28,8 @@ func (g groupBy) String() string {
 // A listGroup is one group of a grouping.
 type listGroup struct {
 	key     string // expansion state key, unique across both groupings
-	title   string
+	title   string // as listed (request ids shortened)
+	full    string // in full, for the line under the list
 	pattern string // byPattern: the field pattern (an exception pattern covering exactly it)
 	changes []int  // indexes into Diff.Changes, document order
 }
@@ -36,21 +38,41 @@ type listGroup struct {
 type grouping struct {
 	groups  []listGroup
 	groupOf []int
+	short   map[string]string // request id → the part that tells it apart (byRequest only)
 }
 
 // buildGroupings computes both groupings (off the update loop, with the diff).
 func buildGroupings(d *diffview.Diff) [2]grouping {
 	var gs [2]grouping
-	req := grouping{groupOf: make([]int, len(d.Changes))}
+	// Request ids are shown by the part that tells them apart: zero-padded uuids differ only
+	// at the end, and a title cut at the pane's edge would hide exactly that.
+	var ids []string
+	for _, c := range d.Changes {
+		if c.Request != "" {
+			ids = append(ids, c.Request)
+		}
+		if c.RequestA != "" {
+			ids = append(ids, c.RequestA)
+		}
+	}
+	short := diffview.ShortIDs(ids, 4)
+	req := grouping{groupOf: make([]int, len(d.Changes)), short: short}
 	for gi, g := range d.Groups {
-		req.groups = append(req.groups, listGroup{key: "r " + g.Key, title: g.Title, changes: g.Changes})
+		title := g.Title
+		if g.Request != "" {
+			title = strings.Replace(title, g.Request, short[g.Request], 1)
+			if a := d.Changes[g.Changes[0]].RequestA; a != "" {
+				title = strings.Replace(title, a, short[a], 1)
+			}
+		}
+		req.groups = append(req.groups, listGroup{key: "r " + g.Key, title: title, full: g.Title, changes: g.Changes})
 		for _, ci := range g.Changes {
 			req.groupOf[ci] = gi
 		}
 	}
 	pat := grouping{groupOf: make([]int, len(d.Changes))}
 	for gi, pc := range d.FieldPatterns() {
-		pat.groups = append(pat.groups, listGroup{key: "p " + pc.Pattern, title: pc.Pattern, pattern: pc.Pattern, changes: pc.Changes})
+		pat.groups = append(pat.groups, listGroup{key: "p " + pc.Pattern, title: pc.Pattern, full: pc.Pattern, pattern: pc.Pattern, changes: pc.Changes})
 		for _, ci := range pc.Changes {
 			pat.groupOf[ci] = gi
 		}
@@ -71,8 +93,8 @@ func (p *Model) groupOfChange(ci int) int {
 	return 0
 }
 
-// switchGrouping shows the other grouping, keeping the selected change (or the first change of
-// the selected group) selected.
+// switchGrouping shows the other grouping. Field patterns open on the largest, at the top;
+// back by request, the change (or first change of the pattern) selected before stays selected.
 func (p *Model) switchGrouping() {
 	keep := -1
 	if p.cursor < len(p.rows) {
@@ -90,8 +112,9 @@ func (p *Model) switchGrouping() {
 	p.by = 1 - p.by
 	p.cursor, p.offset = 0, 0
 	p.rebuild()
-	if keep >= 0 {
-		// Land on the change's group header, not inside it: the other grouping may be huge.
+	if keep >= 0 && p.by == byRequest {
+		// Land on the change's group header unless the group is open: a request group is small,
+		// but selecting inside it is what n would do.
 		gi := p.groupOfChange(keep)
 		if p.expanded[p.cur().groups[gi].key] {
 			p.selectChange(keep)

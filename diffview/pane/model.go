@@ -182,6 +182,21 @@ func (p Model) Capturing() bool {
 // means anything to the workbench.
 func (p Model) Modal() bool { return p.Capturing() || p.mode == modeRecords }
 
+// Loaded reports that a diff is open and loaded (not loading, no error).
+func (p Model) Loaded() bool { return p.diff != nil && !p.loading && p.err == nil }
+
+// GroupedByPattern reports that the list is grouped by field pattern.
+func (p Model) GroupedByPattern() bool { return p.by == byPattern }
+
+// FormCounted reports that the exception form is open and shows the count of its current
+// patterns.
+func (p Model) FormCounted() bool {
+	return p.mode == modeForm && p.form.cov.current(p.form.record().Pointers)
+}
+
+// Confirming reports that a broad record waits for its confirmation.
+func (p Model) Confirming() bool { return p.mode == modeForm && p.form.confirm != "" }
+
 // Open loads and diffs two reports asynchronously. The returned command yields an
 // OpenRequestedMsg; its Update bumps the generation and starts the load, so a slower
 // earlier load can never overwrite a newer one.

@@ -48,7 +48,7 @@ func TestPaneGroupsByFieldPatternAndCoversOneInOneKey(t *testing.T) {
 	if got := headers(p); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("pattern groups:\n%s", strings.Join(got, "\n"))
 	}
-	// The selected change's pattern is the selected group.
+	// f opens on the largest pattern, at the top (here also the first divergence's).
 	if r := p.rows[p.cursor]; r.change >= 0 || p.cur().groups[r.group].changes[0] != first {
 		t.Fatalf("after f the cursor is on %+v", r)
 	}
@@ -65,7 +65,7 @@ func TestPaneGroupsByFieldPatternAndCoversOneInOneKey(t *testing.T) {
 		t.Fatalf("c: mode %v pointers %v", p.mode, p.form.record().Pointers)
 	}
 	v = stripANSI(p.View())
-	for _, w := range []string{"covers 3 of 8 differing pointers (5 uncovered after this record)",
+	for _, w := range []string{"covers 3 of 8 differing pointers · 5 uncovered after this record",
 		"what differs (computed on save): 3 pointer(s) in 3 request(s): at_ms 3"} {
 		if !strings.Contains(v, w) {
 			t.Errorf("form lacks %q:\n%s", w, v)
@@ -73,7 +73,7 @@ func TestPaneGroupsByFieldPatternAndCoversOneInOneKey(t *testing.T) {
 	}
 	// Typing more patterns updates the count as they are typed.
 	p = typeSettled(t, p, ", /metadata/**")
-	if v := stripANSI(p.View()); !strings.Contains(v, "covers 5 of 8 differing pointers (3 uncovered after this record)") || !strings.Contains(v, "BROAD: names a root pattern (/metadata/**)") {
+	if v := stripANSI(p.View()); !strings.Contains(v, "covers 5 of 8 differing pointers · 3 uncovered after this record") || !strings.Contains(v, "BROAD: names a root pattern (/metadata/**)") {
 		t.Fatalf("live count after typing:\n%s", v)
 	}
 	p, _ = press(p, "esc")

@@ -89,7 +89,7 @@ func (p Model) diagOpen() bool {
 	if p.diagSet != 0 {
 		return p.diagSet > 0
 	}
-	open := 3 + p.diagLines(true) + 1 + p.detailRows() + 1 + 1
+	open := 3 + p.diagLines(true) + 1 + p.detailRows() + 1
 	return p.height-open >= minListRows
 }
 
@@ -101,20 +101,36 @@ func (p Model) detailRows() int {
 	return 1
 }
 
-// titleLine is the pane's first line: the two sides, and the counts.
+// titleLine is the pane's first line: the two sides, and the counts (shorter forms first
+// when the line is narrow, so the zoom mark is never the part cut).
 func (p Model) titleLine() string {
 	w, st := p.width, p.styles
-	right := ""
+	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
+	var forms []string
 	if p.diff != nil {
-		right = fmt.Sprintf("%d differing · %d groups · %d field patterns", len(p.diff.Changes), len(p.groups[byRequest].groups), len(p.groups[byPattern].groups))
+		n := len(p.diff.Changes)
+		forms = []string{
+			fmt.Sprintf("%d differing · %d groups · %d field patterns", n, len(p.groups[byRequest].groups), len(p.groups[byPattern].groups)),
+			fmt.Sprintf("%d differing · %d patterns", n, len(p.groups[byPattern].groups)),
+			fmt.Sprintf("%d differing", n),
+		}
 		if p.diff.Equal() {
-			right = "byte-identical"
+			forms = []string{"byte-identical"}
 		}
 	}
-	if p.zoomed {
-		right += " · zoomed (z)"
+	if len(forms) == 0 {
+		forms = []string{""}
 	}
-	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
+	right := ""
+	for _, f := range forms {
+		if p.zoomed {
+			f = strings.TrimPrefix(f+" · zoomed (z)", " · ")
+		}
+		right = f
+		if len([]rune(left))+len([]rune(f))+1 <= w {
+			break
+		}
+	}
 	if len([]rune(left))+len([]rune(right))+1 > w {
 		right = cut(right, max(0, w-len([]rune(left))-1))
 	}
@@ -139,7 +155,11 @@ func (p Model) headerLines() []string {
 	if p.mode == modeForm {
 		return lines
 	}
-	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(p.diff.First.String(), w-6)))
+	first := p.diff.First.String()
+	if r := p.diff.First.Request; r != "" && p.groups[byRequest].short[r] != "" && len([]rune(first)) > w-6 {
+		first = strings.Replace(first, r, p.groups[byRequest].short[r], 1) // the id's telling part, not its zeros
+	}
+	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(first, w-6)))
 	if ds := p.diff.Diagnosis; len(ds) > 0 {
 		if !p.diagOpen() {
 			more := " · i opens the diagnosis"
@@ -199,7 +219,11 @@ func (p Model) semanticLine() string {
 }
 
 func (p Model) chromeHeight() int {
-	return len(p.headerLines()) + 1 + 1 + p.detailRows() + 1
+	n := len(p.headerLines()) + 1 + 1 + p.detailRows()
+	if p.statusLine() != "" {
+		n++
+	}
+	return n
 }
 
 // listTop is the pane line of the list's first row.
@@ -221,7 +245,9 @@ func (p Model) View() string {
 			lines = append(lines, p.listLines()...)
 			lines = append(lines, p.detailLines()...)
 		}
-		lines = append(lines, p.statusLine())
+		if sl := p.statusLine(); sl != "" {
+			lines = append(lines, sl)
+		}
 	}
 	for len(lines) < p.height {
 		lines = append(lines, "")
@@ -331,7 +357,7 @@ func (p Model) detailLines() []string {
 	if r.change < 0 {
 		g := p.cur().groups[r.group]
 		cnt := p.vis.count(p.by, r.group, len(g.changes))
-		txt := fmt.Sprintf("%s: %d pointer(s)", g.title, cnt)
+		txt := fmt.Sprintf("%s: %d pointer(s)", g.full, cnt)
 		if reqs := p.requestsIn(g); reqs > 0 {
 			txt += fmt.Sprintf(" in %d request(s)", reqs)
 		}
@@ -401,5 +427,5 @@ func (p Model) statusLine() string {
 	case len(p.marked) > 0:
 		return st.Faint.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
 	}
-	return st.Faint.Render(cut("n/N next/prev · enter expand · f group by field/request · c cover pattern · / filter · space select · e exception · L records · ? keys", p.width))
+	return "" // the workbench's footer lists the keys: the line goes to the list
 }

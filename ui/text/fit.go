@@ -132,3 +132,29 @@ func Wrap(s string, w, rows int, indent string) []string {
 	}
 	return out
 }
+
+// Flow packs parts into lines of at most w cells, separated by sep, never splitting a part: a
+// key figure moves to the next line whole instead of being cut (only a part wider than w on its
+// own is cut). Parts may hold ANSI styling.
+func Flow(parts []string, sep string, w int) []string {
+	var out []string
+	line := ""
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		switch {
+		case line == "":
+			line = p
+		case Width(line)+Width(sep)+Width(p) <= w:
+			line += sep + p
+		default:
+			out = append(out, Trunc(line, w))
+			line = p
+		}
+	}
+	if line != "" {
+		out = append(out, Trunc(line, w))
+	}
+	return out
+}
