@@ -52,8 +52,9 @@ func (m Model) statusText() (string, bool) {
 		parts = append(parts, m.status.text)
 	}
 	line := " " + strings.Join(parts, " │ ")
-	if m.status.problem {
-		line += "  (esc clears)"
+	// The hint only where it does not cost a second line.
+	if hint := "  (esc clears)"; m.status.problem && (text.Width(line+hint) <= m.width || text.Width(line) > m.width) {
+		line += hint
 	}
 	bad := m.status.problem || m.blocked != "" || len(m.arts.Stale()) > 0 || m.rowChanged
 	return line, bad

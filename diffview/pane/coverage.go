@@ -127,7 +127,7 @@ func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
 		return []string{st.Faint.Render(cut(ind+"counting what the patterns cover…", w)), "", ""}
 	}
 	total := len(d.Changes)
-	txt := fmt.Sprintf("covers %d of %d differing pointers · %d uncovered after this record", c.covered, total, c.uncovered)
+	txt := fmt.Sprintf("covers %d of %d differing pointers · %d stay uncovered", c.covered, total, c.uncovered)
 	style := st.Good
 	switch {
 	case c.covered == 0:

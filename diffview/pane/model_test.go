@@ -252,7 +252,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	if !strings.Contains(p.form.err, "baseline: required") || p.form.fields[p.form.focused].name != "baseline" {
 		t.Fatalf("validation: %q focused %s", p.form.err, p.form.fields[p.form.focused].name)
 	}
-	if v := stripANSI(p.View()); !strings.Contains(v, "covers 2 of 8 differing pointers · 6 uncovered after this record") {
+	if v := stripANSI(p.View()); !strings.Contains(v, "covers 2 of 8 differing pointers · 6 stay uncovered") {
 		t.Fatalf("the form counts what the patterns cover:\n%s", v)
 	}
 	p.form.focused = 2 // back to "events" so fill's first tab lands on baseline

@@ -2,6 +2,7 @@ package pane
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -101,6 +102,19 @@ func (p Model) detailRows() int {
 	return 1
 }
 
+var uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// shortenIDs writes every uuid in s by the part that tells it apart (from short, the diff's
+// request ids, or on its own).
+func shortenIDs(s string, short map[string]string) string {
+	return uuidRE.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := short[id]; ok {
+			return v
+		}
+		return diffview.ShortIDs([]string{id}, 4)[id]
+	})
+}
+
 // titleLine is the pane's first line: the two sides, and the counts (shorter forms first
 // when the line is narrow, so the zoom mark is never the part cut).
 func (p Model) titleLine() string {
@@ -156,15 +170,15 @@ func (p Model) headerLines() []string {
 		return lines
 	}
 	first := p.diff.First.String()
-	if r := p.diff.First.Request; r != "" && p.groups[byRequest].short[r] != "" && len([]rune(first)) > w-6 {
-		first = strings.Replace(first, r, p.groups[byRequest].short[r], 1) // the id's telling part, not its zeros
+	if len([]rune(first)) > w-6 {
+		first = shortenIDs(first, p.groups[byRequest].short) // the ids' telling part, not their zeros
 	}
 	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(first, w-6)))
 	if ds := p.diff.Diagnosis; len(ds) > 0 {
 		if !p.diagOpen() {
-			more := " · i opens the diagnosis"
+			more := " · i opens it"
 			if len(ds) > 1 {
-				more = fmt.Sprintf(" · +%d more · i opens", len(ds)-1)
+				more = fmt.Sprintf(" · +%d more (i)", len(ds)-1)
 			}
 			head := cut("1. "+ds[0].String(), max(10, w-6-len([]rune(more))))
 			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(head)+st.Faint.Render(cut(more, w-6-len([]rune(head)))))
