@@ -142,14 +142,30 @@ func (m *Model) addRepetition() tea.Cmd {
 	if r, ok := m.det.Selected(); ok {
 		arm = r.Arm
 	}
-	if m.det.Verdict(arm).Verdict == verdict.Unstable {
-		m.alarm(fmt.Sprintf("add repetition refused: %s is UNSTABLE — stop and diagnose the leak (d shows the diff); "+
-			"never add repetitions to average an entropy leak away", arm))
+	if m.armUnstable(arm) {
+		m.alarm(fmt.Sprintf("add repetition refused: %s is UNSTABLE · never add repetitions to average an entropy "+
+			"leak away: stop and diagnose it (d shows the diff)", arm))
 		return nil
 	}
 	ctl := m.ctl
 	m.say("adding a " + string(arm) + " repetition…")
 	return act("add a "+string(arm)+" repetition", func() error { return ctl.AddRepetition(arm) })
+}
+
+// armUnstable says whether an arm is UNSTABLE: by the determinism stage's verdict in this
+// session, or by the campaign's assessed verdicts (a reopened campaign's history).
+func (m Model) armUnstable(arm engine.Arm) bool {
+	if m.det.Verdict(arm).Verdict == verdict.Unstable {
+		return true
+	}
+	if v := m.header.Verdicts(); v != nil {
+		o := v.Determinism.Baseline
+		if arm == engine.Candidate {
+			o = v.Determinism.Candidate
+		}
+		return o.Verdict == verdict.Unstable
+	}
+	return false
 }
 
 // paneKey hands a key to the focused pane and follows a change of selected run.

@@ -11,6 +11,7 @@ import (
 
 	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
 // The stage keys mean the same thing whatever has focus: g, + and x pressed in the diff pane
@@ -51,7 +52,7 @@ func TestAddRepetitionIsRefusedOnAnUnstableArm(t *testing.T) {
 	if hasCall(f.Calls(), "AddRepetition candidate") {
 		t.Fatal("+ must not add a repetition to an UNSTABLE arm")
 	}
-	mustContain(t, screen(m), "add repetition refused: candidate is UNSTABLE")
+	mustContain(t, strings.Join(strings.Fields(screen(m)), " "), "add repetition refused: candidate is UNSTABLE · never add repetitions to average an entropy leak away")
 	mustContain(t, m.logText(), "never add repetitions to average an entropy leak away")
 	// The stable arm still takes one.
 	m = update(t, m, press("home"))
@@ -244,4 +245,17 @@ func TestEWithNothingToActOnSaysSo(t *testing.T) {
 	m, msgs := updateCmd(t, m, press("e"))
 	m = feed(t, m, msgs)
 	mustContain(t, screen(m), "no diff open: press d on a repetition first")
+}
+
+// A reopened campaign knows its arms' verdicts from the assessment before any stage runs.
+func TestAddRepetitionIsRefusedOnAnAssessedUnstableArm(t *testing.T) {
+	f := newFake(testInfo(5000, 60))
+	m := newTestModel(t, f, 110, 34)
+	v := verdict.Verdicts{Determinism: verdict.Arms{Candidate: verdict.Of(verdict.Unstable, "2 digests")}}
+	m.header.SetVerdicts(&v, nil)
+	m, _ = updateCmd(t, m, press("+")) // nothing selected: the candidate
+	if hasCall(f.Calls(), "AddRepetition candidate") {
+		t.Fatal("+ must not add a repetition to an arm the campaign judged UNSTABLE")
+	}
+	mustContain(t, m.logText(), "add repetition refused: candidate is UNSTABLE")
 }

@@ -38,7 +38,12 @@ func (m *Model) alarm(s string) {
 // statusText is the status line's words: a blocked row, stale artifacts (which stay on screen
 // for as long as they are stale) and the newest message.
 func (m Model) statusText() (string, bool) {
+	// The newest message first: the marks that stay (blocked, stale) follow it, so the message
+	// is never the part cut.
 	var parts []string
+	if m.status.text != "" {
+		parts = append(parts, m.status.text)
+	}
 	if m.blocked != "" && !(m.status.problem && strings.Contains(m.status.text, m.blocked)) {
 		parts = append(parts, "BLOCKED: "+m.blocked)
 	}
@@ -47,9 +52,6 @@ func (m Model) statusText() (string, bool) {
 	}
 	if m.rowChanged {
 		parts = append(parts, "STALE: the row file changed; this campaign keeps its frozen row.toml")
-	}
-	if m.status.text != "" {
-		parts = append(parts, m.status.text)
 	}
 	line := " " + strings.Join(parts, " │ ")
 	// The hint only where it does not cost a second line.
