@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,15 +20,17 @@ func init() {
 	register("diff", "compare two canonical reports: groups, first divergence, diagnosis", runDiff)
 }
 
-const diffUsage = `usage: kvparity diff A.jsonl B.jsonl [--json] [--all] [--campaign DIR [--unstable]]
-       kvparity diff --campaign DIR [--json] [--all]
+const diffUsage = `usage: kvparity diff A.jsonl B.jsonl [--json] [--all | --patterns] [--campaign DIR [--unstable]]
+       kvparity diff --campaign DIR [--json] [--all | --patterns]
 
 Compares two canonical reports: every differing pointer by group, the first divergence in
 virtual time and the diagnosis. With --campaign DIR of a campaign (it has a journal.jsonl) the
 semantic verdict printed is the campaign's, exactly as its report says it (stability, byte
 parity, lifecycle evidence and its exception records); without A and B the campaign's own kept
 baseline and candidate reports are compared. A DIR holding only an exceptions.jsonl judges this
-diff on its own (--unstable: an arm is UNSTABLE).
+diff on its own (--unstable: an arm is UNSTABLE). --patterns prints the field patterns instead
+(array indices and ids wildcarded, e.g. /per_request/*/ttft_ms) with their counts, largest
+first; the counts sum to the number of differing pointers, and each is a usable exception pattern.
 
 exit status: 0 identical (with --campaign: the semantic verdict passes), 1 differing (FAIL),
 2 not decided yet (a campaign still running), 3 usage or input error.
@@ -41,6 +44,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	campaign := flags.String("campaign", "", "campaign directory: the semantic verdict is the campaign's")
 	unstable := flags.Bool("unstable", false, "with an exceptions-only --campaign DIR: an arm is UNSTABLE (the verdict is then FAIL)")
 	all := flags.Bool("all", false, "print every change of every group (default: 20 per group)")
+	patterns := flags.Bool("patterns", false, "print the field patterns with their counts, largest first")
 	flags.Usage = func() { fmt.Fprint(stderr, diffUsage) }
 	pos, err := parseInterleaved(flags, args)
 	if err != nil {
@@ -100,6 +104,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		status = verdict.ExitCode(sem.Verdict)
 	}
+	if *patterns {
+		return printPatterns(stdout, d, *asJSON, status, fail)
+	}
 	if *asJSON {
 		r := d.Report()
 		r.Semantic = sem
@@ -123,6 +130,22 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		for _, p := range sem.Uncovered {
 			fmt.Fprintf(stdout, "  uncovered %s\n", p)
 		}
+	}
+	return status
+}
+
+// printPatterns is --patterns: the field patterns and their counts, as text or JSON.
+func printPatterns(w io.Writer, d *diffview.Diff, asJSON bool, status int, fail func(error) int) int {
+	var err error
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(d.PatternsReport())
+	} else {
+		err = diffview.WritePatterns(w, d)
+	}
+	if err != nil {
+		return fail(err)
 	}
 	return status
 }

@@ -152,3 +152,34 @@ func TestCmdExceptionsListAndDelete(t *testing.T) {
 		t.Fatalf("bad subcommand: %d", code)
 	}
 }
+
+func TestCmdDiffPatternsSumToTheTotal(t *testing.T) {
+	_, a, b := writeReports(t)
+	var out, errb bytes.Buffer
+	if code := runDiff([]string{a, b, "--patterns"}, &out, &errb); code != 1 {
+		t.Fatalf("differing: exit %d\n%s", code, errb.String())
+	}
+	want := "3 differing pointer(s) in 3 field pattern(s) (array indices and ids as *):\n" +
+		"  1  /per_request/*/decode_worker_idx\n" +
+		"  1  /per_request/*/routing_history/*/logical_worker_id\n" +
+		"  1  /per_request/*/terminal_time_ms\n" +
+		"  3  total\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Fatalf("output:\n%s\nwant suffix\n%s", out.String(), want)
+	}
+	out.Reset()
+	if code := runDiff([]string{"--patterns", "--json", a, b}, &out, &errb); code != 1 {
+		t.Fatalf("json: exit %d\n%s", code, errb.String())
+	}
+	var r diffview.JSONPatterns
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, p := range r.Patterns {
+		sum += p.Count
+	}
+	if r.Count != 3 || len(r.Patterns) != 3 || sum != 3 {
+		t.Fatalf("json: %+v", r)
+	}
+}

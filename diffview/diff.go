@@ -62,6 +62,7 @@ type Diff struct {
 	events     []eventInfo // eventOf per change, filled on first use
 	decs       []decision  // routing decisions of both runs, filled on first use
 	decsDone   bool
+	fieldPats  patternCache
 }
 
 // Equal reports whether the two reports have no differing pointer.

@@ -14,6 +14,12 @@
 // grouped: summary, metadata, coverage, coverage/pressure/records, then each request's
 // scalar fields and each of its ordered event arrays.
 //
+// Diff.FieldPatterns counts the differing pointers by field pattern: array indices and ids
+// wildcarded ("/per_request/*/ttft_ms"), largest first, every pointer counted once; an object
+// whose many scalar fields each differ once reads as "<object>/*". Each pattern is a valid
+// exception pattern covering exactly what it counts (the pane's grouping by field, and
+// kvparity diff --patterns).
+//
 // # First divergence and diagnosis
 //
 // Every change is placed at the virtual time of the event it belongs to (a timestamp field,
@@ -39,5 +45,7 @@
 // proposes the patterns, requests and events of a record for selected changes (the pane's
 // form, where these lists are comma-separated). SemanticVerdict gives
 // PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is covered by a valid
-// record, and never for an UNSTABLE arm.
+// record, and never for an UNSTABLE arm. A record that names a root pattern ("/**",
+// "/per_request/**") or covers more than half of the differences is broad (BroadReason): the
+// pane asks for an explicit confirmation and saves it with Broad set.
 package diffview

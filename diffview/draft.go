@@ -2,7 +2,9 @@ package diffview
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // DraftRecord proposes the pointer patterns, requests, events and "what differs" of an
@@ -13,7 +15,6 @@ func (d *Diff) DraftRecord(sel []int) ExceptionRecord {
 	var rec ExceptionRecord
 	seenP, seenR, seenE := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	general := len(sel) > 8
-	fields := map[string]int{}
 	for _, ci := range sel {
 		c := &d.Changes[ci]
 		ptr := c.Pointer
@@ -43,8 +44,52 @@ func (d *Diff) DraftRecord(sel []int) ExceptionRecord {
 				rec.Events = append(rec.Events, e)
 			}
 		}
-		fields[lastSeg(c.Pointer)]++
 	}
-	rec.Differs = fmt.Sprintf("%d pointer(s) in %d request(s): %s", len(sel), len(seenR), countList(fields))
+	rec.Differs = d.Describe(sel)
 	return rec
+}
+
+// describeFields is how many field names Describe spells out (the rest are counted).
+const describeFields = 10
+
+// Describe is the "what differs" of an exception record covering Changes[i] for each i in sel:
+// how many pointers in how many requests, and the fields that differ, most first. The pane
+// computes it when a record is saved, from what the record's patterns cover then.
+func (d *Diff) Describe(sel []int) string {
+	fields := map[string]int{}
+	reqs := map[string]bool{}
+	for _, ci := range sel {
+		c := &d.Changes[ci]
+		fields[lastSeg(c.Pointer)]++
+		if c.Request != "" {
+			reqs[c.Request] = true
+		}
+	}
+	keys := sortedKeys(fields)
+	sort.SliceStable(keys, func(i, j int) bool { return fields[keys[i]] > fields[keys[j]] })
+	parts := make([]string, 0, min(len(keys), describeFields)+1)
+	for i, k := range keys {
+		if i == describeFields {
+			parts = append(parts, fmt.Sprintf("%d more field(s)", len(keys)-describeFields))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, fields[k]))
+	}
+	return fmt.Sprintf("%d pointer(s) in %d request(s): %s", len(sel), len(reqs), strings.Join(parts, ", "))
+}
+
+// Select lists the changes one of the patterns matches, in document order. stop is polled
+// every few thousand changes: when it says so, Select gives up and returns ok false (a newer
+// question superseded this one). A nil stop never stops.
+func (d *Diff) Select(patterns []string, stop func() bool) (sel []int, ok bool) {
+	rm := CompileRecord(patterns)
+	for i := range d.Changes {
+		if i%4096 == 4095 && stop != nil && stop() {
+			return nil, false
+		}
+		if rm.Match(d.Changes[i].Pointer) {
+			sel = append(sel, i)
+		}
+	}
+	return sel, true
 }

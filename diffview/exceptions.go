@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"kvparity/internal/atomicfile"
-	"kvparity/internal/layout"
 )
+
+// exceptionsFile is the name of the exception records file inside a campaign directory.
+const exceptionsFile = "exceptions.jsonl"
 
 // An ExceptionRecord is one semantic exception (protocol stage 5): a reviewed explanation of
 // why some differing pointers are an intended, more faithful change and not leaked entropy.
@@ -41,6 +43,11 @@ type ExceptionRecord struct {
 	Impact string `json:"impact"`
 	// 7. the reviewer-visible disposition
 	Disposition string `json:"disposition"`
+
+	// Broad marks a record that names a root pattern or covered more than half of the
+	// differing pointers when it was saved: its author confirmed it explicitly, and a reviewer
+	// should read it first (the pane and the campaign report show the flag).
+	Broad bool `json:"broad,omitempty"`
 
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
@@ -93,20 +100,77 @@ func (r *ExceptionRecord) Validate() error {
 	return nil
 }
 
-// covers reports whether one of the record's patterns matches ptr.
-func (r *ExceptionRecord) covers(ptr string) bool {
-	for _, p := range r.Pointers {
-		if MatchPattern(strings.TrimSpace(p), ptr) {
+// Covers reports whether one of the record's patterns matches ptr.
+func (r *ExceptionRecord) Covers(ptr string) bool { return CompileRecord(r.Pointers).Match(ptr) }
+
+// A RecordMatcher is a record's patterns compiled once (see Matcher).
+type RecordMatcher []Matcher
+
+// CompileRecord compiles a record's pointer patterns (blank ones are skipped).
+func CompileRecord(patterns []string) RecordMatcher {
+	ms := make(RecordMatcher, 0, len(patterns))
+	for _, p := range patterns {
+		if p = strings.TrimSpace(p); p != "" {
+			ms = append(ms, Compile(p))
+		}
+	}
+	return ms
+}
+
+// Match reports whether one of the patterns matches ptr.
+func (rm RecordMatcher) Match(ptr string) bool {
+	for _, m := range rm {
+		if m.Match(ptr) {
 			return true
 		}
 	}
 	return false
 }
 
+// RootPattern reports whether a pointer pattern names a root: "/**", any pattern whose first
+// segment is "**", a top-level "/<key>/**", or one made of wildcards only ("/*", "/*/**").
+// Such a pattern covers whole sections of the report, whatever differs in them.
+func RootPattern(p string) bool {
+	p = strings.TrimSpace(p)
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	segs := strings.Split(p[1:], "/")
+	if segs[0] == "**" || len(segs) == 2 && segs[1] == "**" {
+		return true
+	}
+	for _, s := range segs {
+		if strings.Trim(s, "*") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// BroadReason says why a record with these patterns, covering covered of differing pointers,
+// is broad, or "" when it is not: it names a root pattern, or it covers more than half of the
+// differences. A broad record needs an explicit confirmation and is saved with Broad set.
+func BroadReason(patterns []string, covered, differing int) string {
+	var roots []string
+	for _, p := range patterns {
+		if RootPattern(p) {
+			roots = append(roots, strings.TrimSpace(p))
+		}
+	}
+	var why []string
+	if len(roots) > 0 {
+		why = append(why, "names a root pattern ("+strings.Join(roots, ", ")+")")
+	}
+	if differing > 0 && 2*covered > differing {
+		why = append(why, fmt.Sprintf("covers %d of %d differing pointers (%d%%, more than half)", covered, differing, 100*covered/differing))
+	}
+	return strings.Join(why, " and ")
+}
+
 // LoadExceptions reads <campaignDir>/exceptions.jsonl. A missing file is no records. Every
 // bad line is an error naming the file, the line and the field.
 func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
-	path := filepath.Join(campaignDir, layout.FileExceptions)
+	path := filepath.Join(campaignDir, exceptionsFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -166,7 +230,7 @@ func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
 		buf.WriteByte('\n')
 	}
 	// 0600, as the file has always been written.
-	return atomicfile.Write(filepath.Join(campaignDir, layout.FileExceptions), buf.Bytes(), 0o600)
+	return atomicfile.Write(filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
 }
 
 // PutException adds rec (new ID) or replaces the record with the same ID, and saves.
@@ -216,7 +280,7 @@ func DeleteException(campaignDir, id string) error {
 		}
 	}
 	if len(out) == len(recs) {
-		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, layout.FileExceptions), id)
+		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, exceptionsFile), id)
 	}
 	return saveExceptions(campaignDir, out)
 }

@@ -45,30 +45,70 @@ func validatePattern(p string) error {
 
 // MatchPattern reports whether pointer ptr is covered by pattern pat.
 func MatchPattern(pat, ptr string) bool {
-	if pat == "" || ptr == "" || pat[0] != '/' {
-		return false
-	}
-	return matchSegs(strings.Split(pat[1:], "/"), strings.Split(strings.TrimPrefix(ptr, "/"), "/"))
+	return Compile(pat).Match(ptr)
 }
 
-func matchSegs(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for k := 0; k <= len(segs); k++ {
-				if matchSegs(rest, segs[k:]) {
+// A Matcher is a pointer pattern split once, for matching many pointers (a filter or an
+// exception record over tens of thousands of differing pointers). Its zero value matches
+// nothing.
+type Matcher struct {
+	segs    []string
+	literal []bool // the segment has no glob character: compared as a string
+	ok      bool
+}
+
+// Compile splits pattern pat for repeated matching. An empty pattern, or one that does not
+// start with "/", matches nothing (as MatchPattern says).
+func Compile(pat string) Matcher {
+	if pat == "" || pat[0] != '/' {
+		return Matcher{}
+	}
+	m := Matcher{segs: strings.Split(pat[1:], "/"), ok: true}
+	m.literal = make([]bool, len(m.segs))
+	for i, s := range m.segs {
+		m.literal[i] = s != "**" && !strings.ContainsAny(s, `*?[\`)
+	}
+	return m
+}
+
+// Match reports whether the pointer matches, without allocating.
+func (m Matcher) Match(ptr string) bool {
+	if !m.ok || ptr == "" {
+		return false
+	}
+	return m.match(0, strings.TrimPrefix(ptr, "/"), true)
+}
+
+// match matches segments from i on against rest, the pointer's remaining segments joined by
+// "/" (has says whether any segment remains: "" is one empty segment when has is set).
+func (m Matcher) match(i int, rest string, has bool) bool {
+	for i < len(m.segs) {
+		if m.segs[i] == "**" {
+			// zero or more whole segments: try every split point
+			if m.match(i+1, rest, has) {
+				return true
+			}
+			for has {
+				_, tail, more := strings.Cut(rest, "/")
+				rest, has = tail, more
+				if m.match(i+1, rest, has) {
 					return true
 				}
 			}
 			return false
 		}
-		if len(segs) == 0 {
+		if !has {
 			return false
 		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+		seg, tail, more := strings.Cut(rest, "/")
+		if m.literal[i] {
+			if seg != m.segs[i] {
+				return false
+			}
+		} else if ok, _ := path.Match(m.segs[i], seg); !ok {
 			return false
 		}
-		pat, segs = pat[1:], segs[1:]
+		i, rest, has = i+1, tail, more
 	}
-	return len(segs) == 0
+	return !has
 }

@@ -135,3 +135,43 @@ func WriteJSON(w io.Writer, r JSONReport) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
+
+// JSONPatterns is `kvparity diff --patterns --json`: every field pattern with its count.
+type JSONPatterns struct {
+	A        string         `json:"a"`
+	B        string         `json:"b"`
+	Count    int            `json:"count"`
+	Patterns []PatternCount `json:"patterns"`
+}
+
+// PatternsReport builds the JSON form of the field patterns.
+func (d *Diff) PatternsReport() JSONPatterns {
+	ps := d.FieldPatterns()
+	if ps == nil {
+		ps = []PatternCount{}
+	}
+	return JSONPatterns{A: d.A.Label, B: d.B.Label, Count: len(d.Changes), Patterns: ps}
+}
+
+// WritePatterns prints the field patterns with their counts, largest first; the counts sum to
+// the number of differing pointers, which the last line states.
+func WritePatterns(w io.Writer, d *Diff) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A %s\nB %s\n", d.A.Label, d.B.Label)
+	if d.Equal() {
+		b.WriteString("identical: no differing pointer\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	ps := d.FieldPatterns()
+	fmt.Fprintf(&b, "%d differing pointer(s) in %d field pattern(s) (array indices and ids as *):\n", len(d.Changes), len(ps))
+	width := len(fmt.Sprint(len(d.Changes)))
+	sum := 0
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %*d  %s\n", width, p.Count, p.Pattern)
+		sum += p.Count
+	}
+	fmt.Fprintf(&b, "  %*d  total\n", width, sum)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

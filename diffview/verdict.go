@@ -12,17 +12,17 @@ const (
 // Coverage judges differing canonical pointers against exception records (protocol stage 5):
 // how many differ, how many no valid record covers, and the first of those in document order.
 func Coverage(pointers []string, recs []ExceptionRecord) verdict.Exceptions {
-	valid := make([]*ExceptionRecord, 0, len(recs))
+	valid := make([]RecordMatcher, 0, len(recs))
 	for i := range recs {
 		if recs[i].Validate() == nil {
-			valid = append(valid, &recs[i])
+			valid = append(valid, CompileRecord(recs[i].Pointers))
 		}
 	}
 	x := verdict.Exceptions{Records: len(valid), Differing: len(pointers), First: []string{}}
 	for _, p := range pointers {
 		covered := false
 		for _, r := range valid {
-			if r.covers(p) {
+			if r.Match(p) {
 				covered = true
 				break
 			}
@@ -46,8 +46,9 @@ func RecordCoverage(pointers []string, recs []ExceptionRecord) []RecordCount {
 	out := make([]RecordCount, len(recs))
 	for i := range recs {
 		out[i].ID = recs[i].ID
+		rm := CompileRecord(recs[i].Pointers)
 		for _, p := range pointers {
-			if recs[i].covers(p) {
+			if rm.Match(p) {
 				out[i].Covers++
 			}
 		}
@@ -85,9 +86,13 @@ func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Wo
 // CoveredBy lists, for each differing pointer, the ids of the records that cover it.
 func CoveredBy(d *Diff, recs []ExceptionRecord) map[string][]string {
 	out := map[string][]string{}
+	rms := make([]RecordMatcher, len(recs))
+	for i := range recs {
+		rms[i] = CompileRecord(recs[i].Pointers)
+	}
 	for _, c := range d.Changes {
 		for i := range recs {
-			if recs[i].covers(c.Pointer) {
+			if rms[i].Match(c.Pointer) {
 				out[c.Pointer] = append(out[c.Pointer], recs[i].ID)
 			}
 		}

@@ -2,7 +2,10 @@
 # tmux-workbench.sh: the workbench in a real terminal. Builds kvparity, starts it in a detached
 # 100x30 (or $SIZE) tmux session on the tiny built-in row (campaign in a temp dir), presses g (start the
 # determinism stage), waits for the verdict words, captures the pane and checks them on screen:
-# STABLE for both arms and parity PASS. Then presses q and checks the workbench exits.
+# STABLE for both arms and parity PASS. Then checks the one key map: ? lists the focused pane's
+# keys before the workbench's, z zooms the focused pane and back, x with nothing running says so
+# (x is stop stage in every pane), esc clears the message, v shows the verdicts. Then presses q
+# and checks the workbench exits.
 #
 # usage: scripts/tmux-workbench.sh            (from anywhere in the repository)
 # env:   KVPARITY_BIN=path   use this binary instead of building one
@@ -75,6 +78,57 @@ for word in "base STABLE" "cand STABLE" "parity PASS" "semantic PASS"; do
 done
 ((fail)) && exit 1
 
+# ? lists the focused pane's keys first, then the workbench's (the same in every pane).
+tmux -L "$sock" send-keys -t "$session" '?'
+for _ in $(seq 1 50); do
+	capture | grep -q "WORKBENCH KEYS" && break
+	sleep 0.1
+done
+help_screen="$(capture)"
+[[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n' "$help_screen" >"${CAPTURE_OUT%.txt}-help.txt"
+pane_at="$(grep -n "DETERMINISM KEYS" <<<"$help_screen" | head -1 | cut -d: -f1)"
+global_at="$(grep -n "WORKBENCH KEYS" <<<"$help_screen" | head -1 | cut -d: -f1)"
+if [[ -z "$pane_at" || -z "$global_at" || "$pane_at" -ge "$global_at" ]] || ! grep -q "x stop stage" <<<"$help_screen"; then
+	echo "$help_screen"
+	echo "tmux-workbench: FAIL: ? did not list the focused pane's keys before the workbench's" >&2
+	exit 1
+fi
+tmux -L "$sock" send-keys -t "$session" Escape
+sleep 0.5
+
+# z gives the focused pane the whole screen, z again gives every pane back.
+tmux -L "$sock" send-keys -t "$session" z
+for _ in $(seq 1 50); do
+	capture | grep -q "zoomed to the whole screen" && break
+	sleep 0.1
+done
+if capture | grep -q "LIFECYCLE"; then
+	capture
+	echo "tmux-workbench: FAIL: z did not zoom the focused pane" >&2
+	exit 1
+fi
+tmux -L "$sock" send-keys -t "$session" z
+for _ in $(seq 1 50); do
+	capture | grep -q "LIFECYCLE" && break
+	sleep 0.1
+done
+
+# x is stop stage whatever has focus; with nothing running it says so, and esc clears it.
+# The status line reads " no stage is running"; the log's copy of it starts with "»".
+tmux -L "$sock" send-keys -t "$session" x
+for _ in $(seq 1 50); do
+	capture | grep -q "^ no stage is running" && break
+	sleep 0.1
+done
+capture | grep -q "^ no stage is running" || { capture; echo "tmux-workbench: FAIL: x gave no word" >&2; exit 1; }
+tmux -L "$sock" send-keys -t "$session" Escape
+sleep 0.5
+if capture | grep -q "^ no stage is running"; then
+	capture
+	echo "tmux-workbench: FAIL: esc did not clear the status line" >&2
+	exit 1
+fi
+
 # v opens every verdict's reason; esc closes it.
 tmux -L "$sock" send-keys -t "$session" v
 for _ in $(seq 1 50); do
@@ -107,4 +161,4 @@ if [[ "$status_line" != *"status 0"* ]]; then
 	exit 1
 fi
 [[ -s "$work/campaign/journal.jsonl" ]] || { echo "tmux-workbench: FAIL: no campaign journal" >&2; exit 1; }
-echo "tmux-workbench: PASS (STABLE, parity PASS on screen; clean quit)"
+echo "tmux-workbench: PASS (STABLE, parity PASS on screen; ? z x esc v keep their meaning; clean quit)"

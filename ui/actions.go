@@ -2,7 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -60,7 +63,7 @@ func (m *Model) onActionDone(msg actionDoneMsg) {
 			m.say("watch mode off")
 		}
 	case msg.saved != "":
-		m.say("report written to " + msg.saved)
+		m.say("report written: " + msg.saved + " · o opens it in $PAGER")
 	}
 	if msg.err != nil && msg.watch != nil {
 		m.watching = *msg.watch
@@ -82,6 +85,40 @@ func (m *Model) saveReport() tea.Cmd {
 		}
 		return actionDoneMsg{action: "save report", saved: filepath.Join(dir, "report.md")}
 	}
+}
+
+// pagerDoneMsg says the pager over report.md ended (the workbench takes the terminal back).
+type pagerDoneMsg struct {
+	what string
+	err  error
+}
+
+// pagerArgv is the pager command from $PAGER (split into words, run without a shell), less
+// when it is unset.
+func pagerArgv(env string) []string {
+	argv := strings.Fields(env)
+	if len(argv) == 0 {
+		return []string{"less"}
+	}
+	return argv
+}
+
+// openReport shows report.md in $PAGER: Bubble Tea releases the terminal while it runs.
+func (m *Model) openReport() tea.Cmd {
+	path := filepath.Join(m.dir, "report.md")
+	if _, err := os.Stat(path); err != nil {
+		m.say("no report.md in " + m.dir + " yet: s writes it")
+		return nil
+	}
+	argv := pagerArgv(os.Getenv("PAGER"))
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		m.alarm(fmt.Sprintf("cannot open the report: pager %q not found (set $PAGER)", argv[0]))
+		return nil
+	}
+	what := argv[0] + " " + path
+	m.say("opening " + path + " in " + argv[0] + " (quit it to come back)")
+	c := exec.Command(argv[0], append(argv[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return pagerDoneMsg{what: what, err: err} })
 }
 
 // quit closes the controller (stopping running children by process group) in a command, then
@@ -107,6 +144,14 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 	}
 	if sel.Digest == "" {
 		return a, b, false, fmt.Errorf("%s has no canonical report yet", determinism.Label(sel.Arm, sel.Index))
+	}
+	// A report that matches an earlier one of its arm is deleted once digested: compare the
+	// earliest repetition with the same digest, whose report is the one kept.
+	for _, r := range reps {
+		if r.Arm == sel.Arm && r.Digest == sel.Digest {
+			sel = r
+			break
+		}
 	}
 	other, ok := first(sel.Arm)
 	if !ok || other.Run == sel.Run || other.Digest == sel.Digest {

@@ -22,9 +22,13 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 	case engine.RunFinished:
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
-		if ev.Err != nil {
+		switch {
+		case m.stopping && (ev.Err != nil || ev.Signal != ""):
+			m.det.MarkStoppedByUser(ev.Run)
+			m.say(fmt.Sprintf("%s stopped by you (x): its replay process was killed", ev.Run))
+		case ev.Err != nil:
 			m.alarm(fmt.Sprintf("replay error in %s: %v", ev.Run, ev.Err))
-		} else if ev.TimedOut {
+		case ev.TimedOut:
 			m.alarm(fmt.Sprintf("%s timed out and was killed", ev.Run))
 		}
 	case engine.LogLine:
@@ -66,7 +70,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 	case engine.StageStarted:
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
-		m.stageRunning = true
+		m.stageRunning, m.stopping = true, false
 		m.blocked = ""
 		m.status = news("")
 		m.say(string(ev.Stage) + " stage started")
@@ -82,11 +86,15 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning = false
 		m.stale = true
-		if ev.Cancelled {
+		switch {
+		case ev.Cancelled && m.stopping:
+			m.say(string(ev.Stage) + " stage stopped by you (x); its unfinished runs were killed (g or p resumes)")
+		case ev.Cancelled:
 			m.say(string(ev.Stage) + " stage stopped; its unfinished runs were killed")
-		} else {
+		default:
 			m.say(string(ev.Stage) + " stage finished")
 		}
+		m.stopping = false
 	}
 	m.syncSelection()
 	return cmd

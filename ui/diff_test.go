@@ -18,7 +18,8 @@ func TestDiffKeyPicksTheComparison(t *testing.T) {
 	if m.focus == focusDiff {
 		t.Fatal("equal digests need no diff pane")
 	}
-	mustContain(t, screen(m), "diff: base#1 and cand#2 have the same digest dd69381f4b0a")
+	// cand#2 matched cand#1, whose report is the one kept: that is what is compared.
+	mustContain(t, screen(m), "diff: base#1 and cand#1 have the same digest dd69381f4b0a")
 
 	// A candidate that differs opens the diff pane on baseline vs candidate.
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.DigestReady{Run: "det/candidate-2", Arm: engine.Candidate,
@@ -31,11 +32,12 @@ func TestDiffKeyPicksTheComparison(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("d should ask the diff pane to load, got %v", msgs)
 	}
-	// While the diff pane has focus, its own keys (n: next difference) are not the workbench's.
-	m = update(t, m, press("x"))
-	if hasCall(f.Calls(), "StopStage") {
-		t.Fatal("x belongs to the focused diff pane (exception records), not stop stage")
+	// While the diff pane has focus, the global keys keep their meaning: x is stop stage.
+	m, _ = updateCmd(t, m, press("x"))
+	if !hasCall(f.Calls(), "StopStage") || m.focus != focusDiff {
+		t.Fatalf("x stops the stage whatever has focus; calls %v", f.Calls())
 	}
+	mustContain(t, screen(m), "no stage is running")
 	m = update(t, m, press("tab"))
 	if m.focus != focusDeterminism {
 		t.Fatal("tab still moves focus out of the diff pane")
@@ -60,7 +62,7 @@ func TestDiffPair(t *testing.T) {
 		}
 	}
 	check(reps[3], "cand#1", "cand#2") // unstable: against its own arm's first repetition, first on the left
-	check(reps[1], "base#2", "cand#1") // stable: against the other arm
+	check(reps[1], "base#1", "cand#1") // stable: against the other arm (base#2's report matched base#1's and is gone)
 	check(reps[0], "base#1", "cand#1")
 	check(reps[2], "base#1", "cand#1") // baseline stays on the left
 	if _, _, same, _ := diffPair(reps, reps[1]); !same {

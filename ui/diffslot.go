@@ -53,24 +53,17 @@ func (d *diffSlot) SetParity(w verdict.Word) { d.parity = w }
 // being typed into).
 func (d diffSlot) Capturing() bool { return d.pane.Focused() && d.pane.Capturing() }
 
-// Owns reports whether a key is one of the diff pane's own bindings in its current mode, so
-// that, while it has focus, n, +, x, esc... act on the diff instead of the workbench.
-func (d diffSlot) Owns(k tea.KeyPressMsg) bool {
-	for _, b := range d.pane.ShortHelp() {
-		if key.Matches(k, b) {
-			return true
-		}
-	}
-	full := d.pane.FullHelp()
-	for _, col := range full[:min(4, len(full))] { // list-mode columns; the last is the form's
-		for _, b := range col {
-			if key.Matches(k, b) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// Modal reports whether esc belongs to the diff pane first (its record list, or a field).
+func (d diffSlot) Modal() bool { return d.pane.Focused() && d.pane.Modal() }
+
+// SetZoomed tells the pane it has the whole screen.
+func (d *diffSlot) SetZoomed(z bool) { d.pane.SetZoomed(z) }
+
+// ScrollBy moves the pane's selection (the mouse wheel over it).
+func (d *diffSlot) ScrollBy(n int) { d.pane.ScrollBy(n) }
+
+// ClickAt selects the row drawn on line y of the slot.
+func (d *diffSlot) ClickAt(y int) { d.pane.ClickAt(y) }
 
 // ShortHelp is the diff pane's bindings for the footer while it has focus.
 func (d diffSlot) ShortHelp() []key.Binding { return d.pane.ShortHelp() }

@@ -25,11 +25,15 @@ func (m Model) footer() string {
 	tail := all[len(all)-2:]
 	switch {
 	case m.focus == focusDiff && m.diff.Capturing():
-		// A text field takes every key, tab and q included: only the form's keys apply.
-		return st.Footer.Render(text.Pad(text.Trunc(m.bindingLine(m.diff.ShortHelp()), m.width), m.width))
+		// A text field takes every key, tab and q included: only the form's keys apply, and
+		// the footer says the workbench's wait.
+		line := m.bindingLine(m.diff.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait (ctrl+c quits)")
+		return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
 	case m.focus == focusDiff:
-		// While the diff pane has focus its keys come first: they shadow the workbench's.
-		all = append(append(m.diff.ShortHelp(), m.keys.NextPane), tail...)
+		// The diff pane's own keys first (none of them is a workbench key), then the stage keys.
+		all = append(append(m.diff.ShortHelp(), km.StopStage, km.StartDeterminism, km.Zoom, m.keys.NextPane), tail...)
+	case m.focus == focusLog:
+		all = append(append([]key.Binding{km.Zoom, m.keys.PageUp, m.keys.PageDown}, all[:len(all)-2]...), tail...)
 	}
 	sep := st.Footer.Render(" · ")
 	item := func(b key.Binding) string {

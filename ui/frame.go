@@ -70,6 +70,9 @@ func (m Model) live() bool { return m.det.Live() || m.perf.Live() }
 
 // render composes the frame from the panes. It is the only place the panes' views are built.
 func (m *Model) render() {
+	if m.plan.statusH != m.statusRows() {
+		m.layout() // a message needs a second status line (or no longer does)
+	}
 	now := m.clock()
 	m.det.SetNow(now)
 	m.perf.SetNow(now)

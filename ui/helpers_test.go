@@ -119,3 +119,12 @@ func mustContain(t testing.TB, s, want string) {
 		t.Fatalf("screen lacks %q:\n%s", want, s)
 	}
 }
+
+// logText is the log pane's kept lines.
+func (m Model) logText() string {
+	var b strings.Builder
+	for i := 0; i < m.logp.Len(); i++ {
+		b.WriteString(m.logp.LineText(i) + "\n")
+	}
+	return b.String()
+}

@@ -1,14 +1,18 @@
 package ui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
+	"kvparity/verdict"
 )
 
-// onKey routes a key: an overlay first, then an open exception form, then the global
-// bindings, then the focused pane.
+// onKey routes a key: an overlay first, then a pane's text field (which takes every key but
+// ctrl+c: the globals are suspended while it has focus, and the footer says so), then the
+// global bindings, which mean the same thing whatever has focus, then the focused pane.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	switch m.overlay {
 	case overlayConfirmQuit:
@@ -30,16 +34,31 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	// ctrl+c always reaches the workbench, even from a text field: quitting must never be trapped.
-	capturing := m.focus == focusDiff && m.diff.Capturing() && k.String() != "ctrl+c"
-	if capturing || m.focus == focusDiff && m.diff.Owns(k) && !m.reserved(k) {
-		var cmd tea.Cmd
-		m.diff, cmd = m.diff.Update(k)
-		return cmd
+	if m.focus == focusDiff && m.diff.Capturing() && k.String() != "ctrl+c" {
+		return m.toDiff(k)
+	}
+	// esc backs out of the newest thing: the diff pane's record list first, then the message
+	// on the status line, then the pane's filter.
+	if key.Matches(k, m.keys.Dismiss) {
+		switch {
+		case m.focus == focusDiff && m.diff.Modal():
+			return m.toDiff(k)
+		case m.status.text != "":
+			m.status = status{}
+			return nil
+		}
+		return m.paneKey(k)
 	}
 	if cmd, ok := m.globalKey(k); ok {
 		return cmd
 	}
 	return m.paneKey(k)
+}
+
+func (m *Model) toDiff(k tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.diff, cmd = m.diff.Update(k)
+	return cmd
 }
 
 // globalKey handles the workbench-wide bindings; ok is false when k is not one of them.
@@ -64,6 +83,14 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.PrevPane):
 		m.setFocus((m.focus + paneCount - 1) % paneCount)
 		m.layout()
+	case key.Matches(k, km.Zoom):
+		m.zoomed = !m.zoomed
+		m.layout()
+		if m.zoomed {
+			m.say(fmt.Sprintf("%s zoomed to the whole screen: z returns to every pane", m.focusName()))
+		} else {
+			m.say("every pane back on screen")
+		}
 	case key.Matches(k, km.StartDeterminism):
 		m.say("starting the determinism stage…")
 		return act("start determinism", m.ctl.StartDeterminism), true
@@ -74,6 +101,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		if !m.stageRunning {
 			m.say("no stage is running")
 		} else {
+			m.stopping = true
 			m.say("stopping the running stage; its replay processes are killed…")
 		}
 		ctl := m.ctl
@@ -87,37 +115,57 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		ctl, run := m.ctl, r.Run
 		return act("rerun "+m.selectedLabel(), func() error { return ctl.RerunRepetition(run) }), true
 	case key.Matches(k, km.AddRepetition):
-		arm := engine.Candidate
-		if r, ok := m.det.Selected(); ok {
-			arm = r.Arm
-		}
-		ctl := m.ctl
-		return act("add a "+string(arm)+" repetition", func() error { return ctl.AddRepetition(arm) }), true
+		return m.addRepetition(), true
 	case key.Matches(k, km.Watch):
 		ctl, on := m.ctl, !m.watching
 		return actWatch(ctl, on), true
 	case key.Matches(k, km.SaveReport):
 		return m.saveReport(), true
+	case key.Matches(k, km.OpenReport):
+		return m.openReport(), true
 	case key.Matches(k, km.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, km.Exception):
 		m.setFocus(focusDiff)
 		m.layout()
-		var cmd tea.Cmd
-		m.diff, cmd = m.diff.Update(k)
-		return cmd, true
-	case k.String() == "esc" && m.status.problem:
-		m.status = news("")
+		return m.toDiff(k), true
 	default:
 		return nil, false
 	}
 	return nil, true
 }
 
-// reserved keys stay the workbench's even while the diff pane has focus: quit, help and
-// moving between panes.
-func (m Model) reserved(k tea.KeyPressMsg) bool {
-	return key.Matches(k, m.keys.Quit, m.keys.Help, m.keys.NextPane, m.keys.PrevPane)
+// addRepetition adds one to the selected repetition's arm, unless that arm is UNSTABLE: the
+// protocol says to stop and diagnose an unstable revision, never to average it away.
+func (m *Model) addRepetition() tea.Cmd {
+	arm := engine.Candidate
+	if r, ok := m.det.Selected(); ok {
+		arm = r.Arm
+	}
+	if m.armUnstable(arm) {
+		m.alarm(fmt.Sprintf("add repetition refused: %s is UNSTABLE · never add repetitions to average an entropy "+
+			"leak away: stop and diagnose it (d shows the diff)", arm))
+		return nil
+	}
+	ctl := m.ctl
+	m.say("adding a " + string(arm) + " repetition…")
+	return act("add a "+string(arm)+" repetition", func() error { return ctl.AddRepetition(arm) })
+}
+
+// armUnstable says whether an arm is UNSTABLE: by the determinism stage's verdict in this
+// session, or by the campaign's assessed verdicts (a reopened campaign's history).
+func (m Model) armUnstable(arm engine.Arm) bool {
+	if m.det.Verdict(arm).Verdict == verdict.Unstable {
+		return true
+	}
+	if v := m.header.Verdicts(); v != nil {
+		o := v.Determinism.Baseline
+		if arm == engine.Candidate {
+			o = v.Determinism.Candidate
+		}
+		return o.Verdict == verdict.Unstable
+	}
+	return false
 }
 
 // paneKey hands a key to the focused pane and follows a change of selected run.
@@ -134,7 +182,13 @@ func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
 	case focusLog:
 		m.logp, cmd = m.logp.Update(k)
 	case focusDiff:
-		m.diff, cmd = m.diff.Update(k)
+		cmd = m.toDiff(k)
 	}
 	return cmd
+}
+
+// focusName names the focused pane in messages.
+func (m Model) focusName() string {
+	return [...]string{"the determinism pane", "the lifecycle pane", "the pressure pane", "the performance pane",
+		"the log", "the diff pane"}[m.focus]
 }

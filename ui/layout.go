@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	"kvparity/ui/text"
@@ -24,8 +26,8 @@ const (
 
 // plan is the current layout: the chrome heights and each band's boxes.
 type plan struct {
-	artsH                int
-	tiny                 bool
+	artsH, statusH       int
+	tiny                 bool // one pane: the window is small, or the focused pane is zoomed
 	topH, midH, bottomH  int
 	detW, lifeW          int
 	pressW, perfW        int
@@ -36,14 +38,19 @@ type plan struct {
 // layout recomputes the plan for the window and focus and sizes every pane.
 func (m *Model) layout() {
 	w, h := m.width, m.height
-	p := plan{artsH: 1}
-	if w >= fullWidth && h >= fullHeight {
-		p.artsH = 2
+	p := plan{artsH: 1, statusH: m.statusRows()}
+	if w >= fullWidth && h >= fullHeight || !m.arts.OneLineFits(w) {
+		p.artsH = 2 // a variant name is given a second line rather than cut
 	}
-	rest := h - 1 - p.artsH - 1 - 1 // header, artifacts, status, footer
-	p.tiny = w < tinyWidth || h < tinyHeight || rest < 3*minBandRows
+	if m.zoomed {
+		p.artsH = 0 // the zoomed pane has the whole screen but the header, status and footer
+	}
+	rest := h - 1 - p.artsH - p.statusH - 1 // header, artifacts, status, footer
+	p.tiny = m.zoomed || w < tinyWidth || h < tinyHeight || rest < 3*minBandRows
 	m.header.SetSize(w, 1)
 	m.arts.SetSize(w, p.artsH)
+	m.diff.SetZoomed(m.zoomed && m.focus == focusDiff)
+	m.logp.SetZoomed(m.zoomed && m.focus == focusLog)
 	if p.tiny {
 		for _, s := range m.sizers() {
 			s.SetSize(w, max(rest, 0))
@@ -55,9 +62,9 @@ func (m *Model) layout() {
 	p.midH = rest * 32 / 100
 	if m.focus == focusDiff {
 		// The diff pane needs room for its list and values: while it has focus the bottom band
-		// grows and it takes the band's whole width.
-		p.topH = rest * 28 / 100
-		p.midH = rest * 24 / 100
+		// grows (to 18 of the 29 rows at 110x34: ten list rows) and takes the band's width.
+		p.topH = max(minBandRows, rest*22/100)
+		p.midH = max(minBandRows, rest*18/100)
 	}
 	p.bottomH = rest - p.topH - p.midH
 	split := func(total, left int) (int, int) { return left, total - left - 1 }
@@ -94,7 +101,11 @@ func (m Model) compose() string {
 	}
 	p := m.plan
 	sep := m.styles.Faint.Render(separator)
-	rows := []string{m.header.View(), m.arts.View(), m.statusLine()}
+	rows := []string{m.header.View()}
+	if p.artsH > 0 {
+		rows = append(rows, m.arts.View())
+	}
+	rows = append(rows, m.statusLine())
 	switch {
 	case m.overlay == overlayHelp:
 		rows = append(rows, m.helpOverlay(m.height-len(rows)-1))
@@ -143,23 +154,89 @@ func (m Model) focusedView() string {
 	}
 }
 
-// helpOverlay renders every binding (from the key map) centred in h rows.
+// helpOverlay renders the focused pane's keys first, then the workbench's (the same in every
+// pane), from the key map, centred in h rows.
 func (m Model) helpOverlay(h int) string {
 	hm := m.help
 	hm.ShowAll = true
-	body := "KEYS\n\n" + hm.FullHelpView(m.keys.FullHelp()) +
-		"\n\ng runs the determinism stage: repetitions, STABLE and parity." +
-		"\np runs the performance stage: warmups, paired samples, the gate." +
-		"\nesc closes this help."
-	box := m.styles.Overlay.Render(body)
+	name, paneKeys := m.paneHelp()
+	var b strings.Builder
+	b.WriteString(strings.ToUpper(name) + " KEYS (it has focus)\n")
+	if len(paneKeys) == 0 {
+		b.WriteString("  no keys of its own\n")
+	} else {
+		b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
+	}
 	if m.focus == focusDiff {
-		// The focused diff pane's own keys, when the window has room for them.
-		withDiff := m.styles.Overlay.Render(body + "\n\nDIFF PANE (its keys come first while it has focus)\n\n" +
-			hm.FullHelpView(m.diff.pane.FullHelp()))
-		if lipgloss.Height(withDiff) <= h && lipgloss.Width(withDiff) <= m.width {
-			box = withDiff
+		for _, l := range text.Wrap(m.diff.pane.HelpNote(), m.width-4, 2, "  ") {
+			b.WriteString(l + "\n")
+		}
+		if m.diff.Capturing() {
+			b.WriteString("while its field or form takes text, the workbench keys wait (esc leaves it)\n")
 		}
 	}
-	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, box)
+	b.WriteString("\nWORKBENCH KEYS (the same in every pane)\n")
+	b.WriteString(helpGrid(hm, m.keys.FullHelp(), m.width-4))
+	notes := "\n\ng runs the determinism stage: repetitions, STABLE and parity; p the performance stage." +
+		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." +
+		"\nesc closes this help."
+	body := b.String()
+	box := m.styles.Overlay.Render(body + notes)
+	if lipgloss.Height(box) > h || lipgloss.Width(box) > m.width {
+		box = m.styles.Overlay.Render(body + "\nesc closes this help.")
+	}
+	if lipgloss.Height(box) > h || lipgloss.Width(box) > m.width {
+		box = body // no room for the border: the keys matter more
+	}
+	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, block(box))
 	return text.Fit(strings.Split(placed, "\n"), m.width, h)
+}
+
+// block pads every line to the widest, so lipgloss.Place (which aligns line by line) centres
+// the block and keeps it left-aligned inside.
+func block(s string) string {
+	ls := strings.Split(s, "\n")
+	w := 0
+	for _, l := range ls {
+		w = max(w, text.Width(l))
+	}
+	for i := range ls {
+		ls[i] = text.Pad(ls[i], w)
+	}
+	return strings.Join(ls, "\n")
+}
+
+// helpGrid renders key columns side by side, starting a new row of columns when the next one
+// would not fit in w cells.
+func helpGrid(hm help.Model, cols [][]key.Binding, w int) string {
+	var rows []string
+	var cur [][]key.Binding
+	for _, c := range cols {
+		if len(cur) > 0 && lipgloss.Width(hm.FullHelpView(append(cur, c))) > w {
+			rows = append(rows, hm.FullHelpView(cur))
+			cur = nil
+		}
+		cur = append(cur, c)
+	}
+	if len(cur) > 0 {
+		rows = append(rows, hm.FullHelpView(cur))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// paneHelp is the focused pane's name and its key columns.
+func (m Model) paneHelp() (string, [][]key.Binding) {
+	switch m.focus {
+	case focusDeterminism:
+		return "determinism", m.det.FullHelp()
+	case focusLifecycle:
+		return "lifecycle", m.life.FullHelp()
+	case focusPressure:
+		return "pressure", m.press.FullHelp()
+	case focusLog:
+		return "log", m.logp.FullHelp()
+	case focusDiff:
+		return "diff pane", m.diff.pane.FullHelp()
+	}
+	return "performance", nil
 }

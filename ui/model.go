@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -94,10 +95,13 @@ type Model struct {
 	diff   diffSlot
 
 	focus        paneID
+	zoomed       bool // the focused pane has the whole screen (z)
 	overlay      overlay
 	status       status
+	batchProblem bool // a problem was raised while applying the current message: news waits in the log
 	watching     bool
 	stageRunning bool
+	stopping     bool   // the user pressed x: runs ending now were stopped by them
 	blocked      string // why the row is blocked, "" when it is not
 	rowChanged   bool   // the row file changed after the campaign froze it
 	closing      bool
@@ -159,6 +163,7 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes one message. It never blocks: Controller calls run in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.batchProblem = false
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -218,6 +223,25 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case WarningMsg:
 		m.alarm("warning: " + msg.Text)
 		return m, m.invalidate()
+	case diffpane.StatusMsg:
+		if msg.Problem {
+			m.alarm(msg.Text)
+		} else {
+			m.say(msg.Text)
+		}
+		return m, m.invalidate()
+	case pagerDoneMsg:
+		if msg.err != nil {
+			m.alarm(fmt.Sprintf("%s: %v", msg.what, msg.err))
+		} else {
+			m.say("back from " + msg.what)
+		}
+		return m, m.invalidate()
+	case tea.MouseClickMsg:
+		return m, tea.Batch(m.onClick(msg.Mouse()), m.invalidate())
+	case tea.MouseWheelMsg:
+		m.onWheel(msg.Mouse())
+		return m, m.invalidate()
 	}
 	// Anything else belongs to the diff pane (its async results), whatever has focus.
 	var cmd tea.Cmd
@@ -230,6 +254,7 @@ func (m Model) View() tea.View {
 	v := tea.NewView(m.frame)
 	v.AltScreen = true
 	v.WindowTitle = m.title
+	v.MouseMode = tea.MouseModeCellMotion
 	return v
 }
 

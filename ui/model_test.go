@@ -116,7 +116,7 @@ func TestSaveReport(t *testing.T) {
 	if got != f.Dir() {
 		t.Fatalf("writer called with %q, want %q", got, f.Dir())
 	}
-	mustContain(t, screen(m), "report written to "+f.Dir()+"/report.md")
+	mustContain(t, screen(m), "report written: "+f.Dir()+"/report.md · o opens it")
 }
 
 func TestHelpOverlayListsEveryBinding(t *testing.T) {

@@ -187,14 +187,14 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 		t.Fatalf("no records: %s, %d uncovered", v, len(unc))
 	}
 	typeRecord := func(p Model, patterns string) Model {
-		p, _ = press(p, "e")
+		p, _ = pressSettled(t, p, "e")
 		if p.mode != modeForm {
 			t.Fatalf("e did not open the form (status %q)", p.status)
 		}
-		p, _ = press(p, "ctrl+u") // clear the prefilled patterns (the cursor is at the end)
-		p = typeText(p, patterns)
+		p, _ = pressSettled(t, p, "ctrl+u") // clear the prefilled patterns (the cursor is at the end)
+		p = typeSettled(t, p, patterns)
+		p, _ = press(p, "tab", "tab") // keep the drafted requests and events
 		for _, v := range []string{
-			"", // keep the drafted "what differs"
 			"LIFO picks the newest running request; vLLM's FIFO policy preempts the oldest",
 			"FIFO victim as vLLM v1 scheduler preempts in FIFO mode",
 			"reference STABLE over repetitions; only the victim policy changed",
@@ -203,14 +203,13 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 			"accepted",
 		} {
 			p, _ = press(p, "tab")
-			if v == "" {
-				p, _ = press(p, "tab", "tab") // skip requests and events
-				continue
-			}
 			p = typeText(p, v)
 		}
-		var cmd = func() Model { p2, c := press(p, "ctrl+s"); return run(t, p2, c) }
-		return cmd()
+		p, _ = pressSettled(t, p, "ctrl+s")
+		if p.form.confirm != "" {
+			p, _ = pressSettled(t, p, "y") // top-level /<key>/** patterns are broad: confirmed
+		}
+		return p
 	}
 	p = typeRecord(p, "/metadata/engine_config/*/preemption_mode")
 	p = typeRecord(p, "/summary/**, /coverage/**, /per_request/**")
@@ -230,9 +229,11 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if !strings.Contains(stripANSI(p.View()), "semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
 	}
-	p, _ = press(p, "x", "d")
-	p, cmd := press(p, "y")
-	p = run(t, p, cmd)
+	if !recs[1].Broad || recs[0].Broad {
+		t.Fatalf("only the /<key>/** record is broad: %v %v", recs[0].Broad, recs[1].Broad)
+	}
+	p, _ = press(p, "L", "D")
+	p, _ = pressSettled(t, p, "y")
 	recs, _ = diffview.LoadExceptions(dir)
 	v, unc := diffview.SemanticVerdict(d, recs, false)
 	if v != diffview.VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {

@@ -13,8 +13,10 @@ import (
 	"kvparity/ui/theme"
 )
 
-// The exception-record form: one field per stage-5 item, the first three (pointers,
-// requests, events) prefilled from the selection. Lists are comma-separated.
+// The exception-record form: the pointer patterns, requests and events (prefilled from the
+// selection), then the six explanations of protocol stage 5. "What differs" is not typed: it
+// is computed from what the patterns cover, live while they are typed and again when the
+// record is saved, so it can never describe an older draft. Lists are comma-separated.
 
 type formField struct {
 	name  string // JSON field name, as validation errors name it
@@ -30,9 +32,11 @@ type exceptionForm struct {
 	focused int
 	err     string
 	styles  theme.Styles
+	cov     coverage // what the typed patterns cover (live)
+	confirm string   // why the record is broad: y saves it flagged, n goes back to editing
 }
 
-// formSpec lists the fields in order: what differs, then the six explanations.
+// formSpec lists the fields in order.
 var formSpec = []struct {
 	name, label string
 	multi       bool
@@ -40,20 +44,28 @@ var formSpec = []struct {
 	{"pointers", "pointer patterns", false},
 	{"requests", "requests", false},
 	{"events", "events", false},
-	{"differs", "what differs", true},
-	{"baseline", "baseline: why less faithful", true},
+	{"baseline", "baseline: less faithful", true},
 	{"candidate", "candidate: source of truth", true},
-	{"cause", "why not leaked entropy", true},
+	{"cause", "not leaked entropy", true},
 	{"regression_test", "regression test", false},
 	{"impact", "report/API impact", false},
 	{"disposition", "disposition", false},
 }
 
+// formLabelW is the label column: the longest label, its marker and one space before the value.
+var formLabelW = func() int {
+	n := 0
+	for _, s := range formSpec {
+		n = max(n, len([]rune(s.label)))
+	}
+	return n + 3
+}()
+
 func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) exceptionForm {
 	f := exceptionForm{id: rec.ID, styles: st}
 	vals := map[string]string{
 		"pointers": strings.Join(rec.Pointers, ", "), "requests": strings.Join(rec.Requests, ", "),
-		"events": strings.Join(rec.Events, ", "), "differs": rec.Differs, "baseline": rec.Baseline,
+		"events": strings.Join(rec.Events, ", "), "baseline": rec.Baseline,
 		"candidate": rec.Candidate, "cause": rec.Cause, "regression_test": rec.RegressionTest,
 		"impact": rec.Impact, "disposition": rec.Disposition,
 	}
@@ -66,11 +78,15 @@ func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) 
 			ff.area.SetHeight(2)
 			ff.area.CharLimit = 4000
 			ff.area.SetValue(vals[s.name])
+			ast := ff.area.Styles()
+			ast.Cursor.Blink = false // a steady cursor: no frame every half second while a replay is measured
+			ff.area.SetStyles(ast)
 		} else {
 			ff.input = textinput.New()
 			ff.input.Prompt = ""
 			ff.input.CharLimit = 8000
 			ff.input.SetValue(vals[s.name])
+			ff.input.SetStyles(steadyCursor(ff.input.Styles()))
 		}
 		f.fields = append(f.fields, ff)
 	}
@@ -78,7 +94,12 @@ func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) 
 	return f
 }
 
-const formLabelW = 28
+// steadyCursor turns the text cursor's blinking off: a blink is a frame every half second,
+// and the workbench stays off the CPU while a replay is measured.
+func steadyCursor(st textinput.Styles) textinput.Styles {
+	st.Cursor.Blink = false
+	return st
+}
 
 func (f *exceptionForm) setWidth(w int) {
 	for i := range f.fields {
@@ -131,11 +152,12 @@ func splitList(s string) []string {
 	return out
 }
 
-// record builds the ExceptionRecord the form holds.
+// record builds the ExceptionRecord the form holds (without "what differs" and the broad
+// flag, which saving computes).
 func (f exceptionForm) record() diffview.ExceptionRecord {
 	return diffview.ExceptionRecord{
 		ID: f.id, Pointers: splitList(f.value("pointers")), Requests: splitList(f.value("requests")),
-		Events: splitList(f.value("events")), Differs: strings.TrimSpace(f.value("differs")),
+		Events:   splitList(f.value("events")),
 		Baseline: strings.TrimSpace(f.value("baseline")), Candidate: strings.TrimSpace(f.value("candidate")),
 		Cause: strings.TrimSpace(f.value("cause")), RegressionTest: strings.TrimSpace(f.value("regression_test")),
 		Impact: strings.TrimSpace(f.value("impact")), Disposition: strings.TrimSpace(f.value("disposition")),
@@ -153,13 +175,40 @@ func (f exceptionForm) update(msg tea.Msg) (exceptionForm, tea.Cmd) {
 	return f, cmd
 }
 
+// openForm starts the form on a draft (refused when there is nothing to record against).
+func (p Model) openForm(draft diffview.ExceptionRecord, ok bool) (Model, tea.Cmd) {
+	switch {
+	case p.diff == nil || p.loading:
+		return p, p.tell("no diff open: press d on a repetition first, then e records an exception", false)
+	case p.diff.Equal():
+		return p, p.tell("nothing differs: no exception to record", false)
+	case p.campaign == "":
+		return p, p.tell("no campaign directory: exception records cannot be saved", true)
+	case !ok:
+		return p, p.tell("nothing selected to cover", false)
+	}
+	p.form = newExceptionForm(p.styles, p.width, draft)
+	p.mode = modeForm
+	return p, tea.Batch(p.form.focus(), p.askCoverage())
+}
+
 func (p Model) updateForm(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
+	if p.form.confirm != "" {
+		switch {
+		case key.Matches(msg, k.Confirm):
+			p.form.confirm = ""
+			return p.save(true)
+		case key.Matches(msg, k.Refuse):
+			p.form.confirm = ""
+			return p, p.tell("not saved: the record stays open for narrower patterns", false)
+		}
+		return p, nil
+	}
 	switch {
 	case key.Matches(msg, k.Cancel):
 		p.mode = modeList
-		p.status = "exception record discarded"
-		return p, nil
+		return p, p.tell("exception record discarded", false)
 	case key.Matches(msg, k.NextField):
 		p.form.focused = (p.form.focused + 1) % len(p.form.fields)
 		return p, p.form.focus()
@@ -167,24 +216,51 @@ func (p Model) updateForm(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		p.form.focused = (p.form.focused + len(p.form.fields) - 1) % len(p.form.fields)
 		return p, p.form.focus()
 	case key.Matches(msg, k.Save):
-		rec := p.form.record()
-		if err := rec.Validate(); err != nil {
-			p.form.err = err.Error()
-			if fe, ok := err.(*diffview.FieldError); ok {
-				for i, ff := range p.form.fields {
-					if ff.name == fe.Field {
-						p.form.focused = i
-					}
-				}
-			}
-			return p, p.form.focus()
-		}
-		p.form.err = ""
-		return p, saveException(p.campaign, rec)
+		return p.save(false)
 	}
+	before := p.form.value("pointers")
 	var cmd tea.Cmd
 	p.form, cmd = p.form.update(msg)
+	if p.form.value("pointers") != before {
+		return p, tea.Batch(cmd, p.askCoverage())
+	}
 	return p, cmd
+}
+
+// save validates the record, computes what it covers and what differs there, asks for a
+// confirmation when it is broad, and writes it.
+func (p Model) save(confirmed bool) (Model, tea.Cmd) {
+	rec := p.form.record()
+	cov := p.form.cov
+	if !cov.current(rec.Pointers) {
+		cov = computeCoverage(p.diff, p.recs, p.form.id, rec.Pointers, nil, 0, nil)
+		p.form.cov = cov
+	}
+	rec.Differs = cov.differs
+	if cov.covered == 0 && rec.ID == "" && len(rec.Pointers) > 0 {
+		p.form.err = "pointers: these patterns cover no differing pointer of this diff"
+		p.form.focused = 0
+		return p, p.form.focus()
+	}
+	if err := rec.Validate(); err != nil {
+		p.form.err = err.Error()
+		if fe, ok := err.(*diffview.FieldError); ok {
+			for i, ff := range p.form.fields {
+				if ff.name == fe.Field {
+					p.form.focused = i
+				}
+			}
+		}
+		return p, p.form.focus()
+	}
+	p.form.err = ""
+	why := diffview.BroadReason(rec.Pointers, cov.covered, len(p.diff.Changes))
+	if why != "" && !confirmed {
+		p.form.confirm = why
+		return p, nil
+	}
+	rec.Broad = why != ""
+	return p, saveException(p.campaign, rec)
 }
 
 // saveException writes the record off the update loop (fsync is slow on some disks).
@@ -195,7 +271,7 @@ func saveException(dir string, rec diffview.ExceptionRecord) tea.Cmd {
 			return exceptionsSavedMsg{err: err}
 		}
 		recs, err := diffview.LoadExceptions(dir)
-		return exceptionsSavedMsg{records: recs, saved: saved.ID, err: err}
+		return exceptionsSavedMsg{records: recs, saved: saved.ID, broad: saved.Broad, err: err}
 	}
 }
 
@@ -209,53 +285,25 @@ func deleteException(dir, id string) tea.Cmd {
 	}
 }
 
-func (f exceptionForm) view(w, h int) []string {
-	st := f.styles
-	title := "NEW EXCEPTION RECORD"
-	if f.id != "" {
-		title = "EDIT EXCEPTION RECORD " + f.id
-	}
-	lines := []string{st.Diff.Title.Render(cut(title+"  (tab next field · ctrl+s save · esc discard)", w))}
-	for i, ff := range f.fields {
-		ls := st.Faint
-		marker := "  "
-		if i == f.focused {
-			ls, marker = st.Diff.Title, "▸ "
-		}
-		label := ls.Render(pad(marker+ff.label, formLabelW))
-		if ff.multi {
-			for k, l := range strings.Split(ff.area.View(), "\n") {
-				if k == 0 {
-					lines = append(lines, label+l)
-				} else {
-					lines = append(lines, strings.Repeat(" ", formLabelW)+l)
-				}
-			}
-		} else {
-			lines = append(lines, label+ff.input.View())
-		}
-	}
-	if f.err != "" {
-		lines = append(lines, st.Bad.Render(cut("cannot save: "+f.err, w)))
-	}
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	return lines
-}
-
 // prefill drafts a record from the marked changes (or the selected change or group).
-func (p Model) prefill() diffview.ExceptionRecord {
+func (p Model) prefill() (diffview.ExceptionRecord, bool) {
+	if p.diff == nil || p.diff.Equal() {
+		return diffview.ExceptionRecord{}, true
+	}
 	var sel []int
 	for ci := range p.marked {
 		sel = append(sel, ci)
 	}
 	if len(sel) == 0 && p.cursor < len(p.rows) {
 		r := p.rows[p.cursor]
-		if r.change >= 0 {
+		g := p.cur().groups[r.group]
+		switch {
+		case r.change >= 0:
 			sel = []int{r.change}
-		} else {
-			for _, ci := range p.diff.Groups[r.group].Changes {
+		case g.pattern != "":
+			return p.patternDraft([]string{g.pattern}, g.changes), true
+		default:
+			for _, ci := range g.changes {
 				if p.visible(ci) {
 					sel = append(sel, ci)
 				}
@@ -263,5 +311,51 @@ func (p Model) prefill() diffview.ExceptionRecord {
 		}
 	}
 	sort.Ints(sel)
-	return p.diff.DraftRecord(sel)
+	return p.diff.DraftRecord(sel), len(sel) > 0
+}
+
+// coverDraft drafts a record covering the selected field pattern in one key: a pattern
+// group's own pattern, or the field patterns of the selected change or group.
+func (p Model) coverDraft() (diffview.ExceptionRecord, bool) {
+	if p.diff == nil || p.diff.Equal() || p.cursor >= len(p.rows) {
+		return diffview.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
+	}
+	r := p.rows[p.cursor]
+	g := p.cur().groups[r.group]
+	cs := g.changes
+	if r.change >= 0 {
+		cs = []int{r.change}
+	}
+	var pats []string
+	seen := map[string]bool{}
+	for _, ci := range cs {
+		pat := p.groups[byPattern].groups[p.groups[byPattern].groupOf[ci]].pattern
+		if !seen[pat] {
+			seen[pat] = true
+			pats = append(pats, pat)
+		}
+	}
+	var all []int
+	for _, pat := range pats {
+		all = append(all, p.groups[byPattern].groups[p.patternIndex(pat)].changes...)
+	}
+	sort.Ints(all)
+	return p.patternDraft(pats, all), true
+}
+
+func (p Model) patternIndex(pat string) int {
+	for i, g := range p.groups[byPattern].groups {
+		if g.pattern == pat {
+			return i
+		}
+	}
+	return 0
+}
+
+// patternDraft is a record naming patterns, with requests and events drafted from the
+// changes they count.
+func (p Model) patternDraft(pats []string, changes []int) diffview.ExceptionRecord {
+	rec := p.diff.DraftRecord(changes)
+	rec.Pointers = pats
+	return rec
 }

@@ -1,6 +1,9 @@
 package pane
 
 import (
+	"fmt"
+	"sync/atomic"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -14,11 +17,19 @@ import (
 // OpenRequestedMsg asks the pane to load and diff two reports (returned by Model.Open).
 type OpenRequestedMsg struct{ A, B diffview.Side }
 
+// StatusMsg is an outcome the workbench shows on its status line and logs (a saved record, a
+// refusal, a copy): the newest message wins there, whichever pane said it.
+type StatusMsg struct {
+	Text    string
+	Problem bool
+}
+
 // diffLoadedMsg carries an asynchronous load result; gen drops stale ones.
 type diffLoadedMsg struct {
 	gen     int
 	a, b    diffview.Side
 	diff    *diffview.Diff
+	groups  [2]grouping
 	err     error
 	records []diffview.ExceptionRecord
 	recErr  error
@@ -32,6 +43,7 @@ type RecordsChangedMsg struct{}
 type exceptionsSavedMsg struct {
 	records []diffview.ExceptionRecord
 	saved   string // id saved or deleted
+	broad   bool
 	deleted bool
 	err     error
 }
@@ -47,7 +59,7 @@ const (
 
 // A row of the group list: a group header or one change inside an expanded group.
 type row struct {
-	group  int // index into Diff.Groups
+	group  int // index into the current grouping's groups
 	change int // index into Diff.Changes, -1 for a header
 }
 
@@ -58,21 +70,25 @@ type Model struct {
 	width    int
 	height   int
 	focused  bool
+	zoomed   bool // the workbench gives the pane the whole screen
 	campaign string
 	unstable bool
 
-	gen      int
-	loading  bool
-	err      error
-	a, b     diffview.Side
-	diff     *diffview.Diff
-	groupIdx []int // change → group
+	gen     int
+	loading bool
+	err     error
+	a, b    diffview.Side
+	diff    *diffview.Diff
+	groups  [2]grouping // by request/event and by field pattern
+	by      groupBy
+	diagSet int // 0: the diagnosis opens when there is room; 1 open; -1 closed (i)
 
 	recs      []diffview.ExceptionRecord
 	recErr    error
 	verdict   verdict.Word // SemanticVerdict of diff and recs, refreshed when either changes
 	uncovered []string
-	status    string // last action's outcome
+	recCovers map[string]int // record id → differing pointers it covers
+	status    string         // last action's outcome, in the pane
 
 	mode     paneMode
 	expanded map[string]bool
@@ -80,10 +96,20 @@ type Model struct {
 	rows     []row
 	cursor   int
 	offset   int
-	filter   textinput.Model
-	pattern  string // applied filter
+
+	// The filter is applied as it is typed, off the update loop: each keystroke asks again
+	// with a new generation and latest tells older scans to give up.
+	filter    textinput.Model
+	pattern   string // the filter whose result is shown
+	asked     string // the filter last asked for (its result may be in flight)
+	vis       visibility
+	filterGen int
+	latest    *atomic.Int64
+	before    filterState // what esc restores while typing
 
 	form       exceptionForm
+	covGen     int
+	covLatest  *atomic.Int64
 	recCursor  int
 	confirmDel bool
 }
@@ -92,17 +118,22 @@ type Model struct {
 func New(st theme.Styles, km keys.DiffKeys) Model {
 	f := textinput.New()
 	f.Prompt = "filter: "
-	f.Placeholder = "/per_request/*/routing_history/** or a substring"
-	return Model{styles: st, keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{}, width: 100, height: 30}
+	f.Placeholder = "/per_request/*/ttft_ms, /coverage/** or a substring of a pointer or request"
+	f.SetStyles(steadyCursor(f.Styles()))
+	return Model{styles: st, keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{},
+		width: 100, height: 30, latest: new(atomic.Int64), covLatest: new(atomic.Int64), by: byRequest}
 }
 
 // SetSize sets the pane's box (the root subtracts borders first).
 func (p *Model) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.filter.SetWidth(max(10, w-12))
+	p.filter.SetWidth(max(10, w-32)) // room for the count beside it
 	p.form.setWidth(w)
 	p.clampScroll()
 }
+
+// SetZoomed tells the pane it has the whole screen (its title says so).
+func (p *Model) SetZoomed(z bool) { p.zoomed = z }
 
 // Focus gives the pane keyboard focus.
 func (p *Model) Focus() { p.focused = true }
@@ -120,12 +151,15 @@ func (p *Model) SetCampaign(dir string) {
 	p.refreshVerdict()
 }
 
-// refreshVerdict recomputes the semantic verdict (matching every pointer against every
-// pattern is too slow to redo on each key or frame).
+// refreshVerdict recomputes the semantic verdict and each record's coverage (matching every
+// pointer against every pattern is too slow to redo on each key or frame).
 func (p *Model) refreshVerdict() {
-	p.verdict, p.uncovered = "", nil
+	p.verdict, p.uncovered, p.recCovers = "", nil, map[string]int{}
 	if p.diff != nil {
 		p.verdict, p.uncovered = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
+		for _, rc := range diffview.RecordCoverage(p.diff.Pointers(), p.recs) {
+			p.recCovers[rc.ID] = rc.Covers
+		}
 	}
 }
 
@@ -139,10 +173,29 @@ func (p *Model) SetUnstable(u bool) {
 func (p *Model) SetStyles(st theme.Styles) { p.styles = st }
 
 // Capturing reports that a text field has focus: the root must send every key here.
-// A pending delete confirmation also captures: its "y" must not reach the root.
+// A pending confirmation also captures: its "y" must not reach the root.
 func (p Model) Capturing() bool {
 	return p.mode == modeFilter || p.mode == modeForm || (p.mode == modeRecords && p.confirmDel)
 }
+
+// Modal reports that the pane shows something esc backs out of (the record list) before esc
+// means anything to the workbench.
+func (p Model) Modal() bool { return p.Capturing() || p.mode == modeRecords }
+
+// Loaded reports that a diff is open and loaded (not loading, no error).
+func (p Model) Loaded() bool { return p.diff != nil && !p.loading && p.err == nil }
+
+// GroupedByPattern reports that the list is grouped by field pattern.
+func (p Model) GroupedByPattern() bool { return p.by == byPattern }
+
+// FormCounted reports that the exception form is open and shows the count of its current
+// patterns.
+func (p Model) FormCounted() bool {
+	return p.mode == modeForm && p.form.cov.current(p.form.record().Pointers)
+}
+
+// Confirming reports that a broad record waits for its confirmation.
+func (p Model) Confirming() bool { return p.mode == modeForm && p.form.confirm != "" }
 
 // Open loads and diffs two reports asynchronously. The returned command yields an
 // OpenRequestedMsg; its Update bumps the generation and starts the load, so a slower
@@ -151,19 +204,30 @@ func (p Model) Open(a, b diffview.Side) tea.Cmd {
 	return func() tea.Msg { return OpenRequestedMsg{A: a, B: b} }
 }
 
-// loadDiff runs off the update loop and captures only values.
+// loadDiff runs off the update loop and captures only values. Everything the pane needs at
+// every size of diff is computed here: both groupings and the events of each change.
 func loadDiff(gen int, a, b diffview.Side, campaign string) tea.Cmd {
 	return func() tea.Msg {
 		d, err := diffview.DiffFiles(a.ReportPath, b.ReportPath)
+		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
 		if d != nil {
 			d.A, d.B = a, b
+			msg.groups = buildGroupings(d)
+			if len(d.Changes) > 0 {
+				_ = d.Event(0) // fills the per-change events once, here rather than in a frame
+			}
 		}
-		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
 		if campaign != "" {
 			msg.records, msg.recErr = diffview.LoadExceptions(campaign)
 		}
 		return msg
 	}
+}
+
+// tell shows an outcome in the pane and sends it to the workbench's status line.
+func (p *Model) tell(s string, problem bool) tea.Cmd {
+	p.status = s
+	return func() tea.Msg { return StatusMsg{Text: s, Problem: problem} }
 }
 
 // Update handles the pane's messages and, when focused, keys.
@@ -179,31 +243,19 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		p.loading = false
 		p.err = msg.err
+		p.groups = msg.groups
 		p.setDiff(msg.diff)
 		if p.campaign != "" {
 			p.recs, p.recErr = msg.records, msg.recErr
 		}
 		p.refreshVerdict()
 		return p, nil
+	case filterDoneMsg:
+		return p.onFilterDone(msg), nil
+	case coverageMsg:
+		return p.onCoverage(msg), nil
 	case exceptionsSavedMsg:
-		if msg.err != nil {
-			p.status = "save failed: " + msg.err.Error()
-			if p.mode == modeForm {
-				p.form.err = msg.err.Error()
-			}
-			return p, nil
-		}
-		p.recs = msg.records
-		p.refreshVerdict()
-		if msg.deleted {
-			p.status = "deleted exception record " + msg.saved
-		} else {
-			p.status = "saved exception record " + msg.saved
-			p.mode = modeList
-			p.marked = map[int]bool{}
-		}
-		p.recCursor = min(p.recCursor, max(0, len(p.recs)-1))
-		return p, func() tea.Msg { return RecordsChangedMsg{} }
+		return p.onSaved(msg)
 	case tea.KeyPressMsg:
 		if !p.focused {
 			return p, nil
@@ -231,35 +283,45 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return p, nil
 }
 
+func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
+	if msg.err != nil {
+		if p.mode == modeForm {
+			p.form.err = msg.err.Error()
+		}
+		return p, p.tell("save failed: "+msg.err.Error(), true)
+	}
+	p.recs = msg.records
+	p.refreshVerdict()
+	var cmd tea.Cmd
+	switch {
+	case msg.deleted:
+		cmd = p.tell("deleted exception record "+msg.saved, false)
+	default:
+		what := "saved exception record " + msg.saved
+		if msg.broad {
+			what += " (flagged broad)"
+		}
+		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered · semantic %s", p.recCovers[msg.saved], len(p.uncovered), p.verdict), false)
+		p.mode = modeList
+		p.marked = map[int]bool{}
+	}
+	p.recCursor = min(p.recCursor, max(0, len(p.recs)-1))
+	return p, tea.Batch(cmd, func() tea.Msg { return RecordsChangedMsg{} })
+}
+
 func (p *Model) setDiff(d *diffview.Diff) {
 	p.diff = d
-	p.groupIdx = nil
-	if d != nil {
-		p.groupIdx = make([]int, len(d.Changes))
-		for gi, g := range d.Groups {
-			for _, ci := range g.Changes {
-				p.groupIdx[ci] = gi
-			}
-		}
-	}
+	p.vis = visibility{}
+	p.pattern, p.asked = "", ""
+	p.filterGen++
+	p.latest.Store(int64(p.filterGen))
 	p.expanded = map[string]bool{}
 	p.marked = map[int]bool{}
 	p.cursor, p.offset = 0, 0
-	if d != nil && len(d.Groups) > 0 {
-		// Open on the first divergence: expand its group and select it.
-		p.expanded[d.Groups[p.groupOfChange(d.First.Change)].Key] = true
-	}
 	p.rebuild()
 	if d != nil && d.First != nil {
 		p.selectChange(d.First.Change)
 	}
-}
-
-func (p *Model) groupOfChange(ci int) int {
-	if ci >= 0 && ci < len(p.groupIdx) {
-		return p.groupIdx[ci]
-	}
-	return 0
 }
 
 // ShortHelp lists the bindings of the current mode for the one-line help.
@@ -267,26 +329,34 @@ func (p Model) ShortHelp() []key.Binding {
 	k := p.keys
 	switch p.mode {
 	case modeForm:
+		if p.form.confirm != "" {
+			return []key.Binding{k.Confirm, k.Refuse}
+		}
 		return []key.Binding{k.NextField, k.PrevField, k.Save, k.Cancel}
 	case modeRecords:
 		if p.confirmDel {
-			return []key.Binding{k.Confirm, k.Cancel}
+			return []key.Binding{k.Confirm, k.Refuse}
 		}
 		return []key.Binding{k.Up, k.Down, k.Edit, k.Delete, k.Cancel}
 	case modeFilter:
 		return []key.Binding{k.Apply, k.Cancel}
 	}
-	return []key.Binding{k.NextDiff, k.PrevDiff, k.Toggle, k.Filter, k.Mark, k.NewException, k.Records}
+	return []key.Binding{k.NextDiff, k.Toggle, k.GroupBy, k.Cover, k.Filter, k.Mark, k.NewException, k.Records, k.Diagnosis, k.CopyPointer}
 }
 
-// FullHelp lists every binding, by column.
+// FullHelp lists the list's bindings, by column (the record list's and the form's are in
+// HelpNote).
 func (p Model) FullHelp() [][]key.Binding {
 	k := p.keys
+	copyKeys := key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y/Y", "copy pointer/values"))
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown},
-		{k.Toggle, k.Collapse, k.ExpandAll, k.CollapseAll},
-		{k.NextDiff, k.PrevDiff, k.Filter, k.ClearFilter},
-		{k.Mark, k.NewException, k.Records},
-		{k.NextField, k.PrevField, k.Save, k.Cancel, k.Edit, k.Delete, k.Confirm},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextDiff},
+		{k.PrevDiff, k.Toggle, k.Collapse, k.ExpandAll, k.CollapseAll, k.GroupBy, k.Filter},
+		{k.ClearFilter, k.Diagnosis, k.Mark, k.NewException, k.Cover, k.Records, copyKeys},
 	}
+}
+
+// HelpNote is the record list's and the form's keys in one line.
+func (p Model) HelpNote() string {
+	return "records: enter edit · D delete · esc back   form: tab/shift+tab field · ctrl+s save · esc discard · y/n confirm"
 }

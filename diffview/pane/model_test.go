@@ -158,7 +158,7 @@ func TestPaneNavigationGroupsAndFilter(t *testing.T) {
 		p, _ = press(p, "n")
 	}
 	last := d.Groups[len(d.Groups)-1]
-	if p.rows[p.cursor].change != last.Changes[len(last.Changes)-1] || !p.expanded[last.Key] {
+	if p.rows[p.cursor].change != last.Changes[len(last.Changes)-1] || !p.expanded["r "+last.Key] {
 		t.Fatalf("walking n to the end: at %+v", p.rows[p.cursor])
 	}
 	p, _ = press(p, "n")
@@ -167,20 +167,20 @@ func TestPaneNavigationGroupsAndFilter(t *testing.T) {
 	}
 	// collapse and expand a group from its header
 	p, _ = press(p, "h")
-	if p.rows[p.cursor].change != -1 || p.expanded[last.Key] {
+	if p.rows[p.cursor].change != -1 || p.expanded["r "+last.Key] {
 		t.Fatal("h should collapse onto the header")
 	}
 	p, _ = press(p, "enter")
-	if !p.expanded[last.Key] {
+	if !p.expanded["r "+last.Key] {
 		t.Fatal("enter should expand")
 	}
-	p, _ = press(p, "-")
+	p, _ = press(p, "<")
 	for _, r := range p.rows {
 		if r.change >= 0 {
 			t.Fatal("collapse all left a change row")
 		}
 	}
-	p, _ = press(p, "+")
+	p, _ = press(p, ">")
 	if len(p.rows) != len(d.Groups)+len(d.Changes) {
 		t.Fatalf("expand all: %d rows", len(p.rows))
 	}
@@ -189,16 +189,19 @@ func TestPaneNavigationGroupsAndFilter(t *testing.T) {
 	if !p.Capturing() {
 		t.Fatal("filter field must capture keys")
 	}
-	p = typeText(p, "/per_request/*/terminal_time_ms")
-	p, _ = press(p, "enter")
-	if p.Capturing() || len(p.visibleChanges()) != 3 {
-		t.Fatalf("filter: %d visible", len(p.visibleChanges()))
+	p = typeSettled(t, p, "/per_request/*/terminal_time_ms")
+	if n := p.visibleCount(); n != 3 {
+		t.Fatalf("the filter applies as it is typed: %d visible", n)
+	}
+	p, _ = pressSettled(t, p, "enter")
+	if p.Capturing() || len(p.visibleChanges(0)) != 3 {
+		t.Fatalf("filter: %d visible", len(p.visibleChanges(0)))
 	}
 	if v := stripANSI(p.View()); !strings.Contains(v, "filter /per_request/*/terminal_time_ms · 3 of") {
 		t.Fatalf("view:\n%s", v)
 	}
 	p, _ = press(p, "esc")
-	if len(p.visibleChanges()) != len(d.Changes) {
+	if len(p.visibleChanges(0)) != len(d.Changes) {
 		t.Fatal("esc should clear the filter")
 	}
 	// blurred pane ignores keys
@@ -230,14 +233,13 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		return p
 	}
 	// Record 1: the metadata group (header selected with space).
-	p, _ = press(p, "-")
+	p, _ = press(p, "<")
 	p.cursor = 0 // metadata is the first group here (no summary change)
 	if g := p.diff.Groups[p.rows[p.cursor].group]; g.Key != "metadata" {
 		t.Fatalf("row 0 is %s", g.Key)
 	}
 	p, _ = press(p, "space")
-	p, cmd := press(p, "e")
-	_ = cmd
+	p, _ = pressSettled(t, p, "e")
 	if !p.Capturing() || p.mode != modeForm {
 		t.Fatal("e should open the form")
 	}
@@ -250,10 +252,12 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	if !strings.Contains(p.form.err, "baseline: required") || p.form.fields[p.form.focused].name != "baseline" {
 		t.Fatalf("validation: %q focused %s", p.form.err, p.form.fields[p.form.focused].name)
 	}
-	p.form.focused = 3 // back to "what differs" so fill's first tab lands on baseline
+	if v := stripANSI(p.View()); !strings.Contains(v, "covers 2 of 8 differing pointers · 6 stay uncovered") {
+		t.Fatalf("the form counts what the patterns cover:\n%s", v)
+	}
+	p.form.focused = 2 // back to "events" so fill's first tab lands on baseline
 	p = fill(p, "LIFO victim is less faithful")
-	p, cmd = press(p, "ctrl+s")
-	p = run(t, p, cmd)
+	p, _ = pressSettled(t, p, "ctrl+s")
 	if p.mode != modeList || len(p.recs) != 1 {
 		t.Fatalf("after save: mode %v, %d records, status %q", p.mode, len(p.recs), p.status)
 	}
@@ -264,19 +268,26 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 			p, _ = press(p, "space")
 		}
 	}
-	p, _ = press(p, "e")
+	p, _ = pressSettled(t, p, "e")
 	if got := p.form.record().Pointers; len(got) != 6 {
 		t.Fatalf("second record pointers %v", got)
 	}
-	p.form.focused = 3
+	p.form.focused = 2
 	p = fill(p, "LIFO readmission order")
-	p, cmd = press(p, "ctrl+s")
-	p = run(t, p, cmd)
+	// 6 of 8 is more than half: the record is broad and saving asks first.
+	p, _ = pressSettled(t, p, "ctrl+s")
+	if p.form.confirm == "" || len(p.recs) != 1 {
+		t.Fatalf("a broad record needs a confirmation: confirm %q, %d records", p.form.confirm, len(p.recs))
+	}
+	p, _ = pressSettled(t, p, "y")
+	if len(p.recs) != 2 || !p.recs[1].Broad {
+		t.Fatalf("confirmed: %+v", p.recs)
+	}
 	v, unc := diffview.SemanticVerdict(p.diff, p.recs, false)
 	if v != diffview.VerdictPassExceptions || len(unc) != 0 {
 		t.Fatalf("verdict %s uncovered %v", v, unc)
 	}
-	if !strings.Contains(stripANSI(p.View()), "2 record(s) · 0 uncovered · semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
+	if !strings.Contains(stripANSI(p.View()), "2 record(s) (1 BROAD) · 0 uncovered · semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
 	}
 	// the file on disk agrees
@@ -285,28 +296,26 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		t.Fatalf("on disk: %v %v", onDisk, err)
 	}
 	// edit the first record's disposition from the records list
-	p, _ = press(p, "x")
-	p, _ = press(p, "enter")
+	p, _ = press(p, "L")
+	p, _ = pressSettled(t, p, "enter")
 	p, _ = press(p, "shift+tab") // from the first field round to the disposition
 	p = typeText(p, " by reviewer")
-	p, cmd = press(p, "ctrl+s")
-	p = run(t, p, cmd)
+	p, _ = pressSettled(t, p, "ctrl+s")
 	if p.recs[0].Disposition != "accepted by reviewer" || len(p.recs) != 2 {
 		t.Fatalf("edit: %+v", p.recs)
 	}
 	// delete the metadata record: FAIL, listing the metadata pointers
-	p, _ = press(p, "x", "d")
+	p, _ = press(p, "L", "D")
 	if !p.Capturing() || p.ShortHelp()[0].Help().Key != "y" {
 		t.Fatal("a pending delete must capture keys and offer y")
 	}
-	p, cmd = press(p, "y")
-	p = run(t, p, cmd)
+	p, _ = pressSettled(t, p, "y")
 	v, unc = diffview.SemanticVerdict(p.diff, p.recs, false)
 	if v != diffview.VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after delete: %s %v", v, unc)
 	}
 	p, _ = press(p, "esc")
-	if !strings.Contains(stripANSI(p.View()), "1 record(s) · 2 uncovered · semantic FAIL") {
+	if !strings.Contains(stripANSI(p.View()), "1 record(s) (1 BROAD) · 2 uncovered · semantic FAIL") {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
 	}
 }

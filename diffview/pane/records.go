@@ -6,11 +6,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"kvparity/diffview"
 )
 
-// The exception-record list: what each record covers, edit and delete.
+// The exception-record list: what each record covers, whether it is broad, edit and delete.
 
 func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
@@ -19,9 +17,9 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if key.Matches(msg, k.Confirm) && p.recCursor < len(p.recs) {
 			return p, deleteException(p.campaign, p.recs[p.recCursor].ID)
 		}
-		p.status = "delete cancelled"
-		return p, nil
+		return p, p.tell("delete cancelled", false)
 	}
+	p.status = ""
 	switch {
 	case key.Matches(msg, k.Cancel):
 		p.mode = modeList
@@ -31,9 +29,7 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		p.recCursor = min(max(0, len(p.recs)-1), p.recCursor+1)
 	case key.Matches(msg, k.Edit):
 		if p.recCursor < len(p.recs) {
-			p.form = newExceptionForm(p.styles, p.width, p.recs[p.recCursor])
-			p.mode = modeForm
-			return p, p.form.focus()
+			return p.openForm(p.recs[p.recCursor], true)
 		}
 	case key.Matches(msg, k.Delete):
 		if p.recCursor < len(p.recs) {
@@ -48,23 +44,22 @@ func (p Model) recordsView() []string {
 	st := p.styles
 	lines := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
 	if len(p.recs) == 0 {
-		lines = append(lines, st.Faint.Render("none yet: select differences in the list and press e"))
+		lines = append(lines, st.Faint.Render("none yet: select differences in the list and press e, or c on a field pattern"))
 	}
-	var cov map[string][]string
+	total := 0
 	if p.diff != nil {
-		cov = diffview.CoveredBy(p.diff, p.recs)
+		total = len(p.diff.Changes)
 	}
 	for i, r := range p.recs {
-		n := 0
-		for _, ids := range cov {
-			for _, id := range ids {
-				if id == r.ID {
-					n++
-				}
-			}
+		flag := ""
+		if r.Broad {
+			flag = "BROAD · "
 		}
-		txt := fmt.Sprintf("%s  covers %d differing · %s · %s", r.ID, n, strings.Join(r.Pointers, ", "), r.Disposition)
+		txt := fmt.Sprintf("%s  %scovers %d of %d · %s · %s", r.ID, flag, p.recCovers[r.ID], total, strings.Join(r.Pointers, ", "), r.Disposition)
 		s := st.Diff.Row
+		if r.Broad {
+			s = st.Warn
+		}
 		if i == p.recCursor {
 			s = st.Selected
 		}
@@ -74,7 +69,7 @@ func (p Model) recordsView() []string {
 			lines = append(lines, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
 		}
 	}
-	status := "enter edit · d delete · esc back"
+	status := "enter edit · D delete · esc back"
 	if p.status != "" {
 		status = p.status
 	}

@@ -2,9 +2,11 @@ package pane
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/diffview"
 )
@@ -61,24 +63,99 @@ func segs(ss []segment, w int, normal, changed lipgloss.Style) string {
 	return b.String()
 }
 
+// minListRows is the list's height below which the diagnosis starts closed (i opens it).
+const minListRows = 10
+
+// evidenceShown is how many evidence lines of the top signature an open diagnosis shows.
+const evidenceShown = 3
+
+// diagLines is how many lines the diagnosis takes, open or closed.
+func (p Model) diagLines(open bool) int {
+	if p.diff == nil || len(p.diff.Diagnosis) == 0 {
+		return 0
+	}
+	if !open {
+		return 1
+	}
+	n := 1 + min(evidenceShown, len(p.diff.Diagnosis[0].Evidence))
+	if len(p.diff.Diagnosis) > 1 {
+		n++
+	}
+	return n
+}
+
+// diagOpen says whether the diagnosis is shown whole: as set with i, else when the list
+// keeps at least minListRows rows with it open.
+func (p Model) diagOpen() bool {
+	if p.diagSet != 0 {
+		return p.diagSet > 0
+	}
+	open := 3 + p.diagLines(true) + 1 + p.detailRows() + 1
+	return p.height-open >= minListRows
+}
+
+// detailRows is how many lines the selected values take under the list.
+func (p Model) detailRows() int {
+	if p.height >= 26 {
+		return 2
+	}
+	return 1
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// shortenIDs writes every uuid in s by the part that tells it apart (from short, the diff's
+// request ids, or on its own).
+func shortenIDs(s string, short map[string]string) string {
+	return uuidRE.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := short[id]; ok {
+			return v
+		}
+		return diffview.ShortIDs([]string{id}, 4)[id]
+	})
+}
+
+// titleLine is the pane's first line: the two sides, and the counts (shorter forms first
+// when the line is narrow, so the zoom mark is never the part cut).
+func (p Model) titleLine() string {
+	w, st := p.width, p.styles
+	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
+	var forms []string
+	if p.diff != nil {
+		n := len(p.diff.Changes)
+		forms = []string{
+			fmt.Sprintf("%d differing · %d groups · %d field patterns", n, len(p.groups[byRequest].groups), len(p.groups[byPattern].groups)),
+			fmt.Sprintf("%d differing · %d patterns", n, len(p.groups[byPattern].groups)),
+			fmt.Sprintf("%d differing", n),
+		}
+		if p.diff.Equal() {
+			forms = []string{"byte-identical"}
+		}
+	}
+	if len(forms) == 0 {
+		forms = []string{""}
+	}
+	right := ""
+	for _, f := range forms {
+		if p.zoomed {
+			f = strings.TrimPrefix(f+" · zoomed (z)", " · ")
+		}
+		right = f
+		if len([]rune(left))+len([]rune(f))+1 <= w {
+			break
+		}
+	}
+	if len([]rune(left))+len([]rune(right))+1 > w {
+		right = cut(right, max(0, w-len([]rune(left))-1))
+	}
+	gap := max(1, w-len([]rune(right))-len([]rune(left)))
+	return st.Diff.Title.Render(cut(left, w)) + strings.Repeat(" ", gap) + st.Faint.Render(right)
+}
+
 // headerLines is the fixed top block: title, first divergence, diagnosis, exceptions.
 func (p Model) headerLines() []string {
 	w, st := p.width, p.styles
-	title := "DIFF"
-	right := ""
-	if p.diff != nil {
-		right = fmt.Sprintf("%d differing · %d groups", len(p.diff.Changes), len(p.diff.Groups))
-		if p.diff.Equal() {
-			right = "byte-identical"
-		}
-	}
-	left := title + "  " + p.a.Label + " ↔ " + p.b.Label
-	gap := max(1, w-len([]rune(right))-len([]rune(left)))
-	if len([]rune(left))+len([]rune(right))+1 > w {
-		left = cut(left, max(4, w-len([]rune(right))-1))
-		gap = max(1, w-len([]rune(right))-len([]rune(left)))
-	}
-	lines := []string{st.Diff.Title.Render(left) + strings.Repeat(" ", gap) + st.Faint.Render(right)}
+	lines := []string{p.titleLine()}
 	switch {
 	case p.loading:
 		return append(lines, st.Faint.Render(cut("loading and diffing…", w)))
@@ -89,30 +166,40 @@ func (p Model) headerLines() []string {
 	case p.diff.Equal():
 		return append(lines, st.Good.Render(cut("no differing pointer: the canonical reports are identical", w)))
 	}
-	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(p.diff.First.String(), w-6)))
 	if p.mode == modeForm {
 		return lines
 	}
-	for i, s := range p.diff.Diagnosis {
-		if i == 0 {
-			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(cut("1. "+s.String(), w-6)))
-			for k, e := range s.Evidence {
-				if k == 2 {
+	first := p.diff.First.String()
+	if len([]rune(first)) > w-6 {
+		first = shortenIDs(first, p.groups[byRequest].short) // the ids' telling part, not their zeros
+	}
+	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(first, w-6)))
+	if ds := p.diff.Diagnosis; len(ds) > 0 {
+		if !p.diagOpen() {
+			more := " · i opens it"
+			if len(ds) > 1 {
+				more = fmt.Sprintf(" · +%d more (i)", len(ds)-1)
+			}
+			head := cut("1. "+ds[0].String(), max(10, w-6-len([]rune(more))))
+			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(head)+st.Faint.Render(cut(more, w-6-len([]rune(head)))))
+		} else {
+			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(cut("1. "+ds[0].String(), w-6)))
+			for k, e := range ds[0].Evidence {
+				if k == evidenceShown {
 					break
 				}
 				lines = append(lines, st.Faint.Render(cut("      · "+e, w)))
 			}
-			continue
+			if len(ds) > 1 {
+				var rest []string
+				for j, o := range ds[1:] {
+					rest = append(rest, fmt.Sprintf("%d. %s", j+2, o.String()))
+				}
+				lines = append(lines, st.Faint.Render(cut("also  "+strings.Join(rest, "; "), w)))
+			}
 		}
-		var rest []string
-		for j, o := range p.diff.Diagnosis[1:] {
-			rest = append(rest, fmt.Sprintf("%d. %s", j+2, o.String()))
-		}
-		lines = append(lines, st.Faint.Render(cut("also  "+strings.Join(rest, "; "), w)))
-		break
 	}
-	lines = append(lines, p.semanticLine())
-	return lines
+	return append(lines, p.semanticLine())
 }
 
 func (p Model) semanticLine() string {
@@ -124,41 +211,57 @@ func (p Model) semanticLine() string {
 		return st.Bad.Render(cut("exceptions: "+p.recErr.Error(), p.width))
 	}
 	v, unc := p.verdict, p.uncovered
-	txt := fmt.Sprintf("exceptions: %d record(s) · %d uncovered · semantic ", len(p.recs), len(unc))
+	broad := 0
+	for _, r := range p.recs {
+		if r.Broad {
+			broad++
+		}
+	}
+	recs := fmt.Sprintf("%d record(s)", len(p.recs))
+	if broad > 0 {
+		recs += fmt.Sprintf(" (%d BROAD)", broad)
+	}
+	txt := fmt.Sprintf("exceptions: %s · %d uncovered · semantic ", recs, len(unc))
 	vs := st.Bad
 	if v != diffview.VerdictFail {
 		vs = st.Good
 	}
 	if p.unstable {
-		txt = fmt.Sprintf("exceptions: %d record(s) · arm UNSTABLE · semantic ", len(p.recs))
+		txt = fmt.Sprintf("exceptions: %s · arm UNSTABLE · semantic ", recs)
 	}
 	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(v.String(), max(0, p.width-len([]rune(txt)))))
 }
 
-// detailHeight is the side-by-side value box under the list.
-const detailHeight = 3
-
 func (p Model) chromeHeight() int {
-	return len(p.headerLines()) + 2 + detailHeight + 1
+	n := len(p.headerLines()) + 1 + 1 + p.detailRows()
+	if p.statusLine() != "" {
+		n++
+	}
+	return n
 }
+
+// listTop is the pane line of the list's first row.
+func (p Model) listTop() int { return len(p.headerLines()) + 1 }
 
 // View renders the pane into exactly width×height cells.
 func (p Model) View() string {
 	var lines []string
 	switch p.mode {
 	case modeForm:
-		lines = append(p.headerLines(), p.form.view(p.width, p.height-len(p.headerLines()))...)
+		head := p.headerLines()
+		lines = append(head, p.form.view(p.diff, p.width, p.height-len(head))...)
 	case modeRecords:
 		lines = append(p.headerLines(), p.recordsView()...)
 	default:
 		lines = p.headerLines()
 		if p.diff != nil && !p.diff.Equal() && !p.loading && p.err == nil {
-			lines = append(lines, p.styles.Faint.Render(strings.Repeat("─", p.width)))
+			lines = append(lines, p.groupingLine())
 			lines = append(lines, p.listLines()...)
-			lines = append(lines, p.styles.Faint.Render(strings.Repeat("─", p.width)))
 			lines = append(lines, p.detailLines()...)
 		}
-		lines = append(lines, p.statusLine())
+		if sl := p.statusLine(); sl != "" {
+			lines = append(lines, sl)
+		}
 	}
 	for len(lines) < p.height {
 		lines = append(lines, "")
@@ -167,11 +270,34 @@ func (p Model) View() string {
 		lines = lines[:p.height]
 	}
 	for i, l := range lines {
-		if n := lipgloss.Width(l); n < p.width {
+		switch n := lipgloss.Width(l); {
+		case n < p.width:
 			lines[i] = l + strings.Repeat(" ", p.width-n)
+		case n > p.width:
+			lines[i] = ansi.Truncate(l, p.width, "…")
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// groupingLine is the rule above the list: how it is grouped and how to switch.
+func (p Model) groupingLine() string {
+	other := byPattern
+	if p.by == byPattern {
+		other = byRequest
+	}
+	txt := fmt.Sprintf("── by %s: %d groups · f groups by %s ", p.by, len(p.cur().groups), other)
+	if p.by == byPattern {
+		txt = fmt.Sprintf("── by field pattern: %d patterns, largest first · c covers one · f groups by %s ", len(p.cur().groups), other)
+	}
+	if p.pattern != "" {
+		txt += fmt.Sprintf("· filter %s: %d of %d ", p.pattern, p.visibleCount(), len(p.diff.Changes))
+	}
+	n := len([]rune(txt))
+	if n < p.width {
+		txt += strings.Repeat("─", p.width-n)
+	}
+	return p.styles.Faint.Render(cut(txt, p.width))
 }
 
 func (p Model) listLines() []string {
@@ -187,33 +313,16 @@ func (p Model) listLines() []string {
 	}
 	ptrW := max(20, min(longest, p.width*60/100))
 	valW := max(6, (p.width-ptrW-4)/2)
+	marked := p.markedByGroup()
 	for i := p.offset; i < len(p.rows) && len(out) < h; i++ {
 		r := p.rows[i]
-		g := p.diff.Groups[r.group]
 		sel := i == p.cursor
 		if r.change < 0 {
-			arrow := "▸"
-			if p.expanded[g.Key] {
-				arrow = "▾"
-			}
-			n, marked := 0, 0
-			for _, ci := range g.Changes {
-				if p.visible(ci) {
-					n++
-					if p.marked[ci] {
-						marked++
-					}
-				}
-			}
-			txt := fmt.Sprintf("%s %s (%d)", arrow, g.Title, n)
-			if marked > 0 {
-				txt += fmt.Sprintf(" [%d selected]", marked)
-			}
 			s := st.Bold
 			if sel {
 				s = st.Diff.GroupSel
 			}
-			out = append(out, s.Render(pad(txt, p.width)))
+			out = append(out, s.Render(pad(p.groupLine(r.group, p.cur().groups[r.group], marked[r.group]), p.width)))
 			continue
 		}
 		c := p.diff.Changes[r.change]
@@ -242,29 +351,46 @@ func (p Model) listLines() []string {
 	return out
 }
 
-// detailLines shows the selected change's two values side by side, wrapped, highlighted.
+// detailLines shows the selected change's two values side by side, wrapped, highlighted; on
+// a header, what the group is and what the keys do with it.
 func (p Model) detailLines() []string {
 	st := p.styles
-	colW := max(10, (p.width-3)/2)
+	n := p.detailRows()
+	blank := make([]string, n)
+	rule := func(s string) string {
+		s = "── " + s + " "
+		if k := len([]rune(s)); k < p.width {
+			s += strings.Repeat("─", p.width-k)
+		}
+		return st.Faint.Render(cut(s, p.width))
+	}
 	if p.cursor >= len(p.rows) {
-		return []string{st.Faint.Render(cut("no differing pointer matches the filter "+p.pattern, p.width)), "", ""}
+		return append([]string{rule("no differing pointer matches the filter " + p.pattern)}, blank...)
 	}
-	if p.rows[p.cursor].change < 0 {
-		g := p.diff.Groups[p.rows[p.cursor].group].Title
-		return []string{st.Faint.Render(cut("group "+g+": enter expands, n jumps to the next difference", p.width)), "", ""}
+	r := p.rows[p.cursor]
+	if r.change < 0 {
+		g := p.cur().groups[r.group]
+		cnt := p.vis.count(p.by, r.group, len(g.changes))
+		txt := fmt.Sprintf("%s: %d pointer(s)", g.full, cnt)
+		if reqs := p.requestsIn(g); reqs > 0 {
+			txt += fmt.Sprintf(" in %d request(s)", reqs)
+		}
+		hint := "enter expands · n next difference · space selects · e drafts a record · c covers its field patterns"
+		if g.pattern != "" {
+			hint = "enter expands · c covers this pattern with an exception record · y copies it"
+		}
+		return append([]string{rule(txt)}, append([]string{st.Faint.Render(cut("   "+hint, p.width))}, blank[1:]...)...)
 	}
-	c := p.diff.Changes[p.rows[p.cursor].change]
+	c := p.diff.Changes[r.change]
+	colW := max(10, (p.width-3)/2)
 	as, bs := highlight(c.A, c.B)
-	wa := wrapSegs(as, colW-2, detailHeight-1)
-	wb := wrapSegs(bs, colW-2, detailHeight-1)
-	ev := " · " + p.diff.Event(p.rows[p.cursor].change)
-	lines := []string{st.Bold.Render(cut(c.Pointer, p.width/2)) + st.Faint.Render(cut(ev, p.width-len([]rune(cut(c.Pointer, p.width/2)))))}
-	for k := 0; k < detailHeight-1; k++ {
-		la, lb := "", ""
+	wa := wrapSegs(as, colW-2, n)
+	wb := wrapSegs(bs, colW-2, n)
+	lines := []string{rule(c.Pointer + " · " + p.diff.Event(r.change))}
+	for k := 0; k < n; k++ {
+		la, lb := "  ", "  "
 		if k == 0 {
 			la, lb = "A ", "B "
-		} else {
-			la, lb = "  ", "  "
 		}
 		a := segs(wa[k], colW-2, st.Diff.Row, st.Diff.Del)
 		b := segs(wb[k], colW-2, st.Diff.Row, st.Diff.Ins)
@@ -301,13 +427,19 @@ func (p Model) statusLine() string {
 	st := p.styles
 	switch {
 	case p.mode == modeFilter:
-		return p.filter.View() // sized by SetSize; already styled
+		v := p.filter.View() // sized by SetSize; already styled
+		if p.asked != p.pattern {
+			v += st.Faint.Render("  filtering…")
+		} else if p.pattern != "" {
+			v += st.Faint.Render(fmt.Sprintf("  %d of %d", p.visibleCount(), len(p.diff.Changes)))
+		}
+		return v
 	case p.status != "":
 		return st.Warn.Render(cut(p.status, p.width))
 	case p.pattern != "":
-		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d differences · esc clears", p.pattern, len(p.visibleChanges()), len(p.diff.Changes)), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes)), p.width))
 	case len(p.marked) > 0:
 		return st.Faint.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
 	}
-	return st.Faint.Render(cut("n/N next/prev · enter expand · / filter · space select · e exception · x records", p.width))
+	return "" // the workbench's footer lists the keys: the line goes to the list
 }

@@ -86,7 +86,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // View renders one line per arm (two lines), or both arms compactly on one line when the box
-// has one. The watch state and footprint verdict never fall off: they come before the details.
+// has one. The watch state, the footprint verdict, the revision with its variant and the .text
+// growth never fall off: details (size, digest) are dropped first when the line is too long.
 func (m Model) View() string {
 	st := m.Styles
 	base, cand := m.arts[engine.Baseline], m.arts[engine.Candidate]
@@ -100,43 +101,85 @@ func (m Model) View() string {
 		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
 	}
 	if m.Height < 2 {
-		line := title + " " + watch + " " + foot + m.compact(base, engine.ArtifactInfo{}) +
-			st.Faint.Render(" │ ") + m.compact(cand, base)
-		return text.Fit([]string{line}, m.Width, 1)
+		return text.Fit([]string{m.compactLine()}, m.Width, 1)
 	}
+	indent := " " + strings.Repeat(" ", text.Width("ARTIFACTS")) + "  "
+	room := m.Width - text.Width(indent)
 	lines := []string{
-		title + "  " + m.armLine(base, engine.ArtifactInfo{}) + "  " + watch,
-		" " + strings.Repeat(" ", text.Width("ARTIFACTS")) + "  " + m.armLine(cand, base) + "  " + foot,
+		title + "  " + m.armLine(base, engine.ArtifactInfo{}, room-text.Width(watch)-2) + "  " + watch,
+		indent + m.armLine(cand, base, room-text.Width(foot)-2) + "  " + foot,
 	}
 	return text.Fit(lines, m.Width, m.Height)
 }
 
-// armLine renders one arm; against a non-empty baseline it adds size and .text growth.
-func (m Model) armLine(a, base engine.ArtifactInfo) string {
+// compactLine is both arms on one line.
+func (m Model) compactLine() string {
+	st := m.Styles
+	base, cand := m.arts[engine.Baseline], m.arts[engine.Candidate]
+	watch := st.Faint.Render("○ watch off")
+	if m.watching {
+		watch = st.Running.Render("● watching")
+	}
+	foot := ""
+	if m.footprint.Verdict != "" {
+		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
+	}
+	return m.Title("ARTIFACTS", "") + " " + watch + " " + foot + m.compact(base, engine.ArtifactInfo{}) +
+		st.Faint.Render(" │ ") + m.compact(cand, base)
+}
+
+// OneLineFits reports whether both arms fit on one line of width w: when they do not (a long
+// variant name), the workbench gives the pane two lines rather than cut the name.
+func (m Model) OneLineFits(w int) bool { return text.Width(m.compactLine()) <= w }
+
+// armLine renders one arm within w cells; against a non-empty baseline it adds size and .text
+// growth. The digest and sizes go first when the line is too long; the name never does.
+func (m Model) armLine(a, base engine.ArtifactInfo, w int) string {
 	st := m.Styles
 	if a.Arm == "" {
 		return st.Faint.Render("(not pinned)")
 	}
-	name := fmt.Sprintf("%-9s", a.Arm)
-	parts := []string{st.Bold.Render(name) + " " + shortRevision(a, 16),
-		"sha256 " + st.Accent.Render(text.Short(a.SHA256, 8)), text.Bytes(a.Size)}
+	name := st.Bold.Render(fmt.Sprintf("%-9s", a.Arm)) + " " + revision(a)
+	sha := "sha256 " + st.Accent.Render(text.Short(a.SHA256, 8))
+	size := text.Bytes(a.Size)
+	var textSize, growth string
 	if a.TextSize > 0 {
-		t := ".text " + text.Bytes(a.TextSize)
+		textSize = ".text " + text.Bytes(a.TextSize)
 		if base.TextSize > 0 {
-			t += " " + m.growth(base.TextSize, a.TextSize)
+			growth = m.growth(base.TextSize, a.TextSize)
 		}
-		parts = append(parts, t)
 	} else if base.Size > 0 {
-		parts = append(parts, "size "+m.growth(base.Size, a.Size))
+		growth = "size " + m.growth(base.Size, a.Size)
 	}
-	line := strings.Join(parts, "  ")
-	if stale := m.isStale(a.Arm); stale != "" {
-		line += "  " + st.Warn.Render(stale)
+	stale := ""
+	if s := m.isStale(a.Arm); s != "" {
+		stale = st.Warn.Render(s)
 	}
-	return line
+	join := func(parts ...string) string {
+		var keep []string
+		for _, p := range parts {
+			if p != "" {
+				keep = append(keep, p)
+			}
+		}
+		return strings.Join(keep, "  ")
+	}
+	tsize := strings.TrimSpace(textSize + " " + growth)
+	for _, line := range []string{
+		join(name, sha, size, tsize, stale),
+		join(name, sha, tsize, stale),
+		join(name, tsize, stale),
+		join(name, growth, stale),
+	} {
+		if text.Width(line) <= w {
+			return line
+		}
+	}
+	return join(name, growth, stale)
 }
 
-// compact is armLine for the one-line layout: short name and revision, stale mark, growth.
+// compact is armLine for the one-line layout: short name, revision and variant, stale mark,
+// growth.
 func (m Model) compact(a, base engine.ArtifactInfo) string {
 	st := m.Styles
 	if a.Arm == "" {
@@ -146,7 +189,11 @@ func (m Model) compact(a, base engine.ArtifactInfo) string {
 	if a.Arm == engine.Candidate {
 		name = "cand"
 	}
-	line := st.Bold.Render(name) + " " + shortRevision(a, 7)
+	rev := shortRevision(a.Revision, 7)
+	if a.Variant != "" {
+		rev += "/" + a.Variant // a variant names the code revision: whole, always
+	}
+	line := st.Bold.Render(name) + " " + rev
 	if stale := m.isStale(a.Arm); stale != "" {
 		line += " " + st.Warn.Render(stale)
 	}
@@ -159,24 +206,26 @@ func (m Model) compact(a, base engine.ArtifactInfo) string {
 	return line
 }
 
+// revision is the arm's revision (a commit is shortened to 16 digits) and its variant, whole.
+func revision(a engine.ArtifactInfo) string {
+	r := shortRevision(a.Revision, 16)
+	if a.Variant != "" {
+		return r + "/" + a.Variant
+	}
+	return r
+}
+
 // shortRevision fits a revision in n cells without hiding what tells arms apart: a commit SHA
-// keeps its head, a published version (name@version) keeps its version whole.
-func shortRevision(a engine.ArtifactInfo, n int) string {
-	rev := revision(a)
-	if _, version, ok := strings.Cut(a.Revision, "@"); ok && a.Variant == "" {
+// keeps its head, a published version (name@version) is whole, or its version alone when the
+// name does not fit.
+func shortRevision(rev string, n int) string {
+	if _, version, ok := strings.Cut(rev, "@"); ok {
 		if len(rev) <= n+2 {
 			return rev
 		}
 		return version
 	}
 	return text.Short(rev, n)
-}
-
-func revision(a engine.ArtifactInfo) string {
-	if a.Variant != "" {
-		return a.Revision + "/" + a.Variant
-	}
-	return a.Revision
 }
 
 // growth styles a relative size change: above the protocol's 5% footprint limit it is bad.

@@ -66,3 +66,29 @@ func TestOneLineLayoutKeepsWatchAndFootprint(t *testing.T) {
 		t.Fatalf("view:\n%s", s)
 	}
 }
+
+// A variant names the revision: it is never cut, at any width. Where one line cannot hold both
+// arms, the workbench gives the pane two (OneLineFits says so).
+func TestVariantNamesAreNeverCut(t *testing.T) {
+	a := arts(1000, 1000)
+	c := a[engine.Candidate]
+	c.Revision, c.Variant = "builtin", "leak-random-uuid"
+	a[engine.Candidate] = c
+	b := a[engine.Baseline]
+	b.Revision = "builtin"
+	a[engine.Baseline] = b
+	m := New(theme.NewStyles(true, false), a)
+	for _, w := range []int{80, 100, 200} {
+		m.SetSize(w, 2)
+		if s := ansi.Strip(m.View()); !strings.Contains(s, "builtin/leak-random-uuid") || !strings.Contains(s, "○ watch off") {
+			t.Errorf("at %d columns:\n%s", w, s)
+		}
+	}
+	if m.OneLineFits(60) {
+		t.Fatal("both arms with a variant do not fit on 60 columns")
+	}
+	m.SetSize(120, 1)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "cand builtin/leak-random-uuid") {
+		t.Fatalf("one line:\n%s", s)
+	}
+}

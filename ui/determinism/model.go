@@ -140,6 +140,47 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
+// ScrollBy moves the selection by n repetitions (the mouse wheel over the pane).
+func (m *Model) ScrollBy(n int) {
+	if len(m.reps) == 0 {
+		return
+	}
+	m.cursor = max(0, min(len(m.reps)-1, m.cursor+n))
+	m.pinned = true
+}
+
+// ClickAt selects the repetition drawn on line y of the pane (0 is the title).
+func (m *Model) ClickAt(y int) {
+	i := m.firstShown() + y - 1
+	if y >= 1 && i >= 0 && i < len(m.reps) && y <= m.bodyRows() {
+		m.cursor, m.pinned = i, true
+	}
+}
+
+// bodyRows is how many repetition lines the pane shows.
+func (m Model) bodyRows() int {
+	if body := m.Height - 2; body >= 1 {
+		return body
+	}
+	return max(m.Height-1, 0)
+}
+
+// firstShown is the first repetition shown: the list scrolls to keep the cursor visible.
+func (m Model) firstShown() int {
+	if body := m.bodyRows(); m.cursor >= body {
+		return m.cursor - body + 1
+	}
+	return 0
+}
+
+// MarkStoppedByUser says a run that ended with an error was stopped by the user (x), not a
+// product failure: its line reads "stopped by you".
+func (m *Model) MarkStoppedByUser(run engine.RunID) {
+	if i, ok := m.byRun[run]; ok {
+		m.reps[i].State, m.reps[i].Err = Killed, "stopped by you"
+	}
+}
+
 // MarkInterrupted ends every line still running: after a reopened campaign's history, a run
 // that started but never finished was cut off when kvparity stopped (the engine reruns it).
 func (m *Model) MarkInterrupted() {

@@ -22,14 +22,8 @@ func Label(a engine.Arm, index int) string {
 func (m Model) View() string {
 	st := m.Styles
 	lines := []string{m.Title("DETERMINISM", m.progressNote())}
-	body := m.Height - 2 // title and verdict line
-	if body < 1 {
-		body = max(m.Height-1, 0)
-	}
-	first := 0
-	if m.cursor >= body {
-		first = m.cursor - body + 1
-	}
+	body := m.bodyRows() // less the title and verdict line
+	first := m.firstShown()
 	if len(m.reps) == 0 {
 		lines = append(lines, st.Faint.Render("  no repetitions yet: press g to start the determinism stage"))
 	}

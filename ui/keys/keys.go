@@ -5,6 +5,10 @@ package keys
 import "charm.land/bubbles/v2/key"
 
 // KeyMap is the workbench's bindings. Build it with Default; never mutate a shared one.
+//
+// The global keys (the first group) mean the same thing whichever pane has focus: no pane
+// binds them to anything else (a test holds the panes' sections to that). While a pane's text
+// field takes input they are suspended, and the footer says so; ctrl+c always quits.
 type KeyMap struct {
 	StartDeterminism key.Binding
 	StartPerf        key.Binding
@@ -18,13 +22,18 @@ type KeyMap struct {
 	Watch            key.Binding
 	SaveReport       key.Binding
 	Verdicts         key.Binding
+	Zoom             key.Binding
+	OpenReport       key.Binding
+	Dismiss          key.Binding
 	Help             key.Binding
 	Quit             key.Binding
 
-	Up   key.Binding
-	Down key.Binding
-	Top  key.Binding
-	End  key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	End      key.Binding
 
 	Yes   key.Binding
 	No    key.Binding
@@ -34,7 +43,7 @@ type KeyMap struct {
 	DiffPane DiffKeys
 }
 
-// Default returns the workbench bindings (DESIGN footer plus g, x, +, ↑/↓ and ?).
+// Default returns the workbench bindings (DESIGN footer plus g, x, +, z, o, ↑/↓ and ?).
 func Default() KeyMap {
 	return KeyMap{
 		StartDeterminism: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "determinism")),
@@ -49,13 +58,18 @@ func Default() KeyMap {
 		Watch:            key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch")),
 		SaveReport:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
 		Verdicts:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdicts & reasons")),
+		Zoom:             key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
+		OpenReport:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open report.md ($PAGER)")),
+		Dismiss:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear message")),
 		Help:             key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:             key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 
-		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "select previous")),
-		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "select next")),
-		Top:  key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
-		End:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "select previous")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "select next")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 
 		Yes:   key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:    key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
@@ -69,14 +83,23 @@ func Default() KeyMap {
 // middle group when the terminal is narrow, but always keeps help and quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.StopStage, k.StartDeterminism, k.StartPerf, k.NextPane, k.Rerun, k.Diff, k.Exception,
-		k.Watch, k.SaveReport, k.AddRepetition, k.Help, k.Quit}
+		k.Zoom, k.Watch, k.SaveReport, k.OpenReport, k.AddRepetition, k.Help, k.Quit}
+}
+
+// Globals lists every workbench-wide binding: the keys no pane may take for itself.
+func (k KeyMap) Globals() []key.Binding {
+	var out []key.Binding
+	for _, col := range k.FullHelp() {
+		out = append(out, col...)
+	}
+	return out
 }
 
 // FullHelp is the ? overlay, one column per concern.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.StartDeterminism, k.StartPerf, k.StopStage, k.Rerun, k.AddRepetition},
-		{k.NextPane, k.PrevPane, k.Up, k.Down, k.End},
-		{k.Diff, k.Exception, k.Watch, k.SaveReport, k.Verdicts, k.Help, k.Quit},
+		{k.StartDeterminism, k.StartPerf, k.StopStage, k.Rerun, k.AddRepetition, k.Watch},
+		{k.NextPane, k.PrevPane, k.Zoom, k.Dismiss, k.Help, k.Quit},
+		{k.Diff, k.Exception, k.SaveReport, k.OpenReport, k.Verdicts},
 	}
 }

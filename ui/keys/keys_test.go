@@ -36,3 +36,33 @@ func TestFooterEndsWithHelpAndQuit(t *testing.T) {
 		}
 	}
 }
+
+// The diff pane's list and record-list keys never take a global key: g stays determinism, x
+// stop stage, + add repetition, whatever has focus. The two shared keys mean the same thing
+// everywhere: e drafts an exception record, esc backs out of the newest thing (a pane's
+// record list or filter first, then the status message).
+func TestDiffPaneKeysDoNotShadowGlobalKeys(t *testing.T) {
+	k := Default()
+	global := map[string]string{}
+	for _, b := range k.Globals() {
+		for _, s := range b.Keys() {
+			global[s] = b.Help().Desc
+		}
+	}
+	d := k.DiffPane
+	shared := map[string]bool{"e": true, "esc": true}
+	for _, b := range []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Toggle, d.Collapse,
+		d.ExpandAll, d.CollapseAll, d.NextDiff, d.PrevDiff, d.Filter, d.ClearFilter, d.Mark, d.NewException,
+		d.Cover, d.GroupBy, d.Diagnosis, d.Records, d.CopyPointer, d.CopyValue, d.Edit, d.Delete} {
+		for _, s := range b.Keys() {
+			if g, ok := global[s]; ok && !shared[s] {
+				t.Errorf("diff pane key %q (%s) shadows the global %q", s, b.Help().Desc, g)
+			}
+		}
+	}
+	for _, s := range []string{"g", "x", "+", "p", "r", "d", "w", "s", "v", "z", "o", "q", "?", "tab"} {
+		if _, ok := global[s]; !ok {
+			t.Errorf("%q should be a global key", s)
+		}
+	}
+}

@@ -45,6 +45,11 @@ func (m *Model) SetRun(run engine.RunID, label string) {
 	m.run, m.label = run, label
 }
 
+// ScrollBy scrolls the evidence n lines (the mouse wheel over the pane).
+func (m *Model) ScrollBy(n int) {
+	m.offset = max(0, min(m.offset+n, max(len(m.lines())-(m.Height-1), 0)))
+}
+
 // ShortHelp is the pane's own bindings (help.KeyMap), shown while it has focus.
 func (m Model) ShortHelp() []key.Binding { return []key.Binding{m.keys.Up, m.keys.Down} }
 

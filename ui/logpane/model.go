@@ -1,8 +1,12 @@
 // Package logpane is the pane with the runs' stderr lines and the workbench's own notes
-// (problems, actions), newest at the bottom, scrollable when focused.
+// (problems, actions), newest at the bottom, scrollable when focused. Lines are wrapped, never
+// cut, so every message can be read in full (z gives the log the whole screen).
 package logpane
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -25,12 +29,19 @@ type line struct {
 // Model is the log pane: a ring of the last Capacity lines and a scroll offset from the end.
 type Model struct {
 	pane.Base
-	keys  keys.KeyMap
-	ring  []line
-	next  int // where the next line goes once the ring is full
-	back  int // lines scrolled back from the newest; 0 follows the tail
-	total int
+	keys   keys.KeyMap
+	ring   []line
+	next   int // where the next line goes once the ring is full
+	back   int // lines scrolled back from the newest; 0 follows the tail
+	total  int
+	zoomed bool
 }
+
+// SetZoomed tells the pane it has the whole screen (its title says so).
+func (m *Model) SetZoomed(z bool) { m.zoomed = z }
+
+// ScrollBy scrolls n lines towards the newest (n > 0) or back (the mouse wheel over the pane).
+func (m *Model) ScrollBy(n int) { m.back = max(0, min(m.back-n, max(len(m.ring)-1, 0))) }
 
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
@@ -41,6 +52,12 @@ func New(st theme.Styles, km keys.KeyMap) Model {
 
 // Note adds a line of the workbench's own (an action's outcome, a problem in words).
 func (m *Model) Note(s string) { m.add(line{text: s, note: true}) }
+
+// LineText is the text of the i-th oldest kept line.
+func (m Model) LineText(i int) string { return m.at(i).text }
+
+// Zoomed reports whether the pane has the whole screen.
+func (m Model) Zoomed() bool { return m.zoomed }
 
 // Len is the number of lines kept.
 func (m Model) Len() int { return len(m.ring) }
@@ -77,9 +94,13 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		switch {
 		case key.Matches(ev, m.keys.Up):
-			m.back = min(m.back+1, max(len(m.ring)-1, 0))
+			m.ScrollBy(-1)
 		case key.Matches(ev, m.keys.Down):
-			m.back = max(m.back-1, 0)
+			m.ScrollBy(1)
+		case key.Matches(ev, m.keys.PageUp):
+			m.ScrollBy(-max(1, m.Height-2))
+		case key.Matches(ev, m.keys.PageDown):
+			m.ScrollBy(max(1, m.Height-2))
 		case key.Matches(ev, m.keys.Top):
 			m.back = max(len(m.ring)-1, 0)
 		case key.Matches(ev, m.keys.End):
@@ -89,35 +110,67 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// View renders the newest lines that fit (or the scrolled-back window).
+// View renders the newest lines that fit (or the scrolled-back window), each wrapped to the
+// pane's width with its continuation indented.
 func (m Model) View() string {
 	st := m.Styles
-	note := ""
+	var notes []string
+	if m.zoomed {
+		notes = append(notes, "zoomed (z)")
+	}
 	if m.back > 0 {
-		note = "scrolled back (end returns to the tail)"
+		notes = append(notes, fmt.Sprintf("scrolled back %d (end returns to the tail)", m.back))
 	}
-	lines := []string{m.Title("LOG", note)}
+	lines := []string{m.Title("LOG", strings.Join(notes, " · "))}
 	body := m.Height - 1
-	end := len(m.ring) - m.back
-	start := max(end-body, 0)
-	if len(m.ring) == 0 {
-		lines = append(lines, st.Faint.Render("  run stderr and workbench notes appear here"))
-	}
-	for i := start; i < end; i++ {
-		l := m.at(i)
-		if l.note {
-			lines = append(lines, " "+st.Bold.Render("» ")+l.text)
-			continue
+	if len(m.ring) == 0 || body <= 0 || m.Width <= 0 {
+		if len(m.ring) == 0 {
+			lines = append(lines, st.Faint.Render("  run stderr and workbench notes appear here"))
 		}
-		lines = append(lines, " "+st.Faint.Render(string(l.run)+" ")+l.text)
+		return text.Fit(lines, m.Width, m.Height)
 	}
-	return text.Fit(lines, m.Width, m.Height)
+	// From the newest shown line upwards, as many wrapped lines as fit.
+	var rows []string
+	for i := len(m.ring) - 1 - m.back; i >= 0 && len(rows) < body; i-- {
+		w := m.wrapped(m.at(i))
+		if len(rows) > 0 && len(rows)+len(w) > body {
+			break // whole lines only: a cut-off tail of an older line reads as noise
+		}
+		rows = append(w, rows...)
+	}
+	if len(rows) > body {
+		rows = rows[len(rows)-body:]
+	}
+	for len(rows) < body && len(m.ring) > body {
+		rows = append([]string{""}, rows...) // the newest line stays at the bottom
+	}
+	return text.Fit(append(lines, rows...), m.Width, m.Height)
+}
+
+// wrapped renders one line in as many rows as its text needs.
+func (m Model) wrapped(l line) []string {
+	st := m.Styles
+	head := " " + string(l.run) + " "
+	if l.note {
+		head = " » "
+	}
+	pieces := text.Wrap(head+l.text, m.Width, 1<<20, "     ")
+	if rest, ok := strings.CutPrefix(pieces[0], head); ok {
+		styled := " " + st.Faint.Render(string(l.run)) + " "
+		if l.note {
+			styled = " " + st.Bold.Render("»") + " "
+		}
+		pieces[0] = styled + rest
+	}
+	return pieces
 }
 
 // ShortHelp is the pane's own bindings (help.KeyMap), shown while it has focus.
-func (m Model) ShortHelp() []key.Binding { return []key.Binding{m.keys.Up, m.keys.Down} }
+func (m Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.End}
+}
 
 // FullHelp is the pane's bindings for the ? overlay (help.KeyMap).
 func (m Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Up, m.keys.Down, m.keys.Top, m.keys.End}}
+	return [][]key.Binding{{m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.Top, m.keys.End}}
 }

@@ -49,3 +49,26 @@ func TestScrollBackWhenFocused(t *testing.T) {
 		t.Fatal("a blurred pane ignores keys")
 	}
 }
+
+func TestLongLinesWrapAndPagesScroll(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	long := "add repetition refused: candidate is UNSTABLE — stop and diagnose the leak; never add repetitions to average an entropy leak away"
+	m.Note(long)
+	m.SetSize(40, 6)
+	s := ansi.Strip(m.View())
+	if strings.Contains(s, "…") || !strings.Contains(s, "entropy leak") || !strings.Contains(s, "away") {
+		t.Fatalf("a long line must wrap, not be cut:\n%s", s)
+	}
+	for i := 0; i < 30; i++ {
+		m.Note(fmt.Sprintf("note %d", i))
+	}
+	m.Focus()
+	m, _ = m.Update(keyPress2("pgup"))
+	if m.back != 4 {
+		t.Fatalf("pgup scrolls a page: back %d", m.back)
+	}
+	m.SetZoomed(true)
+	if !strings.Contains(ansi.Strip(m.View()), "zoomed (z)") {
+		t.Fatal("a zoomed log says so")
+	}
+}

@@ -171,3 +171,21 @@ func TestNarrowPaneNeverCutsABreach(t *testing.T) {
 		t.Fatalf("a wide pane spells every diagnostic out:\n%s", s)
 	}
 }
+
+// Key figures are never cut at 80x24 (the pane is 38 columns there): they wrap whole.
+func TestKeyFiguresWrapInANarrowPane(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m.SetSize(38, 8)
+	for p := 1; p <= 60; p++ {
+		m, _ = m.Update(engine.PairDone{Pair: p, Ratio: 1.004, Done: p, Total: 60, BaselineMs: 1000, CandidateMs: 1004})
+	}
+	m, _ = m.Update(engine.PerfSummary{Done: 60, Total: 60, Median: 1.004, Final: true, Lower: 0.999, Upper: 1.008,
+		Verdict: "PASS", Reason: "upper bound 1.008 ≤ 1.05"})
+	m, _ = m.Update(engine.StageVerdict{Stage: engine.StagePerf, Verdict: "PASS", Reason: "upper bound 1.008 ≤ 1.05"})
+	s := ansi.Strip(m.View())
+	for _, w := range []string{"pairs 60/60", "median 1.004", "bounds [0.999, 1.008]", "perf PASS"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("lacks %q:\n%s", w, s)
+		}
+	}
+}

@@ -14,24 +14,30 @@ import (
 // and verdict line.
 func (m Model) View() string {
 	lines := []string{m.Title("PERFORMANCE", m.note())}
-	lines = append(lines, " "+m.progressLine())
+	sep := m.Styles.Faint.Render(" · ")
+	for _, l := range text.Flow(m.progressParts(), sep, m.Width-1) {
+		lines = append(lines, " "+l)
+	}
 	if d := m.diagnosticsLine(); d != "" {
 		lines = append(lines, " "+d)
 	}
-	final := m.finalLine()
-	room := m.Height - len(lines)
-	if final != "" {
-		room--
+	var final []string
+	for _, l := range text.Flow(m.finalParts(), " ", m.Width-1) {
+		final = append(final, " "+l)
 	}
+	room := m.Height - len(lines) - len(final)
 	switch {
 	case m.pairsDone == 0 && room >= 1:
 		lines = append(lines, m.Styles.Faint.Render("  pair ratios (candidate/baseline) are plotted here as pairs arrive"))
 	case room >= 2:
 		lines = append(lines, m.plot(m.Width-1, room)...)
 	}
-	if final != "" {
-		lines = append(lines, " "+final)
+	if room < 0 {
+		// Too short for everything: the verdict and its bounds before the diagnostics.
+		lines = append(lines[:max(1, m.Height-len(final))], final...)
+		return text.Fit(lines, m.Width, m.Height)
 	}
+	lines = append(lines, final...)
 	return text.Fit(lines, m.Width, m.Height)
 }
 
@@ -55,7 +61,9 @@ func (m Model) note() string {
 	return ""
 }
 
-func (m Model) progressLine() string {
+// progressParts are the progress figures, key ones first: pairs, the median ratio, then
+// warmups, invalidations, the gate and the timing field.
+func (m Model) progressParts() []string {
 	st := m.Styles
 	// The engine's summary counts warmups per arm; before its first summary, count samples.
 	done, total := m.warmupsDone, m.warmupTotal
@@ -66,7 +74,7 @@ func (m Model) progressLine() string {
 	if total > 0 && done >= total {
 		w = "warmups done"
 	}
-	parts := []string{w, fmt.Sprintf("pairs %d/%d", m.pairsDone, m.pairsTotal)}
+	parts := []string{fmt.Sprintf("pairs %d/%d", m.pairsDone, m.pairsTotal)}
 	med := m.summary.Median
 	if med == 0 {
 		med = m.runningMedian()
@@ -74,6 +82,7 @@ func (m Model) progressLine() string {
 	if !math.IsNaN(med) && med > 0 {
 		parts = append(parts, "median "+st.Accent.Render(text.Ratio(med)))
 	}
+	parts = append(parts, w)
 	if n := max(len(m.invalid), m.summary.Invalidated); n > 0 {
 		parts = append(parts, st.Warn.Render(fmt.Sprintf("%s rerun", text.Plural(n, "invalidated pair"))))
 	}
@@ -81,7 +90,7 @@ func (m Model) progressLine() string {
 	if m.summary.TimingProxy {
 		parts = append(parts, st.Warn.Render("timing "+m.summary.TimingField+" (proxy)"))
 	}
-	return strings.Join(parts, st.Faint.Render(" · "))
+	return parts
 }
 
 // runningMedian is the median of the pairs in so far, for before the engine's first summary.
@@ -162,7 +171,8 @@ func region(d engine.Diagnostic, breached bool) string {
 	return fmt.Sprintf("%s %.2f", in, limit)
 }
 
-func (m Model) finalLine() string {
+// finalParts are the bounds, the verdict and its reason, each whole (Flow wraps between them).
+func (m Model) finalParts() []string {
 	st := m.Styles
 	s := m.summary
 	verdict, reason := m.verdict.Verdict, m.verdict.Reason
@@ -170,19 +180,19 @@ func (m Model) finalLine() string {
 		verdict, reason = s.Verdict, s.Reason
 	}
 	if verdict == "" {
-		return ""
+		return nil
 	}
-	line := ""
+	var parts []string
 	if s.Final && s.Upper > 0 {
-		line = fmt.Sprintf("bounds [%s, %s] vs %.2f → ", text.Ratio(s.Lower), text.Ratio(s.Upper), m.threshold)
+		b := fmt.Sprintf("bounds [%s, %s]", text.Ratio(s.Lower), text.Ratio(s.Upper))
 		if s.LowerOrder > 0 {
-			line = fmt.Sprintf("bounds [%s, %s] (order stats %d, %d of %d) vs %.2f → ", text.Ratio(s.Lower),
-				text.Ratio(s.Upper), s.LowerOrder, s.UpperOrder, s.Done, m.threshold)
+			b += fmt.Sprintf(" (order stats %d, %d of %d)", s.LowerOrder, s.UpperOrder, s.Done)
 		}
+		parts = append(parts, b, fmt.Sprintf("vs %.2f →", m.threshold))
 	}
-	line += "perf " + st.Verdict(verdict)
+	parts = append(parts, "perf "+st.Verdict(verdict))
 	if reason != "" {
-		line += " " + st.Faint.Render(reason)
+		parts = append(parts, st.Faint.Render(reason))
 	}
-	return line
+	return parts
 }

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"kvparity/diffview"
 	"kvparity/engine"
 	"kvparity/report"
 	"kvparity/ui/keys"
@@ -85,6 +86,26 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
+// ScrollBy moves the selection by n events (the mouse wheel over the pane).
+func (m *Model) ScrollBy(n int) {
+	m.cursor = max(0, min(len(m.records[m.run])-1, m.cursor+n))
+}
+
+// ClickAt selects the event drawn on line y of the pane (0 is the title, 1 the timeline).
+func (m *Model) ClickAt(y int) {
+	body := m.Height - 2
+	if m.Focused() && body >= 3 {
+		body-- // the selected event's details take the last line
+	}
+	first := 0
+	if m.cursor >= body {
+		first = m.cursor - body + 1
+	}
+	if i := first + y - 2; y >= 2 && y < 2+body && i < len(m.records[m.run]) {
+		m.cursor = i
+	}
+}
+
 func sameRecord(a, b report.PressureRecord) bool {
 	return a.Ordinal == b.Ordinal && a.AtMs == b.AtMs && a.Pool == b.Pool && a.WorkerID == b.WorkerID &&
 		a.RequestUUID == b.RequestUUID
@@ -124,8 +145,13 @@ func (m Model) View() string {
 	if m.cursor >= body {
 		first = m.cursor - body + 1
 	}
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.RequestUUID
+	}
+	short := diffview.ShortIDs(ids, 4) // zero-padded uuids differ only at the end: "…007d"
 	for i := first; i < len(recs) && i < first+body; i++ {
-		line := " " + recordLine(recs[i])
+		line := " " + recordLine(recs[i], short[recs[i].RequestUUID])
 		if i == m.cursor && m.Focused() {
 			line = st.Selected.Render(text.Pad(text.Trunc(line, m.Width), m.Width))
 		}
@@ -171,15 +197,16 @@ func (m Model) timeline(recs []report.PressureRecord, width int) string {
 	return m.Styles.Accent.Render(text.Spark(bins))
 }
 
-// recordLine is one pressure event: ordinal, kind, pool/worker, virtual time, request and
-// readmission, most telling first so a narrow pane cuts the least useful part.
-func recordLine(r report.PressureRecord) string {
+// recordLine is one pressure event: ordinal, kind, pool/worker, request (by the part of its id
+// that tells it apart), virtual time and readmission, most telling first so a narrow pane cuts
+// the least useful part.
+func recordLine(r report.PressureRecord, req string) string {
 	re := "not readmitted"
 	if r.Readmitted {
 		re = "readmitted " + text.VirtualTime(r.ReadmittedAt)
 	}
-	return fmt.Sprintf("#%-3d %-10s %s/w%d  t %-7s req %s  %s", r.Ordinal, kindWord(r.Kind), r.Pool, r.WorkerID,
-		text.VirtualTime(r.AtMs), text.Short(r.RequestUUID, 8), re)
+	return fmt.Sprintf("#%-3d %-10s %s/w%d  req %s  t %-7s %s", r.Ordinal, kindWord(r.Kind), r.Pool, r.WorkerID,
+		req, text.VirtualTime(r.AtMs), re)
 }
 
 // kindWord is the record kind without its engine prefix (the engine is in the lifecycle pane).

@@ -31,7 +31,7 @@ func TestRecordsAreNotCountedTwice(t *testing.T) {
 	m.SetRun("r", "cand#1")
 	m.SetSize(80, 6)
 	s := ansi.Strip(m.View())
-	if !strings.Contains(s, "PRESSURE (cand#1) 2 events · 2 readmitted") || !strings.Contains(s, "#1   preemption decode/w1  t 76 s") {
+	if !strings.Contains(s, "PRESSURE (cand#1) 2 events · 2 readmitted") || !strings.Contains(s, "#1   preemption decode/w1  req req-b  t 76 s") {
 		t.Fatalf("view:\n%s", s)
 	}
 }
@@ -84,5 +84,20 @@ func TestFocusedPaneDetailsTheSelectedEvent(t *testing.T) {
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
 	if !strings.Contains(lines[5], "#3: dp 0 · 16 running before · 5500 active blocks · request req-d · readmitted after 0.1 s") {
 		t.Fatalf("detail line %q", lines[5])
+	}
+}
+
+// Zero-padded uuids differ only at the end: the list shows that end, never "req 000000…".
+func TestRequestIDsShowTheirDistinguishingPart(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	r0, r1 := rec(0, 23_000), rec(1, 76_000)
+	r0.RequestUUID, r1.RequestUUID = "00000000-0000-0000-0000-0000000003db", "00000000-0000-0000-0000-00000000007d"
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: r0})
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: r1})
+	m.SetRun("r", "base#1")
+	m.SetSize(40, 6) // the pane at 80x24
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "req …03db") || !strings.Contains(s, "req …007d") || strings.Contains(s, "req 000000") {
+		t.Fatalf("view:\n%s", s)
 	}
 }

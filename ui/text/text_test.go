@@ -72,3 +72,17 @@ func TestStripColourKeepsAttributes(t *testing.T) {
 }
 
 var sgrParams = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+func TestWrapBreaksAtSpacesThenInsideWords(t *testing.T) {
+	got := Wrap(" report written: /tmp/a/very/long/campaign/dir/report.md · o opens it", 30, 3, "  ")
+	want := []string{" report written:", "  /tmp/a/very/long/campaign/di", "  r/report.md · o opens it"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("wrap:\n%q\nwant\n%q", got, want)
+	}
+	if got := Wrap("short", 30, 2, "  "); len(got) != 1 || got[0] != "short" {
+		t.Fatalf("short: %q", got)
+	}
+	if got := Wrap(strings.Repeat("word ", 20), 12, 2, ""); len(got) != 2 || ansi.StringWidth(got[1]) > 12 || !strings.HasSuffix(got[1], "…") {
+		t.Fatalf("cut last line: %q", got)
+	}
+}

@@ -1,0 +1,154 @@
+package pane
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/diffview"
+)
+
+// The form's live coverage: while the pointer patterns are typed, what they cover of the
+// diff and what no record (the others, and this one) covers, counted off the update loop with
+// a generation so only the newest count is shown.
+
+// coverage is what a record's patterns cover in the diff.
+type coverage struct {
+	gen       int
+	key       string // the patterns counted, joined
+	done      bool
+	covered   int
+	uncovered int    // differing pointers neither this record nor the others cover
+	sel       []int  // the covered changes
+	differs   string // Diff.Describe(sel): the record's "what differs"
+	others    []bool // covered by the other valid records (computed once per form)
+	bad       string // an invalid pattern, in words
+}
+
+// coverageMsg carries one count.
+type coverageMsg struct{ cov coverage }
+
+func patternsKey(ps []string) string { return strings.Join(ps, "\x00") }
+
+// current says whether the count is for these patterns.
+func (c coverage) current(ps []string) bool { return c.done && c.key == patternsKey(ps) }
+
+// computeCoverage counts; with a latest generation it gives up (done false) once superseded.
+func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self string, pats []string, others []bool,
+	gen int, latest *atomic.Int64) coverage {
+	stale := func() bool { return latest != nil && latest.Load() != int64(gen) }
+	c := coverage{gen: gen, key: patternsKey(pats)}
+	if others == nil {
+		others = make([]bool, len(d.Changes))
+		for i := range recs {
+			if recs[i].ID == self || recs[i].Validate() != nil {
+				continue
+			}
+			sel, ok := d.Select(recs[i].Pointers, stale)
+			if !ok {
+				return coverage{}
+			}
+			for _, ci := range sel {
+				others[ci] = true
+			}
+		}
+	}
+	c.others = others
+	var valid []string
+	for _, p := range pats {
+		probe := diffview.ExceptionRecord{Pointers: []string{p}, Differs: "x", Baseline: "x", Candidate: "x", Cause: "x",
+			RegressionTest: "x", Impact: "x", Disposition: "x"}
+		if err := probe.Validate(); err != nil {
+			c.bad = err.Error()
+			continue
+		}
+		valid = append(valid, p)
+	}
+	sel, ok := d.Select(valid, stale)
+	if !ok {
+		return coverage{}
+	}
+	c.sel, c.covered = sel, len(sel)
+	k := 0
+	for i := range d.Changes {
+		for k < len(sel) && sel[k] < i {
+			k++
+		}
+		if !others[i] && !(k < len(sel) && sel[k] == i) {
+			c.uncovered++
+		}
+	}
+	c.differs = d.Describe(sel)
+	c.done = true
+	return c
+}
+
+// askCoverage counts the form's current patterns off the update loop.
+func (p *Model) askCoverage() tea.Cmd {
+	if p.diff == nil {
+		return nil
+	}
+	p.covGen++
+	if p.covLatest == nil {
+		p.covLatest = new(atomic.Int64)
+	}
+	p.covLatest.Store(int64(p.covGen))
+	d, recs, self, pats, others := p.diff, p.recs, p.form.id, p.form.record().Pointers, p.form.cov.others
+	gen, latest := p.covGen, p.covLatest
+	return func() tea.Msg {
+		c := computeCoverage(d, recs, self, pats, others, gen, latest)
+		if !c.done {
+			return nil // superseded
+		}
+		return coverageMsg{cov: c}
+	}
+}
+
+// onCoverage shows a count unless a newer one was asked for.
+func (p Model) onCoverage(msg coverageMsg) Model {
+	if p.mode == modeForm && msg.cov.gen == p.covGen {
+		p.form.cov = msg.cov
+	}
+	return p
+}
+
+// coverageLines are the form's live lines under the patterns: the count, what differs, and
+// whether the record is broad. They start under the label, not the value, so the count fits
+// an 80-column screen whole.
+func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
+	st := f.styles
+	pats := f.record().Pointers
+	c := f.cov
+	pending := !c.current(pats)
+	const ind = "    ↳ "
+	if !c.done && c.key == "" && c.covered == 0 && pending {
+		return []string{st.Faint.Render(cut(ind+"counting what the patterns cover…", w)), "", ""}
+	}
+	total := len(d.Changes)
+	txt := fmt.Sprintf("covers %d of %d differing pointers · %d stay uncovered", c.covered, total, c.uncovered)
+	style := st.Good
+	switch {
+	case c.covered == 0:
+		txt = fmt.Sprintf("covers none of the %d differing pointers · %d uncovered", total, c.uncovered)
+		style = st.Warn
+	case c.uncovered > 0:
+		style = st.Warn
+	}
+	if pending {
+		txt += " · counting…"
+	}
+	if c.bad != "" {
+		txt += " · " + c.bad
+		style = st.Bad
+	}
+	lines := []string{style.Render(cut(ind+txt, w))}
+	lines = append(lines, st.Faint.Render(cut("      what differs (computed on save): "+c.differs, w)))
+	if why := diffview.BroadReason(pats, c.covered, total); why != "" {
+		lines = append(lines, st.Bad.Render(cut("      BROAD: "+why+" · saving asks you to confirm", w)))
+	} else {
+		lines = append(lines, "")
+	}
+	return lines
+}

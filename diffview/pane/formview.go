@@ -1,0 +1,111 @@
+package pane
+
+import (
+	"strings"
+
+	"kvparity/diffview"
+)
+
+// fieldLines renders one field: its label in a column of its own, then its value.
+func (f exceptionForm) fieldLines(i int) []string {
+	st := f.styles
+	ff := f.fields[i]
+	ls := st.Faint
+	marker := "  "
+	if i == f.focused && f.confirm == "" {
+		ls, marker = st.Diff.Title, "▸ "
+	}
+	label := ls.Render(pad(marker+ff.label, formLabelW))
+	if !ff.multi {
+		return []string{label + ff.input.View()}
+	}
+	var out []string
+	for k, l := range strings.Split(ff.area.View(), "\n") {
+		if k == 0 {
+			out = append(out, label+l)
+		} else {
+			out = append(out, strings.Repeat(" ", formLabelW)+l)
+		}
+	}
+	return out
+}
+
+// wrap breaks text into lines of at most w cells at spaces (a longer word is cut).
+func wrap(text string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= w:
+			line += " " + word
+		default:
+			out = append(out, cut(line, w))
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, cut(line, w))
+	}
+	return out
+}
+
+// confirmLines is the broad record's confirmation.
+func (f exceptionForm) confirmLines(w int) []string {
+	st := f.styles
+	lines := []string{st.Banner.Render(pad(" BROAD RECORD: confirm before saving", w))}
+	for _, l := range wrap("This record "+f.confirm+". It explains a whole section of the report without naming "+
+		"what changed there. Saved, it is flagged broad: true and marked BROAD in the pane and the campaign report.", w-2) {
+		lines = append(lines, st.Bad.Render("  "+l))
+	}
+	return append(lines, st.Bold.Render(cut("  y save it flagged broad · n keep editing (narrower patterns: f groups by field pattern)", w)))
+}
+
+// view renders the form into at most h lines: the title, the patterns with their live count,
+// any error or confirmation, then as many of the other fields as fit around the focused one.
+func (f exceptionForm) view(d *diffview.Diff, w, h int) []string {
+	st := f.styles
+	title := "NEW EXCEPTION RECORD"
+	if f.id != "" {
+		title = "EDIT EXCEPTION RECORD " + f.id
+	}
+	hint := "  tab next field · ctrl+s save · esc discard · workbench keys wait until you leave the form"
+	pinned := []string{st.Diff.Title.Render(cut(title, w)) + st.Faint.Render(cut(hint, w-len([]rune(title))))}
+	pinned = append(pinned, f.fieldLines(0)...)
+	pinned = append(pinned, f.coverageLines(d, w)...)
+	if f.err != "" {
+		pinned = append(pinned, st.Bad.Render(cut("cannot save: "+f.err, w)))
+	}
+	if f.confirm != "" {
+		pinned = append(pinned, f.confirmLines(w)...)
+	}
+	var rest []string
+	focusFrom, focusTo := 0, 0
+	for i := 1; i < len(f.fields); i++ {
+		if i == f.focused {
+			focusFrom = len(rest)
+		}
+		rest = append(rest, f.fieldLines(i)...)
+		if i == f.focused {
+			focusTo = len(rest)
+		}
+	}
+	room := max(0, h-len(pinned))
+	start := 0
+	if focusTo > room {
+		start = min(focusFrom, focusTo-room)
+	}
+	if start > 0 && start < focusFrom {
+		rest[start] = st.Faint.Render(cut(strings.Repeat(" ", formLabelW)+"↑ more fields above", w))
+	}
+	end := min(len(rest), start+room)
+	if end < len(rest) && end-1 >= focusTo {
+		rest[end-1] = st.Faint.Render(cut(strings.Repeat(" ", formLabelW)+"↓ more fields below (tab)", w))
+	}
+	lines := append(pinned, rest[start:end]...)
+	if len(lines) > h {
+		lines = lines[:max(h, 0)]
+	}
+	return lines
+}
