@@ -174,7 +174,13 @@ func (m *md) semantic(r *Report) {
 	}
 	for _, e := range s.Exceptions {
 		m.blank()
-		m.p("#### %s", e.ID)
+		if e.Broad {
+			m.p("#### %s (BROAD)", e.ID)
+			m.blank()
+			m.p("**Broad record**: it names a root pattern or covers more than half of the differing pointers; it was saved only after an explicit confirmation. Review it as a claim about the whole report.")
+		} else {
+			m.p("#### %s", e.ID)
+		}
 		m.blank()
 		if s.Diff != nil {
 			m.p("Covers %d of the %d differing pointers. Created %s, updated %s.", covers[e.ID], s.Diff.Count, stamp(e.Created), stamp(e.Updated))
