@@ -301,7 +301,7 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 		if msg.broad {
 			what += " (flagged broad)"
 		}
-		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered · semantic %s", p.recCovers[msg.saved], len(p.uncovered), p.verdict), false)
+		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered (the header has the campaign's semantic verdict)", p.recCovers[msg.saved], len(p.uncovered)), false)
 		p.mode = modeList
 		p.marked = map[int]bool{}
 	}

@@ -173,7 +173,7 @@ func TestPaneBroadRecordNeedsConfirmationAndIsFlagged(t *testing.T) {
 	if err != nil || len(recs) != 1 || !recs[0].Broad {
 		t.Fatalf("saved: %+v %v", recs, err)
 	}
-	if !hasStatus(msgs, "(flagged broad) · covers 8 · 0 uncovered · semantic PASS_WITH_SEMANTIC_EXCEPTIONS") {
+	if !hasStatus(msgs, "(flagged broad) · covers 8 · 0 uncovered (the header has the campaign's semantic verdict)") {
 		t.Fatalf("the workbench should be told: %v", msgs)
 	}
 	p, _ = press(p, "L")

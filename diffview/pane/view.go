@@ -221,15 +221,17 @@ func (p Model) semanticLine() string {
 	if broad > 0 {
 		recs += fmt.Sprintf(" (%d BROAD)", broad)
 	}
-	txt := fmt.Sprintf("exceptions: %s · %d uncovered · semantic ", recs, len(unc))
-	vs := st.Bad
-	if v != diffview.VerdictFail {
-		vs = st.Good
+	// How the records stand against this diff; the campaign's semantic verdict (which also
+	// weighs stability and lifecycle evidence) is the header's, so the pane states coverage only.
+	txt := fmt.Sprintf("exceptions: %s · ", recs)
+	cov, vs := fmt.Sprintf("%d of %d differing pointers uncovered", len(unc), len(p.diff.Changes)), st.Bad
+	switch {
+	case p.unstable:
+		cov = "an arm is UNSTABLE: records never waive leaked entropy"
+	case v != diffview.VerdictFail:
+		cov, vs = fmt.Sprintf("all %d differing pointers covered", len(p.diff.Changes)), st.Good
 	}
-	if p.unstable {
-		txt = fmt.Sprintf("exceptions: %s · arm UNSTABLE · semantic ", recs)
-	}
-	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(v.String(), max(0, p.width-len([]rune(txt)))))
+	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(cov, max(0, p.width-len([]rune(txt)))))
 }
 
 func (p Model) chromeHeight() int {
