@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"kvparity/engine"
+	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -65,9 +65,18 @@ func WriteReport(dir string) (*Report, error) {
 	for n := range files {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	// report.json last: it is the record readers trust (clean checks its journal seq), so a kill
+	// between two renames leaves an old report.json that says it is stale, never a new
+	// report.json beside an old report.md.
+	sort.Slice(names, func(i, j int) bool {
+		if (names[i] == layout.FileReportJSON) != (names[j] == layout.FileReportJSON) {
+			return names[j] == layout.FileReportJSON
+		}
+		return names[i] < names[j]
+	})
 	for _, n := range names {
-		if err := engine.WriteFileAtomic(filepath.Join(c.dir, filepath.FromSlash(n)), files[n]); err != nil {
+		// Never through a symbolic link: the report stays inside the campaign.
+		if err := atomicfile.WriteIn(c.dir, filepath.Join(c.dir, filepath.FromSlash(n)), files[n], 0o644); err != nil {
 			return nil, fmt.Errorf("campaign report: %w", err)
 		}
 	}

@@ -230,7 +230,7 @@ func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
 		buf.WriteByte('\n')
 	}
 	// 0600, as the file has always been written.
-	return atomicfile.Write(filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
+	return atomicfile.WriteIn(campaignDir, filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
 }
 
 // PutException adds rec (new ID) or replaces the record with the same ID, and saves.

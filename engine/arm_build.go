@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"kvparity/engine/build"
+	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 )
 
@@ -82,7 +83,7 @@ func extensionPatch(dir string, builds map[Arm]build.Info) (*DeterminismPatch, e
 		if err := os.MkdirAll(filepath.Join(dir, layout.DirPatch), 0o755); err != nil {
 			return nil, err
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, rel), b); err != nil {
+		if err := atomicfile.WriteIn(dir, filepath.Join(dir, rel), b, 0o644); err != nil {
 			return nil, err
 		}
 		if p.Path == "" {

@@ -509,7 +509,7 @@ func (c *Campaign) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, 
 		args = append(args, "--canonical-reports-jsonl", filepath.Join(runDir, "canonical.jsonl"))
 	}
 	spec := RunSpec{ID: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt,
-		Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Timeout: c.row.Determinism.Timeout.Duration}
+		Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}
 	if p.Builtin {
 		if p.Variant != "" {
 			args = append(args, "--variant", p.Variant)

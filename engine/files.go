@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"kvparity/internal/atomicfile"
 )
 
 // createSynced creates path with perm, lets fill write it, and fsyncs and closes it. On any
@@ -29,11 +27,6 @@ func createSynced(path string, perm os.FileMode, fill func(io.Writer) error) err
 	}
 	return err
 }
-
-// WriteFileAtomic writes data to path (mode 0644, creating its folder) crash-safe and leaves
-// a file already holding exactly data alone: atomicfile.Update. It is the campaign report's
-// way to the one atomic writer (campaignreport reaches internal packages through engine).
-func WriteFileAtomic(path string, data []byte) error { return atomicfile.Update(path, data, 0o644) }
 
 // ReadJSONFile decodes the JSON file at path into v. A read error is returned as is (test it
 // with errors.Is(err, fs.ErrNotExist)); a decoding error names the file and the byte offset or

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"kvparity/internal/atomicfile"
 )
 
 // A RunSpec is one replay process: a pinned binary, its argument vector (never a shell), its
@@ -30,7 +32,10 @@ type RunSpec struct {
 	Binary string   // the pinned artifact inside the campaign
 	Args   []string // argv[1:]
 	Dir    string   // the run folder: stdout and stderr are written here
-	CPUs   []int    // the CPU set to pin to (empty: no pinning)
+	// Root is the campaign folder Dir must lie in: no symbolic link may stand between them
+	// ("" skips the check, for tests that run outside a campaign).
+	Root string
+	CPUs []int // the CPU set to pin to (empty: no pinning)
 	// Timeout kills the process group after this long (0: none).
 	Timeout time.Duration
 	// ProgressFile is the embedded engine's side channel ("" for binaries that give none:
@@ -79,19 +84,25 @@ var errAffinity = errors.New("cpu affinity not verified")
 // errAffinity.
 func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cpus []int) error) RunResult {
 	res := RunResult{ExitCode: -1}
+	if spec.Root != "" {
+		if err := atomicfile.InsideNoLinks(spec.Root, spec.Dir); err != nil {
+			res.Err = fmt.Errorf("%s: run folder: %w", spec.ID, err)
+			return res
+		}
+	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		res.Err = fmt.Errorf("%s: run folder: %w", spec.ID, err)
 		return res
 	}
 	res.Stdout = filepath.Join(spec.Dir, "stdout")
 	res.Stderr = filepath.Join(spec.Dir, "stderr")
-	stdout, err := os.Create(res.Stdout)
+	stdout, err := atomicfile.OpenNoFollow(res.Stdout, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 		return res
 	}
 	defer stdout.Close()
-	stderr, err := os.Create(res.Stderr)
+	stderr, err := atomicfile.OpenNoFollow(res.Stderr, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 		return res
@@ -107,7 +118,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	}
 	cmd := exec.CommandContext(runCtx, spec.Binary, spec.Args...)
 	cmd.Dir = spec.Dir
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Capped: a replay flooding its output fills neither the disk nor kvparity's memory.
+	outCap, errCap := &cappedWriter{f: stdout, left: OutputCap}, &cappedWriter{f: stderr, left: OutputCap}
+	cmd.Stdout, cmd.Stderr = outCap, errCap
 	// Setpgid: cancellation kills the whole group. Pdeathsig: a replay dies with a killed kvparity
 	// instead of running on unrecorded (the resumed campaign reruns it).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -185,7 +198,47 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	case waitErr != nil:
 		res.Err = fmt.Errorf("%s: %w", spec.ID, waitErr)
 	}
+	for _, c := range []struct {
+		name string
+		w    *cappedWriter
+	}{{"stdout", outCap}, {"stderr", errCap}} {
+		if c.w.dropped == 0 {
+			continue
+		}
+		fmt.Fprintf(c.w.f, "\n[kvparity: %s truncated at %d MiB; %d more bytes were dropped]\n", c.name, OutputCap>>20, c.w.dropped)
+		flood := fmt.Sprintf("wrote more than %d MiB to %s (%d bytes dropped; the first %d MiB are in %s)",
+			OutputCap>>20, c.name, c.w.dropped, OutputCap>>20, filepath.Join(spec.Dir, c.name))
+		switch {
+		case res.Err == nil:
+			res.Err = fmt.Errorf("%s: %s: a replay must not flood its output", spec.ID, flood)
+		case !res.Cancelled:
+			res.Err = fmt.Errorf("%w; it also %s", res.Err, flood)
+		}
+	}
 	return res
+}
+
+// OutputCap bounds what one replay process may write to each of stdout and stderr.
+const OutputCap = 64 << 20
+
+// A cappedWriter writes the first left bytes to f and counts the rest. It never blocks the
+// child on the cap (the rest is read and dropped); a write error (a full disk) is returned.
+type cappedWriter struct {
+	f       *os.File
+	left    int64
+	dropped int64
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	k := min(int64(len(p)), c.left)
+	if k > 0 {
+		if _, err := c.f.Write(p[:k]); err != nil {
+			return 0, err
+		}
+		c.left -= k
+	}
+	c.dropped += int64(len(p)) - k
+	return len(p), nil
 }
 
 func (r *Runner) poll() time.Duration {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -86,3 +87,36 @@ func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 
 // ErrSymlink is the error of a write refused because its target is a symbolic link.
 var ErrSymlink = errors.New("is a symbolic link: kvparity never writes through one")
+
+// InsideNoLinks checks that path lies inside root and that no component between them (path
+// itself included, when it exists) is a symbolic link: a campaign folder (a run folder, the
+// journal, a report) replaced by a link would make a write land outside the campaign.
+func InsideNoLinks(root, path string) error {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return &os.PathError{Op: "write", Path: path, Err: errors.New("is outside the campaign folder " + root)}
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		st, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // the rest is created by kvparity
+		}
+		if err != nil {
+			return err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return &os.PathError{Op: "write", Path: cur, Err: ErrSymlink}
+		}
+	}
+	return nil
+}
+
+// WriteIn is Update for a file inside root, refusing any symbolic link on the way (InsideNoLinks).
+func WriteIn(root, path string, data []byte, perm fs.FileMode) error {
+	if err := InsideNoLinks(root, path); err != nil {
+		return err
+	}
+	return Update(path, data, perm)
+}

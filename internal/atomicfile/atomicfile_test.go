@@ -1,8 +1,10 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -118,5 +120,26 @@ func TestUpdateSetsTheMode(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
 		t.Fatalf("same bytes at 0644: %v, mode %v; want 0644", err, st.Mode())
+	}
+}
+
+func TestInsideNoLinksRefusesALinkOnTheWay(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "runs"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(root, "runs", "det")); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteIn(root, filepath.Join(root, "runs", "det", "baseline-1", "stdout"), []byte("x"), 0o644)
+	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), filepath.Join(root, "runs", "det")) {
+		t.Fatalf("a linked run folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("wrote outside the campaign: %v", entries)
+	}
+	if err := WriteIn(root, filepath.Join(root, "report.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := InsideNoLinks(root, filepath.Join(root, "..", "x")); err == nil {
+		t.Fatal("a path outside the root was accepted")
 	}
 }

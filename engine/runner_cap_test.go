@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A replay flooding its output is capped: the run folder keeps the first OutputCap bytes and a
+// note, kvparity's memory does not grow with it, and the run fails saying so.
+func TestRunnerCapsAFloodingReplay(t *testing.T) {
+	dd, err := exec.LookPath("dd")
+	if err != nil {
+		t.Skip("no dd")
+	}
+	dir := filepath.Join(t.TempDir(), "runs", "flood")
+	r := &Runner{}
+	res := r.Run(context.Background(), RunSpec{ID: "det/flood", Binary: dd,
+		Args: []string{"if=/dev/zero", "of=/dev/stderr", "bs=1048576", "count=80", "status=none"}, Dir: dir}, nil)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "wrote more than 64 MiB to stderr (16777216 bytes dropped") {
+		t.Fatalf("error %v", res.Err)
+	}
+	st, _ := os.Stat(filepath.Join(dir, "stderr"))
+	if st == nil || st.Size() > OutputCap+200 || st.Size() < OutputCap {
+		t.Fatalf("stderr kept %v bytes", st)
+	}
+}
+
+// A run folder replaced by a symbolic link is refused, naming the link; nothing is written
+// through it.
+func TestRunnerRefusesALinkedRunFolder(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "runs"), 0o755)
+	os.Symlink(outside, filepath.Join(root, "runs", "det"))
+	r := &Runner{}
+	res := r.Run(context.Background(), RunSpec{ID: "det/x", Binary: "/bin/true", Dir: filepath.Join(root, "runs", "det", "x"), Root: root}, nil)
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "is a symbolic link") || !strings.Contains(res.Err.Error(), filepath.Join(root, "runs", "det")) {
+		t.Fatalf("error %v", res.Err)
+	}
+	if es, _ := os.ReadDir(outside); len(es) != 0 {
+		t.Fatalf("wrote outside the campaign: %v", es)
+	}
+}
