@@ -33,7 +33,13 @@ func TestChaosKillsAndResumes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20261201, 13))
 	kills := 0
 	for i := 0; i < 20; i++ {
-		cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+		args := []string{"run", "--row", "tiny", "--campaign", dir, "--stage", "all"}
+		var journalBefore []byte
+		if i%5 == 4 { // during the report: it must never touch the journal
+			args = []string{"report", dir}
+			journalBefore, _ = os.ReadFile(filepath.Join(dir, layout.FileJournal))
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -42,13 +48,18 @@ func TestChaosKillsAndResumes(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done: // finished before the kill: the campaign is complete
-		case <-time.After(time.Duration(rng.IntN(1500)) * time.Millisecond):
+		case <-time.After(time.Duration(rng.IntN(map[bool]int{true: 300, false: 1500}[journalBefore != nil])) * time.Millisecond):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 			kills++
 		}
 		checkJournal(t, dir, i)
 		checkNoSurvivors(t, dir, i)
+		if journalBefore != nil {
+			if after, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal)); string(after) != string(journalBefore) {
+				t.Fatalf("kill %d: kvparity report changed the journal", i)
+			}
+		}
 	}
 	t.Logf("%d kills in 20 attempts", kills)
 	got := chaosRun(t, bin, dir)
