@@ -149,6 +149,9 @@ type artifactsFile struct {
 }
 
 func writeJSONFile(path string, v any) error {
+	if err := atomicfile.NoLinkAt(path); err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

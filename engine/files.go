@@ -6,12 +6,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"kvparity/internal/atomicfile"
 )
 
 // createSynced creates path with perm, lets fill write it, and fsyncs and closes it. On any
 // error the file is removed: a campaign never keeps a half-written copy, window or record.
 func createSynced(path string, perm os.FileMode, fill func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err := atomicfile.NoLinkAt(filepath.Dir(path)); err != nil {
+		return err
+	}
+	f, err := atomicfile.OpenNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}

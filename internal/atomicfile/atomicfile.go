@@ -120,3 +120,14 @@ func WriteIn(root, path string, data []byte, perm fs.FileMode) error {
 	}
 	return Update(path, data, perm)
 }
+
+// NoLinkAt refuses a write to path when path or its folder is a symbolic link (the checks a
+// writer can make without knowing the campaign root; InsideNoLinks checks every component).
+func NoLinkAt(path string) error {
+	for _, p := range []string{filepath.Dir(path), path} {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return &os.PathError{Op: "write", Path: p, Err: ErrSymlink}
+		}
+	}
+	return nil
+}
