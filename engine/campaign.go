@@ -147,6 +147,15 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 var creationFiles = []string{layout.FileCreating, layout.FileRow, layout.FileHost, layout.FileArtifacts,
 	layout.DirArtifacts, layout.DirPatch, "trace"}
 
+// matrixFiles are what the matrix writes into a row's folder before the row's kvparity run
+// creates the campaign there (its jobs, placements, batch script and output): a folder holding
+// only these is the matrix's, not a user's.
+var matrixFiles = []string{layout.FileJobs, layout.FilePlacement, layout.FileJobScript, layout.FileLocalRunOutput}
+
+func matrixFile(n string) bool {
+	return slices.Contains(matrixFiles, n) || strings.HasPrefix(n, "slurm-") && strings.HasSuffix(n, ".out")
+}
+
 // claimFolder makes sure a campaign is created only in an empty folder, or in one a killed
 // creation left behind (marked with layout.FileCreating and holding only creation files): a
 // folder without a journal that holds anything else (a user's own row.toml, the run folders
@@ -166,11 +175,19 @@ func claimFolder(dir string) error {
 		case n == layout.FileCreating:
 			marked = true
 		case slices.Contains(creationFiles, n), strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".tmp"):
+		case matrixFile(n):
+			continue // not counted: the folder is as empty as the matrix left it
 		default:
 			foreign = true
 		}
 	}
-	if len(names) > 0 && (!marked || foreign) {
+	own := 0
+	for _, n := range names {
+		if !matrixFile(n) {
+			own++
+		}
+	}
+	if own > 0 && (!marked || foreign) {
 		shown := names
 		if len(shown) > 8 {
 			shown = append(slices.Clone(shown[:8]), fmt.Sprintf("… %d more", len(names)-8))

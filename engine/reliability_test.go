@@ -71,6 +71,16 @@ func TestCreateInEmptyOrHalfCreatedFolder(t *testing.T) {
 		t.Fatalf("half-created folder: %v", err)
 	}
 	c.Close()
+	// A matrix row's folder: the matrix wrote its jobs, placement and run output first.
+	row := t.TempDir()
+	for _, f := range []string{layout.FileJobs, layout.FilePlacement, layout.FileLocalRunOutput, "slurm-12.out"} {
+		os.WriteFile(filepath.Join(row, f), []byte("{}"), 0o644)
+	}
+	c, err = OpenOrCreate(tinyTestRow("", ""), testOptions(t, row))
+	if err != nil {
+		t.Fatalf("a matrix row's folder: %v", err)
+	}
+	c.Close()
 }
 
 // Case 3 of issue 13: an unordered entry that names an object or a missing sort key blocks

@@ -55,7 +55,7 @@ wait_for "parity (PASS|FAIL|BLOCKED)"
 tmux -L "$sock" send-keys -t "$session" p
 wait_for "perf (PASS|FAIL|INCONCLUSIVE|BLOCKED)"
 tmux -L "$sock" send-keys -t "$session" s
-wait_for "report written to"
+wait_for "report written: "
 tmux -L "$sock" send-keys -t "$session" q
 wait_for "kvparity exited with status 0"
 
