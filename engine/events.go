@@ -194,7 +194,12 @@ type RowBlocked struct {
 }
 
 // StageStarted / StageStopped bracket a stage run.
-type StageStarted struct{ Stage Stage }
+type StageStarted struct {
+	Stage Stage
+	// Repetitions is, for the determinism stage, how many repetitions each arm has when the
+	// stage starts (the row's plus any added): the totals a progress count is out of.
+	Repetitions map[Arm]int
+}
 type StageStopped struct {
 	Stage     Stage
 	Cancelled bool
