@@ -159,6 +159,7 @@ type PerfSummary struct {
 	TimingProxy                    bool   // TimingField is a declared proxy: label it so everywhere
 	WarmupsDone, WarmupsTotal      int    // per arm
 	Invalidated                    int    // pair attempts that do not count (environment or interruption)
+	MaxInvalidations               int    // invalidations of one pair in a session before the stage stops (0: unknown)
 	Telemetry                      string // "unavailable" or "available" (only when Final)
 	Caveats                        []string
 	Drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
