@@ -141,7 +141,7 @@ func (m Model) View() string {
 	if m.run != "" {
 		note = fmt.Sprintf("%s · %d readmitted", text.Plural(len(recs), "event"), readmitted)
 		if _, ended := m.spans[m.run]; !ended && len(recs) > 0 {
-			note += " so far" // live: the run's evidence has not arrived yet
+			note = "⟳ " + note // live, so far: the run's evidence has not arrived yet
 		}
 	}
 	lines := []string{m.Title(title, note)}

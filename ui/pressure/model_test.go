@@ -111,7 +111,7 @@ func TestLiveRecordsThenEvidenceReconcileByOrdinal(t *testing.T) {
 	live0, live1 := rec(0, 23_000), rec(1, 76_000)
 	live0.Readmitted, live1.Readmitted = false, false
 	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: live0})
-	if s := ansi.Strip(m.View()); !strings.Contains(s, "1 event · 0 readmitted so far") || !strings.Contains(s, "#0   preemption decode/w1") {
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "⟳ 1 event · 0 readmitted") || !strings.Contains(s, "#0   preemption decode/w1") {
 		t.Fatalf("live view:\n%s", s)
 	}
 	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: live1})
@@ -124,7 +124,7 @@ func TestLiveRecordsThenEvidenceReconcileByOrdinal(t *testing.T) {
 	for _, r := range ev.Pressure { // the engine repeats the evidence's records after it
 		m, _ = m.Update(engine.PressureEvent{Run: "r", Record: r})
 	}
-	if s := ansi.Strip(m.View()); len(m.Records("r")) != 2 || !strings.Contains(s, "2 events · 2 readmitted") || strings.Contains(s, "so far") {
+	if s := ansi.Strip(m.View()); len(m.Records("r")) != 2 || !strings.Contains(s, "2 events · 2 readmitted") || strings.Contains(s, "⟳") {
 		t.Fatalf("after the evidence: %d records\n%s", len(m.Records("r")), s)
 	}
 }
