@@ -599,7 +599,11 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 	c.stageWG.Add(1)
 	go func() {
 		defer c.stageWG.Done()
-		c.Emit(StageStarted{Stage: st})
+		started := StageStarted{Stage: st}
+		if st == StageDeterminism {
+			started.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
+		}
+		c.Emit(started)
 		cancelled := fn(ctx)
 		cancel()
 		c.mu.Lock()

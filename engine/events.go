@@ -159,6 +159,7 @@ type PerfSummary struct {
 	TimingProxy                    bool   // TimingField is a declared proxy: label it so everywhere
 	WarmupsDone, WarmupsTotal      int    // per arm
 	Invalidated                    int    // pair attempts that do not count (environment or interruption)
+	MaxInvalidations               int    // invalidations of one pair in a session before the stage stops (0: unknown)
 	Telemetry                      string // "unavailable" or "available" (only when Final)
 	Caveats                        []string
 	Drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
@@ -194,7 +195,12 @@ type RowBlocked struct {
 }
 
 // StageStarted / StageStopped bracket a stage run.
-type StageStarted struct{ Stage Stage }
+type StageStarted struct {
+	Stage Stage
+	// Repetitions is, for the determinism stage, how many repetitions each arm has when the
+	// stage starts (the row's plus any added): the totals a progress count is out of.
+	Repetitions map[Arm]int
+}
 type StageStopped struct {
 	Stage     Stage
 	Cancelled bool

@@ -88,6 +88,9 @@ func fakeReplay(args []string) int {
 				if sleep > 0 {
 					done = min(total, total*int(time.Since(deadline.Add(-time.Duration(sleep)*time.Millisecond)))/max(1, int(time.Duration(sleep)*time.Millisecond)))
 				}
+				if step == 0 { // the one preemption of the report below, as the embedded engine announces it
+					fmt.Fprint(f, `{"pressure":{"ordinal":0,"at_ms":5.0,"pool":"agg","worker_id":0,"dp_rank":0,"kind":"vllm_preemption","request_uuid":"00000000-0000-0000-0000-000000000001","running_before":2,"active_blocks":7}}`+"\n")
+				}
 				fmt.Fprintf(f, "{\"virtual_time_ms\":%d.5,\"completed\":%d,\"total\":%d}\n", step*100, done, total)
 				f.Close()
 			}

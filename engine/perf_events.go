@@ -1,6 +1,11 @@
 package engine
 
-import "kvparity/stats"
+import (
+	"slices"
+	"strings"
+
+	"kvparity/stats"
+)
 
 // Events of the performance stage, live and replayed from the journal on Open.
 
@@ -37,7 +42,29 @@ func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 }
 
 func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
-	p.c.Emit(runningSummary(s, p.c.row, warmupsDone))
+	sum := runningSummary(s, p.c.row, warmupsDone)
+	sum.MaxInvalidations = p.opts.maxInvalidations()
+	p.c.Emit(sum)
+}
+
+// InvalidationCauses are the conditions a SampleInvalidated reason names, without the run each
+// was seen in: "perf/pair-001-baseline-a2: competing load on CPU 1: 300 ms of …; …" gives
+// "competing load on CPU 1". The same condition seen in both members counts once.
+func InvalidationCauses(reason string) []string {
+	var out []string
+	for _, part := range strings.Split(reason, "; ") {
+		part = strings.TrimSpace(part)
+		if run, rest, ok := strings.Cut(part, ": "); ok && strings.HasPrefix(run, "perf/") {
+			part = rest
+		}
+		if cause, _, ok := strings.Cut(part, ":"); ok {
+			part = cause
+		}
+		if part != "" && !slices.Contains(out, part) {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // finalSummary is the PerfSummary of a decided series.

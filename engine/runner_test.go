@@ -101,3 +101,55 @@ func TestCPUListRoundTrip(t *testing.T) {
 		t.Fatal("bad range accepted")
 	}
 }
+
+// A pressure record the replay announces on its progress side channel is published while the
+// run is live: before its RunFinished (its evidence repeats it, by ordinal, after).
+func TestPressureEventsArriveBeforeTheRunEnds(t *testing.T) {
+	_, evs := runDeterminism(t, tinyTestRow("", ""), t.TempDir())
+	first, finished := map[RunID]int{}, map[RunID]int{}
+	for i, e := range evs {
+		switch e := e.(type) {
+		case PressureEvent:
+			if _, ok := first[e.Run]; !ok {
+				first[e.Run] = i
+			}
+		case RunFinished:
+			finished[e.Run] = i
+		}
+	}
+	if len(finished) == 0 {
+		t.Fatal("no run finished")
+	}
+	for run, end := range finished {
+		at, ok := first[run]
+		if !ok || at > end {
+			t.Errorf("%s: first PressureEvent at %d (%v), RunFinished at %d", run, at, ok, end)
+		}
+	}
+}
+
+// The tailer publishes a pressure line as a PressureEvent, its readmission line as the same
+// record (by ordinal) readmitted, and only the newest progress line of a poll.
+func TestTailerPublishesPressureLines(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "progress.jsonl")
+	os.WriteFile(prog, []byte(`{"virtual_time_ms":1.0,"completed":1,"total":9}
+{"pressure":{"ordinal":0,"at_ms":5.5,"pool":"decode","worker_id":1,"dp_rank":0,"kind":"vllm_preemption","request_uuid":"u-7","running_before":3,"active_blocks":40}}
+{"readmitted":{"ordinal":0,"at_ms":8.25}}
+{"virtual_time_ms":9.0,"completed":4,"total":9}
+`), 0o644)
+	var evs []Event
+	tl := &tailer{run: "det/baseline-1", emit: func(e Event) { evs = append(evs, e) }, stderr: filepath.Join(dir, "stderr"), progress: prog, start: time.Now()}
+	tl.poll(false)
+	if len(evs) != 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	p0, ok0 := evs[0].(PressureEvent)
+	p1, ok1 := evs[1].(PressureEvent)
+	pr, ok2 := evs[2].(RunProgress)
+	if !ok0 || !ok1 || !ok2 || p0.Record.Readmitted || p0.Record.RequestUUID != "u-7" || p0.Record.AtMs != 5.5 ||
+		p0.Record.WorkerID != 1 || p0.Record.ActiveBlocks != 40 || !p1.Record.Readmitted || p1.Record.ReadmittedAt != 8.25 ||
+		p1.Record.Ordinal != 0 || pr.Completed != 4 {
+		t.Fatalf("events %+v", evs)
+	}
+}

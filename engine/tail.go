@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kvparity/report"
 )
 
 // maxLogLinesPerPoll bounds the LogLine events of one poll, so a chatty replay cannot flood
@@ -26,6 +28,7 @@ type tailer struct {
 	errPart         []byte // an incomplete last stderr line
 	progPart        []byte
 	lastElapsed     time.Time
+	pressure        map[int]report.PressureRecord // by ordinal, for readmissions announced later
 }
 
 // A progressLine is one line of the embedded engine's progress file.
@@ -33,6 +36,26 @@ type progressLine struct {
 	VirtualTimeMs float64 `json:"virtual_time_ms"`
 	Completed     int     `json:"completed"`
 	Total         int     `json:"total"`
+
+	// Pressure is a pressure record when it happens; Readmitted its readmission later.
+	Pressure   *livePressure `json:"pressure"`
+	Readmitted *struct {
+		Ordinal int     `json:"ordinal"`
+		AtMs    float64 `json:"at_ms"`
+	} `json:"readmitted"`
+}
+
+// livePressure is a pressure record as the embedded engine announces it on the side channel.
+type livePressure struct {
+	Ordinal       int     `json:"ordinal"`
+	AtMs          float64 `json:"at_ms"`
+	Pool          string  `json:"pool"`
+	WorkerID      int     `json:"worker_id"`
+	DPRank        int     `json:"dp_rank"`
+	Kind          string  `json:"kind"`
+	RequestUUID   string  `json:"request_uuid"`
+	RunningBefore int     `json:"running_before"`
+	ActiveBlocks  int     `json:"active_blocks"`
 }
 
 func (t *tailer) loop(done <-chan struct{}, every time.Duration) {
@@ -69,12 +92,27 @@ func (t *tailer) poll(final bool) {
 	elapsed := time.Since(t.start)
 	if t.progress != "" {
 		lines := t.readLines(t.progress, &t.progOff, &t.progPart, false)
-		for i := len(lines) - 1; i >= 0; i-- {
+		var last *progressLine
+		for _, l := range lines {
 			var p progressLine
-			if json.Unmarshal([]byte(lines[i]), &p) == nil {
-				t.emit(RunProgress{Run: t.run, VirtualTimeMs: p.VirtualTimeMs, Completed: p.Completed, Total: p.Total, Elapsed: elapsed})
-				break
+			if json.Unmarshal([]byte(l), &p) != nil {
+				continue
 			}
+			switch {
+			case p.Pressure != nil:
+				t.pressureLive(p.Pressure)
+			case p.Readmitted != nil:
+				if r, ok := t.pressure[p.Readmitted.Ordinal]; ok && !r.Readmitted {
+					r.Readmitted, r.ReadmittedAt = true, p.Readmitted.AtMs
+					t.pressure[r.Ordinal] = r
+					t.emit(PressureEvent{Run: t.run, Record: r})
+				}
+			default:
+				last = &p
+			}
+		}
+		if last != nil {
+			t.emit(RunProgress{Run: t.run, VirtualTimeMs: last.VirtualTimeMs, Completed: last.Completed, Total: last.Total, Elapsed: elapsed})
 		}
 		return
 	}
@@ -83,6 +121,18 @@ func (t *tailer) poll(final bool) {
 		t.lastElapsed = now
 		t.emit(RunProgress{Run: t.run, Elapsed: elapsed})
 	}
+}
+
+// pressureLive publishes a pressure record the moment the replay reports it; the run's
+// evidence carries the same record (by ordinal) at the end.
+func (t *tailer) pressureLive(p *livePressure) {
+	r := report.PressureRecord{Ordinal: p.Ordinal, AtMs: p.AtMs, Pool: p.Pool, WorkerID: p.WorkerID, DPRank: p.DPRank,
+		Kind: p.Kind, RequestUUID: p.RequestUUID, RunningBefore: p.RunningBefore, ActiveBlocks: p.ActiveBlocks}
+	if t.pressure == nil {
+		t.pressure = map[int]report.PressureRecord{}
+	}
+	t.pressure[r.Ordinal] = r
+	t.emit(PressureEvent{Run: t.run, Record: r})
 }
 
 // readLines returns the complete lines appended to path since the last call. With final set,

@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"hash"
 	"math"
+	"strconv"
 
 	"lukechampine.com/blake3"
+
+	"kvparity/report"
 )
 
 // Router KV event kinds (spec §5.7).
@@ -99,6 +102,11 @@ type evidence struct {
 	kinds      [3]int
 	poolEvents [3]int           // by pool tag
 	bounds     [5]boundaryCount // by boundary tag
+
+	// live, when set, collects one progress-file line per pressure record and readmission as
+	// they happen (the kvparity side channel); the progress writer flushes it.
+	live    bool
+	liveOut []byte
 }
 
 func newEvidence() *evidence {
@@ -125,12 +133,46 @@ func (ev *evidence) pressure(w *worker, q *seq, kind string, before, after press
 	}
 	q.pressureOpen = append(q.pressureOpen, o)
 	q.rec.pressure = append(q.rec.pressure, o)
+	if ev.live {
+		ev.liveOut = appendLivePressure(ev.liveOut, &ev.pressures[o])
+	}
+}
+
+// appendLivePressure is the progress-file line of a pressure record when it happens:
+// {"pressure":{"ordinal":…,"at_ms":…,"pool":…,"worker_id":…,"dp_rank":0,"kind":…,
+// "request_uuid":…,"running_before":…,"active_blocks":…}}. Its readmission follows as
+// {"readmitted":{"ordinal":…,"at_ms":…}}.
+func appendLivePressure(b []byte, p *pressureRecord) []byte {
+	b = append(b, `{"pressure":{"ordinal":`...)
+	b = strconv.AppendInt(b, int64(p.ordinal), 10)
+	b = append(b, `,"at_ms":`...)
+	b = appendRustFloat(b, p.atMs)
+	b = append(b, `,"pool":`...)
+	b = report.AppendJSONString(b, p.pool)
+	b = append(b, `,"worker_id":`...)
+	b = strconv.AppendInt(b, int64(p.workerID), 10)
+	b = append(b, `,"dp_rank":0,"kind":`...)
+	b = report.AppendJSONString(b, p.kind)
+	b = append(b, `,"request_uuid":`...)
+	b = report.AppendJSONString(b, p.uuid)
+	b = append(b, `,"running_before":`...)
+	b = strconv.AppendInt(b, int64(p.before.running), 10)
+	b = append(b, `,"active_blocks":`...)
+	b = strconv.AppendInt(b, int64(p.before.activeBlocks), 10)
+	return append(b, "}}\n"...)
 }
 
 func (ev *evidence) readmitted(ordinal int, at float64) {
 	p := &ev.pressures[ordinal]
 	if !p.readmitted {
 		p.readmitted, p.readmittedAt = true, at
+		if ev.live {
+			b := append(ev.liveOut, `{"readmitted":{"ordinal":`...)
+			b = strconv.AppendInt(b, int64(ordinal), 10)
+			b = append(b, `,"at_ms":`...)
+			b = appendRustFloat(b, at)
+			ev.liveOut = append(b, "}}\n"...)
+		}
 	}
 }
 

@@ -121,8 +121,14 @@ func replay(cfg *Config, start time.Time, stdout io.Writer) error {
 		defer progress.Close()
 	}
 	total := len(wl.requests)
+	var live *evidence // the first iteration's pressure records go to the side channel live
 	writeProgress := func(vt float64, completed int) {
-		b := append([]byte(`{"virtual_time_ms":`), appendRustFloat(nil, vt)...)
+		var b []byte
+		if live != nil {
+			b, live.liveOut = live.liveOut, nil
+		}
+		b = append(b, `{"virtual_time_ms":`...)
+		b = appendRustFloat(b, vt)
 		b = append(b, `,"completed":`...)
 		b = strconv.AppendInt(b, int64(completed), 10)
 		b = append(b, `,"total":`...)
@@ -138,6 +144,11 @@ func replay(cfg *Config, start time.Time, stdout io.Writer) error {
 		s := newSim(cfg, v, wl)
 		if progress != nil {
 			s.progress = writeProgress
+			if it == 0 {
+				live, s.ev.live = s.ev, true
+			} else {
+				live = nil
+			}
 		}
 		runtime.LockOSThread()
 		cpu0 := threadCPUms()

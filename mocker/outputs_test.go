@@ -252,3 +252,81 @@ func mustRows(t *testing.T, data []byte) []report.MooncakeRow {
 	}
 	return rows
 }
+
+// Pressure records reach the progress side channel as they happen (kvparity shows them live),
+// each with the fields of its canonical record, and a readmission line when it is readmitted.
+func TestProgressFileAnnouncesPressureLive(t *testing.T) {
+	dir := t.TempDir()
+	trace := genTrace(t, dir, 200, 3)
+	canon := filepath.Join(dir, "c.jsonl")
+	prog := filepath.Join(dir, "p.jsonl")
+	code, _, stderr := runMain(trace, "--num-workers", "1", "--num-gpu-blocks", "64", "--iterations", "2",
+		"--canonical-reports-jsonl", canon, "--progress-file", prog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	raw, _ := os.ReadFile(canon)
+	var rec struct {
+		Coverage struct {
+			Pressure struct {
+				Records []struct {
+					Ordinal    int      `json:"pressure_ordinal"`
+					AtMs       float64  `json:"at_ms"`
+					UUID       string   `json:"request_uuid"`
+					Readmitted *float64 `json:"readmitted_at_ms"`
+				} `json:"records"`
+			} `json:"pressure"`
+		} `json:"coverage"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(string(raw), "\n", 2)[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	want := rec.Coverage.Pressure.Records
+	if len(want) == 0 {
+		t.Fatal("the trace produced no pressure: the test needs some")
+	}
+	pl, _ := os.ReadFile(prog)
+	type live struct {
+		Pressure *struct {
+			Ordinal int     `json:"ordinal"`
+			AtMs    float64 `json:"at_ms"`
+			UUID    string  `json:"request_uuid"`
+		} `json:"pressure"`
+		Readmitted *struct {
+			Ordinal int     `json:"ordinal"`
+			AtMs    float64 `json:"at_ms"`
+		} `json:"readmitted"`
+	}
+	seen, readmitted := 0, map[int]float64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(pl)), "\n") {
+		var p live
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("progress line %q: %v", l, err)
+		}
+		switch {
+		case p.Pressure != nil:
+			if p.Pressure.Ordinal != seen || p.Pressure.Ordinal >= len(want) {
+				t.Fatalf("pressure line %q out of order (want ordinal %d of %d; later iterations must not repeat)", l, seen, len(want))
+			}
+			w := want[seen]
+			if w.AtMs != p.Pressure.AtMs || w.UUID != p.Pressure.UUID {
+				t.Fatalf("live %q, canonical %+v", l, w)
+			}
+			seen++
+		case p.Readmitted != nil:
+			if p.Readmitted.Ordinal >= seen {
+				t.Fatalf("readmission %q before its record", l)
+			}
+			readmitted[p.Readmitted.Ordinal] = p.Readmitted.AtMs
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("%d live records, %d canonical", seen, len(want))
+	}
+	for _, w := range want {
+		at, ok := readmitted[w.Ordinal]
+		if (w.Readmitted != nil) != ok || (ok && at != *w.Readmitted) {
+			t.Fatalf("record %d: canonical readmitted %v, live %v %v", w.Ordinal, w.Readmitted, at, ok)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // poolArgs normalises MockEngineArgs for one pool (spec §5.6 defaults).
@@ -107,22 +109,55 @@ func randomUUID(int) string {
 
 func wallclockNanos() int64 { return time.Now().UnixNano() }
 
-// slowdownWork is the slowdown-PCT variant's extra work: a fixed number of mixing rounds per
-// pass, proportional to the pass size, folded into a sink that never reaches any output.
-func slowdownWork(sink uint64, pct, planLen, perItem int) uint64 {
-	rounds := pct * (planLen + 4) * perItem / 100
+// slowdownChunk is the mixing rounds of one slice of slowdown work (tens of microseconds).
+const slowdownChunk = 1 << 13
+
+// slowdown is the slowdown-PCT variant's extra work, paid as the replay goes: mixing rounds
+// folded into a sink that never reaches any output, until the work burnt so far is PCT percent
+// of the replay's own CPU time on this thread. Measured rather than counted, so the ratio it
+// produces is 1+PCT/100 on any row and machine (a fixed work count per pass gave about 1.02
+// for slowdown-5 on the default row); the outputs stay byte-identical.
+func (s *sim) slowdown(final bool) {
+	pct := s.v.slowdownPct
+	if pct <= 0 {
+		return
+	}
+	now := threadCPUPrecise()
+	if now < 0 { // no per-thread CPU clock: one slice per call, still extra work
+		s.burn = slowdownWork(s.burn, slowdownChunk)
+		return
+	}
+	if !s.slowStarted {
+		s.slowStarted, s.slowCPU0 = true, now
+		return
+	}
+	owed := (now-s.slowCPU0-s.slowBurnt)*float64(pct)/100 - s.slowBurnt
+	if !final && owed < 1 { // pay in slices of at least a millisecond between checks
+		return
+	}
+	for first := final; owed > 0 || first; first = false { // the end pays at least one slice
+		s.burn = slowdownWork(s.burn, slowdownChunk)
+		t := threadCPUPrecise()
+		s.slowBurnt += t - now
+		owed -= t - now
+		now = t
+	}
+}
+
+// threadCPUPrecise is this thread's CPU time in ms from CLOCK_THREAD_CPUTIME_ID (nanosecond
+// resolution; getrusage's thread times can move in scheduler ticks), −1 when unavailable.
+func threadCPUPrecise() float64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return -1
+	}
+	return float64(ts.Nano()) / 1e6
+}
+
+// slowdownWork is rounds of mixing folded into sink.
+func slowdownWork(sink uint64, rounds int) uint64 {
 	for i := 0; i < rounds; i++ {
 		sink = mix64(sink + uint64(i))
 	}
 	return sink
-}
-
-// slowdownRoundsPerItem calibrates slowdown-PCT so that PCT is roughly the relative increase
-// of replay_cpu_ms on the golden rows (measured on this 2-core machine: slowdown-30 gave
-// +27..33%). vLLM passes are few items of much work each, SGLang passes many light items.
-func slowdownRoundsPerItem(engine string) int {
-	if engine == "sglang" {
-		return 12
-	}
-	return 25
 }

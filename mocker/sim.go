@@ -133,8 +133,12 @@ type sim struct {
 	ev       *evidence
 	progress func(vt float64, completed int)
 	burn     uint64 // slowdown sink
-	readyBuf []*worker
-	loops    int
+
+	slowStarted bool    // slowdown-PCT: the thread CPU clock at the start is known
+	slowCPU0    float64 // thread CPU ms at the start of the replay
+	slowBurnt   float64 // thread CPU ms spent on slowdown work so far
+	readyBuf    []*worker
+	loops       int
 }
 
 func (s *sim) push(at float64, kind uint8, w *worker, q *seq) {
@@ -147,6 +151,8 @@ func (s *sim) push(at float64, kind uint8, w *worker, q *seq) {
 func (s *sim) run() {
 	reqs := s.wl.requests
 	lastProgress := time.Now()
+	s.slowdown(false)
+	defer s.slowdown(true)
 	for {
 		next := math.Inf(1)
 		if s.nextArr < len(reqs) {
@@ -166,6 +172,9 @@ func (s *sim) run() {
 		}
 		s.drain()
 		s.loops++
+		if s.loops&255 == 0 {
+			s.slowdown(false)
+		}
 		if s.progress != nil && s.loops&255 == 0 {
 			if t := time.Now(); t.Sub(lastProgress) >= 100*time.Millisecond {
 				lastProgress = t

@@ -3,6 +3,7 @@ package mocker
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -122,9 +123,17 @@ func TestSlowdownVariantKeepsOutput(t *testing.T) {
 	}
 	cfg, v, wl := prepared(t, []string{trace, "--variant", "slowdown-30"})
 	s := newSim(cfg, v, wl)
+	runtime.LockOSThread()
+	cpu0 := threadCPUPrecise()
 	s.run()
+	own := threadCPUPrecise() - cpu0 - s.slowBurnt
+	runtime.UnlockOSThread()
 	if s.burn == 0 {
 		t.Fatal("slowdown-30 did no extra work")
+	}
+	// The extra work is 30% of the replay's own CPU time on its thread (a slice over at most).
+	if r := s.slowBurnt / own; r < 0.29 || r > 0.33 {
+		t.Fatalf("slowdown-30 burnt %.2f ms for %.2f ms of replay: %.3f, want 0.30", s.slowBurnt, own, r)
 	}
 	if _, err := parseVariant("slowdown-0"); err == nil {
 		t.Fatal("slowdown-0 must be rejected")

@@ -252,9 +252,6 @@ func (s *sim) finishPass(w *worker) {
 		w.commitBlocks(q, before)
 	}
 	s.ingest(w, now)
-	if s.v.slowdownPct > 0 {
-		s.burn = slowdownWork(s.burn, s.v.slowdownPct, len(w.plan), slowdownRoundsPerItem(w.args.engineType))
-	}
 	anyDone := false
 	for _, it := range w.plan {
 		q := it.q

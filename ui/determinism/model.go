@@ -55,11 +55,12 @@ type Model struct {
 	verdicts map[engine.Arm]engine.StageVerdict
 	parity   engine.StageVerdict
 	now      time.Time
+	total    map[engine.Arm]int // repetitions per arm, known when the stage starts
 }
 
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
-	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}}
+	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}, total: map[engine.Arm]int{}}
 	m.Styles = st
 	return m
 }
@@ -84,6 +85,22 @@ func (m Model) Verdict(a engine.Arm) engine.StageVerdict { return m.verdicts[a] 
 
 // Parity returns the cross-arm parity verdict once known.
 func (m Model) Parity() engine.StageVerdict { return m.parity }
+
+// Total is how many repetitions the stage runs over both arms: known when it starts (the
+// lines it has started so far when no start said so).
+func (m Model) Total() int {
+	n := 0
+	for _, a := range []engine.Arm{engine.Baseline, engine.Candidate} {
+		lines := 0
+		for _, r := range m.reps {
+			if r.Arm == a {
+				lines++
+			}
+		}
+		n += max(lines, m.total[a])
+	}
+	return n
+}
 
 // Live reports whether any repetition is running.
 func (m Model) Live() bool {
@@ -131,6 +148,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			// A new determinism run decides afresh; old verdicts would be misleading.
 			m.verdicts = map[engine.Arm]engine.StageVerdict{}
 			m.parity = engine.StageVerdict{}
+			for a, n := range ev.Repetitions {
+				m.total[a] = n
+			}
 		}
 	case tea.KeyPressMsg:
 		if m.Focused() {
@@ -219,6 +239,7 @@ func (m *Model) started(ev engine.RunStarted) {
 			fresh.Attempts = r.Attempts + 1
 			*r = fresh
 			m.byRun[ev.Run] = i
+			m.followLive(ev.Run)
 			return
 		}
 	}
@@ -237,6 +258,17 @@ func (m *Model) started(ev engine.RunStarted) {
 	if hadSel {
 		m.cursor = m.byRun[selected.Run] // the same line stays selected when lines are inserted
 	}
+	m.followLive(ev.Run)
+}
+
+// followLive moves the cursor to a run that just started, so the panes that follow the
+// selection show its evidence live, unless the user chose a line or another live run is
+// already selected (parallel runs would make the selection jump).
+func (m *Model) followLive(run engine.RunID) {
+	if sel, ok := m.Selected(); ok && sel.State == Running && sel.Run != run {
+		return
+	}
+	m.follow(m.byRun[run])
 }
 
 // follow moves the cursor to line i unless the user chose a line themselves.

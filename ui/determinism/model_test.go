@@ -88,3 +88,67 @@ func TestStageStartClearsOldVerdicts(t *testing.T) {
 }
 
 func (m Model) sized(w, h int) Model { m.SetSize(w, h); return m }
+
+// The digested count is out of the repetitions the stage will run, known when it starts: it
+// never grows its total as repetitions start (0/4 → 1/4 → 4/4, not 0/2 → 1/3 → 4/4).
+func TestDigestedTotalIsKnownFromTheStart(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m.SetSize(90, 8)
+	m = apply(m, engine.StageStarted{Stage: engine.StageDeterminism, Repetitions: map[engine.Arm]int{engine.Baseline: 2, engine.Candidate: 2}})
+	if s := view(m); !strings.Contains(s, "0/4 digested") {
+		t.Fatalf("at the start:\n%s", s)
+	}
+	m = apply(m, started(engine.Baseline, 1, "b1"), started(engine.Candidate, 1, "c1"))
+	if s := view(m); !strings.Contains(s, "0/4 digested") {
+		t.Fatalf("two running:\n%s", s)
+	}
+	m = apply(m, engine.RunFinished{Run: "b1", Arm: engine.Baseline, Kind: engine.KindRepetition},
+		engine.DigestReady{Run: "b1", Arm: engine.Baseline, Repetition: 1, Digest: "abcdef0123"}, started(engine.Baseline, 2, "b2"))
+	if s := view(m); !strings.Contains(s, "1/4 digested") {
+		t.Fatalf("one digested:\n%s", s)
+	}
+	// Without a start that says so (an old journal), the lines started so far are the total.
+	old := apply(New(theme.NewStyles(true, false), keys.Default()), started(engine.Baseline, 1, "b1"))
+	if old.Total() != 1 {
+		t.Fatalf("total %d", old.Total())
+	}
+}
+
+// Between the replay reaching 100% (or ending) and its digest, the line says "digesting", not a
+// stuck "⟳ 100%".
+func TestFinishedRunSaysDigestingUntilItsDigest(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m.SetSize(90, 6)
+	m = apply(m, started(engine.Baseline, 1, "b1"),
+		engine.RunProgress{Run: "b1", VirtualTimeMs: 60_000, Completed: 50, Total: 100, Elapsed: time.Second})
+	if s := view(m); !strings.Contains(s, " 50%") || strings.Contains(s, "digesting") {
+		t.Fatalf("half way:\n%s", s)
+	}
+	m = apply(m, engine.RunProgress{Run: "b1", VirtualTimeMs: 120_000, Completed: 100, Total: 100, Elapsed: 2 * time.Second})
+	if s := view(m); !strings.Contains(s, "⟳ digesting") || strings.Contains(s, "100%") {
+		t.Fatalf("all requests replayed:\n%s", s)
+	}
+	m = apply(m, engine.RunFinished{Run: "b1", Arm: engine.Baseline, Kind: engine.KindRepetition, Elapsed: 2 * time.Second})
+	if s := view(m); !strings.Contains(s, "⟳ digesting") {
+		t.Fatalf("process ended, no digest yet:\n%s", s)
+	}
+	m = apply(m, engine.DigestReady{Run: "b1", Arm: engine.Baseline, Repetition: 1, Digest: "abcdef0123"})
+	if s := view(m); strings.Contains(s, "digesting") || !strings.Contains(s, "✓ abcdef") {
+		t.Fatalf("digested:\n%s", s)
+	}
+}
+
+// A run that starts is selected (so the pressure and lifecycle panes show it live) unless the
+// user chose a line or another live run is selected.
+func TestSelectionFollowsTheLiveRun(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m = apply(m, started(engine.Baseline, 1, "b1"), started(engine.Candidate, 1, "c1"))
+	if r, _ := m.Selected(); r.Run != "b1" {
+		t.Fatalf("selected %s while b1 runs", r.Run)
+	}
+	m = apply(m, engine.RunFinished{Run: "b1", Arm: engine.Baseline, Kind: engine.KindRepetition},
+		engine.DigestReady{Run: "b1", Arm: engine.Baseline, Repetition: 1, Digest: "ab"}, started(engine.Baseline, 2, "b2"))
+	if r, _ := m.Selected(); r.Run != "b2" {
+		t.Fatalf("selected %s, want the newly started b2", r.Run)
+	}
+}

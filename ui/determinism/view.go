@@ -24,7 +24,10 @@ func (m Model) View() string {
 	lines := []string{m.Title("DETERMINISM", m.progressNote())}
 	body := m.bodyRows() // less the title and verdict line
 	first := m.firstShown()
-	if len(m.reps) == 0 {
+	switch {
+	case len(m.reps) == 0 && m.Total() > 0:
+		lines = append(lines, st.Faint.Render("  starting the repetitions…"))
+	case len(m.reps) == 0:
 		lines = append(lines, st.Faint.Render("  no repetitions yet: press g to start the determinism stage"))
 	}
 	labelW := 8 // "base#1  ", wider once a line shows its attempt ("base#1·a2 ")
@@ -50,10 +53,10 @@ func (m Model) progressNote() string {
 			done++
 		}
 	}
-	if len(m.reps) == 0 {
+	if m.Total() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d/%d digested", done, len(m.reps))
+	return fmt.Sprintf("%d/%d digested", done, m.Total())
 }
 
 // repLabel is a line's label: the repetition, and its attempt once it was rerun.
@@ -80,15 +83,24 @@ func (m Model) repLine(i, labelW int) string {
 		if !r.StartedAt.IsZero() && !m.now.IsZero() {
 			elapsed = max(elapsed, m.now.Sub(r.StartedAt))
 		}
-		if r.Total > 0 {
+		switch {
+		case r.Total > 0 && r.Completed >= r.Total:
+			// every request replayed: the process writes its outputs, then the engine digests
+			rest = st.Running.Render("digesting") + fmt.Sprintf("  vt %s %d/%d %s",
+				text.VirtualTime(r.VirtualMs), r.Completed, r.Total, text.Dur(elapsed))
+		case r.Total > 0:
 			rest = fmt.Sprintf("%3d%% vt %s %d/%d %s", 100*r.Completed/r.Total,
 				text.VirtualTime(r.VirtualMs), r.Completed, r.Total, text.Dur(elapsed))
-		} else {
+		default:
 			rest = "running  " + text.Dur(elapsed)
 		}
 	case Done:
 		state = st.Good.Render("✓")
 		rest = m.digest(r) + "  " + text.Dur(r.Elapsed)
+		if r.Digest == "" { // the process ended; its report is being canonicalized and digested
+			state = st.Running.Render("⟳")
+			rest = st.Running.Render("digesting") + "  " + text.Dur(r.Elapsed)
+		}
 		if r.FixedPoint != "" {
 			rest += "  " + st.Warn.Render("not canonical at "+r.FixedPoint)
 		}

@@ -30,12 +30,16 @@ type Model struct {
 	progress    map[engine.RunID]engine.RunProgress
 	running     bool
 	now         time.Time
+	attempts    map[int]int     // pair → attempts so far (1 + its invalidations seen)
+	causes      map[string]int  // invalidations by the condition that caused them
+	runTimes    []time.Duration // wall time of each finished warmup and sample process
 }
 
 // New builds the pane for a row's perf settings (pairs, warmups per arm, threshold).
 func New(st theme.Styles, pairs, warmupsPerArm int, threshold float64) Model {
 	m := Model{threshold: threshold, pairsTotal: pairs, warmupTotal: 2 * warmupsPerArm,
-		live: map[engine.RunID]engine.RunStarted{}, progress: map[engine.RunID]engine.RunProgress{}}
+		live: map[engine.RunID]engine.RunStarted{}, progress: map[engine.RunID]engine.RunProgress{},
+		attempts: map[int]int{}, causes: map[string]int{}}
 	m.ratios = make([]float64, pairs)
 	for i := range m.ratios {
 		m.ratios[i] = math.NaN()
@@ -106,6 +110,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.progress[ev.Run] = ev
 		}
 	case engine.RunFinished:
+		if (ev.Kind == engine.KindSample || ev.Kind == engine.KindWarmup) && ev.Err == nil && ev.Elapsed > 0 {
+			m.runTimes = append(m.runTimes, ev.Elapsed)
+		}
 		delete(m.live, ev.Run)
 		delete(m.progress, ev.Run)
 	case engine.SampleDone:
@@ -116,6 +123,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.pair(ev)
 	case engine.SampleInvalidated:
 		m.invalid = append(m.invalid, ev)
+		m.attempts[ev.Pair] = max(m.attempts[ev.Pair], ev.Attempt+1)
+		for _, c := range engine.InvalidationCauses(ev.Reason) {
+			m.causes[c]++
+		}
 		if ev.Pair >= 1 && ev.Pair <= len(m.ratios) && !math.IsNaN(m.ratios[ev.Pair-1]) {
 			m.ratios[ev.Pair-1] = math.NaN()
 			m.pairsDone--

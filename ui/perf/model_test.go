@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestInvalidatedPairIsDroppedUntilRerun(t *testing.T) {
 		t.Fatalf("an invalidated pair must leave the plot: %v done %d", m.Ratios(), m.pairsDone)
 	}
 	m.SetSize(70, 6)
-	if s := ansi.Strip(m.View()); !strings.Contains(s, "1 invalidated pair rerun") {
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "2 attempts for pair 2 · 1 invalidated: affinity violation") {
 		t.Fatalf("view:\n%s", s)
 	}
 }
@@ -187,5 +188,46 @@ func TestKeyFiguresWrapInANarrowPane(t *testing.T) {
 		if !strings.Contains(s, w) {
 			t.Errorf("lacks %q:\n%s", w, s)
 		}
+	}
+}
+
+// On a busy machine the pane says so live: the pair that took the most attempts, the
+// invalidations with their dominant cause, the attempts the pair being rerun has left, an
+// estimate of the time left, and a plain statement once invalidations outnumber valid pairs.
+func TestBusyMachineIsExplainedLive(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 20, 0, 1.05)
+	m = apply(m, engine.StageStarted{Stage: engine.StagePerf},
+		engine.PerfSummary{Total: 20, MaxInvalidations: 10})
+	competing := func(pair, attempt int) engine.SampleInvalidated {
+		return engine.SampleInvalidated{Pair: pair, Attempt: attempt, Reason: fmt.Sprintf(
+			"perf/pair-%03d-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms); perf/pair-%03d-candidate-a%d: competing load on CPU 1: 200 ms", pair, attempt, pair, attempt)}
+	}
+	for a := 1; a <= 5; a++ {
+		m = apply(m, competing(1, a))
+	}
+	for p := 1; p <= 2; p++ {
+		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+			m = apply(m, engine.RunFinished{Run: engine.RunID(fmt.Sprintf("perf/pair-%03d-%s", p, arm)), Arm: arm, Kind: engine.KindSample, Elapsed: 2 * time.Second})
+		}
+		m = apply(m, engine.PairDone{Pair: p, Ratio: 1.01, Done: p, Total: 20})
+	}
+	m = apply(m, engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1"},
+		engine.RunStarted{Run: "perf/pair-003-baseline-a2", Arm: engine.Baseline, Kind: engine.KindSample, Repetition: 3})
+	m.SetSize(110, 12)
+	s := ansi.Strip(m.View())
+	for _, want := range []string{
+		"6 attempts for pair 1",
+		"6 invalidated: competing load on CPU 1 (5), 1 other",
+		"pair 3 on attempt 2, 9 more invalidations stop the stage",
+		// 36 processes left × 2 s × (2 valid + 6 invalidated) / 2 valid
+		"≈ 4m48s left",
+		"too busy for a verdict: 6 pair attempts invalidated, 2 valid",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(s), " "), want) {
+			t.Errorf("view lacks %q:\n%s", want, s)
+		}
+	}
+	if got := engine.InvalidationCauses(competing(1, 1).Reason); len(got) != 1 || got[0] != "competing load on CPU 1" {
+		t.Fatalf("causes %q", got)
 	}
 }

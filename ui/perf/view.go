@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"kvparity/engine"
 	"kvparity/ui/text"
@@ -17,6 +18,14 @@ func (m Model) View() string {
 	sep := m.Styles.Faint.Render(" · ")
 	for _, l := range text.Flow(m.progressParts(), sep, m.Width-1) {
 		lines = append(lines, " "+l)
+	}
+	for _, l := range text.Flow(m.busyParts(), sep, m.Width-1) {
+		lines = append(lines, " "+l)
+	}
+	if b := m.tooBusy(); b != "" {
+		for _, l := range text.Wrap(b, m.Width-1, 2, " ") {
+			lines = append(lines, " "+m.Styles.Bad.Render(l))
+		}
 	}
 	if d := m.diagnosticsLine(); d != "" {
 		lines = append(lines, " "+d)
@@ -82,8 +91,11 @@ func (m Model) progressParts() []string {
 	if !math.IsNaN(med) && med > 0 {
 		parts = append(parts, "median "+st.Accent.Render(text.Ratio(med)))
 	}
+	if left, ok := m.timeLeft(); ok {
+		parts = append(parts, "≈ "+text.Dur(left)+" left")
+	}
 	parts = append(parts, w)
-	if n := max(len(m.invalid), m.summary.Invalidated); n > 0 {
+	if n := m.invalidated(); n > 0 && len(m.causes) == 0 {
 		parts = append(parts, st.Warn.Render(fmt.Sprintf("%s rerun", text.Plural(n, "invalidated pair"))))
 	}
 	parts = append(parts, fmt.Sprintf("gate ≤ %.2f", m.threshold))
@@ -91,6 +103,94 @@ func (m Model) progressParts() []string {
 		parts = append(parts, st.Warn.Render("timing "+m.summary.TimingField+" (proxy)"))
 	}
 	return parts
+}
+
+// invalidated is how many pair attempts did not count so far.
+func (m Model) invalidated() int { return max(len(m.invalid), m.summary.Invalidated) }
+
+// timeLeft estimates the stage's remaining time: the median process time so far times the
+// processes still to run (warmups, then both members of every pair not in), scaled by the
+// attempts a valid pair has taken so far on this machine.
+func (m Model) timeLeft() (time.Duration, bool) {
+	if !m.running || len(m.runTimes) == 0 || m.summary.Final {
+		return 0, false
+	}
+	done, total := m.warmupsDone, m.warmupTotal
+	if m.summary.WarmupsTotal > 0 {
+		done, total = 2*m.summary.WarmupsDone, 2*m.summary.WarmupsTotal
+	}
+	runs := float64(max(total-done, 0) + 2*max(m.pairsTotal-m.pairsDone, 0))
+	if runs == 0 {
+		return 0, false
+	}
+	if n := m.invalidated(); n > 0 {
+		runs *= float64(max(m.pairsDone, 1)+n) / float64(max(m.pairsDone, 1))
+	}
+	times := slices.Clone(m.runTimes)
+	slices.Sort(times)
+	med := times[len(times)/2]
+	if len(times)%2 == 0 {
+		med = (times[len(times)/2-1] + med) / 2
+	}
+	return time.Duration(runs * float64(med)).Round(time.Second), true
+}
+
+// busyParts say live how hard the machine makes measuring: the pair that took the most
+// attempts, the pair being rerun with the attempts it has left, and the invalidations with
+// their dominant cause, e.g. "6 attempts for pair 1 · 17 invalidated: competing load on CPU 1".
+func (m Model) busyParts() []string {
+	st := m.Styles
+	n := m.invalidated()
+	if n == 0 || len(m.causes) == 0 {
+		return nil
+	}
+	var parts []string
+	worst, most := 0, 1
+	for p, a := range m.attempts {
+		if a > most || (a == most && p < worst) {
+			worst, most = p, a
+		}
+	}
+	if worst > 0 {
+		parts = append(parts, st.Warn.Render(fmt.Sprintf("%d attempts for pair %d", most, worst)))
+	}
+	for _, r := range m.live {
+		if a := m.attempts[r.Repetition]; r.Kind == engine.KindSample && a > 1 && m.summary.MaxInvalidations > 0 {
+			left := m.summary.MaxInvalidations - (a - 1)
+			parts = append(parts, fmt.Sprintf("pair %d on attempt %d, %d more invalidations stop the stage", r.Repetition, a, max(left, 0)))
+			break
+		}
+	}
+	type cause struct {
+		name string
+		n    int
+	}
+	var cs []cause
+	for c, k := range m.causes {
+		cs = append(cs, cause{c, k})
+	}
+	slices.SortFunc(cs, func(a, b cause) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	what := fmt.Sprintf("%d invalidated: %s", n, cs[0].name)
+	if len(cs) > 1 {
+		what += fmt.Sprintf(" (%d), %d other", cs[0].n, n-cs[0].n)
+	}
+	return append(parts, st.Warn.Render(what))
+}
+
+// tooBusy is a plain statement when the machine invalidates more pairs than it lets count:
+// the verdict would wait on a quiet machine, so the user is told so instead of left waiting.
+func (m Model) tooBusy() string {
+	n := m.invalidated()
+	if m.summary.Final || n < 3 || n <= m.pairsDone {
+		return ""
+	}
+	return fmt.Sprintf("This machine is too busy for a verdict: %d pair attempts invalidated, %d valid. Quiet it (close other programs) or stop with x and resume later; the valid pairs are kept.",
+		n, m.pairsDone)
 }
 
 // runningMedian is the median of the pairs in so far, for before the engine's first summary.

@@ -27,6 +27,7 @@ type Model struct {
 	pane.Base
 	keys    keys.KeyMap
 	records map[engine.RunID][]report.PressureRecord
+	byOrd   map[engine.RunID]map[int]int // record index by ordinal: one record per ordinal
 	spans   map[engine.RunID]span
 	run     engine.RunID
 	label   string
@@ -35,7 +36,7 @@ type Model struct {
 
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
-	m := Model{keys: km, records: map[engine.RunID][]report.PressureRecord{}, spans: map[engine.RunID]span{}}
+	m := Model{keys: km, records: map[engine.RunID][]report.PressureRecord{}, byOrd: map[engine.RunID]map[int]int{}, spans: map[engine.RunID]span{}}
 	m.Styles = st
 	return m
 }
@@ -56,16 +57,31 @@ func (m Model) Records(run engine.RunID) []report.PressureRecord { return m.reco
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch ev := msg.(type) {
 	case engine.PressureEvent:
-		// The engine may announce a record live and again inside the run's evidence (or replay
-		// both from the journal on resume): a record is one event whatever the order.
-		if !slices.ContainsFunc(m.records[ev.Run], func(r report.PressureRecord) bool { return sameRecord(r, ev.Record) }) {
+		// The engine announces a record live from the run's side channel (and again when its
+		// readmission is known), then once more inside the run's evidence (or replays it from
+		// the journal on resume): a record is one event per ordinal, the newest word kept.
+		idx := m.byOrd[ev.Run]
+		if idx == nil {
+			idx = map[int]int{}
+			m.byOrd[ev.Run] = idx
+		}
+		if i, ok := idx[ev.Record.Ordinal]; ok {
+			m.records[ev.Run][i] = ev.Record
+		} else {
+			idx[ev.Record.Ordinal] = len(m.records[ev.Run])
 			m.records[ev.Run] = append(m.records[ev.Run], ev.Record)
 		}
 	case engine.CoverageReady:
 		if ev.Evidence != nil {
 			m.spans[ev.Run] = span{ev.Evidence.VirtualStartMs, ev.Evidence.VirtualEndMs}
 			if len(ev.Evidence.Pressure) > 0 || len(m.records[ev.Run]) == 0 {
-				m.records[ev.Run] = ev.Evidence.Pressure
+				// The canonical record's own list replaces the live one, ordinal for ordinal.
+				m.records[ev.Run] = slices.Clone(ev.Evidence.Pressure)
+				idx := make(map[int]int, len(ev.Evidence.Pressure))
+				for i, r := range ev.Evidence.Pressure {
+					idx[r.Ordinal] = i
+				}
+				m.byOrd[ev.Run] = idx
 			}
 		}
 	case tea.KeyPressMsg:
@@ -106,11 +122,6 @@ func (m *Model) ClickAt(y int) {
 	}
 }
 
-func sameRecord(a, b report.PressureRecord) bool {
-	return a.Ordinal == b.Ordinal && a.AtMs == b.AtMs && a.Pool == b.Pool && a.WorkerID == b.WorkerID &&
-		a.RequestUUID == b.RequestUUID
-}
-
 // View renders the title with counts, the timeline, and as many list lines as fit, scrolled
 // to keep the selected event visible.
 func (m Model) View() string {
@@ -129,6 +140,9 @@ func (m Model) View() string {
 	note := ""
 	if m.run != "" {
 		note = fmt.Sprintf("%s · %d readmitted", text.Plural(len(recs), "event"), readmitted)
+		if _, ended := m.spans[m.run]; !ended && len(recs) > 0 {
+			note = "⟳ " + note // live, so far: the run's evidence has not arrived yet
+		}
 	}
 	lines := []string{m.Title(title, note)}
 	if len(recs) == 0 {

@@ -101,3 +101,30 @@ func TestRequestIDsShowTheirDistinguishingPart(t *testing.T) {
 		t.Fatalf("view:\n%s", s)
 	}
 }
+
+// Records announced live show at once, a later readmission updates its record in place, and
+// the run's evidence at the end reconciles by ordinal instead of adding the records again.
+func TestLiveRecordsThenEvidenceReconcileByOrdinal(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m.SetRun("r", "base#1")
+	m.SetSize(90, 6)
+	live0, live1 := rec(0, 23_000), rec(1, 76_000)
+	live0.Readmitted, live1.Readmitted = false, false
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: live0})
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "⟳ 1 event · 0 readmitted") || !strings.Contains(s, "#0   preemption decode/w1") {
+		t.Fatalf("live view:\n%s", s)
+	}
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: live1})
+	m, _ = m.Update(engine.PressureEvent{Run: "r", Record: rec(0, 23_000)}) // readmitted later
+	if n, r := len(m.Records("r")), m.Records("r")[0]; n != 2 || !r.Readmitted {
+		t.Fatalf("after the readmission: %d records, first %+v", n, r)
+	}
+	ev := &report.Evidence{VirtualEndMs: 100_000, Pressure: []report.PressureRecord{rec(0, 23_000), rec(1, 76_000)}}
+	m, _ = m.Update(engine.CoverageReady{Run: "r", Evidence: ev})
+	for _, r := range ev.Pressure { // the engine repeats the evidence's records after it
+		m, _ = m.Update(engine.PressureEvent{Run: "r", Record: r})
+	}
+	if s := ansi.Strip(m.View()); len(m.Records("r")) != 2 || !strings.Contains(s, "2 events · 2 readmitted") || strings.Contains(s, "⟳") {
+		t.Fatalf("after the evidence: %d records\n%s", len(m.Records("r")), s)
+	}
+}
