@@ -107,7 +107,8 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 	a, b := rep.Rows[0], rep.Rows[1]
 	for _, r := range rep.Rows {
 		if r.Mode != "slurm" || r.JobID == "" || r.Node != host || r.CPUs == "" || r.Stage != matrix.RowStageDone || r.Attempts != 1 {
-			t.Errorf("row %s placement/stage: %+v", r.Row, r)
+			out, _ := os.ReadFile(filepath.Join(dir, r.Row, "slurm-"+r.JobID+".out"))
+			t.Errorf("row %s placement/stage: %+v\njob output:\n%s", r.Row, r, out)
 		}
 		if r.Determinism.Baseline.Verdict != verdict.Stable || r.Determinism.Candidate.Verdict != verdict.Stable || len(r.BaselineDigest) != 64 || len(r.CandidateDigest) != 64 {
 			t.Errorf("row %s determinism: %+v", r.Row, r)

@@ -183,7 +183,9 @@ func claimFolder(dir string) error {
 	}
 	own := 0
 	for _, n := range names {
-		if !matrixFile(n) {
+		// A temporary file (kvparity's atomic writes, the matrix's jobs.json among them) is
+		// in flight, not content.
+		if !matrixFile(n) && !(strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".tmp")) {
 			own++
 		}
 	}
