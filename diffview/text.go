@@ -9,13 +9,22 @@ import (
 	"kvparity/verdict"
 )
 
+// writeArms heads both text reports with the two arms' labels; it reports whether the reports
+// are identical, in which case it has said so and there is nothing more to print.
+func writeArms(b *strings.Builder, d *Diff) (identical bool) {
+	fmt.Fprintf(b, "A %s\nB %s\n", d.A.Label, d.B.Label)
+	if d.Equal() {
+		b.WriteString("identical: no differing pointer\n")
+		return true
+	}
+	return false
+}
+
 // WriteText prints the headless report: first divergence, diagnosis, then each group with its
 // count and up to perGroup changes (0: all).
 func WriteText(w io.Writer, d *Diff, perGroup int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "A %s\nB %s\n", d.A.Label, d.B.Label)
-	if d.Equal() {
-		b.WriteString("identical: no differing pointer\n")
+	if writeArms(&b, d) {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -157,9 +166,7 @@ func (d *Diff) PatternsReport() JSONPatterns {
 // the number of differing pointers, which the last line states.
 func WritePatterns(w io.Writer, d *Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "A %s\nB %s\n", d.A.Label, d.B.Label)
-	if d.Equal() {
-		b.WriteString("identical: no differing pointer\n")
+	if writeArms(&b, d) {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

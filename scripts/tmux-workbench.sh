@@ -43,12 +43,13 @@ tmux -L "$sock" -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" 
 	"cd '$work' && '$bin' --row tiny --campaign '$work/campaign'; echo \"kvparity exited with status \$?\"; sleep 30"
 
 capture() { tmux -L "$sock" capture-pane -p -t "$session"; }
+# wait_for PATTERN [TENTHS] polls the screen until PATTERN shows (at most TENTHS tenths of a
+# second, 5 s by default); wait_gone waits for it to leave. Neither fails: the check after does.
+wait_for() { for _ in $(seq 1 "${2:-50}"); do capture | grep -q -- "$1" && return 0; sleep 0.1; done; }
+wait_gone() { for _ in $(seq 1 "${2:-50}"); do capture | grep -q -- "$1" || return 0; sleep 0.1; done; }
 
 # Wait for the workbench to draw its first frame, then start the determinism stage.
-for _ in $(seq 1 100); do
-	capture | grep -q "press g to start the determinism stage" && break
-	sleep 0.1
-done
+wait_for "press g to start the determinism stage" 100
 tmux -L "$sock" send-keys -t "$session" g
 
 screen=""
@@ -80,10 +81,7 @@ done
 
 # ? lists the focused pane's keys first, then the workbench's (the same in every pane).
 tmux -L "$sock" send-keys -t "$session" '?'
-for _ in $(seq 1 50); do
-	capture | grep -q "WORKBENCH KEYS" && break
-	sleep 0.1
-done
+wait_for "WORKBENCH KEYS"
 help_screen="$(capture)"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n' "$help_screen" >"${CAPTURE_OUT%.txt}-help.txt"
 pane_at="$(grep -n "DETERMINISM KEYS" <<<"$help_screen" | head -1 | cut -d: -f1)"
@@ -98,28 +96,19 @@ sleep 0.5
 
 # z gives the focused pane the whole screen, z again gives every pane back.
 tmux -L "$sock" send-keys -t "$session" z
-for _ in $(seq 1 50); do
-	capture | grep -q "zoomed to the whole screen" && break
-	sleep 0.1
-done
+wait_for "zoomed to the whole screen"
 if capture | grep -q "LIFECYCLE"; then
 	capture
 	echo "tmux-workbench: FAIL: z did not zoom the focused pane" >&2
 	exit 1
 fi
 tmux -L "$sock" send-keys -t "$session" z
-for _ in $(seq 1 50); do
-	capture | grep -q "LIFECYCLE" && break
-	sleep 0.1
-done
+wait_for "LIFECYCLE"
 
 # x is stop stage whatever has focus; with nothing running it says so, and esc clears it.
 # The status line reads " no stage is running"; the log's copy of it starts with "»".
 tmux -L "$sock" send-keys -t "$session" x
-for _ in $(seq 1 50); do
-	capture | grep -q "^ no stage is running" && break
-	sleep 0.1
-done
+wait_for "^ no stage is running"
 capture | grep -q "^ no stage is running" || { capture; echo "tmux-workbench: FAIL: x gave no word" >&2; exit 1; }
 tmux -L "$sock" send-keys -t "$session" Escape
 sleep 0.5
@@ -131,10 +120,7 @@ fi
 
 # v opens every verdict's reason; esc closes it.
 tmux -L "$sock" send-keys -t "$session" v
-for _ in $(seq 1 50); do
-	capture | grep -q "VERDICTS (the campaign report's words" && break
-	sleep 0.1
-done
+wait_for "VERDICTS (the campaign report's words"
 overlay="$(capture)"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n' "$overlay" >"${CAPTURE_OUT%.txt}-verdicts.txt"
 if ! grep -q "all canonical outputs match byte for byte" <<<"$overlay" || ! grep -q "semantic           PASS" <<<"$overlay"; then
@@ -144,17 +130,11 @@ if ! grep -q "all canonical outputs match byte for byte" <<<"$overlay" || ! grep
 fi
 tmux -L "$sock" send-keys -t "$session" Escape
 sleep 0.5 # an escape followed at once by q would arrive as alt+q
-for _ in $(seq 1 50); do
-	capture | grep -q "VERDICTS (the campaign" || break
-	sleep 0.1
-done
+wait_gone "VERDICTS (the campaign"
 
 # q with nothing running quits at once; the campaign must have been closed cleanly.
 tmux -L "$sock" send-keys -t "$session" q
-for _ in $(seq 1 100); do
-	capture | grep -q "kvparity exited with status" && break
-	sleep 0.1
-done
+wait_for "kvparity exited with status" 100
 status_line="$(capture | grep "kvparity exited with status" || true)"
 if [[ "$status_line" != *"status 0"* ]]; then
 	echo "tmux-workbench: FAIL: the workbench did not exit cleanly after q (${status_line:-still running})" >&2

@@ -1,16 +1,15 @@
 package ui
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	fx "kvparity/diffview/difftest"
@@ -146,22 +145,8 @@ func TestGoldenDiff(t *testing.T) {
 	}
 }
 
-// goldenFile compares a screen with testdata/TestGoldenDiff/<size>.<name>.golden.
+// goldenFile compares a screen with testdata/TestGoldenDiff/<size>/<name>.golden.
 func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", t.Name()+"."+name+".golden")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./ui/ -run TestGolden -update)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs from %s:\n%s", name, path, got)
-	}
-	if n := len(strings.Split(got, "\n")); n == 0 {
-		t.Fatal("empty screen")
-	}
+	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, got) })
 }

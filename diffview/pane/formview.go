@@ -3,6 +3,8 @@ package pane
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"kvparity/diffview"
 )
 
@@ -30,33 +32,12 @@ func (f exceptionForm) fieldLines(i int) []string {
 	return out
 }
 
-// wrap breaks text into lines of at most w cells at spaces (a longer word is cut).
-func wrap(text string, w int) []string {
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case len([]rune(line))+1+len([]rune(word)) <= w:
-			line += " " + word
-		default:
-			out = append(out, cut(line, w))
-			line = word
-		}
-	}
-	if line != "" {
-		out = append(out, cut(line, w))
-	}
-	return out
-}
-
 // confirmLines is the broad record's confirmation.
 func (f exceptionForm) confirmLines(w int) []string {
 	st := f.styles
 	lines := []string{st.Banner.Render(pad(" BROAD RECORD: confirm before saving", w))}
-	for _, l := range wrap("This record "+f.confirm+". It explains a whole section of the report without naming "+
-		"what changed there. Saved, it is flagged broad: true and marked BROAD in the pane and the campaign report.", w-2) {
+	for _, l := range strings.Split(ansi.Wrap("This record "+f.confirm+". It explains a whole section of the report without naming "+
+		"what changed there. Saved, it is flagged broad: true and marked BROAD in the pane and the campaign report.", w-2, ""), "\n") {
 		lines = append(lines, st.Bad.Render("  "+l))
 	}
 	return append(lines, st.Bold.Render(cut("  y save it flagged broad · n keep editing (narrower patterns: f groups by field pattern)", w)))

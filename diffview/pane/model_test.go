@@ -1,7 +1,6 @@
 package pane
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,14 +9,13 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"kvparity/diffview"
 	fx "kvparity/diffview/difftest"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var ansiRE = regexp.MustCompile("\x1b\\[[0-9;:?]*[ -/]*[@-~]")
 
@@ -335,15 +333,5 @@ func TestPaneGoldenView100x30(t *testing.T) {
 			t.Errorf("line %d is %d cells: %q", i, n, l)
 		}
 	}
-	golden := filepath.Join("testdata", "pane_100x30.golden")
-	if *update {
-		os.WriteFile(golden, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run Golden -update)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("view differs from %s:\n%s", golden, got)
-	}
+	golden.RequireEqual(t, got)
 }

@@ -2,13 +2,12 @@ package pane
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"kvparity/diffview"
 )
@@ -307,15 +306,5 @@ func TestPaneGoldenPatterns109x18(t *testing.T) {
 			t.Errorf("line %d is %d cells: %q", i, n, l)
 		}
 	}
-	golden := filepath.Join("testdata", "pane_109x18_patterns.golden")
-	if *update {
-		os.WriteFile(golden, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -run Golden -update)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("view differs from %s:\n%s", golden, got)
-	}
+	golden.RequireEqual(t, got)
 }

@@ -14,19 +14,12 @@ import (
 // Rendering is plain text cut to width first, then styled, so widths stay exact and the
 // golden test can strip the escapes.
 
-// cut truncates s to w cells (runes; report text is ASCII apart from the arrows we add).
+// cut truncates s to w cells, ending in an ellipsis when it had to cut.
 func cut(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	r := []rune(s)
-	if len(r) <= w {
-		return s
-	}
-	if w == 1 {
-		return "…"
-	}
-	return string(r[:w-1]) + "…"
+	return ansi.Truncate(s, w, "…")
 }
 
 // pad cuts and right-pads s to exactly w cells.

@@ -89,17 +89,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // has one. The watch state, the footprint verdict, the revision with its variant and the .text
 // growth never fall off: details (size, digest) are dropped first when the line is too long.
 func (m Model) View() string {
-	st := m.Styles
 	base, cand := m.arts[engine.Baseline], m.arts[engine.Candidate]
 	title := m.Title("ARTIFACTS", "")
-	watch := st.Faint.Render("○ watch off")
-	if m.watching {
-		watch = st.Running.Render("● watching")
-	}
-	foot := ""
-	if m.footprint.Verdict != "" {
-		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
-	}
+	watch, foot := m.badges()
 	if m.Height < 2 {
 		return text.Fit([]string{m.compactLine()}, m.Width, 1)
 	}
@@ -112,18 +104,24 @@ func (m Model) View() string {
 	return text.Fit(lines, m.Width, m.Height)
 }
 
+// badges are the watch state and, once judged, the footprint verdict.
+func (m Model) badges() (watch, foot string) {
+	st := m.Styles
+	watch = st.Faint.Render("○ watch off")
+	if m.watching {
+		watch = st.Running.Render("● watching")
+	}
+	if m.footprint.Verdict != "" {
+		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
+	}
+	return watch, foot
+}
+
 // compactLine is both arms on one line.
 func (m Model) compactLine() string {
 	st := m.Styles
 	base, cand := m.arts[engine.Baseline], m.arts[engine.Candidate]
-	watch := st.Faint.Render("○ watch off")
-	if m.watching {
-		watch = st.Running.Render("● watching")
-	}
-	foot := ""
-	if m.footprint.Verdict != "" {
-		foot = "footprint " + st.Verdict(m.footprint.Verdict) + " "
-	}
+	watch, foot := m.badges()
 	return m.Title("ARTIFACTS", "") + " " + watch + " " + foot + m.compact(base, engine.ArtifactInfo{}) +
 		st.Faint.Render(" │ ") + m.compact(cand, base)
 }
