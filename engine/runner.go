@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"kvparity/internal/atomicfile"
+	"kvparity/internal/procgroup"
 )
 
 // A RunSpec is one replay process: a pinned binary, its argument vector (never a shell), its
@@ -116,16 +117,13 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 		runCtx, c2 = context.WithTimeout(runCtx, spec.Timeout)
 		defer c2()
 	}
-	cmd := exec.CommandContext(runCtx, spec.Binary, spec.Args...)
+	// Its own process group: cancellation kills the whole group, and a replay dies with a killed
+	// kvparity instead of running on unrecorded (the resumed campaign reruns it).
+	cmd := procgroup.Command(runCtx, spec.Binary, spec.Args...)
 	cmd.Dir = spec.Dir
 	// Capped: a replay flooding its output fills neither the disk nor kvparity's memory.
 	outCap, errCap := &cappedWriter{f: stdout, left: OutputCap}, &cappedWriter{f: stderr, left: OutputCap}
 	cmd.Stdout, cmd.Stderr = outCap, errCap
-	// Setpgid: cancellation kills the whole group. Pdeathsig: a replay dies with a killed kvparity
-	// instead of running on unrecorded (the resumed campaign reruns it).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = 5 * time.Second
 
 	becomeSubreaper()
 	childMu.Lock()
@@ -137,7 +135,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	running[cmd.Process.Pid] = true
 	childMu.Unlock()
 	defer func(pid int) {
-		killGroup(pid)
+		procgroup.Kill(pid)
 		childMu.Lock()
 		delete(running, pid)
 		childMu.Unlock()
@@ -148,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	if len(spec.CPUs) > 0 {
 		res.CPUs, err = pinAndVerify(res.PID, spec.CPUs)
 		if err != nil {
-			killGroup(res.PID)
+			procgroup.Kill(res.PID)
 			cmd.Wait()
 			res.Err = fmt.Errorf("%s: %w: %v", spec.ID, errAffinity, err)
 			return res
@@ -156,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	}
 	if started != nil {
 		if err := started(res.PID, res.CPUs); err != nil {
-			killGroup(res.PID)
+			procgroup.Kill(res.PID)
 			cmd.Wait()
 			res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 			return res
@@ -174,7 +172,7 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	res.Elapsed = time.Since(res.Started)
 	close(done)
 	<-tailDone
-	killGroup(res.PID) // strays the replay left behind die with it
+	procgroup.Kill(res.PID) // strays the replay left behind die with it
 
 	res.Cancelled = ctx.Err() != nil
 	res.TimedOut = !res.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
@@ -298,19 +296,6 @@ func cpuSet(cpus []int) unix.CPUSet {
 		set.Set(c)
 	}
 	return set
-}
-
-// killGroup SIGKILLs the process group led by pid (the runner starts every replay with
-// Setpgid, so the group is exactly the replay and its descendants).
-func killGroup(pid int) error {
-	if pid <= 0 {
-		return nil
-	}
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // stderrTailBytes is how much of a replay's stderr is read to explain its failure: the end of

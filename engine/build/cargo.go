@@ -12,19 +12,15 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
+
+	"kvparity/internal/procgroup"
 )
 
-// run executes one tool (argument vector, no shell) in its own process group, killed whole when
-// ctx ends. It returns stdout; an error carries the last lines of stderr.
+// run executes one tool in its own process group (procgroup), killed whole when ctx ends. It
+// returns stdout; an error carries the last lines of stderr.
 func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = procAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	cmd := procgroup.Command(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	var out bytes.Buffer
 	stderr := &tailBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = &out, stderr
@@ -36,12 +32,6 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 		return out.Bytes(), toolError(name, args, err, stderr.String())
 	}
 	return out.Bytes(), nil
-}
-
-// procAttr gives a tool its own process group (killed whole on cancel) and ends it if kvparity
-// itself dies without cancelling (Pdeathsig).
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 // toolError names the command and keeps the lines of its stderr that say what went wrong.
@@ -89,12 +79,8 @@ func (t *tailBuffer) String() string {
 // every compiled unit from the JSON messages on stdout, the crate being compiled from the
 // "Compiling" lines on stderr. It returns the executable of the bench target.
 func cargoBuild(ctx context.Context, dir string, env, args []string, bench string, progress func(units int, current string)) (string, int, error) {
-	cmd := exec.CommandContext(ctx, "cargo", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = procAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	cmd := procgroup.Command(ctx, "cargo", args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", 0, err

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"kvparity/internal/procgroup"
 )
 
 // Slurm talks to a Slurm cluster through its client tools (sbatch, squeue, scontrol, sacct),
@@ -102,7 +104,7 @@ func (s *Slurm) tool(path, name string) string {
 // run starts one Slurm tool and returns its stdout.
 func (s *Slurm) run(ctx context.Context, args ...string) (string, error) {
 	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd := procgroup.Command(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return out.String(), &slurmError{Args: args, Err: err, Stderr: errb.String()}

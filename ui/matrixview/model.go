@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine/matrix"
+	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
 
@@ -14,27 +15,10 @@ import (
 // of the workbench). It returns a command to run, or nil.
 type OpenFunc func(row matrix.RowStatus) tea.Cmd
 
-// KeyMap is the matrix view's bindings.
-type KeyMap struct {
-	Up, Down, Top, End, Open, Quit key.Binding
-}
-
-// DefaultKeys returns the bindings: ↑/↓ (k/j) select, enter opens, q quits.
-func DefaultKeys() KeyMap {
-	return KeyMap{
-		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous row")),
-		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next row")),
-		Top:  key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first")),
-		End:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "last")),
-		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open row")),
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-	}
-}
-
 // Model is the matrix view.
 type Model struct {
 	Styles theme.Styles
-	Keys   KeyMap
+	Keys   keys.MatrixKeys
 
 	dir    string // the matrix folder, for the title
 	rows   []matrix.RowStatus
@@ -56,7 +40,7 @@ type Model struct {
 // New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg
 // and DoneMsg itself; open may be nil (enter then does nothing).
 func New(dir string, st theme.Styles, feed *Feed, open OpenFunc) Model {
-	return Model{Styles: st, Keys: DefaultKeys(), dir: dir, feed: feed, open: open, width: 100, height: 24}
+	return Model{Styles: st, Keys: keys.Matrix(), dir: dir, feed: feed, open: open, width: 100, height: 24}
 }
 
 // Init starts reading the feed.
