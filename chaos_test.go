@@ -17,7 +17,7 @@ import (
 )
 
 // TestChaosKillsAndResumes kills a headless campaign of the tiny row with SIGKILL at random
-// moments (creation, determinism, warmups, between the members of a pair, around the perf
+// moments (during creation on purpose, then determinism, warmups, between the members of a pair, around the perf
 // records), resumes it each time, and checks after every kill that the journal reads back whole
 // with its sequence intact, that no process of the campaign is left alive, and at the end that
 // the verdicts and counts equal those of an uninterrupted run.
@@ -31,7 +31,7 @@ func TestChaosKillsAndResumes(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "chaos")
 	rng := rand.New(rand.NewPCG(20261201, 13))
-	kills := 0
+	kills := killDuringCreation(t, bin, dir, rng)
 	for i := 0; i < 20; i++ {
 		args := []string{"run", "--row", "tiny", "--campaign", dir, "--stage", "all"}
 		var journalBefore []byte
@@ -69,6 +69,70 @@ func TestChaosKillsAndResumes(t *testing.T) {
 	if got.Semantic != want.Semantic || got.Baseline != want.Baseline || got.Candidate != want.Candidate || (!blocked && got.Pairs != want.Pairs) {
 		t.Errorf("after %d kills and resumes: %+v\nan uninterrupted run: %+v", kills, got, want)
 	}
+}
+
+// killDuringCreation kills `run` while it creates the campaign in dir, on purpose: it first
+// times one creation (from the start until the creation marker is gone), then kills fresh
+// starts at moments spread over that window until a creation completes (at most 8 tries). After
+// every kill the folder must be resumable: the next start must finish the creation rather than
+// refuse a half-created folder as foreign. It returns the kills and fails unless at least one
+// left a creation half-done.
+func killDuringCreation(t *testing.T, bin, dir string, rng *rand.Rand) int {
+	t.Helper()
+	window := creationWindow(t, bin, filepath.Join(t.TempDir(), "probe"))
+	kills, halfDone := 0, 0
+	for i := 0; i < 8; i++ {
+		if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, layout.FileCreating)); err != nil {
+				break // the campaign exists: creation is over
+			}
+		}
+		cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(window))))
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		kills++
+		if _, err := os.Stat(filepath.Join(dir, layout.FileCreating)); err == nil {
+			halfDone++
+		}
+		checkJournal(t, dir, -1-i)
+		checkNoSurvivors(t, dir, -1-i)
+	}
+	t.Logf("creation takes about %v; %d kills during it, %d left it half-done", window, kills, halfDone)
+	if halfDone == 0 {
+		t.Fatalf("no kill landed inside a creation of about %v", window)
+	}
+	return kills
+}
+
+// creationWindow times one creation of a tiny campaign in dir: from the start of `run` until
+// its creation marker is removed (the journal then exists), and stops that run.
+func creationWindow(t *testing.T, bin, dir string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
+	marked := false
+	for time.Since(start) < time.Minute {
+		_, err := os.Stat(filepath.Join(dir, layout.FileCreating))
+		switch {
+		case err == nil:
+			marked = true
+		case marked:
+			return time.Since(start)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("creating a tiny campaign took over a minute")
+	return 0
 }
 
 // chaosOutcome is what a finished tiny campaign established.

@@ -27,3 +27,33 @@ func BenchmarkDiffBytes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiffAllDiffer diffs two reports whose 1,000,000-element array differs everywhere
+// (issue 13's flooding case, scaled down) and reports the bytes allocated per differing
+// pointer; scripts/bench-diff-memory.sh measures the peak RSS of the full 5M case against an
+// older build.
+func BenchmarkDiffAllDiffer(b *testing.B) {
+	const n = 1_000_000
+	a, bb := allDiffer(n, '0'), allDiffer(n, '1')
+	b.SetBytes(int64(len(a) + len(bb)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		d, err := DiffBytes("a", a, "b", bb)
+		if err != nil || len(d.Changes) != n {
+			b.Fatalf("%v %d", err, len(d.Changes))
+		}
+	}
+}
+
+// allDiffer is {"events":[v,v,…]} with n elements.
+func allDiffer(n int, v byte) []byte {
+	out := append(make([]byte, 0, 2*n+16), `{"events":[`...)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, v)
+	}
+	return append(out, "]}"...)
+}

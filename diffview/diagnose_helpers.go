@@ -20,13 +20,18 @@ func lastSeg(p string) string {
 // arrayPrefix returns the pointer of the innermost array element that holds p
 // ("/coverage/pressure/records/3/at_ms" → "/coverage/pressure/records", 3).
 func arrayPrefix(p string) (string, int, bool) {
-	segs := splitPointer(p)
-	for i := len(segs) - 1; i >= 1; i-- {
-		if k, err := strconv.Atoi(segs[i]); err == nil && !(i == 1 && segs[0] == "per_request") {
-			return pointerOf(segs[:i]), k, true
+	// Read segments from the end of the pointer itself: an element index has no escapes, so the
+	// holding array's pointer is a prefix of p (no split, no allocation: this runs per change).
+	for end := len(p); ; {
+		k := strings.LastIndexByte(p[:end], '/')
+		if k <= 0 { // the first segment names a root member, never an element
+			return "", 0, false
 		}
+		if n, err := strconv.Atoi(p[k+1 : end]); err == nil && p[:k] != "/per_request" {
+			return p[:k], n, true
+		}
+		end = k
 	}
-	return "", 0, false
 }
 
 func isNumber(s string) bool {

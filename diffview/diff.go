@@ -123,10 +123,18 @@ type differ struct {
 	req, reqA        string
 	idxA, idxB       int
 	notCanonicalSeen map[string]bool
+	// counting: a first walk only counts the changes, so the second allocates Changes once at
+	// its exact size (appending millions of changes grew and copied the slice into ~2x memory)
+	counting bool
+	counted  int
 }
 
 func diffDocs(a, b *doc) (*Diff, error) {
-	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}}
+	count := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, counting: true}
+	if err := count.value(0, 0); err != nil {
+		return nil, err
+	}
+	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, count.counted)}
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
@@ -139,6 +147,10 @@ func diffDocs(a, b *doc) (*Diff, error) {
 
 // add records a change; ta and tb are the values in A and B (ignored when absent).
 func (df *differ) add(kind Kind, ta, tb int32) {
+	if df.counting {
+		df.counted++
+		return
+	}
 	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
 	if kind != Added {
 		c.A = df.a.raw(ta)

@@ -247,11 +247,11 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 	return 0, false, segs[0]
 }
 
-// An eventInfo caches eventOf for one change.
+// An eventInfo caches eventOf for one change; t is NaN when the event has no virtual time
+// (24 bytes, not 32: it is kept for every change).
 type eventInfo struct {
-	t     float64
-	timed bool
-	name  string
+	t    float64
+	name string
 }
 
 // eventAt is eventOf for Changes[i], computed once per diff.
@@ -260,11 +260,17 @@ func (d *Diff) eventAt(i int) (float64, bool, string) {
 		d.events = make([]eventInfo, len(d.Changes))
 		for k := range d.Changes {
 			t, ok, ev := d.eventOf(&d.Changes[k])
-			d.events[k] = eventInfo{t, ok, ev}
+			if !ok {
+				t = math.NaN()
+			}
+			d.events[k] = eventInfo{t, ev}
 		}
 	}
 	e := d.events[i]
-	return e.t, e.timed, e.name
+	if math.IsNaN(e.t) {
+		return 0, false, e.name
+	}
+	return e.t, true, e.name
 }
 
 // Event names the event Changes[i] belongs to and, when it has one, its virtual time:

@@ -19,6 +19,7 @@ type doc struct {
 	name  string            // file name for messages
 	line  int               // 1-based line of the report in its file
 	sc    *jsonscan.Scanner // the line's tape (sc.Input() is the line)
+	text  string            // the line; values are substrings of it (no allocation per change)
 	reqs  []int32           // per_request elements, in order (filled by the diff)
 	uuids []string          // their uuids
 	memo  map[int][]member  // parsed per_request records, by index
@@ -71,7 +72,7 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if first == nil {
 		return nil, fmt.Errorf("%s: no report line (empty file)", name)
 	}
-	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner)}
+	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner), text: string(first)}
 	i := jsonscan.SkipSpace(first, 0)
 	if i >= len(first) || first[i] != '{' {
 		return nil, fmt.Errorf("%s:%d: a canonical report must be a JSON object", name, firstLine)
@@ -122,7 +123,10 @@ func splitPointer(p string) []string {
 func (d *doc) kind(ti int32) jsonscan.Kind { return d.sc.Tape[ti].Kind }
 
 // raw is value ti as written (strings with their quotes).
-func (d *doc) raw(ti int32) string { return string(d.sc.Raw(ti)) }
+func (d *doc) raw(ti int32) string {
+	s, e := d.sc.Span(ti)
+	return d.text[s:e]
+}
 
 // start is the byte offset where value ti begins.
 func (d *doc) start(ti int32) int { s, _ := d.sc.Span(ti); return s }
