@@ -200,6 +200,9 @@ func replay(cfg *Config, start time.Time, stdout io.Writer) error {
 			if cfg.Variant != "" {
 				o.set("kvparity_variant", jstr(cfg.Variant))
 			}
+			if v.slowdownPct > 0 { // the slowdown's own share, so its calibration can be checked per run
+				o.set("kvparity_slowdown_ms", jfloat(float64(s.slowBurnt)/1e6))
+			}
 			line := append(appendCompact(nil, o.val()), '\n')
 			if _, err := timings.Write(line); err != nil {
 				return fmt.Errorf("writing %s: %w", cfg.TimingsJSONL, err)

@@ -113,45 +113,48 @@ func wallclockNanos() int64 { return time.Now().UnixNano() }
 const slowdownChunk = 1 << 13
 
 // slowdown is the slowdown-PCT variant's extra work, paid as the replay goes: mixing rounds
-// folded into a sink that never reaches any output, until the work burnt so far is PCT percent
-// of the replay's own CPU time on this thread. Measured rather than counted, so the ratio it
-// produces is 1+PCT/100 on any row and machine (a fixed work count per pass gave about 1.02
-// for slowdown-5 on the default row); the outputs stay byte-identical.
+// folded into a sink that never reaches any output, until the work is PCT percent of the rest
+// of the replay loop's time. The budget is the loop's monotonic wall time, the clock
+// replay_execution_ms is measured in (a budget in the sim thread's CPU time gave 1.22 for
+// slowdown-30, because the loop's wall time also holds the runtime's GC workers on the pinned
+// CPU); each slice is counted in this thread's CPU time (a wall-timed slice also counted the GC
+// work that preempted it, which the loop pays anyway: 1.27 for slowdown-30). A fixed work
+// count gave about 1.02 for slowdown-5. The outputs stay byte-identical.
 func (s *sim) slowdown(final bool) {
 	pct := s.v.slowdownPct
 	if pct <= 0 {
 		return
 	}
-	now := threadCPUPrecise()
-	if now < 0 { // no per-thread CPU clock: one slice per call, still extra work
-		s.burn = slowdownWork(s.burn, slowdownChunk)
+	now := time.Now()
+	if s.slowStart.IsZero() {
+		s.slowStart = now
 		return
 	}
-	if !s.slowStarted {
-		s.slowStarted, s.slowCPU0 = true, now
-		return
-	}
-	owed := (now-s.slowCPU0-s.slowBurnt)*float64(pct)/100 - s.slowBurnt
-	if !final && owed < 1 { // pay in slices of at least a millisecond between checks
+	owed := time.Duration(float64(now.Sub(s.slowStart)-s.slowBurnt)*float64(pct)/100) - s.slowBurnt
+	if !final && owed < time.Millisecond { // pay in slices of at least a millisecond between checks
 		return
 	}
 	for first := final; owed > 0 || first; first = false { // the end pays at least one slice
+		c0 := threadCPU()
 		s.burn = slowdownWork(s.burn, slowdownChunk)
-		t := threadCPUPrecise()
-		s.slowBurnt += t - now
-		owed -= t - now
-		now = t
+		spent := threadCPU() - c0
+		if spent <= 0 { // no per-thread clock: count the slice in wall time
+			spent = time.Since(now)
+		}
+		s.slowBurnt += spent
+		owed -= spent
+		now = time.Now()
 	}
 }
 
-// threadCPUPrecise is this thread's CPU time in ms from CLOCK_THREAD_CPUTIME_ID (nanosecond
-// resolution; getrusage's thread times can move in scheduler ticks), −1 when unavailable.
-func threadCPUPrecise() float64 {
+// threadCPU is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID, nanosecond resolution), 0
+// when unavailable. The replay loop runs locked to its OS thread, so it is the loop's own.
+func threadCPU() time.Duration {
 	var ts unix.Timespec
 	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
-		return -1
+		return 0
 	}
-	return float64(ts.Nano()) / 1e6
+	return time.Duration(ts.Nano())
 }
 
 // slowdownWork is rounds of mixing folded into sink.

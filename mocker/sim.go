@@ -134,11 +134,10 @@ type sim struct {
 	progress func(vt float64, completed int)
 	burn     uint64 // slowdown sink
 
-	slowStarted bool    // slowdown-PCT: the thread CPU clock at the start is known
-	slowCPU0    float64 // thread CPU ms at the start of the replay
-	slowBurnt   float64 // thread CPU ms spent on slowdown work so far
-	readyBuf    []*worker
-	loops       int
+	slowStart time.Time     // slowdown-PCT: when the replay loop started
+	slowBurnt time.Duration // this thread's CPU time spent on slowdown work so far
+	readyBuf  []*worker
+	loops     int
 }
 
 func (s *sim) push(at float64, kind uint8, w *worker, q *seq) {
