@@ -156,7 +156,8 @@ func (c *campaign) configInfo() ConfigInfo {
 		Pairs: row.Perf.Pairs, Warmups: row.Perf.WarmupsPerArm, ScheduleSeed: row.Perf.ScheduleSeed, Threshold: row.Perf.Threshold,
 		TimingField: row.Perf.TimingField, TimingProxy: row.Perf.TimingProxy, Exclusions: row.Canonical.Exclusions,
 		Unordered: row.Canonical.Unordered, ProtocolList: slices.Equal(row.Canonical.Exclusions, engine.ProtocolExclusions),
-		FootprintNote: row.Perf.FootprintExplained, RowTOML: c.rowTOML, DeterminismPatch: c.hist.Patch}
+		FootprintNote: row.Perf.FootprintExplained, RowTOML: c.rowTOML, DeterminismPatch: c.hist.Patch,
+		Perturbations: append([]engine.Variation{}, row.Determinism.Perturbations...)}
 	if ci.Exclusions == nil {
 		ci.Exclusions = []string{}
 	}
@@ -215,6 +216,10 @@ func (c *campaign) armReport(arm engine.Arm) (ArmReport, error) {
 	}
 	res := c.hist.ArmResult(arm)
 	a.Verdict, a.Reason = res.Verdict, res.Reason
+	a.Perturbed, a.Finding = append([]engine.PerturbedRun{}, res.Perturbed...), res.Finding
+	if p, ok := c.hist.Preflight(arm); ok {
+		a.Preflight = &p
+	}
 	return a, nil
 }
 

@@ -110,7 +110,7 @@ func TestE2EUnstableRowReport(t *testing.T) {
 		t.Errorf("overall %s exit %d, `kvparity run` exited %d", r.Overall, r.ExitCode, runCodes["e2e-unstable"])
 	}
 	mustContain(t, md, "### candidate — UNSTABLE", "## Semantic verdict: FAIL", "## Performance verdict: UNDECIDED",
-		"diffs/unstable-candidate.json", "Two repetitions of the same artifact disagree")
+		"diffs/unstable-candidate.json", "Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree")
 }
 
 // exceptionRecords are the reviewed records of the fifo-preemption change: the configuration

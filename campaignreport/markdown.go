@@ -181,6 +181,11 @@ func (m *md) config(r *Report) {
 		reps += fmt.Sprintf("; %d added to %s", c.AddedReps[arm], arm)
 	}
 	m.p("- repetitions: %s", reps)
+	pert := "off (`perturbations = []`)"
+	if len(c.Perturbations) > 0 {
+		pert = engine.JoinVariations(c.Perturbations) + " (one process per arm with all of them after the plain repetitions, each tried alone when its digest differs), after a preflight probe per arm"
+	}
+	m.p("- perturbed repetitions: %s", pert)
 	m.p("- pressure band: %d–%d pressure events", c.PressureBand[0], c.PressureBand[1])
 	m.p("- router queue threshold: %s", orNone(c.QueueThreshold))
 	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, code(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
@@ -248,9 +253,31 @@ func (m *md) determinism(r *Report) {
 			}
 			m.row(code(string(ri.Run)), ri.Status, engine.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, ri.FullReport)
 		}
+		if p := a.Preflight; p != nil {
+			m.blank()
+			m.p("Preflight: %s.", strings.TrimPrefix(p.Summary(), string(a.Arm)+": "))
+		}
+		if len(a.Perturbed) > 0 {
+			m.blank()
+			m.head("perturbed run", "variations", "digest", "against the plain digest")
+			for _, p := range a.Perturbed {
+				vs := "differs"
+				switch {
+				case p.Error != "":
+					vs = "✗ " + p.Error
+				case !p.Differs:
+					vs = "same"
+				}
+				m.row(code(string(p.Run)), engine.JoinVariations(p.Variations), code(p.Digest), vs)
+			}
+		}
+		if a.Finding != "" {
+			m.blank()
+			m.p("Finding: %s.", a.Finding)
+		}
 		if d := a.Instability; d != nil {
 			m.blank()
-			m.p("Two repetitions of the same artifact disagree on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
+			m.p("Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
 			m.diffBody(d)
 		}
 	}

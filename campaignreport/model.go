@@ -120,23 +120,24 @@ type ReplayBench struct {
 
 // ConfigInfo is the frozen configuration (row.toml as the campaign froze it).
 type ConfigInfo struct {
-	RowSHA256      string            `json:"row_toml_sha256"`
-	Args           []string          `json:"replay_args"`
-	Repetitions    int               `json:"repetitions"`
-	AddedReps      map[string]int    `json:"added_repetitions,omitempty"`
-	Timeout        string            `json:"timeout"`
-	PressureBand   [2]int            `json:"pressure_band"`
-	QueueThreshold string            `json:"router_queue_threshold"` // "" = not set: queueing off
-	Pairs          int               `json:"pairs"`
-	Warmups        int               `json:"warmups_per_arm"`
-	ScheduleSeed   int64             `json:"schedule_seed"`
-	Threshold      float64           `json:"threshold"`
-	TimingField    string            `json:"timing_field"`
-	TimingProxy    bool              `json:"timing_proxy"`
-	Exclusions     []string          `json:"exclusions"`
-	Unordered      map[string]string `json:"unordered"`
-	ProtocolList   bool              `json:"exclusions_are_protocol_list"` // exactly stage 2's closed list
-	FootprintNote  string            `json:"footprint_explained,omitempty"`
+	RowSHA256      string             `json:"row_toml_sha256"`
+	Args           []string           `json:"replay_args"`
+	Repetitions    int                `json:"repetitions"`
+	AddedReps      map[string]int     `json:"added_repetitions,omitempty"`
+	Perturbations  []engine.Variation `json:"perturbations"` // the perturbed repetitions' set ([]: off)
+	Timeout        string             `json:"timeout"`
+	PressureBand   [2]int             `json:"pressure_band"`
+	QueueThreshold string             `json:"router_queue_threshold"` // "" = not set: queueing off
+	Pairs          int                `json:"pairs"`
+	Warmups        int                `json:"warmups_per_arm"`
+	ScheduleSeed   int64              `json:"schedule_seed"`
+	Threshold      float64            `json:"threshold"`
+	TimingField    string             `json:"timing_field"`
+	TimingProxy    bool               `json:"timing_proxy"`
+	Exclusions     []string           `json:"exclusions"`
+	Unordered      map[string]string  `json:"unordered"`
+	ProtocolList   bool               `json:"exclusions_are_protocol_list"` // exactly stage 2's closed list
+	FootprintNote  string             `json:"footprint_explained,omitempty"`
 	// DeterminismPatch is the declared stage-1.3 patch as recorded (null when none).
 	DeterminismPatch *engine.DeterminismPatch `json:"determinism_patch"`
 	RowTOML          string                   `json:"row_toml"`
@@ -175,6 +176,11 @@ type ArmReport struct {
 	EvidenceRun   engine.RunID     `json:"evidence_run,omitempty"`
 	EvidenceAgree bool             `json:"evidence_agree"`
 	Instability   *DiffSummary     `json:"instability_diff,omitempty"` // first two differing repetitions
+	// Preflight is the arm's single-core probe; Perturbed its perturbed repetitions (the whole
+	// set, then each variation tried alone), Finding what triggers a second digest under them.
+	Preflight *engine.Preflight     `json:"preflight"`
+	Perturbed []engine.PerturbedRun `json:"perturbed"`
+	Finding   string                `json:"finding,omitempty"`
 }
 
 // RunInfo is one repetition attempt as the journal recorded it.

@@ -143,5 +143,11 @@ func (c *campaign) instability(a ArmReport, out map[string][]byte) (*DiffSummary
 			return c.focusedDiff("unstable-"+string(a.Arm), first.reportPath, r.reportPath, out)
 		}
 	}
+	// The plain repetitions agree: the perturbed repetition gave the second digest.
+	for _, p := range a.Perturbed {
+		if first != nil && p.Differs {
+			return c.focusedDiff("unstable-"+string(a.Arm), first.reportPath, p.ReportPath, out)
+		}
+	}
 	return nil, nil
 }

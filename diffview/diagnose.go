@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -60,6 +61,19 @@ func diagnose(d *Diff) []Signature {
 			out = append(out, *s)
 		}
 	}
+	// Last-digit float noise rides along with real changes (a cascade carries a few): it leads
+	// only when it explains most of the differences, never ahead of a signature that explains
+	// more than it does.
+	slices.SortStableFunc(out, func(a, b Signature) int {
+		minor := func(s Signature) bool { return s.Code == SigFloatNoise && 2*s.Explains < s.Of }
+		switch ma, mb := minor(a), minor(b); {
+		case ma && !mb && b.Explains > a.Explains:
+			return 1
+		case mb && !ma && a.Explains > b.Explains:
+			return -1
+		}
+		return 0
+	})
 	if len(out) == 0 {
 		s := Signature{Code: SigUnclassified, Label: "unclassified difference (a logic change?)", Of: len(d.Changes), Explains: len(d.Changes)}
 		if d.First != nil {

@@ -126,9 +126,12 @@ func TestIdenticalArmsStableAndParityPass(t *testing.T) {
 	if got := semanticExit(s); got != 0 {
 		t.Fatalf("exit code %d, summary %+v", got, s)
 	}
-	digests := eventsOf[DigestReady](evs)
+	digests := plainDigests(evs)
 	if len(digests) != 4 {
 		t.Fatalf("%d digests, want 4 (2 repetitions x 2 arms)", len(digests))
+	}
+	if n := len(eventsOf[DigestReady](evs)) - len(digests); n != 2 {
+		t.Fatalf("%d perturbed digests, want 2 (one per arm)", n)
 	}
 	for _, d := range digests {
 		if d.Digest != digests[0].Digest || len(d.Digest) != 64 {
@@ -139,9 +142,14 @@ func TestIdenticalArmsStableAndParityPass(t *testing.T) {
 		}
 	}
 	// Every repetition ran pinned to exactly one CPU, read back from /proc.
-	starts := eventsOf[RunStarted](evs)
+	var starts []RunStarted
+	for _, st := range eventsOf[RunStarted](evs) {
+		if st.Kind == KindRepetition {
+			starts = append(starts, st)
+		}
+	}
 	if len(starts) != 4 {
-		t.Fatalf("%d runs started, want 4", len(starts))
+		t.Fatalf("%d repetitions started, want 4", len(starts))
 	}
 	for _, st := range starts {
 		if len(st.CPUs) != 1 || !slices.Contains(AllowedCPUs(), st.CPUs[0]) {
@@ -250,7 +258,7 @@ func TestReplayFailuresAreRowErrorsAndLoseNothingElse(t *testing.T) {
 			}
 			var fin []RunFinished
 			for _, f := range eventsOf[RunFinished](evs) {
-				if f.Arm == Candidate {
+				if f.Arm == Candidate && f.Kind == KindRepetition {
 					fin = append(fin, f)
 				}
 			}
@@ -324,4 +332,15 @@ func TestTraceChecksumIsVerified(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "[trace] sha256: the generated window") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// plainDigests are the digests of the protocol's plain repetitions (not of perturbed ones).
+func plainDigests(evs []Event) []DigestReady {
+	var out []DigestReady
+	for _, d := range eventsOf[DigestReady](evs) {
+		if !strings.Contains(string(d.Run), "-perturbed") && !strings.Contains(string(d.Run), "-alone-") {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -50,7 +50,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "opened read-only") {
 		t.Errorf("warnings %q, want one saying the campaign opened read-only", warnings)
 	}
-	if n := len(eventsOf[DigestReady](log.all())); n != 4 {
+	if n := len(plainDigests(log.all())); n != 4 {
 		t.Errorf("the history replayed %d digests, want 4", n)
 	}
 	s := c.Summary()

@@ -21,12 +21,24 @@ import (
 // the journal and never rerun; a run that was in flight when kvparity died has a run_start and
 // no run_end, and is rerun as its next attempt.
 
-// A repJob is one repetition to run.
+// A repJob is one repetition to run: a plain one, or a perturbed one (kind KindPerturbed,
+// rep being the try of its variation set).
 type repJob struct {
-	arm     Arm
-	rep     int
-	gen     int
-	attempt int
+	arm       Arm
+	rep       int
+	gen       int
+	attempt   int
+	kind      RunKind     // "" is KindRepetition
+	variation string      // perturbed: "set" or the variation tried alone
+	vars      []Variation // perturbed: the variations applied
+}
+
+// id names the job's run.
+func (j repJob) id() RunID {
+	if j.kind == KindPerturbed {
+		return perturbedID(j.arm, j.variation, j.rep, j.gen, j.attempt)
+	}
+	return repetitionID(j.arm, j.rep, j.gen, j.attempt)
 }
 
 // repAttempt is the journal's view of one repetition's latest attempt.
@@ -96,6 +108,15 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 		c.block(StageDeterminism, err.Error())
 		return false
 	}
+	if only == nil {
+		if err := c.runPreflight(ctx); err != nil {
+			c.block(StageDeterminism, err.Error())
+			return false
+		}
+		if ctx.Err() != nil {
+			return true
+		}
+	}
 	h := c.history()
 	var jobs []repJob
 	if only != nil {
@@ -120,9 +141,12 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cpus := make(chan int, len(c.cpus))
-	for _, cpu := range c.cpus {
-		cpus <- cpu
+	// Each repetition gets its own CPU set: one CPU, or the size a preflight measured (the same
+	// for both arms).
+	k := min(h.cpusPerRun(map[Arm]int{Baseline: max(c.Pinned(Baseline).Gen, 1), Candidate: max(c.Pinned(Candidate).Gen, 1)}), len(c.cpus))
+	cpus := make(chan []int, len(c.cpus))
+	for i := 0; i+k <= len(c.cpus); i += k {
+		cpus <- c.cpus[i : i+k]
 	}
 	var (
 		wg      sync.WaitGroup
@@ -130,7 +154,7 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 		ioFatal error
 	)
 	for _, job := range jobs {
-		var cpu int
+		var cpu []int
 		select {
 		case cpu = <-cpus:
 		case <-ctx.Done():
@@ -153,6 +177,9 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 		}()
 	}
 	wg.Wait()
+	if ioFatal == nil && ctx.Err() == nil && only == nil {
+		ioFatal = c.runPerturbed(ctx)
+	}
 	if ioFatal != nil {
 		c.block(StageDeterminism, ioFatal.Error())
 		return false
@@ -166,11 +193,19 @@ func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
 
 // runRepetition runs one repetition and records it. The only error it returns is a failure to
 // record (a full disk): a failing replay is recorded as that run's error.
-func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpu int) error {
-	id := repetitionID(job.arm, job.rep, job.gen, job.attempt)
-	spec := c.RunSpec(id, job.arm, KindRepetition, job.rep, job.attempt, true)
-	spec.CPUs = []int{cpu}
-	base := Record{Run: id, Arm: job.arm, Kind: KindRepetition, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
+func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) error {
+	id := job.id()
+	kind := job.kind
+	if kind == "" {
+		kind = KindRepetition
+	}
+	spec := c.RunSpec(id, job.arm, kind, job.rep, job.attempt, true)
+	spec.CPUs = cpus
+	base := Record{Run: id, Arm: job.arm, Kind: kind, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
+	if kind == KindPerturbed {
+		perturbationOf(job.vars).apply(&spec, cpus, c.cpus)
+		base.Variation, base.Variations = job.variation, job.vars
+	}
 	var startErr error
 	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
 		rec := base
@@ -179,7 +214,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpu int) error
 			startErr = err
 			return err
 		}
-		c.Emit(RunStarted{Run: id, Arm: job.arm, Kind: KindRepetition, Repetition: job.rep, CPUs: cpus, PID: pid, At: time.Now()})
+		c.Emit(RunStarted{Run: id, Arm: job.arm, Kind: kind, Repetition: job.rep, Variation: job.variation, CPUs: cpus, PID: pid, At: time.Now()})
 		return nil
 	})
 	if startErr != nil {
@@ -187,7 +222,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpu int) error
 	}
 	if res.Cancelled {
 		// Not recorded as an end: the repetition is rerun as its next attempt, like a crash.
-		c.Emit(RunFinished{Run: id, Arm: job.arm, Kind: KindRepetition, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+		c.Emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return nil
 	}
 	end := base
@@ -230,6 +265,9 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 	}
 	c.Emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
 		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
+	if end.Kind == KindPerturbed {
+		return // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
+	}
 	if evidence == nil && end.Evidence != "" {
 		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
 	}
@@ -250,6 +288,10 @@ type ArmResult struct {
 	Runs    []RunID      `json:"runs"`    // the latest attempt of each repetition, in order
 	Digests []string     `json:"digests"` // per repetition ("" for a failed or missing one)
 	Ends    []Record     `json:"-"`
+	// Perturbed lists the perturbed repetitions judged (the whole set first, then each
+	// variation tried alone); Finding names what triggers a second digest under them.
+	Perturbed []PerturbedRun `json:"perturbed,omitempty"`
+	Finding   string         `json:"finding,omitempty"`
 }
 
 // history folds the journal as it stands.
@@ -260,8 +302,18 @@ func (c *Campaign) armResult(h *History, arm Arm) ArmResult {
 	return h.armResultAt(arm, c.Pinned(arm).Gen, c.repetitions(arm))
 }
 
-// armResultAt is the outcome of n repetitions of arm at generation gen.
+// armResultAt is the outcome of n repetitions of arm at generation gen, with the row's
+// perturbed repetitions once the plain ones agree.
 func (h *History) armResultAt(arm Arm, gen, n int) ArmResult {
+	res := h.plainResult(arm, gen, n)
+	if res.Verdict == verdict.Stable {
+		h.perturbedVerdict(&res, gen)
+	}
+	return res
+}
+
+// plainResult is the outcome of the protocol's n plain repetitions alone.
+func (h *History) plainResult(arm Arm, gen, n int) ArmResult {
 	res := ArmResult{Arm: arm, Gen: gen, Verdict: verdict.Undecided}
 	att := h.latestAttempts(arm, gen)
 	distinct := []string{}
@@ -296,7 +348,12 @@ func (h *History) armResultAt(arm Arm, gen, n int) ArmResult {
 			parts[i] = fmt.Sprintf("%s %s", r, short(res.Digests[i]))
 		}
 		res.Verdict = verdict.Unstable
-		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s): an entropy leak; stop and diagnose it, never add repetitions to average it away", len(distinct), n, strings.Join(parts, ", "))
+		on := ""
+		if k := len(res.Ends[0].CPUs); k > 1 {
+			on = fmt.Sprintf(" on %d CPUs each, the size the preflight measured (the replay uses more than one core): thread-order dependent", k)
+			res.Finding = "differs with several CPUs per repetition: thread-order dependent"
+		}
+		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s)%s: an entropy leak; stop and diagnose it, never add repetitions to average it away", len(distinct), n, strings.Join(parts, ", "), on)
 	}
 	return res
 }
@@ -334,7 +391,7 @@ func (c *Campaign) decide() {
 		if !a.Verdict.Decided() {
 			continue
 		}
-		if !c.verdict(StageDeterminism, a.Arm, a.Verdict, a.Reason) {
+		if !c.verdictWith(StageDeterminism, a.Arm, a.Verdict, a.Reason, a.Finding) {
 			return
 		}
 	}
@@ -368,6 +425,14 @@ func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 				gone = append(gone, end.Run)
 			}
 		}
+		for _, p := range a.Perturbed { // a STABLE arm's perturbed reports all matched
+			if p.ReportPath == "" {
+				continue
+			}
+			if err := os.Remove(filepath.Join(c.dir, p.ReportPath)); err == nil || os.IsNotExist(err) {
+				gone = append(gone, p.Run)
+			}
+		}
 	}
 	if len(gone) > 0 {
 		c.journal.Append(Record{Type: recReportsGone, Runs: gone, Note: "matching full reports deleted; digests kept"})
@@ -376,11 +441,16 @@ func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 
 // verdict records and publishes a stage verdict; false when the journal refused it.
 func (c *Campaign) verdict(st Stage, arm Arm, v verdict.Word, reason string) bool {
-	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason}); err != nil {
+	return c.verdictWith(st, arm, v, reason, "")
+}
+
+// verdictWith is verdict with a determinism finding, kept in the record's note.
+func (c *Campaign) verdictWith(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
+	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason, Note: finding}); err != nil {
 		c.Emit(RowBlocked{Stage: st, Reason: err.Error()})
 		return false
 	}
-	c.Emit(StageVerdict{Stage: st, Arm: arm, Verdict: v, Reason: reason})
+	c.Emit(StageVerdict{Stage: st, Arm: arm, Verdict: v, Reason: reason, Finding: finding})
 	return true
 }
 

@@ -29,6 +29,8 @@ const (
 	KindRepetition RunKind = "repetition" // determinism stage
 	KindWarmup     RunKind = "warmup"     // performance stage, not measured
 	KindSample     RunKind = "sample"     // performance stage, one member of a pair
+	KindPerturbed  RunKind = "perturbed"  // determinism stage: a repetition under variations
+	KindPreflight  RunKind = "preflight"  // determinism stage: the single-core probe
 )
 
 // A RunID names one process of the campaign, e.g. "det/baseline-1", "perf/warmup-03-candidate",
@@ -50,7 +52,8 @@ type RunStarted struct {
 	Run        RunID
 	Arm        Arm
 	Kind       RunKind
-	Repetition int // 1-based for repetitions; pair index (1-based) for samples; warmup index
+	Repetition int    // 1-based for repetitions; pair index (1-based) for samples; warmup index
+	Variation  string // perturbed repetitions: "set" (all the row's variations) or the one tried alone
 	CPUs       []int
 	PID        int
 	At         time.Time
@@ -94,6 +97,11 @@ type DigestReady struct {
 	FixedPoint string // "" when the harness's own output was already canonical, else the pointer that broke it
 }
 
+// PreflightDone: one arm's single-core probe was measured (before its first repetition).
+type PreflightDone struct {
+	Preflight Preflight
+}
+
 // CoverageReady: lifecycle evidence extracted from a repetition's canonical record.
 type CoverageReady struct {
 	Run      RunID
@@ -113,6 +121,9 @@ type StageVerdict struct {
 	Arm     Arm // "" for cross-arm verdicts
 	Verdict verdict.Word
 	Reason  string
+	// Finding is a determinism verdict's short account of what triggers a second digest
+	// ("differs only with all-cores: thread-order dependent"), when one is known.
+	Finding string
 }
 
 // SampleDone: one measured (or warmup) sample finished with a valid timing record.
@@ -211,6 +222,7 @@ func (RunProgress) event()       {}
 func (RunFinished) event()       {}
 func (LogLine) event()           {}
 func (DigestReady) event()       {}
+func (PreflightDone) event()     {}
 func (CoverageReady) event()     {}
 func (PressureEvent) event()     {}
 func (StageVerdict) event()      {}

@@ -35,8 +35,10 @@ type History struct {
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
 
-	reps   map[repKey]*repLog     // repetition attempts per arm and generation
-	series map[string]*perfSeries // performance series per key ("b<gen>-c<gen>")
+	reps      map[repKey]*repLog            // repetition attempts per arm and generation
+	perturbed map[repKey]map[string]*repLog // perturbed repetitions per arm, generation and set
+	preflight map[repKey]Preflight          // the single-core probe per arm and generation
+	series    map[string]*perfSeries        // performance series per key ("b<gen>-c<gen>")
 }
 
 type repKey struct {
@@ -54,7 +56,8 @@ type repLog struct {
 // NewHistory is the fold of an empty journal over the frozen row.
 func NewHistory(row *Row) *History {
 	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
-		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{}}
+		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
+		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{}}
 }
 
 // FoldJournal folds a campaign's journal records (oldest first) over its frozen row.
@@ -95,8 +98,16 @@ func (h *History) Add(r Record) {
 		if r.Type == RecRunStart {
 			h.Blocked = nil
 		}
-		if r.Kind == KindRepetition {
+		switch r.Kind {
+		case KindRepetition:
 			h.repLog(r.Arm, max(r.Gen, 1)).add(r)
+		case KindPerturbed:
+			h.perturbedLog(r.Arm, max(r.Gen, 1), r.Variation).add(r)
+		}
+	case recPreflight:
+		var p Preflight
+		if json.Unmarshal(r.Data, &p) == nil {
+			h.preflight[repKey{p.Arm, max(p.Gen, 1)}] = p
 		}
 	case RecBlocked:
 		h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))

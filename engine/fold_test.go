@@ -48,6 +48,7 @@ func foldFixture() []Record {
 
 func TestFoldJournalCurrentState(t *testing.T) {
 	row := TinyRow("", "")
+	row.Determinism.Perturbations = nil // the fixture has no perturbed repetitions (TestPerturbedVerdicts)
 	h := FoldJournal(foldFixture(), row)
 
 	if len(h.Pins) != 3 || h.Gen(Baseline) != 1 || h.Gen(Candidate) != 2 {

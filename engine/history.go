@@ -26,11 +26,16 @@ func (c *Campaign) replayHistory() {
 func (c *Campaign) replayRecord(h *History, rec Record) {
 	switch rec.Type {
 	case RecRunStart:
-		c.Emit(RunStarted{Run: rec.Run, Arm: rec.Arm, Kind: rec.Kind, Repetition: rec.Index, CPUs: rec.CPUs, PID: rec.PID, At: rec.At})
+		c.Emit(RunStarted{Run: rec.Run, Arm: rec.Arm, Kind: rec.Kind, Repetition: rec.Index, Variation: rec.Variation, CPUs: rec.CPUs, PID: rec.PID, At: rec.At})
+	case recPreflight:
+		var p Preflight
+		if json.Unmarshal(rec.Data, &p) == nil {
+			c.Emit(PreflightDone{Preflight: p})
+		}
 	case RecRunEnd:
 		c.emitEnd(rec, nil)
 	case RecVerdict:
-		c.Emit(StageVerdict{Stage: rec.Stage, Arm: rec.Arm, Verdict: rec.Verdict, Reason: rec.Reason})
+		c.Emit(StageVerdict{Stage: rec.Stage, Arm: rec.Arm, Verdict: rec.Verdict, Reason: rec.Reason, Finding: rec.Note})
 	case RecBlocked:
 		c.Emit(RowBlocked{Stage: rec.Stage, Reason: rec.Reason})
 	case RecStale:

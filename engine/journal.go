@@ -82,6 +82,11 @@ type Record struct {
 	Runs     []RunID       `json:"runs,omitempty"`
 	Note     string        `json:"note,omitempty"`
 
+	// A perturbed repetition's set ("set": the row's whole set at once; else the one variation
+	// tried alone, Index being the try) and the variations applied.
+	Variation  string      `json:"variation,omitempty"`
+	Variations []Variation `json:"variations,omitempty"`
+
 	Data json.RawMessage `json:"data,omitempty"`
 }
 

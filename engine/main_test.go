@@ -11,11 +11,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"kvparity/internal/layout"
 	"kvparity/verdict"
+
+	"golang.org/x/sys/unix"
 )
 
 // The engine tests need a replay binary. The test binary itself plays one: started with
@@ -42,6 +47,9 @@ func TestMain(m *testing.M) {
 // fakeReplay writes a canonical report whose bytes depend on the trace window and the variant:
 //
 //	""                 deterministic
+//	leak-tz, leak-umask, leak-cwd, leak-locale, leak-env-order, leak-threads, leak-all-cores,
+//	leak-aslr          a second digest only under that one variation of a perturbed repetition
+//	multi-thread       deterministic, keeping four threads busy (a multi-core replay)
 //	leak-random-uuid   a random uuid per process (UNSTABLE)
 //	fifo-preemption    deterministic but different (parity FAIL)
 //	exit-nonzero       "Error: ..." on stderr, status 3
@@ -118,6 +126,12 @@ func fakeReplay(args []string) int {
 		return 0
 	case "no-replay-bench":
 		replayBench = "false"
+	case "leak-tz", "leak-umask", "leak-cwd", "leak-locale", "leak-env-order", "leak-threads", "leak-all-cores", "leak-aslr":
+		// Deterministic under the plain repetitions' environment; a second digest only when
+		// the one variation its name gives is applied (perturbed repetitions find and name it).
+		uuid = fmt.Sprintf("00000000-0000-0000-0000-%012x", envLeak(variant))
+	case "multi-thread":
+		spinThreads(4, 300*time.Millisecond) // demands several CPUs when allowed them
 	default:
 		fmt.Fprintf(os.Stderr, "error: unknown variant %q\n", variant)
 		return 2
@@ -141,6 +155,74 @@ func fakeReplay(args []string) int {
 		os.WriteFile(p, []byte(`{"iteration":0,"replay_bench":true,"replay_execution_ms":12.5,"wall_time_ms":13.0}`+"\n"), 0o644)
 	}
 	return 0
+}
+
+// envLeak is what a fake environment leak puts in its report: 1 when the variation it leaks
+// is applied to the process, else 1 too only if that already held for a plain repetition.
+func envLeak(variant string) uint64 {
+	leaked := false
+	switch variant {
+	case "leak-tz":
+		leaked = os.Getenv("TZ") == "Pacific/Chatham"
+	case "leak-umask":
+		m := syscall.Umask(0)
+		syscall.Umask(m)
+		leaked = m == 0o077
+	case "leak-cwd":
+		wd, _ := os.Getwd()
+		leaked = strings.Contains(wd, " ")
+	case "leak-locale":
+		leaked = strings.HasPrefix(os.Getenv("LC_ALL"), "tr_TR")
+	case "leak-env-order":
+		leaked = envReversed()
+	case "leak-threads":
+		leaked = os.Getenv("GOMAXPROCS") != ""
+	case "leak-all-cores":
+		var set unix.CPUSet
+		leaked = unix.SchedGetaffinity(0, &set) == nil && set.Count() > 1
+	case "leak-aslr":
+		b, _ := os.ReadFile("/proc/self/personality")
+		p, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 64)
+		leaked = p&0x0040000 != 0
+	}
+	if leaked {
+		return 2
+	}
+	return 1
+}
+
+// envReversed says whether this process's environment is in the reverse of the test
+// process's order: TestMain appends fakeEnv after PATH, so reversed it comes before.
+func envReversed() bool {
+	path, fake := -1, -1
+	for i, e := range os.Environ() {
+		switch {
+		case strings.HasPrefix(e, "PATH="):
+			path = i
+		case strings.HasPrefix(e, fakeEnv+"="):
+			fake = i
+		}
+	}
+	return path >= 0 && fake >= 0 && fake < path
+}
+
+// spinThreads keeps n goroutines busy with arithmetic for about d (a multi-threaded replay,
+// for the preflight; its own function on the hot path, for the investigation).
+func spinThreads(n int, d time.Duration) {
+	var wg sync.WaitGroup
+	var sink atomic.Uint64
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(1)
+			for i := uint64(0); i < uint64(d.Milliseconds())*1_000_000; i++ {
+				x = x*6364136223846793005 + i
+			}
+			sink.Add(x)
+		}()
+	}
+	wg.Wait()
 }
 
 // semanticExit is the exit status of `kvparity run --stage determinism` for a summary's

@@ -76,14 +76,17 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
 	}
-	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
-	if err := writeJSONFile(evPath, out.Evidence); err != nil {
-		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
-	}
 	if out.FixedPoint == "" {
 		os.Remove(raw)
 	}
 	out.ReportRel, _ = filepath.Rel(c.dir, reportPath)
+	if spec.Kind == KindPerturbed {
+		return out, nil // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
+	}
+	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
+	if err := writeJSONFile(evPath, out.Evidence); err != nil {
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
+	}
 	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
 	return out, nil
 }

@@ -322,7 +322,7 @@ func TestPerfStage(t *testing.T) {
 		burner.Env = append(os.Environ(), "PERFFAKE_SLEEP_MS=20000")
 		// Forked from a thread pinned to the measured CPU, so every thread of the burner is
 		// born there (the runner's own pinning path).
-		if err := startPinned(burner, []int{measured}); err != nil {
+		if err := startPinned(burner, []int{measured}, forkAttrs{}); err != nil {
 			t.Fatal(err)
 		}
 		var once sync.Once

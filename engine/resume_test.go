@@ -121,7 +121,8 @@ func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
 	again.Env = append(os.Environ(), runCampaignEnv+"="+dir, fakeEnv+"=0", "KVPARITY_FAKE_SLEEP_MS=50")
 	out, err := again.CombinedOutput()
 	if err != nil {
-		t.Fatalf("resumed campaign: %v\n%s", err, out)
+		recs, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal))
+		t.Fatalf("resumed campaign: %v\n%s\n%s", err, out, recs)
 	}
 	after := runEnds(t, dir)
 	for run, n := range after {

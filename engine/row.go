@@ -86,6 +86,9 @@ type DeterminismSpec struct {
 	// verified against Patch when both are given, recorded alone when the file is kept elsewhere.
 	Patch       string `toml:"patch,omitempty"`
 	PatchSHA256 string `toml:"patch_sha256,omitempty"`
+	// Perturbations is the variation set of the perturbed repetitions run after the plain ones
+	// (perturb.go); left out, DefaultPerturbations; [] turns them off.
+	Perturbations []Variation `toml:"perturbations"`
 }
 
 // A PerfSpec configures stage 7.
@@ -217,6 +220,9 @@ func (r *Row) applyDefaults(md *toml.MetaData) {
 	if def("determinism", "timeout") {
 		r.Determinism.Timeout = Duration{DefaultTimeout}
 	}
+	if def("determinism", "perturbations") {
+		r.Determinism.Perturbations = slices.Clone(DefaultPerturbations)
+	}
 	if def("perf", "pairs") {
 		r.Perf.Pairs = DefaultPairs
 	}
@@ -322,6 +328,14 @@ func (r *Row) Validate(file string) error {
 	}
 	if d := r.Determinism.Timeout.Duration; d <= 0 || d > MaxTimeout {
 		return bad("determinism", "timeout", "%s is out of bounds: must be > 0 and <= %s", d, MaxTimeout)
+	}
+	for i, v := range r.Determinism.Perturbations {
+		if _, err := ParseVariation(string(v)); err != nil {
+			return bad("determinism", fmt.Sprintf("perturbations[%d]", i), "%v", err)
+		}
+		if slices.Index(r.Determinism.Perturbations, v) != i {
+			return bad("determinism", fmt.Sprintf("perturbations[%d]", i), "%q is listed twice", v)
+		}
 	}
 	if p := r.Determinism.PatchSHA256; p != "" && !sha256Re.MatchString(p) {
 		return bad("determinism", "patch_sha256", "%q is not 64 lowercase hex digits (the SHA-256 of the patch file)", p)

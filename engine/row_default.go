@@ -108,6 +108,8 @@ timeout = "10m"                     # one replay process; past it the run is kil
 # patch = "fix-tie-order.patch"    # a temporary determinism correction built into BOTH revisions
                                     # (stage 1.3): copied into the campaign, its SHA-256 recorded
 # patch_sha256 = "..."              # its declared SHA-256 (checked against patch when both are given)
+# perturbations = ["all-cores", "threads", "sched-noise", "cwd", "env-order", "umask", "locale", "tz", "aslr"]
+                                    # the perturbed repetition's variations (the default); [] turns it off
 
 [perf]
 pairs = 60                          # even: half baseline-first, half candidate-first

@@ -81,6 +81,12 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "offset = 0", "offset = -1", 1) }, "row.toml: [trace] offset: must be >= 0"},
 		{func(s string) string { return strings.Replace(s, "sha256 = \"b8cb", "sha256 = \"zz", 1) }, "row.toml: [trace] sha256:"},
 		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1", 1) }, "row.toml: [determinism] repetitions: 1 is out of bounds: must be 2..1000"},
+		{func(s string) string {
+			return strings.Replace(s, "repetitions = 2", "repetitions = 2\nperturbations = [\"tz\", \"moon-phase\"]", 1)
+		}, `row.toml: [determinism] perturbations[1]: "moon-phase" is not a variation (one of all-cores, threads,`},
+		{func(s string) string {
+			return strings.Replace(s, "repetitions = 2", "repetitions = 2\nperturbations = [\"tz\", \"tz\"]", 1)
+		}, `row.toml: [determinism] perturbations[1]: "tz" is listed twice`},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = -1.0", 1) }, "row.toml: [perf] threshold: -1 is out of bounds"},
 		{func(s string) string {
 			return strings.Replace(s, `timing_field = "replay_execution_ms"`, `timing_field = "wall_time_ms"`, 1)
@@ -216,5 +222,29 @@ func TestRepoRowsMatchTheBuiltInRows(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("%s differs from the built-in row:\n%s\nwant:\n%s", file, a, b)
 		}
+	}
+}
+
+// Left out, a row gets the default set of variations; an empty list turns them off, and the
+// frozen row keeps that (an omitted key would bring the default back on resume).
+func TestPerturbationsDefaultAndOff(t *testing.T) {
+	r, err := ParseRow([]byte(designRow), "row.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Determinism.Perturbations, DefaultPerturbations) {
+		t.Fatalf("default set %v", r.Determinism.Perturbations)
+	}
+	off, err := ParseRow([]byte(strings.Replace(designRow, "repetitions = 2", "repetitions = 2\nperturbations = []", 1)), "row.toml")
+	if err != nil || len(off.Determinism.Perturbations) != 0 {
+		t.Fatalf("perturbations = [] gave %v, %v", off.Determinism.Perturbations, err)
+	}
+	enc, err := off.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseRow(enc, "row.toml")
+	if err != nil || len(back.Determinism.Perturbations) != 0 {
+		t.Fatalf("frozen row brought perturbations back: %v (%v)\n%s", back.Determinism.Perturbations, err, enc)
 	}
 }

@@ -42,6 +42,13 @@ type RunSpec struct {
 	// ProgressFile is the embedded engine's side channel ("" for binaries that give none:
 	// progress is then elapsed time only).
 	ProgressFile string
+
+	// A perturbed repetition's variations (perturb.go); the zero values change nothing.
+	Env     []string // the whole environment (nil: kvparity's own)
+	WorkDir string   // the process's working directory, created inside Dir ("": Dir)
+	Umask   int      // the child's umask (0: kvparity's own)
+	NoASLR  bool     // start the child with address-space layout randomization off
+	Noise   bool     // keep a bounded CPU load on the last CPU of the set while it runs
 }
 
 // A RunResult says how a process ended. Err is nil only for a clean zero exit; it names the
@@ -61,6 +68,8 @@ type RunResult struct {
 	// CPUTime is the process's user + system time (rusage), which the perf stage subtracts from
 	// the measured CPU's busy time to find competing load.
 	CPUTime time.Duration
+	// Context switches over the process's life (rusage), for the preflight.
+	VoluntarySwitches, InvoluntarySwitches int64
 }
 
 // A Runner starts replay processes. Emit receives RunProgress and LogLine events while a
@@ -121,13 +130,21 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	// kvparity instead of running on unrecorded (the resumed campaign reruns it).
 	cmd := procgroup.Command(runCtx, spec.Binary, spec.Args...)
 	cmd.Dir = spec.Dir
+	if spec.WorkDir != "" {
+		if err := os.MkdirAll(spec.WorkDir, 0o755); err != nil {
+			res.Err = fmt.Errorf("%s: working directory: %w", spec.ID, err)
+			return res
+		}
+		cmd.Dir = spec.WorkDir
+	}
+	cmd.Env = spec.Env
 	// Capped: a replay flooding its output fills neither the disk nor kvparity's memory.
 	outCap, errCap := &cappedWriter{f: stdout, left: OutputCap}, &cappedWriter{f: stderr, left: OutputCap}
 	cmd.Stdout, cmd.Stderr = outCap, errCap
 
 	becomeSubreaper()
 	childMu.Lock()
-	if err := startPinned(cmd, spec.CPUs); err != nil {
+	if err := startPinned(cmd, spec.CPUs, forkAttrs{umask: spec.Umask, noASLR: spec.NoASLR}); err != nil {
 		childMu.Unlock()
 		res.Err = fmt.Errorf("%s: start %s: %w", spec.ID, spec.Binary, err)
 		return res
@@ -161,6 +178,10 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 		}
 	}
 
+	if spec.Noise && len(spec.CPUs) > 0 {
+		stop := startNoise(spec.CPUs[len(spec.CPUs)-1])
+		defer stop()
+	}
 	t := &tailer{run: spec.ID, emit: r.Emit, stderr: res.Stderr, progress: spec.ProgressFile, start: res.Started}
 	done := make(chan struct{})
 	tailDone := make(chan struct{})
@@ -178,6 +199,9 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 	res.TimedOut = !res.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPUTime = ps.UserTime() + ps.SystemTime()
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			res.VoluntarySwitches, res.InvoluntarySwitches = ru.Nvcsw, ru.Nivcsw
+		}
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			res.Signal = ws.Signal().String()
 		} else {
@@ -246,27 +270,126 @@ func (r *Runner) poll() time.Duration {
 	return 100 * time.Millisecond
 }
 
-// startPinned forks the child from a thread pinned to cpus, then restores the thread's mask.
-func startPinned(cmd *exec.Cmd, cpus []int) error {
-	if len(cpus) == 0 {
+// forkAttrs are the child's attributes set on the forking thread itself (a perturbed
+// repetition's umask and ASLR), so no other thread of kvparity sees them.
+type forkAttrs struct {
+	umask  int // 0: unchanged
+	noASLR bool
+}
+
+// startPinned forks the child from a thread pinned to cpus (and carrying attrs), then restores
+// the thread. The child inherits the thread's affinity, personality and umask at fork.
+func startPinned(cmd *exec.Cmd, cpus []int, attrs forkAttrs) error {
+	if len(cpus) == 0 && attrs == (forkAttrs{}) {
 		return cmd.Start()
 	}
 	runtime.LockOSThread()
+	restore, err := setForkAttrs(attrs)
+	if err != nil {
+		runtime.UnlockOSThread()
+		return err
+	}
+	if len(cpus) == 0 {
+		startErr := cmd.Start()
+		if restore() {
+			runtime.UnlockOSThread()
+		}
+		return startErr
+	}
 	var old unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		runtime.UnlockOSThread()
+		if restore() {
+			runtime.UnlockOSThread()
+		}
 		return fmt.Errorf("%w: sched_getaffinity: %v", errAffinity, err)
 	}
 	set := cpuSet(cpus)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		runtime.UnlockOSThread()
+		if restore() {
+			runtime.UnlockOSThread()
+		}
 		return fmt.Errorf("%w: sched_setaffinity %s: %v", errAffinity, FormatCPUList(cpus), err)
 	}
 	startErr := cmd.Start()
-	if unix.SchedSetaffinity(0, &old) == nil {
+	if unix.SchedSetaffinity(0, &old) == nil && restore() {
 		runtime.UnlockOSThread()
-	} // else: stay locked, so this thread exits with the goroutine rather than run others pinned
+	} // else: stay locked, so this thread exits with the goroutine rather than run others altered
 	return startErr
+}
+
+// addrNoRandomize is the personality flag that turns ASLR off for what the thread execs.
+const addrNoRandomize = 0x0040000
+
+// setForkAttrs gives the locked thread a's umask (after unsharing its filesystem attributes,
+// which Go's threads otherwise share, so kvparity's own files keep their umask) and
+// personality; restore puts both back and reports whether it could.
+func setForkAttrs(a forkAttrs) (restore func() bool, err error) {
+	restores := []func() bool{}
+	restore = func() bool {
+		ok := true
+		for _, r := range slices.Backward(restores) {
+			ok = r() && ok
+		}
+		return ok
+	}
+	if a.umask != 0 {
+		if err := unix.Unshare(unix.CLONE_FS); err != nil {
+			return nil, fmt.Errorf("umask variation: unshare(CLONE_FS): %v", err)
+		}
+		old := unix.Umask(a.umask)
+		restores = append(restores, func() bool { unix.Umask(old); return true })
+	}
+	if a.noASLR {
+		cur, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, 0xffffffff, 0, 0)
+		if e != 0 {
+			restore()
+			return nil, fmt.Errorf("aslr variation: personality: %v", e)
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, cur|addrNoRandomize, 0, 0); e != 0 {
+			restore()
+			return nil, fmt.Errorf("aslr variation: personality(ADDR_NO_RANDOMIZE): %v (the host's seccomp policy may refuse it; turn the variation off in the row)", e)
+		}
+		restores = append(restores, func() bool {
+			_, _, e := unix.RawSyscall(unix.SYS_PERSONALITY, cur, 0, 0)
+			return e == 0
+		})
+	}
+	return restore, nil
+}
+
+// startNoise keeps a CPU load on cpu, 1 ms busy and 1 ms idle, until stop is called: the
+// sched-noise variation's bounded competition for a perturbed repetition's CPUs.
+func startNoise(cpu int) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		// The thread must outlive the load: a replay forked earlier from this same OS thread
+		// gets its Pdeathsig (SIGKILL) if the thread exits, so its mask is restored and it is
+		// handed back rather than ended with the goroutine.
+		runtime.LockOSThread()
+		var old unix.CPUSet
+		if unix.SchedGetaffinity(0, &old) != nil {
+			runtime.UnlockOSThread()
+			return
+		}
+		set := cpuSet([]int{cpu})
+		_ = unix.SchedSetaffinity(0, &set)
+		defer func() {
+			if unix.SchedSetaffinity(0, &old) == nil {
+				runtime.UnlockOSThread()
+			}
+		}()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for t := time.Now(); time.Since(t) < time.Millisecond; {
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	return func() { close(done) }
 }
 
 // pinAndVerify pins every current thread of pid and reads the affinity back.

@@ -39,6 +39,11 @@ type ArmSummary struct {
 	Reason   string           `json:"reason,omitempty"`
 	Runs     []RunSummary     `json:"runs"`
 	Evidence *report.Evidence `json:"evidence,omitempty"`
+	// Preflight is the arm's single-core probe; Perturbed its perturbed repetitions (the whole
+	// set, then each variation tried alone) and Finding what triggers a second digest.
+	Preflight *Preflight     `json:"preflight,omitempty"`
+	Perturbed []PerturbedRun `json:"perturbed,omitempty"`
+	Finding   string         `json:"finding,omitempty"`
 }
 
 // A RunSummary is one repetition's latest attempt.
@@ -85,6 +90,10 @@ func (h *History) summary(dir, traceSHA string) Summary {
 			as.Runs = append(as.Runs, rs)
 		}
 		as.Evidence, _ = h.armEvidence(dir, arm)
+		if p, ok := h.Preflight(arm); ok {
+			as.Preflight = &p
+		}
+		as.Perturbed, as.Finding = res.Perturbed, res.Finding
 		s.Arms[arm] = as
 	}
 	s.Perf = h.Perf().Result

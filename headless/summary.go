@@ -46,6 +46,9 @@ func (d Document) print(w io.Writer) {
 			label += " (" + a.Variant + ")"
 		}
 		fmt.Fprintf(w, "%-10s %-9s %s · artifact %.12s gen %d\n", arm, a.Verdict, label, a.SHA256, a.Gen)
+		if p := a.Preflight; p != nil {
+			fmt.Fprintf(w, "    preflight %s\n", strings.TrimPrefix(p.Summary(), string(arm)+": "))
+		}
 		for _, r := range a.Runs {
 			switch {
 			case r.Error != "":
@@ -53,6 +56,16 @@ func (d Document) print(w io.Writer) {
 			default:
 				fmt.Fprintf(w, "    %-26s %s  %.0f ms\n", r.Run, r.Digest, r.ElapsedMs)
 			}
+		}
+		for _, p := range a.Perturbed {
+			mark := "="
+			switch {
+			case p.Error != "":
+				mark = "✗ " + p.Error
+			case p.Differs:
+				mark = "≠ plain digest"
+			}
+			fmt.Fprintf(w, "    %-26s %s  %s  (%s)\n", p.Run, p.Digest, mark, engine.JoinVariations(p.Variations))
 		}
 		if a.Verdict != verdict.Stable && a.Reason != "" {
 			fmt.Fprintf(w, "    %s\n", a.Reason)

@@ -2,6 +2,7 @@ package mocker
 
 import (
 	"math"
+	"runtime"
 	"time"
 )
 
@@ -237,7 +238,7 @@ func (s *sim) driveReadyWorkers() bool {
 		return false
 	}
 	if s.v.executorOrder {
-		ready = executorOrder(ready)
+		ready = s.executorStarts(ready)
 	}
 	changed := false
 	for _, w := range ready {
@@ -248,19 +249,66 @@ func (s *sim) driveReadyWorkers() bool {
 	return changed
 }
 
-// executorOrder returns items in the order goroutines report back: each item is "spawned"
-// as a task, and the tasks' completion order is left to the Go scheduler. With one P the
-// order is fixed (the newest task runs first, then the rest in spawn order); with more, idle
-// Ps steal tasks and the order sometimes changes, which makes the leak intermittent.
+// reservationQuantumMs is the wait of a pass whose reservation was overtaken: seed 000's
+// exact 0.123076 ms increments.
+const reservationQuantumMs = 0.123076
+
+// executorStarts is leak-executor-order's pass starts at one timestamp, as an executor
+// reserving their transfers in task order would make them (seed 000): the workers' tasks run
+// as goroutines, and a worker whose task a later-spawned one overtook (relative to the order
+// a serialized executor gives, newest first then spawn order) starts its pass one reservation
+// quantum later per overtaking task. Serialized (one CPU, one P) the order never changes and
+// the output is the baseline's; when tasks run in parallel, reservations reorder from batch to
+// batch and the timestamps shift by exact quanta.
+func (s *sim) executorStarts(ready []*worker) []*worker {
+	n := len(ready)
+	if n < 2 {
+		return ready
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	got := executorOrder(idx)
+	serial := func(i int) int { return (i + 1) % n } // position under one P: newest first
+	for p, i := range got {
+		overtaken := 0
+		for _, j := range got[:p] {
+			if serial(j) > serial(i) {
+				overtaken++
+			}
+		}
+		ready[i].lag = float64(overtaken) * reservationQuantumMs
+	}
+	out := make([]*worker, n)
+	for p, i := range got {
+		out[p] = ready[i]
+	}
+	return out
+}
+
+// executorOrder returns items in the order an executor's tasks report back. With one worker
+// thread (GOMAXPROCS=1: one CPU, as the protocol pins repetitions) the executor runs its
+// tasks in a fixed order, like a current-thread runtime: the newest first, then the rest in
+// spawn order (what Go's scheduler does with one P, minus its rare preemption-induced
+// exceptions). With more, each item is a task run as a goroutine; idle Ps steal tasks and
+// run them in parallel, and the completion order changes from batch to batch, which is what
+// made Dynamo's same-timestamp work intermittent.
 func executorOrder[T any](items []T) []T {
-	if len(items) < 2 {
+	n := len(items)
+	if n < 2 {
 		return items
 	}
-	ch := make(chan T, len(items))
+	if runtime.GOMAXPROCS(0) == 1 {
+		out := make([]T, 0, n)
+		out = append(out, items[n-1])
+		return append(out, items[:n-1]...)
+	}
+	ch := make(chan T, n)
 	for _, it := range items {
 		go func(it T) { ch <- it }(it)
 	}
-	out := make([]T, 0, len(items))
+	out := make([]T, 0, n)
 	for range items {
 		out = append(out, <-ch)
 	}

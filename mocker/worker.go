@@ -80,6 +80,7 @@ type worker struct {
 	plan     []planItem
 	events   []kvEvent // router KV events of the pass in flight, delivered at pass end
 	eventID  uint64
+	lag      float64 // leak-executor-order: this pass's reservation wait (ms)
 	ratio    float64 // SGLang new_token_ratio
 	chunked  *seq    // SGLang: the request whose prefill continues next pass
 	router   *router
@@ -234,7 +235,8 @@ func (w *worker) launch() bool {
 		decodeMs = 0
 	}
 	w.busy = true
-	w.sim.push(w.sim.now+prefillMs+decodeMs, evPassEnd, w, nil)
+	w.sim.push(w.sim.now+prefillMs+decodeMs+w.lag, evPassEnd, w, nil)
+	w.lag = 0
 	return true
 }
 

@@ -143,7 +143,7 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 		return determinism.Repetition{}, false
 	}
 	if sel.Digest == "" {
-		return a, b, false, fmt.Errorf("%s has no canonical report yet", determinism.Label(sel.Arm, sel.Index))
+		return a, b, false, fmt.Errorf("%s has no canonical report yet", determinism.LineLabel(sel))
 	}
 	// A report that matches an earlier one of its arm is deleted once digested: compare the
 	// earliest repetition with the same digest, whose report is the one kept.
@@ -164,11 +164,13 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 		}
 	}
 	side := func(r determinism.Repetition) diffSide {
-		return diffSide{Label: determinism.Label(r.Arm, r.Index), ReportPath: r.ReportPath}
+		return diffSide{Label: determinism.LineLabel(r), ReportPath: r.ReportPath}
 	}
 	a, b = side(sel), side(other)
-	// Baseline on the left, as everywhere else; within one arm, the earlier repetition.
-	if sel.Arm == engine.Candidate && other.Arm == engine.Baseline || sel.Arm == other.Arm && sel.Index > other.Index {
+	// Baseline on the left, as everywhere else; within one arm, the earlier repetition, and a
+	// plain repetition before a perturbed one.
+	if sel.Arm == engine.Candidate && other.Arm == engine.Baseline ||
+		sel.Arm == other.Arm && (sel.Variation != "" && other.Variation == "" || sel.Variation == other.Variation && sel.Index > other.Index) {
 		a, b = b, a
 	}
 	if other.Digest == sel.Digest {

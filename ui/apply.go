@@ -31,6 +31,14 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		case ev.TimedOut:
 			m.alarm(fmt.Sprintf("%s timed out and was killed", ev.Run))
 		}
+	case engine.PreflightDone:
+		m.det, _ = m.det.Update(ev)
+		p := ev.Preflight
+		if p.Error == "" && p.SingleCore {
+			m.logp.Note("preflight " + p.Summary())
+		} else {
+			m.say("preflight " + p.Summary()) // the repetitions' placement changes, or the probe failed
+		}
 	case engine.LogLine:
 		m.logp, _ = m.logp.Update(ev)
 	case engine.CoverageReady:
@@ -132,5 +140,5 @@ func (m Model) selectedLabel() string {
 	if !ok {
 		return ""
 	}
-	return determinism.Label(r.Arm, r.Index)
+	return determinism.LineLabel(r)
 }

@@ -126,3 +126,26 @@ func TestUnstableArmFocusesTheDiffOnItsRepetitions(t *testing.T) {
 	mustContain(t, s, "determinism candidate: UNSTABLE (2 digests over 2 repetitions)")
 	mustContain(t, s, "c0ffee ≠cand#1")
 }
+
+// An arm whose plain repetitions agree but whose perturbed repetition gives a second digest is
+// UNSTABLE, and the diff opens on its plain report against the perturbed one.
+func TestPerturbedUnstableFocusesTheDiffOnThePerturbedRun(t *testing.T) {
+	f := newFake(testInfo(5000, 60))
+	m := newTestModel(t, f, 100, 30)
+	evs := determinismScript(5000, 14)
+	for i, ev := range evs {
+		if d, ok := ev.(engine.DigestReady); ok && d.Run == "det/candidate-perturbed" {
+			d.Digest = "c0ffee"
+			evs[i] = d
+		}
+		if v, ok := ev.(engine.StageVerdict); ok && v.Stage == engine.StageDeterminism && v.Arm == engine.Candidate {
+			v.Verdict, v.Reason = "UNSTABLE", "the perturbed repetition gave c0ffee: differs only with all-cores: thread-order dependent"
+			evs[i] = v
+		}
+	}
+	m, _ = updateCmd(t, m, eventsMsg{events: evs})
+	if m.focus != focusDiff || m.diff.a.Label != "cand#1" || m.diff.b.Label != "cand~all" {
+		t.Fatalf("the diff should open on cand#1 vs cand~all: focus %v, %v vs %v", m.focus, m.diff.a, m.diff.b)
+	}
+	mustContain(t, screen(m), "thread-order dependent")
+}

@@ -167,7 +167,9 @@ const goodDigest = "dd69381f4b0a9c2e7d5b3a1c0e9f8d7c6b5a49382716aa00bb11cc22dd33
 // determinismScript is the event sequence of a determinism stage with two repetitions per arm
 // over n requests, p pressure events each, ending in STABLE, STABLE and parity PASS.
 func determinismScript(n, p int) []engine.Event {
-	evs := []engine.Event{engine.StageStarted{Stage: engine.StageDeterminism}}
+	evs := []engine.Event{engine.StageStarted{Stage: engine.StageDeterminism},
+		engine.PreflightDone{Preflight: engine.Preflight{Arm: engine.Baseline, SingleCore: true, MainShare: 0.64, CPUsPerRun: 1}},
+		engine.PreflightDone{Preflight: engine.Preflight{Arm: engine.Candidate, SingleCore: true, MainShare: 0.61, CPUsPerRun: 1}}}
 	i := 0
 	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		for rep := 1; rep <= 2; rep++ {
@@ -190,6 +192,15 @@ func determinismScript(n, p int) []engine.Event {
 					ReportPath: "/campaigns/x/runs/" + string(id) + "/canonical.json"},
 				engine.CoverageReady{Run: id, Arm: arm, Evidence: ev})
 		}
+	}
+	// The perturbed repetitions after the plain ones: one per arm, the row's whole set at once.
+	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+		id := engine.RunID(fmt.Sprintf("det/%s-perturbed", arm))
+		evs = append(evs, engine.RunStarted{Run: id, Arm: arm, Kind: engine.KindPerturbed, Repetition: 1, Variation: "set",
+			CPUs: []int{0, 1}, PID: 1100, At: t0.Add(8 * time.Second)},
+			engine.RunFinished{Run: id, Arm: arm, Kind: engine.KindPerturbed, Elapsed: 2100 * time.Millisecond},
+			engine.DigestReady{Run: id, Arm: arm, Repetition: 1, Digest: goodDigest,
+				ReportPath: "/campaigns/x/runs/" + string(id) + "/canonical.json"})
 	}
 	return append(evs,
 		engine.StageVerdict{Stage: engine.StageDeterminism, Arm: engine.Baseline, Verdict: "STABLE", Reason: "one digest over 2 repetitions"},

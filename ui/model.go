@@ -303,7 +303,7 @@ func (m *Model) syncSelection() {
 	if !ok {
 		return
 	}
-	label := determinism.Label(r.Arm, r.Index)
+	label := determinism.LineLabel(r)
 	m.life.SetRun(r.Run, label)
 	m.press.SetRun(r.Run, label)
 }

@@ -21,8 +21,8 @@ func TestStartDeterminismKeyCallsControllerAndPanesFill(t *testing.T) {
 	m = update(t, m, eventsMsg{events: determinismScript(5000, 14)})
 
 	reps := m.det.Repetitions()
-	if len(reps) != 4 {
-		t.Fatalf("want 4 repetitions, got %d", len(reps))
+	if len(reps) != 6 {
+		t.Fatalf("want 6 lines (4 repetitions, 2 perturbed), got %d", len(reps))
 	}
 	for _, r := range reps {
 		if r.State != determinism.Done || r.Digest != goodDigest {

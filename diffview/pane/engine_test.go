@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,25 +135,31 @@ func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
 		args     []string
 		code     string
 		evidence []string
+		alt      []string // other top signatures the variant may show
 	}{
 		// Either routing decisions tied at one instant were permuted, or (when no decision moved)
-		// only the KV event stream's order changed.
-		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}},
-		{"leak-child-before-parent", disaggArgs, diffview.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}},
-		{"leak-random-uuid", disaggArgs, diffview.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}},
-		{"leak-unsorted-candidates", aggArgs, diffview.SigCascade, []string{"first differing decision: routing decision #0 (pool agg)", "consistent renaming of workers", "tied on cost"}},
-		{"leak-wallclock", disaggArgs, diffview.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}},
+		// only the KV event stream's order changed; or a pass that lost its reservation order
+		// started a quantum late and flipped a later routing decision (a cascade from it: naming
+		// the quantum under the cascade is issue 15's mixed causes).
+		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}, []string{diffview.SigCascade, diffview.SigQuantum}},
+		{"leak-child-before-parent", disaggArgs, diffview.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}, nil},
+		{"leak-random-uuid", disaggArgs, diffview.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}, nil},
+		{"leak-unsorted-candidates", aggArgs, diffview.SigCascade, []string{"first differing decision: routing decision #0 (pool agg)", "consistent renaming of workers", "tied on cost"}, nil},
+		{"leak-wallclock", disaggArgs, diffview.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.variant, func(t *testing.T) {
 			dir := t.TempDir()
 			a, b, d := differingPair(t, dir, trace, c.variant, c.args)
-			if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != c.code {
-				t.Fatalf("top signature of %v, want %s", d.Diagnosis, c.code)
+			if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != c.code && !slices.Contains(c.alt, d.Diagnosis[0].Code) {
+				t.Fatalf("top signature of %v, want %s (or one of %v)", d.Diagnosis, c.code, c.alt)
 			}
 			s := d.Diagnosis[0]
 			ev := strings.Join(s.Evidence, "\n")
 			for _, w := range c.evidence {
+				if s.Code != c.code {
+					break // an alternative shape: its own evidence is checked by the diagnosis tests
+				}
 				if !strings.Contains(ev, w) {
 					t.Errorf("evidence lacks %q:\n%s", w, ev)
 				}

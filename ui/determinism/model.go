@@ -30,7 +30,8 @@ const (
 type Repetition struct {
 	Run        engine.RunID
 	Arm        engine.Arm
-	Index      int // 1-based repetition number
+	Index      int    // 1-based repetition number (a perturbed line: the try of its variation)
+	Variation  string // "" for the protocol's plain repetitions; "set" or the variation tried alone
 	Attempts   int
 	State      State
 	StartedAt  time.Time
@@ -56,11 +57,14 @@ type Model struct {
 	parity   engine.StageVerdict
 	now      time.Time
 	total    map[engine.Arm]int // repetitions per arm, known when the stage starts
+	// preflight is each arm's single-core probe, once measured.
+	preflight map[engine.Arm]engine.Preflight
 }
 
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
-	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}, total: map[engine.Arm]int{}}
+	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}, total: map[engine.Arm]int{},
+		preflight: map[engine.Arm]engine.Preflight{}}
 	m.Styles = st
 	return m
 }
@@ -93,7 +97,7 @@ func (m Model) Total() int {
 	for _, a := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		lines := 0
 		for _, r := range m.reps {
-			if r.Arm == a {
+			if r.Arm == a && r.Variation == "" {
 				lines++
 			}
 		}
@@ -116,9 +120,11 @@ func (m Model) Live() bool {
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch ev := msg.(type) {
 	case engine.RunStarted:
-		if ev.Kind == engine.KindRepetition {
+		if ev.Kind == engine.KindRepetition || ev.Kind == engine.KindPerturbed {
 			m.started(ev)
 		}
+	case engine.PreflightDone:
+		m.preflight[ev.Preflight.Arm] = ev.Preflight
 	case engine.RunProgress:
 		if i, ok := m.byRun[ev.Run]; ok {
 			r := &m.reps[i]
@@ -133,8 +139,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if i, ok := m.byRun[ev.Run]; ok {
 			r := &m.reps[i]
 			r.Digest, r.ReportPath, r.FixedPoint = ev.Digest, ev.ReportPath, ev.FixedPoint
-			// Follow the newest digested run: its evidence is what the other panes can show.
-			m.follow(i)
+			// Follow the newest digested run: its evidence is what the other panes can show (a
+			// perturbed run has none: its line adds a digest).
+			if r.Variation == "" {
+				m.follow(i)
+			}
 		}
 	case engine.StageVerdict:
 		switch {
@@ -231,10 +240,10 @@ func (m *Model) move(k tea.KeyPressMsg) {
 // started adds or restarts the line of (arm, repetition): a rerun replaces the line's state but
 // counts the attempt, since the journal keeps every attempt.
 func (m *Model) started(ev engine.RunStarted) {
-	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Attempts: 1, State: Running, StartedAt: ev.At}
+	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Variation: ev.Variation, Attempts: 1, State: Running, StartedAt: ev.At}
 	for i := range m.reps {
 		r := &m.reps[i]
-		if r.Arm == ev.Arm && r.Index == ev.Repetition {
+		if r.Arm == ev.Arm && r.Index == ev.Repetition && r.Variation == ev.Variation {
 			delete(m.byRun, r.Run)
 			fresh.Attempts = r.Attempts + 1
 			*r = fresh
@@ -245,9 +254,17 @@ func (m *Model) started(ev engine.RunStarted) {
 	}
 	selected, hadSel := m.Selected()
 	m.reps = append(m.reps, fresh)
+	// The plain repetitions by arm and index, then the perturbed ones: each arm's whole set,
+	// then the variations tried alone in the order they ran.
 	slices.SortStableFunc(m.reps, func(a, b Repetition) int {
+		if ka, kb := variationOrder(a.Variation), variationOrder(b.Variation); ka != kb {
+			return ka - kb
+		}
 		if a.Arm != b.Arm {
 			return armOrder(a.Arm) - armOrder(b.Arm)
+		}
+		if a.Variation != "" && a.Variation != "set" {
+			return 0
 		}
 		return a.Index - b.Index
 	})
@@ -267,6 +284,9 @@ func (m *Model) started(ev engine.RunStarted) {
 func (m *Model) followLive(run engine.RunID) {
 	if sel, ok := m.Selected(); ok && sel.State == Running && sel.Run != run {
 		return
+	}
+	if m.reps[m.byRun[run]].Variation != "" {
+		return // no live evidence to follow
 	}
 	m.follow(m.byRun[run])
 }
@@ -291,6 +311,23 @@ func (m *Model) finished(r *Repetition, ev engine.RunFinished) {
 	default:
 		r.State = Done
 	}
+}
+
+// variationOrder places plain lines before the whole set, and the set before lines alone.
+func variationOrder(v string) int {
+	switch v {
+	case "":
+		return 0
+	case "set":
+		return 1
+	}
+	return 2
+}
+
+// Preflight is an arm's single-core probe, once measured.
+func (m Model) Preflight(a engine.Arm) (engine.Preflight, bool) {
+	p, ok := m.preflight[a]
+	return p, ok
 }
 
 func armOrder(a engine.Arm) int {

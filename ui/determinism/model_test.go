@@ -152,3 +152,50 @@ func TestSelectionFollowsTheLiveRun(t *testing.T) {
 		t.Fatalf("selected %s, want the newly started b2", r.Run)
 	}
 }
+
+// Perturbed repetitions get their own lines after the arm's plain ones, labelled by their
+// variations; one whose digest differs from the plain digest is marked; the title says how
+// the preflight judged the arms.
+func TestPerturbedLinesAndPreflight(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	pert := func(id engine.RunID, variation string, try int) engine.RunStarted {
+		return engine.RunStarted{Run: id, Arm: engine.Candidate, Kind: engine.KindPerturbed, Repetition: try, Variation: variation, At: time.Unix(0, 0)}
+	}
+	done := func(id engine.RunID, digest string) []engine.Event {
+		return []engine.Event{engine.RunFinished{Run: id, Elapsed: time.Second}, engine.DigestReady{Run: id, Arm: engine.Candidate, Digest: digest}}
+	}
+	m = apply(m, engine.PreflightDone{Preflight: engine.Preflight{Arm: engine.Baseline, SingleCore: true, MainShare: 0.62, CPUsPerRun: 1}},
+		engine.PreflightDone{Preflight: engine.Preflight{Arm: engine.Candidate, SingleCore: true, MainShare: 0.51, CPUsPerRun: 1}},
+		started(engine.Candidate, 1, "c1"), started(engine.Candidate, 2, "c2"))
+	m = apply(m, append(done("c1", "aaaaaa11"), done("c2", "aaaaaa11")...)...)
+	m = apply(m, pert("det/candidate-perturbed", "set", 1))
+	m = apply(m, done("det/candidate-perturbed", "bbbbbb22")...)
+	m = apply(m, pert("det/candidate-alone-tz-1", "tz", 1), pert("det/candidate-alone-all-cores-1", "all-cores", 1))
+	m = apply(m, done("det/candidate-alone-tz-1", "aaaaaa11")...)
+	var got []string
+	for _, r := range m.Repetitions() {
+		got = append(got, LineLabel(r))
+	}
+	if strings.Join(got, " ") != "cand#1 cand#2 cand~all cand~tz cand~all-cores" {
+		t.Fatalf("lines %v", got)
+	}
+	s := view(m.sized(80, 9))
+	for _, want := range []string{
+		"2/2 digested · 1 CPU/run",
+		"cand~all", "bbbbbb… ≠cand#1",
+		"2/2 digested", // the plain repetitions: perturbed lines are counted apart
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "aaaaaa… ≠") {
+		t.Errorf("an agreeing perturbed line is marked:\n%s", s)
+	}
+	// The verdict line names what triggers the second digest.
+	m = apply(m, engine.StageVerdict{Stage: engine.StageDeterminism, Arm: engine.Candidate, Verdict: "UNSTABLE",
+		Finding: "differs only with all-cores: thread-order dependent"})
+	if s := view(m.sized(120, 9)); !strings.Contains(s, "cand UNSTABLE (differs only with all-cores: thread-order dependent)") {
+		t.Errorf("verdict line lacks the finding:\n%s", s)
+	}
+}

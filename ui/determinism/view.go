@@ -32,7 +32,7 @@ func (m Model) View() string {
 	}
 	labelW := 8 // "base#1  ", wider once a line shows its attempt ("base#1·a2 ")
 	for _, r := range m.reps {
-		labelW = max(labelW, text.Width(repLabel(r))+1)
+		labelW = max(labelW, text.Width(LineLabel(r))+1)
 	}
 	for i := first; i < len(m.reps) && i < first+body; i++ {
 		lines = append(lines, m.repLine(i, labelW))
@@ -46,25 +46,66 @@ func (m Model) View() string {
 	return text.Fit(lines, m.Width, m.Height)
 }
 
+// preflightNote says how the preflight judged the arms, for the title: "1 CPU/run" when
+// both are single-core, the CPU set size both got when one uses more than one core.
+func (m Model) preflightNote() string {
+	st := m.Styles
+	size, failed := 1, false
+	if len(m.preflight) == 0 {
+		return ""
+	}
+	for _, p := range m.preflight {
+		if p.Error != "" {
+			failed = true
+		}
+		size = max(size, p.CPUsPerRun)
+	}
+	switch {
+	case failed:
+		return st.Bad.Render("preflight probe failed")
+	case size > 1:
+		return st.Warn.Render(fmt.Sprintf("multi-core: %d CPUs/run", size))
+	}
+	return st.Faint.Render("1 CPU/run")
+}
+
 func (m Model) progressNote() string {
 	done := 0
 	for _, r := range m.reps {
-		if r.State == Done && r.Digest != "" {
+		if r.State == Done && r.Digest != "" && r.Variation == "" {
 			done++
 		}
 	}
 	if m.Total() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d/%d digested", done, m.Total())
+	note := fmt.Sprintf("%d/%d digested", done, m.Total())
+	if pf := m.preflightNote(); pf != "" {
+		note += m.Styles.Faint.Render(" · ") + pf
+	}
+	return note
 }
 
-// repLabel is a line's label: the repetition, and its attempt once it was rerun.
-func repLabel(r Repetition) string {
-	if r.Attempts > 1 {
-		return Label(r.Arm, r.Index) + fmt.Sprintf("·a%d", r.Attempts)
+// LineLabel is a line's label: the repetition ("base#1"), or the perturbed repetition with
+// its variations ("cand~all" for the whole set, "cand~tz" for one tried alone, "cand~tz·2"
+// for its second try), and its attempt once it was rerun.
+func LineLabel(r Repetition) string {
+	l := Label(r.Arm, r.Index)
+	if r.Variation != "" {
+		l = strings.SplitN(Label(r.Arm, 1), "#", 2)[0] + "~"
+		switch {
+		case r.Variation == "set":
+			l += "all"
+		case r.Index > 1:
+			l += fmt.Sprintf("%s·%d", r.Variation, r.Index)
+		default:
+			l += r.Variation
+		}
 	}
-	return Label(r.Arm, r.Index)
+	if r.Attempts > 1 {
+		return l + fmt.Sprintf("·a%d", r.Attempts)
+	}
+	return l
 }
 
 func (m Model) repLine(i, labelW int) string {
@@ -74,7 +115,7 @@ func (m Model) repLine(i, labelW int) string {
 	if i == m.cursor {
 		cursor = "▸ "
 	}
-	label := repLabel(r)
+	label := LineLabel(r)
 	var state, rest string
 	switch r.State {
 	case Running:
@@ -131,8 +172,8 @@ func (m Model) digest(r Repetition) string {
 	}
 	d := text.Short(r.Digest, 6)
 	for _, o := range m.reps {
-		if o.Arm == r.Arm && o.Digest != "" && o.Run != r.Run {
-			if o.Index < r.Index && o.Digest != r.Digest {
+		if o.Arm == r.Arm && o.Digest != "" && o.Run != r.Run && o.Variation == "" {
+			if (r.Variation != "" || o.Index < r.Index) && o.Digest != r.Digest {
 				return st.Bad.Render(d + " ≠" + Label(o.Arm, o.Index))
 			}
 			break
@@ -154,7 +195,11 @@ func (m Model) verdictLine() string {
 			parts = append(parts, name+" "+st.Faint.Render("–"))
 			continue
 		}
-		parts = append(parts, name+" "+st.Verdict(v.Verdict))
+		w := name + " " + st.Verdict(v.Verdict)
+		if v.Finding != "" {
+			w += " " + st.Bad.Render("("+v.Finding+")")
+		}
+		parts = append(parts, w)
 	}
 	p := "parity " + st.Faint.Render("–")
 	if m.parity.Verdict != "" {

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Perturbed repetitions (reprotest-style). The protocol's plain repetitions run pinned to one
+// CPU each, which mostly serializes a multi-threaded runtime: an executor-order leak then
+// ships. After the plain repetitions, each arm runs one more repetition with every variation
+// of the row's set applied at once, identically for both arms. When its digest differs from
+// the arm's plain digest the arm is UNSTABLE, and each variation is then tried alone (a few
+// times for the scheduling ones, whose effect is intermittent) to name what triggers it. One
+// process for the whole set, not one per variation, keeps the stage's cost within twice the
+// plain stage's at the protocol's two repetitions; reprotest varies everything in its second
+// build for the same reason, and bisects only on a difference.
+
+// A Variation is one perturbation of a replay process's environment.
+type Variation string
+
+// The variations of the default set, in the order they are tried alone.
+const (
+	VaryAllCores   Variation = "all-cores"   // a CPU set of every usable CPU instead of one
+	VaryThreads    Variation = "threads"     // thread-count variables set high (GOMAXPROCS, TOKIO_WORKER_THREADS, RAYON_NUM_THREADS)
+	VarySchedNoise Variation = "sched-noise" // a bounded CPU load on a CPU of the run's set
+	VaryCwd        Variation = "cwd"         // another working directory (spaces, non-ASCII)
+	VaryEnvOrder   Variation = "env-order"   // the environment in reverse order
+	VaryUmask      Variation = "umask"       // umask 077 instead of kvparity's
+	VaryLocale     Variation = "locale"      // LC_ALL and LANG set to tr_TR.UTF-8
+	VaryTZ         Variation = "tz"          // TZ set to Pacific/Chatham (UTC+12:45)
+	VaryASLR       Variation = "aslr"        // address-space layout randomization off (on when the host has it off)
+)
+
+// DefaultPerturbations is the set a row gets when [determinism] leaves perturbations out.
+var DefaultPerturbations = []Variation{VaryAllCores, VaryThreads, VarySchedNoise, VaryCwd, VaryEnvOrder, VaryUmask, VaryLocale, VaryTZ, VaryASLR}
+
+// variationTries is how often a variation is tried alone before it is called not to reproduce
+// a difference the whole set showed: scheduling effects are intermittent, the others are not.
+func variationTries(v Variation) int {
+	switch v {
+	case VaryAllCores, VaryThreads, VarySchedNoise:
+		return 3
+	}
+	return 1
+}
+
+// dependence is what a difference under v says about the leak, in the finding's words.
+func (v Variation) dependence() string {
+	switch v {
+	case VaryAllCores, VaryThreads, VarySchedNoise:
+		return "thread-order dependent"
+	case VaryCwd:
+		return "depends on the working directory"
+	case VaryEnvOrder:
+		return "depends on the environment's order"
+	case VaryUmask:
+		return "depends on the umask"
+	case VaryLocale:
+		return "depends on the locale"
+	case VaryTZ:
+		return "depends on the time zone"
+	case VaryASLR:
+		return "depends on the address-space layout (pointer values, address-seeded hashing)"
+	}
+	return "depends on " + string(v)
+}
+
+// describe says in words what v does, for the report and the determinism pane.
+func (v Variation) describe() string {
+	switch v {
+	case VaryAllCores:
+		return "every usable CPU instead of one"
+	case VaryThreads:
+		return "GOMAXPROCS, TOKIO_WORKER_THREADS and RAYON_NUM_THREADS set to " + strconv.Itoa(perturbedThreads())
+	case VarySchedNoise:
+		return "a CPU load (1 ms on, 1 ms off) on a CPU of the run's set"
+	case VaryCwd:
+		return "working directory " + strconv.Quote(perturbedCwd)
+	case VaryEnvOrder:
+		return "the environment in reverse order"
+	case VaryUmask:
+		return "umask 077"
+	case VaryLocale:
+		return "LC_ALL=LANG=" + perturbedLocale
+	case VaryTZ:
+		return "TZ=" + perturbedTZ
+	case VaryASLR:
+		if aslrOn() {
+			return "address-space layout randomization off"
+		}
+		return "address-space layout randomization on"
+	}
+	return string(v)
+}
+
+const (
+	perturbedCwd    = "cwd variation ü" // a folder inside the run folder
+	perturbedLocale = "tr_TR.UTF-8"     // dotless i: case mapping differs from en/C
+	perturbedTZ     = "Pacific/Chatham" // a quarter-hour offset
+	perturbedUmask  = 0o077
+)
+
+// perturbedThreads is the thread count the threads variation asks for: well above the CPUs,
+// so work interleaves even on one.
+func perturbedThreads() int { return max(8, 4*len(AllowedCPUs())) }
+
+// aslrOn reports whether the host randomizes address-space layout (randomize_va_space > 0).
+func aslrOn() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/randomize_va_space")
+	return err != nil || strings.TrimSpace(string(b)) != "0"
+}
+
+// ParseVariation checks a variation name.
+func ParseVariation(s string) (Variation, error) {
+	v := Variation(s)
+	if slices.Contains(DefaultPerturbations, v) {
+		return v, nil
+	}
+	names := make([]string, len(DefaultPerturbations))
+	for i, d := range DefaultPerturbations {
+		names[i] = string(d)
+	}
+	return "", fmt.Errorf("%q is not a variation (one of %s)", s, strings.Join(names, ", "))
+}
+
+// A perturbation is what a set of variations changes in one RunSpec.
+type perturbation struct {
+	allCores, threads, noise, cwd, envOrder, umask, locale, tz, aslr bool
+}
+
+func perturbationOf(vs []Variation) perturbation {
+	var p perturbation
+	for _, v := range vs {
+		switch v {
+		case VaryAllCores:
+			p.allCores = true
+		case VaryThreads:
+			p.threads = true
+		case VarySchedNoise:
+			p.noise = true
+		case VaryCwd:
+			p.cwd = true
+		case VaryEnvOrder:
+			p.envOrder = true
+		case VaryUmask:
+			p.umask = true
+		case VaryLocale:
+			p.locale = true
+		case VaryTZ:
+			p.tz = true
+		case VaryASLR:
+			p.aslr = true
+		}
+	}
+	return p
+}
+
+// apply changes spec for the variations; cpus is the run's plain CPU set and all every CPU
+// kvparity may use.
+func (p perturbation) apply(spec *RunSpec, cpus, all []int) {
+	spec.CPUs = cpus
+	if p.allCores {
+		spec.CPUs = slices.Clone(all)
+	}
+	env := os.Environ()
+	set := func(k, v string) {
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		env = append(env, k+"="+v)
+	}
+	if p.threads {
+		n := strconv.Itoa(perturbedThreads())
+		set("GOMAXPROCS", n)
+		set("TOKIO_WORKER_THREADS", n)
+		set("RAYON_NUM_THREADS", n)
+	}
+	if p.locale {
+		set("LC_ALL", perturbedLocale)
+		set("LANG", perturbedLocale)
+	}
+	if p.tz {
+		set("TZ", perturbedTZ)
+	}
+	if p.envOrder {
+		slices.Reverse(env)
+	}
+	if p.threads || p.locale || p.tz || p.envOrder {
+		spec.Env = env
+	}
+	if p.cwd {
+		spec.WorkDir = filepath.Join(spec.Dir, perturbedCwd)
+	}
+	if p.umask {
+		spec.Umask = perturbedUmask
+	}
+	if p.aslr {
+		spec.NoASLR = aslrOn()
+	}
+	spec.Noise = p.noise
+}

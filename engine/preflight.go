@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Preflight (protocol stage 2's "after confirming that assumption during preflight"): before
+// the first repetition, one probe run per arm, alone on the machine and allowed every usable
+// CPU, measures whether the replay is effectively single-core: its CPU time over its wall
+// time (how many CPUs it kept busy), the threads it ran and how its work split over them
+// (each thread's /proc schedstat), and its context switches. A replay that keeps more than
+// singleCoreParallelism CPUs busy is multi-core: both arms' repetitions then get CPU sets of
+// the measured size, identically.
+
+// A Preflight is one arm's probe result, recorded in the journal and the report.
+type Preflight struct {
+	Arm  Arm   `json:"arm"`
+	Gen  int   `json:"gen"`
+	Run  RunID `json:"run"`
+	CPUs []int `json:"cpus_allowed"`
+	// Threads is how many threads the replay ran (seen while it ran); BusyThreads those that
+	// ran at least a tenth of its CPU time.
+	Threads     int `json:"threads"`
+	BusyThreads int `json:"busy_threads"`
+	// MainShare is the busiest thread's share of the replay's CPU time.
+	MainShare float64 `json:"main_thread_share"`
+	// CPUMs and WallMs are the process's user+system time and its wall time, Parallelism the
+	// one over the other (the CPUs it kept busy); Demand is the CPUs its threads kept busy or
+	// waited for, on average.
+	CPUMs       float64 `json:"cpu_ms"`
+	WallMs      float64 `json:"wall_ms"`
+	Parallelism float64 `json:"parallelism"`
+	Demand      float64 `json:"cpu_demand"`
+	// Context switches over the run (rusage).
+	VoluntarySwitches   int64 `json:"voluntary_switches"`
+	InvoluntarySwitches int64 `json:"involuntary_switches"`
+	// SingleCore: the replay is effectively single-core (it kept at most singleCoreParallelism
+	// CPUs busy), so one CPU per repetition is right; CPUsPerRun is the set size both arms'
+	// repetitions get (its parallelism rounded, at least 2, when it is not).
+	SingleCore bool   `json:"single_core"`
+	CPUsPerRun int    `json:"cpus_per_run"`
+	Error      string `json:"error,omitempty"`
+}
+
+// singleCoreParallelism is the CPU time over wall time up to which a replay counts as
+// effectively single-core: one busy thread plus a runtime's helpers (the embedded engine's Go
+// GC workers, running on another CPU when allowed, add up to about a quarter).
+const singleCoreParallelism = 1.5
+
+// minJudgedCPUMs is the CPU time below which a probe is too short to judge.
+const minJudgedCPUMs = 50
+
+// recPreflight records one arm's preflight (Data: Preflight).
+const recPreflight RecordType = "preflight"
+
+// Summary is the preflight in one line, as the pane and the report say it.
+func (p Preflight) Summary() string {
+	if p.Error != "" {
+		return fmt.Sprintf("%s: preflight probe failed: %s", p.Arm, p.Error)
+	}
+	what := "effectively single-core"
+	if p.CPUMs < minJudgedCPUMs && p.Parallelism > singleCoreParallelism {
+		what = fmt.Sprintf("taken as single-core: the probe ran %.0f ms of CPU, too short to judge", p.CPUMs)
+	}
+	if !p.SingleCore {
+		what = fmt.Sprintf("uses more than one core: both arms' repetitions get %d CPUs each", p.CPUsPerRun)
+	}
+	return fmt.Sprintf("%s: %s (CPU %.0f ms over %.0f ms wall: %.2f CPUs busy with CPUs %s allowed; %d threads, %d busy, the busiest %.0f%% of the CPU time; %d voluntary, %d involuntary context switches)",
+		p.Arm, what, p.CPUMs, p.WallMs, p.Parallelism, FormatCPUList(p.CPUs), p.Threads, p.BusyThreads, 100*p.MainShare, p.VoluntarySwitches, p.InvoluntarySwitches)
+}
+
+// judge fills SingleCore and CPUsPerRun from the demand.
+func (p *Preflight) judge() {
+	// A probe of a few milliseconds is the runtime starting up (its threads initialise in
+	// parallel): too short to say anything about the replay, which is then taken as single-core.
+	p.SingleCore = p.Parallelism <= singleCoreParallelism || p.CPUMs < minJudgedCPUMs
+	p.CPUsPerRun = 1
+	if !p.SingleCore {
+		p.CPUsPerRun = max(2, min(len(p.CPUs), int(math.Round(p.Parallelism))))
+	}
+}
+
+// threadSampler reads every thread's schedstat of one process until stopped, keeping each
+// thread's last reading (threads that exit keep the one before).
+type threadSampler struct {
+	pid  int
+	mu   sync.Mutex
+	last map[string][2]int64 // tid -> run ns, wait ns
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+func sampleThreads(pid int, every time.Duration) *threadSampler {
+	s := &threadSampler{pid: pid, last: map[string][2]int64{}, done: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s.read()
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *threadSampler) read() {
+	dir := fmt.Sprintf("/proc/%d/task", s.pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		run, err1 := strconv.ParseInt(f[0], 10, 64)
+		wait, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		s.mu.Lock()
+		s.last[t.Name()] = [2]int64{run, wait}
+		s.mu.Unlock()
+	}
+}
+
+// stop ends sampling and returns the threads seen, the busy ones (a tenth or more of the CPU
+// time), the busiest one's share, and the summed running and waiting time.
+func (s *threadSampler) stop() (threads, busy int, mainShare float64, demandNs int64) {
+	close(s.done)
+	s.wg.Wait()
+	var total, most int64
+	for _, v := range s.last {
+		total += v[0]
+		most = max(most, v[0])
+	}
+	for _, v := range s.last {
+		if total > 0 && v[0]*10 >= total {
+			busy++
+		}
+		demandNs += v[0] + v[1]
+	}
+	if total > 0 {
+		mainShare = float64(most) / float64(total)
+	}
+	return len(s.last), busy, mainShare, demandNs
+}
