@@ -28,8 +28,9 @@ var rooms = map[string]struct {
 	"diffview/pane":       {may: []string{"diffview", "ui/keys", "ui/theme", "verdict"}},
 	"diffview/difftest":   {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*": {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":              {may: []string{"engine/build", "report", "stats", "verdict", "internal/*"}},
+	"engine":              {may: []string{"engine/build", "engine/profile", "report", "stats", "verdict", "internal/*"}},
 	"engine/build":        {may: []string{"internal/*"}},
+	"engine/profile":      {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":       {may: []string{"engine", "verdict", "internal/*"}},
 	"campaignreport":      {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true},
 	"report":              {may: []string{"verdict", "internal/*"}, stdOnly: true},
@@ -161,7 +162,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/build, engine/profile, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

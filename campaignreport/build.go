@@ -63,6 +63,9 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	r.Blocked, r.ExitCode = v.Blocked, v.ExitCode
 	r.Performance = c.performance(v.Performance)
 	r.Footprint = Footprint{Outcome: v.Footprint, Result: c.perf.Footprint}
+	if r.Profiler, err = engine.LoadInvestigation(c.dir); err != nil {
+		return nil, nil, err
+	}
 	r.Statements = c.statements(r)
 	return r, files, nil
 }

@@ -281,6 +281,9 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		return false, "a torn journal tail kvparity moved aside on resume (never acknowledged): kept for audit"
 	}
 	top, rest, _ := strings.Cut(rel, "/")
+	if top == path.Dir(engine.FileInvestigation) || top == layout.DirRuns && strings.HasPrefix(rest, "investigate/") {
+		return false, "a performance investigation's profile (stage 7): kept with its findings"
+	}
 	switch top {
 	case layout.DirDiffs:
 		return false, "focused diff of a mismatch (stage 4 retains it)"

@@ -72,6 +72,7 @@ func markdown(r *Report) []byte {
 	m.semantic(r)
 	m.performance(r)
 	m.footprint(r)
+	m.profiler(r)
 	m.statements(r)
 	return []byte(m.b.String())
 }

@@ -353,3 +353,64 @@ func (m *md) statements(r *Report) {
 		m.p("- **%s**: %s", s.Topic, s.Text)
 	}
 }
+
+// profilerRows bounds the functions, paths and symbols the report lists.
+const profilerRows = 10
+
+// profiler is stage 8's "profiler findings": stage 7's differential profile when `kvparity
+// investigate` ran, what it compared, how to reproduce it and where the profiles are kept.
+func (m *md) profiler(r *Report) {
+	m.h(2, "Profiler findings")
+	inv := r.Profiler
+	if inv == nil {
+		m.p("None: no investigation ran (`kvparity investigate %s` profiles both arms).", "DIR")
+		return
+	}
+	d := inv.Differential
+	m.p("%s. Profiler: %s; %d baseline and %d candidate samples, one arm at a time on the measured CPU with identical settings.",
+		strings.TrimSuffix(inv.Equivalence, "."), inv.Profiler, d.BaselineSamples, d.CandidateSamples)
+	m.blank()
+	m.head("function", "baseline self", "candidate self", "delta")
+	for _, f := range d.Top(profilerRows) {
+		name := code(f.Function)
+		if f.OnlyCandidate {
+			name += " (candidate only)"
+		}
+		m.row(name, fmt.Sprintf("%.2f%%", 100*f.Baseline), fmt.Sprintf("%.2f%%", 100*f.Candidate), fmt.Sprintf("%+.2f%%", 100*f.Delta))
+	}
+	if len(d.Paths) > 0 {
+		m.blank()
+		m.p("Call paths that grew (leaf ← callers):")
+		m.blank()
+		for _, p := range d.Paths[:min(profilerRows, len(d.Paths))] {
+			m.p("- %+.2f%% %s", 100*p.Delta, code(p.Path))
+		}
+	}
+	if g := inv.Text; g != nil {
+		m.blank()
+		m.p("`.text` by symbol: %d → %d bytes (%+d); %d symbol(s) only in the candidate, %d only in the baseline.",
+			g.BaselineBytes, g.CandidateBytes, g.CandidateBytes-g.BaselineBytes, g.OnlyCandidate, g.OnlyBaseline)
+		if len(g.Grown) > 0 {
+			m.blank()
+			m.head("symbol", "baseline bytes", "candidate bytes", "growth")
+			for _, s := range g.Grown[:min(profilerRows, len(g.Grown))] {
+				m.row(code(s.Symbol), fmt.Sprint(s.Baseline), fmt.Sprint(s.Candidate), fmt.Sprintf("%+d", s.Delta))
+			}
+		}
+	}
+	for _, w := range inv.Warnings {
+		m.p("- warning: %s", w)
+	}
+	m.blank()
+	kept := []string{code(engine.FileInvestigation)}
+	for _, run := range inv.Runs {
+		kept = append(kept, code(run.Data))
+	}
+	m.p("Kept (and kept by `kvparity clean`): %s. To reproduce:", strings.Join(kept, ", "))
+	m.blank()
+	m.p("```")
+	for _, c := range inv.Reproduce {
+		m.p("%s", c)
+	}
+	m.p("```")
+}

@@ -43,6 +43,8 @@ type Report struct {
 
 	Arms       []ArmReport `json:"arms"`                // baseline, then candidate
 	Statements []Statement `json:"coverage_statements"` // skipped or unsupported coverage
+	// Profiler is stage 7's investigation (kvparity investigate), when one ran.
+	Profiler *engine.Investigation `json:"profiler_findings"`
 }
 
 // Verdicts is the report's verdicts as verdict.Decide gave them: what every other surface

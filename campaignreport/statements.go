@@ -91,9 +91,10 @@ func (c *campaign) statements(r *Report) []Statement {
 	} else {
 		add("performance", "no performance result: %s", r.Performance.Reason)
 	}
-	switch r.Performance.Verdict {
-	case verdict.Fail:
-		add("profiling", "the performance gate failed and kvparity records no profiler findings: the regression still has to be attributed (Samply) before any waiver")
+	switch {
+	case r.Profiler != nil:
+	case r.Performance.Verdict == verdict.Fail:
+		add("profiling", "the performance gate failed and kvparity records no profiler findings: the regression still has to be attributed (kvparity investigate) before any waiver")
 	default:
 		add("profiling", "no regression was investigated, so there are no profiler findings")
 	}

@@ -13,8 +13,11 @@ type Controller interface {
 	// Info describes the row, trace window, artifacts and host for the header panes.
 	Info() CampaignInfo
 
-	StartDeterminism() error       // run (or resume) the determinism stage and parity
-	StartPerf() error              // run (or resume) the performance stage; refused while determinism fails
+	StartDeterminism() error // run (or resume) the determinism stage and parity
+	StartPerf() error        // run (or resume) the performance stage; refused while determinism fails
+	// StartInvestigation profiles both arms (stage 7); equivalence says how equivalent
+	// semantic work was established (the report's semantic verdict).
+	StartInvestigation(equivalence string) error
 	StopStage()                    // stop whatever stage runs; children are killed by process group
 	RerunRepetition(r RunID) error // rerun one repetition in a fresh process (keeps the old attempt in the journal)
 	AddRepetition(a Arm) error     // one more repetition of an arm

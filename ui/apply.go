@@ -39,6 +39,14 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		} else {
 			m.say("preflight " + p.Summary()) // the repetitions' placement changes, or the probe failed
 		}
+	case engine.InvestigationDone:
+		inv := ev.Investigation
+		for _, f := range inv.Differential.Top(5) {
+			m.logp.Note(fmt.Sprintf("profile: %+.2f%% self time %s (baseline %.2f%%, candidate %.2f%%)", 100*f.Delta, f.Function, 100*f.Baseline, 100*f.Candidate))
+		}
+		if top := inv.Differential.Top(1); len(top) > 0 {
+			m.say(fmt.Sprintf("profiled both arms: the largest self-time growth is %s (%+.2f%%); kept in %s, in the report's profiler findings on s", top[0].Function, 100*top[0].Delta, engine.FileInvestigation))
+		}
 	case engine.LogLine:
 		m.logp, _ = m.logp.Update(ev)
 	case engine.CoverageReady:

@@ -60,6 +60,11 @@ func (f *fakeController) StartDeterminism() error {
 	f.emit(f.det)
 	return nil
 }
+func (f *fakeController) StartInvestigation(equivalence string) error {
+	f.record("StartInvestigation")
+	return nil
+}
+
 func (f *fakeController) StartPerf() error {
 	f.record("StartPerf")
 	if f.perfErr != nil {

@@ -97,6 +97,19 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.StartPerf):
 		m.say("starting the performance stage…")
 		return act("start performance", m.ctl.StartPerf), true
+	case key.Matches(k, km.Investigate):
+		v := m.header.Verdicts()
+		if v == nil || (v.Semantic.Verdict != verdict.Pass && v.Semantic.Verdict != verdict.PassWithSemanticExceptions) {
+			word := verdict.Undecided
+			if v != nil {
+				word = v.Semantic.Verdict
+			}
+			m.say(fmt.Sprintf("not profiled: the semantic verdict is %s; stage 7 compares equivalent semantic work only (PASS, or every difference explained by an exception record)", word))
+			return nil, true
+		}
+		equivalence := "equivalent semantic work confirmed: " + v.Semantic.Reason
+		m.say("profiling both arms under perf, one at a time on the measured CPU…")
+		return act("investigate", func() error { return m.ctl.StartInvestigation(equivalence) }), true
 	case key.Matches(k, km.StopStage):
 		if !m.stageRunning {
 			m.say("no stage is running")

@@ -1,13 +1,16 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
+	"kvparity/engine/profile"
 	"kvparity/ui/determinism"
+	"kvparity/verdict"
 )
 
 func TestStartDeterminismKeyCallsControllerAndPanesFill(t *testing.T) {
@@ -183,4 +186,28 @@ func TestEngineClosingStopsThePump(t *testing.T) {
 	if !m.engineDone || len(msgs) != 0 {
 		t.Fatalf("a closed channel must not be pumped again (msgs %v)", msgs)
 	}
+}
+
+// P profiles both arms only once equivalent semantic work is established: refused (with the
+// protocol's reason) while the semantic verdict is not a pass, started when it is; the finished
+// investigation's top delta reaches the status line and the log.
+func TestInvestigateKeyNeedsEquivalentWork(t *testing.T) {
+	f := newFake(testInfo(5000, 60))
+	m := newTestModel(t, f, 100, 30)
+	m.header.SetVerdicts(&verdict.Verdicts{Semantic: verdict.Of(verdict.Fail, "canonical reports differ")}, nil)
+	m, msgs := updateCmd(t, m, press("P"))
+	m = feed(t, m, msgs)
+	if hasCall(f.Calls(), "StartInvestigation") || !strings.Contains(screen(m), "not profiled: the semantic verdict is FAIL") {
+		t.Fatalf("P with a semantic FAIL: calls %v\n%s", f.Calls(), screen(m))
+	}
+	m.header.SetVerdicts(&verdict.Verdicts{Semantic: verdict.Of(verdict.Pass, "byte-identical")}, nil)
+	m, msgs = updateCmd(t, m, press("P"))
+	m = feed(t, m, msgs)
+	if !hasCall(f.Calls(), "StartInvestigation") {
+		t.Fatalf("P with a semantic PASS did not start the investigation: calls %v", f.Calls())
+	}
+	inv := &engine.Investigation{Differential: profile.Differential{Functions: []profile.FunctionDelta{
+		{Function: "kvparity/mocker.(*sim).slowdown", Candidate: 0.18, Delta: 0.18, OnlyCandidate: true}}}}
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.InvestigationDone{Investigation: inv}}})
+	mustContain(t, screen(m), "the largest self-time growth is kvparity/mocker.(*sim).slowdown (+18.00%)")
 }

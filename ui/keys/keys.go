@@ -20,6 +20,7 @@ type KeyMap struct {
 	Diff             key.Binding
 	Exception        key.Binding
 	Watch            key.Binding
+	Investigate      key.Binding
 	SaveReport       key.Binding
 	Verdicts         key.Binding
 	Zoom             key.Binding
@@ -56,6 +57,7 @@ func Default() KeyMap {
 		Diff:             key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
 		Exception:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "exception")),
 		Watch:            key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch")),
+		Investigate:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "profile both arms (stage 7)")),
 		SaveReport:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
 		Verdicts:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdicts & reasons")),
 		Zoom:             key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
@@ -98,7 +100,7 @@ func (k KeyMap) Globals() []key.Binding {
 // FullHelp is the ? overlay, one column per concern.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.StartDeterminism, k.StartPerf, k.StopStage, k.Rerun, k.AddRepetition, k.Watch},
+		{k.StartDeterminism, k.StartPerf, k.Investigate, k.StopStage, k.Rerun, k.AddRepetition, k.Watch},
 		{k.NextPane, k.PrevPane, k.Zoom, k.Dismiss, k.Help, k.Quit},
 		{k.Diff, k.Exception, k.SaveReport, k.OpenReport, k.Verdicts},
 	}

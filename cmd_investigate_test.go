@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kvparity/engine"
+)
+
+// Stage 7 on the embedded engine: the default row with a calibrated 30% slowdown in the
+// candidate passes the semantic checks (the slowdown changes no output byte), so `kvparity
+// investigate` profiles both arms and names the slowdown's function as the top self-time
+// delta, sampled only in the candidate; the report's profiler findings are filled from it.
+func TestInvestigateNamesTheSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the default row's determinism stage and profiles both arms")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but Linux perf is not installed (.ci/run installs linux-perf)")
+		}
+		t.Skip("Linux perf is not installed")
+	}
+	bin := kvparityBinary(t)
+	dir := t.TempDir()
+	row := engine.DefaultRow()
+	row.Name, row.Candidate.Variant = "default-slowdown-30", "slowdown-30"
+	data, err := row.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowPath := filepath.Join(dir, "row.toml")
+	if err := os.WriteFile(rowPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	camp := filepath.Join(dir, "c")
+	if code, _, errOut := runKvparity(t, bin, 5*time.Minute, "run", rowPath, "--stage", "determinism", "--campaign", camp); code != 0 {
+		t.Fatalf("determinism: exit %d\n%s", code, tail(errOut, 20))
+	}
+	code, out, errOut := runKvparity(t, bin, 5*time.Minute, "investigate", camp)
+	if code != 0 {
+		t.Fatalf("investigate: exit %d\n%s\n%s", code, out, tail(errOut, 20))
+	}
+	inv, err := engine.LoadInvestigation(camp)
+	if err != nil || inv == nil {
+		t.Fatalf("investigation %v, %v", inv, err)
+	}
+	top := inv.Differential.Top(1)[0]
+	if top.Function != "kvparity/mocker.(*sim).slowdown" || !top.OnlyCandidate || top.Delta < 0.05 {
+		t.Fatalf("top self-time delta %+v, want the slowdown's function\n%s", top, out)
+	}
+	if !strings.Contains(out, "equivalent semantic work confirmed") || !strings.Contains(out, "kvparity/mocker.(*sim).slowdown  (candidate only)") {
+		t.Errorf("output:\n%s", out)
+	}
+	if code, _, errOut := runKvparity(t, bin, time.Minute, "report", camp); code != 0 {
+		t.Fatalf("report: %s", errOut)
+	}
+	md, _ := os.ReadFile(filepath.Join(camp, "report.md"))
+	if !strings.Contains(string(md), "## Profiler findings") || !strings.Contains(string(md), "`kvparity/mocker.(*sim).slowdown` (candidate only)") {
+		t.Errorf("report.md lacks the profiler findings")
+	}
+	var rep struct {
+		Profiler *engine.Investigation `json:"profiler_findings"`
+	}
+	b, _ := os.ReadFile(filepath.Join(camp, "report.json"))
+	if json.Unmarshal(b, &rep) != nil || rep.Profiler == nil || rep.Profiler.Differential.Top(1)[0].Function != top.Function {
+		t.Errorf("report.json lacks the profiler findings")
+	}
+	// kvparity clean keeps the investigation.
+	if code, _, errOut := runKvparity(t, bin, time.Minute, "clean", camp); code != 0 {
+		t.Fatalf("clean: %s", errOut)
+	}
+	for _, r := range inv.Runs {
+		if _, err := os.Stat(filepath.Join(camp, r.Data)); err != nil {
+			t.Errorf("clean removed %s", r.Data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(camp, engine.FileInvestigation)); err != nil {
+		t.Errorf("clean removed %s", engine.FileInvestigation)
+	}
+}

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The investigation profiles both arms under perf, one at a time on the measured CPU (the fake
+// candidate's multi-thread variant doing far more work than its baseline), keeps the profiles
+// and the commands to reproduce them, journals the profiled runs, and writes nothing outside
+// the campaign.
+func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles two fake replays under perf")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but Linux perf is not installed (.ci/run installs linux-perf)")
+		}
+		t.Skip("Linux perf is not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "c")
+	runDeterminism(t, tinyTestRow("", "multi-thread"), dir)
+	c, log := openTest(t, tinyTestRow("", "multi-thread"), dir)
+	if err := c.StartInvestigation("test: the fake arms write the same report"); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	c.Close()
+	<-log.done
+	if b := eventsOf[RowBlocked](log.all()); len(b) > 0 {
+		t.Fatalf("blocked: %v", b)
+	}
+	inv, err := LoadInvestigation(dir)
+	if err != nil || inv == nil {
+		t.Fatalf("investigation %v, %v", inv, err)
+	}
+	if len(inv.Runs) != 2 || inv.Runs[0].Arm != Baseline || inv.Runs[1].Samples < 50 {
+		t.Fatalf("runs %+v", inv.Runs)
+	}
+	// (Which function tops the differential is checked on the real embedded engine, in the root
+	// package's TestInvestigateNamesTheSlowdown: perf does not symbolize this test binary's
+	// pinned copies reliably when it runs inside `go test`.)
+	if inv.Differential.CandidateSamples < 50 || inv.Differential.CandidateSamples != inv.Runs[1].Samples {
+		t.Fatalf("differential %+v, runs %+v", inv.Differential.Top(3), inv.Runs)
+	}
+	for _, r := range inv.Runs {
+		if _, err := os.Stat(filepath.Join(dir, r.Data)); err != nil {
+			t.Errorf("%s: perf data not kept: %v", r.Arm, err)
+		}
+	}
+	if len(inv.Reproduce) != 2 || !strings.Contains(inv.Reproduce[0], "perf record -e cpu-clock") {
+		t.Errorf("reproduce %q", inv.Reproduce)
+	}
+	// Nothing written outside the campaign: perf's build-id cache is off.
+	if home, _ := os.UserHomeDir(); home != "" {
+		if _, err := os.Stat(filepath.Join(home, ".debug")); err == nil {
+			t.Errorf("perf wrote its build-id cache to %s/.debug, outside the campaign", home)
+		}
+	}
+	// One arm at a time: the two profiled runs never overlap, and both ran on the measured CPU.
+	recs, _ := ReadJournal(filepath.Join(dir, "journal.jsonl"))
+	var spans [][2]time.Time
+	for _, r := range recs {
+		switch {
+		case r.Kind == KindProfile && r.Type == RecRunStart:
+			if len(r.CPUs) != 1 || r.CPUs[0] != inv.CPU {
+				t.Errorf("%s ran on %v, want CPU %d", r.Run, r.CPUs, inv.CPU)
+			}
+			spans = append(spans, [2]time.Time{r.At})
+		case r.Kind == KindProfile && r.Type == RecRunEnd:
+			spans[len(spans)-1][1] = r.At
+		}
+	}
+	if len(spans) != 2 || spans[1][0].Before(spans[0][1]) {
+		t.Errorf("profiled runs overlap or are missing: %v", spans)
+	}
+}
