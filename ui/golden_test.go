@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"kvparity/engine"
 	"testing"
 	"time"
 
@@ -112,4 +113,62 @@ func TestGoldenQuitClosesController(t *testing.T) {
 	if !hasCall(f.Calls(), "Close") {
 		t.Fatalf("quit must close the controller; calls %v", f.Calls())
 	}
+}
+
+// TestGoldenBusyMachine drives the perf stage on a busy machine (the same script as the perf
+// pane's model test, through the real program): the pair that needed six attempts, the
+// invalidations with their dominant cause, the attempts the rerun pair has left, the time
+// estimate and the plain "too busy" statement, at 110×34 and 80×24.
+func TestGoldenBusyMachine(t *testing.T) {
+	for _, sz := range [][2]int{{110, 34}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			f := newFake(testInfo(5000, 20))
+			f.det = determinismScript(5000, 14)
+			f.perf = busyPerfScript()
+			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
+			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
+			settled := func(call string, events, actions int) {
+				t.Helper()
+				deadline := time.Now().Add(10 * time.Second)
+				for !hasCall(f.Calls(), call) || !isSettled(tm, events, actions) {
+					if time.Now().After(deadline) {
+						t.Fatalf("%s: events not consumed in time (calls %v)", call, f.Calls())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			tm.Type("g")
+			settled("StartDeterminism", len(f.det), 1)
+			tm.Type("p")
+			settled("StartPerf", len(f.det)+len(f.perf), 2)
+			if err := tm.Quit(); err != nil {
+				t.Fatal(err)
+			}
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*settledModel).Model
+			golden.RequireEqual(t, ansi.Strip(fm.View().Content))
+		})
+	}
+}
+
+// busyPerfScript is a perf stage on a loaded machine, stopped mid-way: pair 1 invalidated five
+// times by competing load, two valid pairs, pair 3's candidate invalidated by throttling and
+// its second attempt running.
+func busyPerfScript() []engine.Event {
+	evs := []engine.Event{engine.StageStarted{Stage: engine.StagePerf}, engine.PerfSummary{Total: 20, MaxInvalidations: 10, WarmupsDone: 5, WarmupsTotal: 5}}
+	for a := 1; a <= 5; a++ {
+		evs = append(evs, engine.SampleInvalidated{Pair: 1, Attempt: a, Reason: fmt.Sprintf(
+			"perf/pair-001-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms)", a)})
+	}
+	for p := 1; p <= 2; p++ {
+		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
+			id := engine.RunID(fmt.Sprintf("perf/pair-%03d-%s", p, arm))
+			evs = append(evs, engine.RunStarted{Run: id, Arm: arm, Kind: engine.KindSample, Repetition: p, At: t0},
+				engine.RunFinished{Run: id, Arm: arm, Kind: engine.KindSample, Elapsed: 2 * time.Second},
+				engine.SampleDone{Run: id, Arm: arm, Index: p, Attempt: 1, Ms: 1000})
+		}
+		evs = append(evs, engine.PairDone{Pair: p, BaselineFirst: p%2 == 0, BaselineMs: 1000, CandidateMs: 1010, Ratio: 1.01, Done: p, Total: 20})
+	}
+	return append(evs,
+		engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1"},
+		engine.RunStarted{Run: "perf/pair-003-baseline-a2", Arm: engine.Baseline, Kind: engine.KindSample, Repetition: 3, At: t0})
 }

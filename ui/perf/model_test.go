@@ -218,10 +218,10 @@ func TestBusyMachineIsExplainedLive(t *testing.T) {
 	for _, want := range []string{
 		"6 attempts for pair 1",
 		"6 invalidated: competing load on CPU 1 (5), 1 other",
-		"pair 3 on attempt 2, 9 more invalidations stop the stage",
+		"pair 3 on attempt 2 · 9 more invalidations stop the stage",
 		// 36 processes left × 2 s × (2 valid + 6 invalidated) / 2 valid
 		"≈ 4m48s left",
-		"too busy for a verdict: 6 pair attempts invalidated, 2 valid",
+		"Too busy for a verdict: 6 invalidated, 2 valid. Quiet the machine, or x and resume later",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(s), " "), want) {
 			t.Errorf("view lacks %q:\n%s", want, s)

@@ -15,17 +15,19 @@ import (
 // and verdict line.
 func (m Model) View() string {
 	lines := []string{m.Title("PERFORMANCE", m.note())}
+	// On a machine too busy for a verdict the plain statement is the headline, before the
+	// figures, so a short pane (80×24) still says it whole.
+	if b := m.tooBusy(); b != "" {
+		for _, l := range text.Wrap(b, m.Width-1, 4, " ") {
+			lines = append(lines, " "+m.Styles.Bad.Render(l))
+		}
+	}
 	sep := m.Styles.Faint.Render(" · ")
 	for _, l := range text.Flow(m.progressParts(), sep, m.Width-1) {
 		lines = append(lines, " "+l)
 	}
 	for _, l := range text.Flow(m.busyParts(), sep, m.Width-1) {
 		lines = append(lines, " "+l)
-	}
-	if b := m.tooBusy(); b != "" {
-		for _, l := range text.Wrap(b, m.Width-1, 2, " ") {
-			lines = append(lines, " "+m.Styles.Bad.Render(l))
-		}
 	}
 	if d := m.diagnosticsLine(); d != "" {
 		lines = append(lines, " "+d)
@@ -157,24 +159,12 @@ func (m Model) busyParts() []string {
 	for _, r := range m.live {
 		if a := m.attempts[r.Repetition]; r.Kind == engine.KindSample && a > 1 && m.summary.MaxInvalidations > 0 {
 			left := m.summary.MaxInvalidations - (a - 1)
-			parts = append(parts, fmt.Sprintf("pair %d on attempt %d, %d more invalidations stop the stage", r.Repetition, a, max(left, 0)))
+			parts = append(parts, fmt.Sprintf("pair %d on attempt %d", r.Repetition, a),
+				fmt.Sprintf("%d more invalidations stop the stage", max(left, 0)))
 			break
 		}
 	}
-	type cause struct {
-		name string
-		n    int
-	}
-	var cs []cause
-	for c, k := range m.causes {
-		cs = append(cs, cause{c, k})
-	}
-	slices.SortFunc(cs, func(a, b cause) int {
-		if a.n != b.n {
-			return b.n - a.n
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	cs := m.causesByCount()
 	what := fmt.Sprintf("%d invalidated: %s", n, cs[0].name)
 	if len(cs) > 1 {
 		what += fmt.Sprintf(" (%d), %d other", cs[0].n, n-cs[0].n)
@@ -189,8 +179,29 @@ func (m Model) tooBusy() string {
 	if m.summary.Final || n < 3 || n <= m.pairsDone {
 		return ""
 	}
-	return fmt.Sprintf("This machine is too busy for a verdict: %d pair attempts invalidated, %d valid. Quiet it (close other programs) or stop with x and resume later; the valid pairs are kept.",
+	return fmt.Sprintf("Too busy for a verdict: %d invalidated, %d valid. Quiet the machine, or x and resume later (valid pairs are kept).",
 		n, m.pairsDone)
+}
+
+// A cause is one invalidation cause and how many pair attempts it invalidated.
+type cause struct {
+	name string
+	n    int
+}
+
+// causesByCount lists the invalidation causes, the most frequent first.
+func (m Model) causesByCount() []cause {
+	var cs []cause
+	for c, k := range m.causes {
+		cs = append(cs, cause{c, k})
+	}
+	slices.SortFunc(cs, func(a, b cause) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	return cs
 }
 
 // runningMedian is the median of the pairs in so far, for before the engine's first summary.
