@@ -52,7 +52,13 @@ func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
 // "competing load on CPU 1". The same condition seen in both members counts once.
 func InvalidationCauses(reason string) []string {
 	var out []string
-	for _, part := range strings.Split(reason, "; ") {
+	// One member's reason per run: split where the next run id starts, since a reason may
+	// hold "; " itself ("(limit 48 ms = max(…); /proc/stat)").
+	parts := strings.Split(reason, "; perf/")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = "perf/" + parts[i]
+	}
+	for _, part := range parts {
 		part = strings.TrimSpace(part)
 		if run, rest, ok := strings.Cut(part, ": "); ok && strings.HasPrefix(run, "perf/") {
 			part = rest

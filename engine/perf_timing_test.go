@@ -46,3 +46,17 @@ func TestParseTiming(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// An invalidation's causes, one per member, even when a member's reason holds "; " itself (the
+// competing-load reason's limit does: the capture of a busy machine showed "/proc/stat)" as the
+// dominant cause before).
+func TestInvalidationCausesSplitByMember(t *testing.T) {
+	reason := "perf/pair-002-baseline-a2: competing load on CPU 1: 70 ms of 480 ms busy was not the sample (limit 48 ms = max(10% of the 478 ms window, 30 ms); /proc/stat); " +
+		"perf/pair-002-candidate-a2: competing load on CPU 1: 80 ms of 500 ms busy was not the sample (limit 50 ms = max(10% of the 501 ms window, 30 ms); /proc/stat)"
+	if got := InvalidationCauses(reason); len(got) != 1 || got[0] != "competing load on CPU 1" {
+		t.Fatalf("causes %q", got)
+	}
+	if got := InvalidationCauses("perf/pair-003-candidate-a1: thermal throttling during the sample: package +1; perf/pair-003-baseline-a1: competing load on CPU 1: 5 ms"); len(got) != 2 {
+		t.Fatalf("causes %q", got)
+	}
+}
