@@ -206,17 +206,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 		perturbationOf(job.vars).apply(&spec, cpus, c.cpus)
 		base.Variation, base.Variations = job.variation, job.vars
 	}
-	var startErr error
-	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
-		rec := base
-		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
-		if _, err := c.journal.Append(rec); err != nil {
-			startErr = err
-			return err
-		}
-		c.Emit(RunStarted{Run: id, Arm: job.arm, Kind: kind, Repetition: job.rep, Variation: job.variation, CPUs: cpus, PID: pid, At: time.Now()})
-		return nil
-	})
+	res, startErr := c.recordedRun(ctx, spec, base, nil)
 	if startErr != nil {
 		return startErr
 	}
@@ -225,9 +215,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 		c.Emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return nil
 	}
-	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	end := endRecord(base, res)
 	runErr := res.Err
 	var out repOutput
 	if runErr == nil {
@@ -250,6 +238,36 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 	}
 	c.emitEnd(end, out.Evidence)
 	return nil
+}
+
+// recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
+// CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
+// journal refused kills the process and is the error returned.
+func (c *Campaign) recordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (RunResult, error) {
+	var startErr error
+	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
+		rec := base
+		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
+		if _, err := c.journal.Append(rec); err != nil {
+			startErr = err
+			return err
+		}
+		if started != nil {
+			started(pid)
+		}
+		c.Emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, CPUs: cpus, PID: pid, At: time.Now()})
+		return nil
+	})
+	return res, startErr
+}
+
+// endRecord is base's run_end for a process that ended (its error is the caller's to set:
+// a clean exit may still have bad outputs).
+func endRecord(base Record, res RunResult) Record {
+	end := base
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	return end
 }
 
 // emitEnd publishes a recorded run_end (live, or replayed from the journal on open).

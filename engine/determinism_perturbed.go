@@ -271,19 +271,8 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 		}
 	}
 	base := Record{Run: id, Arm: arm, Kind: KindPreflight, Index: 1, Attempt: attempt, Gen: gen}
-	var startErr error
 	var sampler *threadSampler
-	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
-		rec := base
-		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
-		if _, err := c.journal.Append(rec); err != nil {
-			startErr = err
-			return err
-		}
-		sampler = sampleThreads(pid, 10*time.Millisecond)
-		c.Emit(RunStarted{Run: id, Arm: arm, Kind: KindPreflight, Repetition: 1, CPUs: cpus, PID: pid, At: time.Now()})
-		return nil
-	})
+	res, startErr := c.recordedRun(ctx, spec, base, func(pid int) { sampler = sampleThreads(pid, 10*time.Millisecond) })
 	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.CPUs}
 	if sampler != nil {
 		var demandNs int64
@@ -299,9 +288,7 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	if res.Cancelled {
 		return nil // probed again on the next start
 	}
-	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	end := endRecord(base, res)
 	if res.Err != nil {
 		end.Error, p.Error = res.Err.Error(), res.Err.Error()
 	}

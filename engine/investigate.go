@@ -196,17 +196,7 @@ func (c *Campaign) profileArm(ctx context.Context, perf string, arm Arm, cpu int
 	spec.CPUs = []int{cpu}
 	cmdline := "taskset -c " + strconv.Itoa(cpu) + " " + perf + " " + strings.Join(spec.Args, " ")
 	base := Record{Run: id, Arm: arm, Kind: KindProfile, Index: 1, Attempt: attempt, Gen: max(c.Pinned(arm).Gen, 1)}
-	var startErr error
-	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
-		rec := base
-		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
-		if _, err := c.journal.Append(rec); err != nil {
-			startErr = err
-			return err
-		}
-		c.Emit(RunStarted{Run: id, Arm: arm, Kind: KindProfile, Repetition: 1, CPUs: cpus, PID: pid, At: time.Now()})
-		return nil
-	})
+	res, startErr := c.recordedRun(ctx, spec, base, nil)
 	if startErr != nil {
 		return ProfiledRun{}, nil, "", startErr
 	}
@@ -214,9 +204,7 @@ func (c *Campaign) profileArm(ctx context.Context, perf string, arm Arm, cpu int
 	if res.Cancelled {
 		return ProfiledRun{}, nil, "", ctx.Err()
 	}
-	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	end := endRecord(base, res)
 	if res.Err != nil {
 		end.Error = res.Err.Error()
 	}

@@ -14,10 +14,11 @@ import (
 // Preflight (protocol stage 2's "after confirming that assumption during preflight"): before
 // the first repetition, one probe run per arm, alone on the machine and allowed every usable
 // CPU, measures whether the replay is effectively single-core: its CPU time over its wall
-// time (how many CPUs it kept busy), the threads it ran and how its work split over them
-// (each thread's /proc schedstat), and its context switches. A replay that keeps more than
-// singleCoreParallelism CPUs busy is multi-core: both arms' repetitions then get CPU sets of
-// the measured size, identically.
+// time (how many CPUs it kept busy), its CPU demand (how many of its threads were running or
+// waiting to run, from each thread's /proc schedstat), how its work split over its threads,
+// and its context switches. A replay that keeps more than singleCoreParallelism CPUs busy, or
+// demands more than multiCoreDemand (other work may have kept it from them), is multi-core:
+// both arms' repetitions then get CPU sets of the measured size, identically.
 
 // A Preflight is one arm's probe result, recorded in the journal and the report.
 type Preflight struct {
@@ -54,6 +55,12 @@ type Preflight struct {
 // GC workers, running on another CPU when allowed, add up to about a quarter).
 const singleCoreParallelism = 1.5
 
+// multiCoreDemand is the CPU demand (threads running or waiting to run, over wall time) above
+// which a replay is multi-core even when other work kept it from the CPUs it wanted: CPU time
+// over wall time only says what it got. The embedded engine demands 1.0–1.4 (its GC workers
+// wait for the CPU its replay thread holds); a replay with two busy threads about 2.
+const multiCoreDemand = 1.6
+
 // minJudgedCPUMs is the CPU time below which a probe is too short to judge.
 const minJudgedCPUMs = 50
 
@@ -80,10 +87,10 @@ func (p Preflight) Summary() string {
 func (p *Preflight) judge() {
 	// A probe of a few milliseconds is the runtime starting up (its threads initialise in
 	// parallel): too short to say anything about the replay, which is then taken as single-core.
-	p.SingleCore = p.Parallelism <= singleCoreParallelism || p.CPUMs < minJudgedCPUMs
+	p.SingleCore = p.Parallelism <= singleCoreParallelism && p.Demand <= multiCoreDemand || p.CPUMs < minJudgedCPUMs
 	p.CPUsPerRun = 1
 	if !p.SingleCore {
-		p.CPUsPerRun = max(2, min(len(p.CPUs), int(math.Round(p.Parallelism))))
+		p.CPUsPerRun = max(2, min(len(p.CPUs), int(math.Round(max(p.Parallelism, p.Demand)))))
 	}
 }
 
