@@ -24,19 +24,7 @@ func TestGolden(t *testing.T) {
 			f.perf = perfScript(60)
 			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
-			// The renderer writes only changed cells, so the output stream is not a place to look
-			// for whole words; wait until the program has applied the stage's events, its call's
-			// outcome and the last assessment, and has drawn them.
-			settled := func(call string, events, actions int) {
-				t.Helper()
-				deadline := time.Now().Add(10 * time.Second)
-				for !hasCall(f.Calls(), call) || !isSettled(tm, events, actions) {
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: events not consumed in time (calls %v)", call, f.Calls())
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
-			}
+			settled := settler(t, tm, f)
 			tm.Type("g")
 			settled("StartDeterminism", len(f.det), 1)
 			tm.Type("p")
@@ -53,6 +41,23 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("keys should have started both stages, calls %v", got)
 			}
 		})
+	}
+}
+
+// settler waits until the program has made the Controller call and applied exactly `events`
+// engine events, at least `actions` call outcomes and the last assessment, and has drawn them:
+// the renderer writes only changed cells, so the output stream is not a place to look for
+// whole words.
+func settler(t *testing.T, tm *teatest.TestModel, f *fakeController) func(call string, events, actions int) {
+	return func(call string, events, actions int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !hasCall(f.Calls(), call) || !isSettled(tm, events, actions) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: events not consumed in time (calls %v)", call, f.Calls())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
 
@@ -127,16 +132,7 @@ func TestGoldenBusyMachine(t *testing.T) {
 			f.perf = busyPerfScript()
 			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
-			settled := func(call string, events, actions int) {
-				t.Helper()
-				deadline := time.Now().Add(10 * time.Second)
-				for !hasCall(f.Calls(), call) || !isSettled(tm, events, actions) {
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: events not consumed in time (calls %v)", call, f.Calls())
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
-			}
+			settled := settler(t, tm, f)
 			tm.Type("g")
 			settled("StartDeterminism", len(f.det), 1)
 			tm.Type("p")
