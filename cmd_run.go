@@ -21,7 +21,7 @@ func init() {
 }
 
 const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|all]
-                    [--campaign DIR] [--json] [--watch] [--cpus LIST] [-v]
+                    [--campaign DIR] [--json] [--watch] [--cpus LIST] [--isolate] [-v]
 
 Runs the row's campaign without a terminal UI, the same engine the workbench drives. Without a
 row file it runs the built-in default row (--row tiny: the 200-request row for smoke tests).
@@ -29,6 +29,9 @@ row file it runs the built-in default row (--row tiny: the 200-request row for s
 rerun), else creates it; the default is ./campaigns/<row>-<timestamp>. Progress goes to stderr,
 the summary to stdout (JSON with --json, schema_version 2: see docs/guide.md). --watch keeps
 watching the arms' source binaries and reruns determinism after every rebuild until interrupted.
+Before its runs the perf stage watches the measured CPU for 2 s and says what load to expect;
+--isolate (root) moves every other process of the machine off that CPU for the stage, as
+'cset shield' does, and back after (recorded in the journal; undone on resume after a kill).
 
 A campaign cleaned by 'kvparity clean' (binaries and trace window removed) opens read-only: its
 recorded summary is printed, no stage starts, and the exit status is 3.
@@ -62,6 +65,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	builtin := fs.String("row", "", "a built-in row: default or tiny")
 	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
 	verbose := fs.Bool("v", false, "also print every stderr line of the replays")
+	isolate := fs.Bool("isolate", false, "root only: move every other process off the measured CPU during the perf stage (and back after)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return o, flagExit(err), false
@@ -78,7 +82,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	default:
 		return usageErr("--stage %q: use determinism, perf or all", *stage)
 	}
-	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose}
+	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate}
 	if o.Row, o.RowPath, err = loadRunRow(pos, *builtin); err != nil {
 		return usageErr("%v", err)
 	}

@@ -25,15 +25,16 @@ func init() {
 	register("open", "reopen a campaign directory in the workbench and resume it", openCmd)
 }
 
-const workbenchUsage = `usage: kvparity [ROW.toml | --row default|tiny] [--campaign DIR] [--cpus LIST]
+const workbenchUsage = `usage: kvparity [ROW.toml | --row default|tiny] [--campaign DIR] [--cpus LIST] [--isolate]
        kvparity open DIR [--cpus LIST]
 
 Opens the workbench: a terminal UI over the row's campaign. Without a row file it opens the
 built-in default row (the embedded engine on a generated 5,000-request conversation trace);
 --row tiny is the 200-request row. --campaign DIR resumes the campaign there when it has a
 journal, else creates it (default ./campaigns/<row>-<timestamp>). 'open DIR' reopens a finished
-or interrupted campaign. Keys: g determinism · p perf · x stop · r rerun · + repetition · tab
-pane · d diff · e exception · w watch · s save report · ? help · q quit.
+or interrupted campaign. Keys: g determinism · p perf · P profile both arms · x stop · r rerun ·
++ repetition · tab pane · d diff · e exception · w watch · s save report · ? help · q quit.
+--isolate (root) moves every other process off the measured CPU during the perf stage.
 `
 
 func workbenchCmd(args []string, stdout, stderr io.Writer) int {
@@ -43,6 +44,7 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("campaign", "", "campaign directory (resumed when it has a journal)")
 	builtin := fs.String("row", "", "a built-in row: default or tiny")
 	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
+	isolate := fs.Bool("isolate", false, "root only: move every other process off the measured CPU during the perf stage (and back after)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -68,6 +70,7 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	return runWorkbench(stderr, *cpuList, reopened, func(opts engine.Options) (*engine.Campaign, error) {
 		opts.Dir, opts.RowPath = *dir, rowPath
+		opts.Perf.IsolateCPU = *isolate
 		return engine.OpenOrCreate(row, opts)
 	})
 }

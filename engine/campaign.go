@@ -332,6 +332,7 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	}
 	if !c.cleaned {
 		killRecordedStrays(dir, c.journal.Records(), c.warn)
+		undoRecordedIsolation(c.journal.Records(), c.warn)
 	}
 	h := FoldJournal(c.journal.Records(), row)
 	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added

@@ -69,7 +69,7 @@ func tinyTestRow(baseVariant, candVariant string) *Row {
 
 func testOptions(t *testing.T, dir string) Options {
 	return Options{Dir: dir, BuiltinPath: testBinary(t), PollInterval: 20 * time.Millisecond,
-		Settle: 100 * time.Millisecond, Warn: func(s string) { t.Log("warning:", s) }}
+		Settle: 100 * time.Millisecond, Warn: func(s string) { t.Log("warning:", s) }, Perf: PerfOptions{LoadWindow: 50 * time.Millisecond}}
 }
 
 func testBinary(t *testing.T) string {

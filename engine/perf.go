@@ -134,6 +134,28 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 			c.warn(fmt.Sprintf("perf: restoring kvparity's CPU mask: %v", err))
 		}
 	}()
+	if p.opts.IsolateCPU {
+		iso, err := isolateCPU(p.cpu, c.CPUs())
+		switch {
+		case err != nil:
+			c.warn("perf: " + err.Error() + "; measuring without isolation")
+		default:
+			if _, err := c.journal.Append(Record{Type: recIsolation, Stage: StagePerf, Data: marshalData(iso)}); err != nil {
+				undoIsolation(*iso)
+				c.block(StagePerf, err.Error())
+				return false
+			}
+			p.caveat(iso.Summary())
+			c.Emit(LogLine{Run: "perf/isolation", Line: iso.Summary()})
+			defer func() {
+				if err := undoIsolation(*iso); err != nil {
+					c.warn("perf: " + err.Error())
+				}
+				c.journal.Append(Record{Type: recIsolationEnd, Stage: StagePerf, Note: iso.Cgroup})
+			}()
+		}
+	}
+	p.loadPreflight(ctx)
 
 	if stop, cancelled := p.warmups(ctx, s); stop {
 		return cancelled

@@ -13,6 +13,12 @@ type PerfOptions struct {
 	// turns the check off (competing load is measured within the window), which tests that are
 	// not about load use so a busy shared host cannot invalidate their pairs.
 	CompetingLoadFraction float64
+	// IsolateCPU moves every other process of the machine off the measured CPU for the stage
+	// (perf_isolate.go; root only), and back after.
+	IsolateCPU bool
+	// LoadWindow is how long the load preflight watches the measured CPU before the stage's
+	// runs (default loadWindow, 2 s).
+	LoadWindow time.Duration
 	// MaxInvalidations is how many environmental invalidations one pair may take before the row is
 	// BLOCKED as measured on an unfit node (default 10).
 	MaxInvalidations int

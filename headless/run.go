@@ -28,12 +28,14 @@ type Options struct {
 	Watch   bool
 	Verbose bool
 	CPUs    []int
+	// IsolateCPU moves the machine's other processes off the measured CPU during the perf stage.
+	IsolateCPU bool
 }
 
 // Run runs the asked stages of o's campaign, prints the summary and returns the exit status:
 // the overall verdict's (the semantic one for --stage determinism), as the report says it.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
-	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
+	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Perf: engine.PerfOptions{IsolateCPU: o.IsolateCPU}, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
 		BuildProgress: BuildPrinter(stderr), Context: ctx}
 	c, err := engine.OpenOrCreate(o.Row, opts)
 	if err != nil {

@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The load preflight sees competing work on the measured CPU: a thread spinning on it makes
+// the CPU at least half busy over the window.
+func TestLoadPreflightSeesABusyCPU(t *testing.T) {
+	cpus := AllowedCPUs()
+	cpu := cpus[len(cpus)-1]
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // ends with the goroutine: this thread started no child
+		set := cpuSet([]int{cpu})
+		unix.SchedSetaffinity(0, &set)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	busy, err := measureLoad(context.Background(), cpu, 300*time.Millisecond)
+	close(done)
+	if err != nil || busy < 0.5 {
+		t.Fatalf("busy %.2f, %v; want at least half of CPU %d", busy, err, cpu)
+	}
+	l := LoadCheck{CPU: cpu, WindowMs: 300, Busy: busy}
+	if !strings.Contains(l.Expectation(), "expect most pairs to be invalidated") || !strings.Contains(l.Expectation(), "--isolate") {
+		t.Errorf("expectation %q", l.Expectation())
+	}
+	if q := (LoadCheck{CPU: 1, WindowMs: 2000, Busy: 0.01}).Expectation(); !strings.Contains(q, "quiet") {
+		t.Errorf("quiet expectation %q", q)
+	}
+	if _, _, err := cpuTicks(1 << 20); err == nil {
+		t.Error("a CPU /proc/stat does not list must be an error")
+	}
+}
+
+// kvparity and its descendants are never moved off the measured CPU; an isolation the journal
+// never ended is undone (here: its cgroup is already gone, so nothing is said).
+func TestIsolationKeepsKvparityAndUndoesLeftovers(t *testing.T) {
+	if !descendsFrom(os.Getpid(), os.Getpid()) || descendsFrom(1, os.Getpid()) {
+		t.Fatal("descendsFrom")
+	}
+	var warned []string
+	undoRecordedIsolation([]Record{{Type: recIsolation, Data: marshalData(Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, func(s string) { warned = append(warned, s) })
+	if len(warned) != 0 {
+		t.Fatalf("a vanished cgroup needs no undoing: %q", warned)
+	}
+}
