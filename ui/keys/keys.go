@@ -57,7 +57,7 @@ func Default() KeyMap {
 		Diff:             key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
 		Exception:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "exception")),
 		Watch:            key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch")),
-		Investigate:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "profile both arms (stage 7)")),
+		Investigate:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "profile arms")),
 		SaveReport:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
 		Verdicts:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdicts & reasons")),
 		Zoom:             key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom pane")),
