@@ -187,6 +187,9 @@ func (m *md) config(r *Report) {
 		pert = engine.JoinVariations(c.Perturbations) + " (one process per arm with all of them after the plain repetitions, each tried alone when its digest differs), after a preflight probe per arm"
 	}
 	m.p("- perturbed repetitions: %s", pert)
+	for _, v := range c.Perturbations {
+		m.p("  - `%s`: %s", v, v.Describe())
+	}
 	m.p("- pressure band: %d–%d pressure events", c.PressureBand[0], c.PressureBand[1])
 	m.p("- router queue threshold: %s", orNone(c.QueueThreshold))
 	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, code(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])

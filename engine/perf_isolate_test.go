@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,21 +17,16 @@ import (
 func TestLoadPreflightSeesABusyCPU(t *testing.T) {
 	cpus := AllowedCPUs()
 	cpu := cpus[len(cpus)-1]
-	done := make(chan struct{})
+	var stop atomic.Bool
 	go func() {
 		runtime.LockOSThread() // ends with the goroutine: this thread started no child
 		set := cpuSet([]int{cpu})
 		unix.SchedSetaffinity(0, &set)
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
+		for !stop.Load() {
 		}
 	}()
 	busy, err := measureLoad(context.Background(), cpu, 300*time.Millisecond)
-	close(done)
+	stop.Store(true)
 	if err != nil || busy < 0.5 {
 		t.Fatalf("busy %.2f, %v; want at least half of CPU %d", busy, err, cpu)
 	}

@@ -69,13 +69,14 @@ func (v Variation) dependence() string {
 	return "depends on " + string(v)
 }
 
-// describe says in words what v does, for the report and the determinism pane.
-func (v Variation) describe() string {
+// Describe says in words what v does, for the report (host-independent: the same campaign
+// always gives the same report bytes).
+func (v Variation) Describe() string {
 	switch v {
 	case VaryAllCores:
 		return "every usable CPU instead of one"
 	case VaryThreads:
-		return "GOMAXPROCS, TOKIO_WORKER_THREADS and RAYON_NUM_THREADS set to " + strconv.Itoa(perturbedThreads())
+		return "GOMAXPROCS, TOKIO_WORKER_THREADS and RAYON_NUM_THREADS set to 4x the usable CPUs (at least 8)"
 	case VarySchedNoise:
 		return "a CPU load (1 ms on, 1 ms off) on a CPU of the run's set"
 	case VaryCwd:
@@ -89,10 +90,7 @@ func (v Variation) describe() string {
 	case VaryTZ:
 		return "TZ=" + perturbedTZ
 	case VaryASLR:
-		if aslrOn() {
-			return "address-space layout randomization off"
-		}
-		return "address-space layout randomization on"
+		return "address-space layout randomization off (personality ADDR_NO_RANDOMIZE; nothing when the host has it off)"
 	}
 	return string(v)
 }
