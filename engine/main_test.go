@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -209,6 +210,9 @@ func envReversed() bool {
 // spinThreads keeps n goroutines busy with arithmetic for about d (a multi-threaded replay,
 // for the preflight; its own function on the hot path, for the investigation).
 func spinThreads(n int, d time.Duration) {
+	// n Ps, so all n threads want a CPU at once: the preflight's demand sees them even when a
+	// loaded machine (a CI run under the race detector) gives them less than two CPUs.
+	runtime.GOMAXPROCS(max(n, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	var sink atomic.Uint64
 	for range n {
