@@ -123,20 +123,28 @@ type differ struct {
 	req, reqA        string
 	idxA, idxB       int
 	notCanonicalSeen map[string]bool
-	// counting: a first walk only counts the changes, so the second allocates Changes once at
-	// its exact size (appending millions of changes grew and copied the slice into ~2x memory)
-	counting bool
-	counted  int
+	// limit bounds the changes the walk keeps (0: none); counted is every change it met. A
+	// diff of millions of changes would grow and copy the slice into about twice its size, so
+	// past the limit the first walk only counts, and a second allocates Changes once at its
+	// exact size. Most diffs stay under the limit and are walked once.
+	limit   int
+	counted int
 }
 
+// walkLimit is how many changes the first walk keeps (27 MB of Change values).
+const walkLimit = 1 << 18
+
 func diffDocs(a, b *doc) (*Diff, error) {
-	count := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, counting: true}
-	if err := count.value(0, 0); err != nil {
-		return nil, err
-	}
-	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, count.counted)}
+	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit}
 	if err := df.value(0, 0); err != nil {
 		return nil, err
+	}
+	if df.counted > len(df.changes) {
+		n := df.counted
+		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n)}
+		if err := df.value(0, 0); err != nil {
+			return nil, err
+		}
 	}
 	d := &Diff{Changes: df.changes, Notes: df.notes, docA: a, docB: b}
 	d.Groups = groupChanges(d.Changes)
@@ -147,8 +155,8 @@ func diffDocs(a, b *doc) (*Diff, error) {
 
 // add records a change; ta and tb are the values in A and B (ignored when absent).
 func (df *differ) add(kind Kind, ta, tb int32) {
-	if df.counting {
-		df.counted++
+	df.counted++
+	if df.limit > 0 && len(df.changes) >= df.limit {
 		return
 	}
 	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
@@ -269,17 +277,20 @@ var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": t
 // requests compares /per_request, which the canonical profile sorts by uuid: records are
 // paired by uuid, then leftovers by content minus identity fields (a renamed request).
 func (df *differ) requests(ta, tb int32) error {
-	ea, eb := df.a.elements(ta), df.b.elements(tb)
-	df.a.reqs, df.b.reqs = ea, eb
-	ua, err := uuids(df.a, ea)
-	if err != nil {
-		return err
+	// A first walk that passed its limit read the records and their uuids: the second reuses them.
+	if df.a.reqs == nil || df.b.reqs == nil {
+		ea, eb := df.a.elements(ta), df.b.elements(tb)
+		ua, err := uuids(df.a, ea)
+		if err != nil {
+			return err
+		}
+		ub, err := uuids(df.b, eb)
+		if err != nil {
+			return err
+		}
+		df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids = ea, eb, ua, ub
 	}
-	ub, err := uuids(df.b, eb)
-	if err != nil {
-		return err
-	}
-	df.a.uuids, df.b.uuids = ua, ub
+	ea, eb, ua, ub := df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids
 	type pair struct{ a, b int }
 	var pairs []pair
 	var onlyA, onlyB []int

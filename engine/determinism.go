@@ -203,7 +203,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 	spec.CPUs = cpus
 	base := Record{Run: id, Arm: job.arm, Kind: kind, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
 	if kind == KindPerturbed {
-		perturbationOf(job.vars).apply(&spec, cpus, c.cpus)
+		applyVariations(&spec, job.vars, cpus, c.cpus)
 		base.Variation, base.Variations = job.variation, job.vars
 	}
 	res, startErr := c.recordedRun(ctx, spec, base, nil)
@@ -283,9 +283,6 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 	}
 	c.Emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
 		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
-	if end.Kind == KindPerturbed {
-		return // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
-	}
 	if evidence == nil && end.Evidence != "" {
 		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
 	}

@@ -152,6 +152,7 @@ type SampleInvalidated struct {
 	Pair    int
 	Attempt int
 	Reason  string
+	Causes  []string // the conditions named in Reason, each once, without the run it was seen in
 }
 
 // PerfSummary: the running (or final) state of the performance stage. Final is set at the end.

@@ -53,7 +53,7 @@ func (c *Campaign) replayRecord(h *History, rec Record) {
 	case recPerfInvalid:
 		var inv PerfInvalidation
 		if json.Unmarshal(rec.Data, &inv) == nil {
-			c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})
+			c.Emit(invalidatedEvent(inv))
 		}
 	case RecPerfResult:
 		var d perfResultData

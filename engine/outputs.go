@@ -81,7 +81,8 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 	}
 	out.ReportRel, _ = filepath.Rel(c.dir, reportPath)
 	if spec.Kind == KindPerturbed {
-		return out, nil // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
+		out.Evidence = nil // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
+		return out, nil
 	}
 	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
 	if err := writeJSONFile(evPath, out.Evidence); err != nil {

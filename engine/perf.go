@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"kvparity/internal/layout"
@@ -254,15 +255,18 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 				}
 				got[k] = r.sample
 			}
-			var reasons []string
+			var reasons, causes []string
 			for _, smp := range got {
 				if smp.Env.Invalid != "" {
 					reasons = append(reasons, fmt.Sprintf("%s: %s", smp.Run, smp.Env.Invalid))
+					if c := invalidityCause(smp.Env.Invalid); !slices.Contains(causes, c) {
+						causes = append(causes, c)
+					}
 				}
 			}
 			if len(reasons) > 0 {
 				inv := PerfInvalidation{Key: p.key, Pair: i, Attempt: attempt, Order: order, Runs: pairRuns(got[0], got[1]),
-					Reason: joinReasons(reasons)}
+					Reason: strings.Join(reasons, "; "), Causes: causes}
 				if !p.recordInvalid(s, inv) {
 					return true, false
 				}
@@ -335,7 +339,7 @@ func (p *perfRun) recordInvalid(s *perfSeries, inv PerfInvalidation) bool {
 		return false
 	}
 	s.invalid = append(s.invalid, inv)
-	p.c.Emit(SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason})
+	p.c.Emit(invalidatedEvent(inv))
 	return true
 }
 
@@ -350,16 +354,5 @@ func (s *perfSeries) lastInvalid(pair int) string {
 
 // done counts the valid pairs.
 func (s *perfSeries) done() int { return len(s.pairs) }
-
-func joinReasons(r []string) string {
-	out := ""
-	for i, s := range r {
-		if i > 0 {
-			out += "; "
-		}
-		out += s
-	}
-	return out
-}
 
 var errNoPerf = errors.New("no performance result for the current artifacts")

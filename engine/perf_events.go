@@ -47,9 +47,27 @@ func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
 	p.c.Emit(sum)
 }
 
-// InvalidationCauses are the conditions a SampleInvalidated reason names, without the run each
-// was seen in: "perf/pair-001-baseline-a2: competing load on CPU 1: 300 ms of …; …" gives
-// "competing load on CPU 1". The same condition seen in both members counts once.
+// invalidityCause is the condition a sample's invalidity names, without its figures:
+// "competing load on CPU 1: 300 ms of 900 ms busy …" gives "competing load on CPU 1".
+func invalidityCause(invalid string) string {
+	cause, _, _ := strings.Cut(invalid, ":")
+	return strings.TrimSpace(cause)
+}
+
+// invalidatedEvent announces a recorded invalidation. One recorded before invalidations
+// carried their causes has them read back from its reason.
+func invalidatedEvent(inv PerfInvalidation) SampleInvalidated {
+	causes := inv.Causes
+	if len(causes) == 0 {
+		causes = InvalidationCauses(inv.Reason)
+	}
+	return SampleInvalidated{Pair: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Causes: causes}
+}
+
+// InvalidationCauses are the conditions a recorded invalidation reason names, without the run
+// each was seen in: "perf/pair-001-baseline-a2: competing load on CPU 1: 300 ms of …; …"
+// gives "competing load on CPU 1". The same condition seen in both members counts once. It
+// reads journals recorded before invalidations carried their causes.
 func InvalidationCauses(reason string) []string {
 	var out []string
 	// One member's reason per run: split where the next run id starts, since a reason may

@@ -140,8 +140,10 @@ type Isolation struct {
 	CPUs    string `json:"cpus"`    // the CPUs left to them
 	Moved   int    `json:"moved"`   // processes moved
 	Skipped int    `json:"skipped"` // processes that could not be moved (kernel threads, exited)
-	Procs   string `json:"procs_file"`
 }
+
+// procsFile lists and moves a cgroup's processes (whole thread groups), in v1 and v2 alike.
+const procsFile = "cgroup.procs"
 
 // Summary is the isolation in one line.
 func (i Isolation) Summary() string {
@@ -150,19 +152,19 @@ func (i Isolation) Summary() string {
 }
 
 // cpusetRoot finds the cpuset hierarchy: cgroup v1's cpuset controller, or cgroup v2 with the
-// cpuset controller available. procs is the file that lists and moves processes.
-func cpusetRoot() (root, procs string, v2 bool, err error) {
+// cpuset controller available.
+func cpusetRoot() (root string, v2 bool, err error) {
 	for _, r := range []string{"/sys/fs/cgroup/cpuset", "/sys/fs/cgroup/cpuset,cpu"} {
 		if _, err := os.Stat(filepath.Join(r, "cpuset.cpus")); err == nil {
-			return r, "cgroup.procs", false, nil
+			return r, false, nil
 		}
 	}
 	for _, r := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
 		if b, err := os.ReadFile(filepath.Join(r, "cgroup.controllers")); err == nil && strings.Contains(" "+string(b)+" ", " cpuset ") {
-			return r, "cgroup.procs", true, nil
+			return r, true, nil
 		}
 	}
-	return "", "", false, errors.New("no cpuset cgroup hierarchy is mounted (cgroup v1 cpuset, or v2 with the cpuset controller)")
+	return "", false, errors.New("no cpuset cgroup hierarchy is mounted (cgroup v1 cpuset, or v2 with the cpuset controller)")
 }
 
 // isolateCPU moves every process except kvparity and its descendants into a cpuset of the
@@ -180,7 +182,7 @@ func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
 	if len(rest) == 0 {
 		return nil, fmt.Errorf("CPU isolation needs another CPU for the other processes (only CPU %d is allowed)", cpu)
 	}
-	root, procs, v2, err := cpusetRoot()
+	root, v2, err := cpusetRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +193,7 @@ func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("CPU isolation: %w", err)
 	}
-	iso := &Isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: FormatCPUList(rest), Procs: procs}
+	iso := &Isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: FormatCPUList(rest)}
 	mems, _ := os.ReadFile(filepath.Join(root, "cpuset.mems"))
 	if m := strings.TrimSpace(string(mems)); m != "" || !v2 {
 		if m == "" {
@@ -207,11 +209,11 @@ func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
 		return nil, fmt.Errorf("CPU isolation: cpuset.cpus: %w", err)
 	}
 	self := os.Getpid()
-	for _, pid := range readPids(filepath.Join(root, procs)) {
+	for _, pid := range readPids(filepath.Join(root, procsFile)) {
 		if descendsFrom(pid, self) {
 			continue
 		}
-		if os.WriteFile(filepath.Join(dir, procs), []byte(strconv.Itoa(pid)), 0o644) == nil {
+		if os.WriteFile(filepath.Join(dir, procsFile), []byte(strconv.Itoa(pid)), 0o644) == nil {
 			iso.Moved++
 		} else {
 			iso.Skipped++
@@ -225,21 +227,17 @@ func undoIsolation(iso Isolation) error {
 	if _, err := os.Stat(iso.Cgroup); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	procs := iso.Procs
-	if procs == "" {
-		procs = "cgroup.procs"
-	}
 	for round := 0; round < 10; round++ {
-		pids := readPids(filepath.Join(iso.Cgroup, procs))
+		pids := readPids(filepath.Join(iso.Cgroup, procsFile))
 		if len(pids) == 0 {
 			break
 		}
 		for _, pid := range pids {
-			_ = os.WriteFile(filepath.Join(iso.Root, procs), []byte(strconv.Itoa(pid)), 0o644)
+			_ = os.WriteFile(filepath.Join(iso.Root, procsFile), []byte(strconv.Itoa(pid)), 0o644)
 		}
 	}
 	if err := os.Remove(iso.Cgroup); err != nil {
-		return fmt.Errorf("removing cpuset %s: %w (move its processes back by hand: echo PID > %s)", iso.Cgroup, err, filepath.Join(iso.Root, procs))
+		return fmt.Errorf("removing cpuset %s: %w (move its processes back by hand: echo PID > %s)", iso.Cgroup, err, filepath.Join(iso.Root, procsFile))
 	}
 	return nil
 }

@@ -96,6 +96,7 @@ type PerfInvalidation struct {
 	Attempt     int         `json:"attempt"`
 	Order       stats.Order `json:"order"`
 	Reason      string      `json:"reason"`
+	Causes      []string    `json:"causes,omitempty"` // each condition once, without its run ("competing load on CPU 1")
 	Runs        []RunID     `json:"runs"`
 	Interrupted bool        `json:"interrupted,omitempty"`
 

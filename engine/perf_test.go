@@ -343,7 +343,7 @@ func TestPerfStage(t *testing.T) {
 		}
 		var inv PerfInvalidation
 		json.Unmarshal(invs[0].Data, &inv)
-		if inv.Attempt != 1 || len(inv.Runs) != 2 || !strings.Contains(inv.Reason, "competing load on CPU") {
+		if inv.Attempt != 1 || len(inv.Runs) != 2 || !strings.Contains(inv.Reason, "competing load on CPU") || len(inv.Causes) == 0 || !strings.HasPrefix(inv.Causes[0], "competing load on CPU") {
 			t.Fatalf("first invalidation %+v", inv)
 		}
 		for _, rec := range pc.c.Journal().Records() {

@@ -125,43 +125,12 @@ func ParseVariation(s string) (Variation, error) {
 	return "", fmt.Errorf("%q is not a variation (one of %s)", s, strings.Join(names, ", "))
 }
 
-// A perturbation is what a set of variations changes in one RunSpec.
-type perturbation struct {
-	allCores, threads, noise, cwd, envOrder, umask, locale, tz, aslr bool
-}
-
-func perturbationOf(vs []Variation) perturbation {
-	var p perturbation
-	for _, v := range vs {
-		switch v {
-		case VaryAllCores:
-			p.allCores = true
-		case VaryThreads:
-			p.threads = true
-		case VarySchedNoise:
-			p.noise = true
-		case VaryCwd:
-			p.cwd = true
-		case VaryEnvOrder:
-			p.envOrder = true
-		case VaryUmask:
-			p.umask = true
-		case VaryLocale:
-			p.locale = true
-		case VaryTZ:
-			p.tz = true
-		case VaryASLR:
-			p.aslr = true
-		}
-	}
-	return p
-}
-
-// apply changes spec for the variations; cpus is the run's plain CPU set and all every CPU
-// kvparity may use.
-func (p perturbation) apply(spec *RunSpec, cpus, all []int) {
+// applyVariations changes spec for the variations vs; cpus is the run's plain CPU set and all
+// every CPU kvparity may use.
+func applyVariations(spec *RunSpec, vs []Variation, cpus, all []int) {
+	has := func(v Variation) bool { return slices.Contains(vs, v) }
 	spec.CPUs = cpus
-	if p.allCores {
+	if has(VaryAllCores) {
 		spec.CPUs = slices.Clone(all)
 	}
 	env := os.Environ()
@@ -169,33 +138,31 @@ func (p perturbation) apply(spec *RunSpec, cpus, all []int) {
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
 		env = append(env, k+"="+v)
 	}
-	if p.threads {
+	if has(VaryThreads) {
 		n := strconv.Itoa(perturbedThreads())
 		set("GOMAXPROCS", n)
 		set("TOKIO_WORKER_THREADS", n)
 		set("RAYON_NUM_THREADS", n)
 	}
-	if p.locale {
+	if has(VaryLocale) {
 		set("LC_ALL", perturbedLocale)
 		set("LANG", perturbedLocale)
 	}
-	if p.tz {
+	if has(VaryTZ) {
 		set("TZ", perturbedTZ)
 	}
-	if p.envOrder {
+	if has(VaryEnvOrder) {
 		slices.Reverse(env)
 	}
-	if p.threads || p.locale || p.tz || p.envOrder {
+	if has(VaryThreads) || has(VaryLocale) || has(VaryTZ) || has(VaryEnvOrder) {
 		spec.Env = env
 	}
-	if p.cwd {
+	if has(VaryCwd) {
 		spec.WorkDir = filepath.Join(spec.Dir, perturbedCwd)
 	}
-	if p.umask {
+	if has(VaryUmask) {
 		spec.Umask = perturbedUmask
 	}
-	if p.aslr {
-		spec.NoASLR = aslrOn()
-	}
-	spec.Noise = p.noise
+	spec.NoASLR = has(VaryASLR) && aslrOn()
+	spec.Noise = has(VarySchedNoise)
 }

@@ -23,7 +23,7 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "kvparity investigate:", err)
 		return verdict.ExitUsage
 	}
-	equivalence, ok := equivalentWork(a)
+	equivalence, ok := a.EquivalentWork()
 	if !ok {
 		fmt.Fprintf(stderr, "kvparity investigate: %s: semantic %s (%s); profiling compares equivalent semantic work only (protocol stage 7): settle the semantic verdict first\n",
 			dir, a.Semantic.Verdict, a.Semantic.Reason)
@@ -83,17 +83,6 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "kvparity investigate: stopped before both arms were profiled")
 	}
 	return verdict.ExitInconclusive
-}
-
-// equivalentWork says how the campaign shows both arms did the same semantic work, if it does.
-func equivalentWork(a verdict.Verdicts) (string, bool) {
-	switch a.Semantic.Verdict {
-	case verdict.Pass:
-		return "equivalent semantic work confirmed: " + a.Semantic.Reason, true
-	case verdict.PassWithSemanticExceptions:
-		return "equivalent semantic work confirmed, with exception records explaining every difference: " + a.Semantic.Reason, true
-	}
-	return "", false
 }
 
 // PrintInvestigation writes the differential profile for people: the largest self-time

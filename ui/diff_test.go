@@ -107,18 +107,7 @@ func TestDisagreementFocusesTheDiff(t *testing.T) {
 func TestUnstableArmFocusesTheDiffOnItsRepetitions(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
 	m := newTestModel(t, f, 100, 30)
-	evs := determinismScript(5000, 14)
-	for i, ev := range evs {
-		if d, ok := ev.(engine.DigestReady); ok && d.Run == "det/candidate-2" {
-			d.Digest = "c0ffee"
-			evs[i] = d
-		}
-		if v, ok := ev.(engine.StageVerdict); ok && v.Stage == engine.StageDeterminism && v.Arm == engine.Candidate {
-			v.Verdict, v.Reason = "UNSTABLE", "2 digests over 2 repetitions"
-			evs[i] = v
-		}
-	}
-	m, _ = updateCmd(t, m, eventsMsg{events: evs})
+	m, _ = updateCmd(t, m, eventsMsg{events: unstableScript("det/candidate-2", "2 digests over 2 repetitions")})
 	if m.focus != focusDiff || m.diff.a.Label != "cand#1" || m.diff.b.Label != "cand#2" {
 		t.Fatalf("an UNSTABLE arm should focus the diff on its repetitions: focus %v, %v vs %v", m.focus, m.diff.a, m.diff.b)
 	}
@@ -132,20 +121,27 @@ func TestUnstableArmFocusesTheDiffOnItsRepetitions(t *testing.T) {
 func TestPerturbedUnstableFocusesTheDiffOnThePerturbedRun(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
 	m := newTestModel(t, f, 100, 30)
-	evs := determinismScript(5000, 14)
-	for i, ev := range evs {
-		if d, ok := ev.(engine.DigestReady); ok && d.Run == "det/candidate-perturbed" {
-			d.Digest = "c0ffee"
-			evs[i] = d
-		}
-		if v, ok := ev.(engine.StageVerdict); ok && v.Stage == engine.StageDeterminism && v.Arm == engine.Candidate {
-			v.Verdict, v.Reason = "UNSTABLE", "the perturbed repetition gave c0ffee: differs only with all-cores: thread-order dependent"
-			evs[i] = v
-		}
-	}
-	m, _ = updateCmd(t, m, eventsMsg{events: evs})
+	m, _ = updateCmd(t, m, eventsMsg{events: unstableScript("det/candidate-perturbed",
+		"the perturbed repetition gave c0ffee: differs only with all-cores: thread-order dependent")})
 	if m.focus != focusDiff || m.diff.a.Label != "cand#1" || m.diff.b.Label != "cand~all" {
 		t.Fatalf("the diff should open on cand#1 vs cand~all: focus %v, %v vs %v", m.focus, m.diff.a, m.diff.b)
 	}
 	mustContain(t, screen(m), "thread-order dependent")
+}
+
+// unstableScript is the determinism script with run's digest changed to c0ffee and the
+// candidate's verdict UNSTABLE for reason.
+func unstableScript(run engine.RunID, reason string) []engine.Event {
+	evs := determinismScript(5000, 14)
+	for i, ev := range evs {
+		if d, ok := ev.(engine.DigestReady); ok && d.Run == run {
+			d.Digest = "c0ffee"
+			evs[i] = d
+		}
+		if v, ok := ev.(engine.StageVerdict); ok && v.Stage == engine.StageDeterminism && v.Arm == engine.Candidate {
+			v.Verdict, v.Reason = "UNSTABLE", reason
+			evs[i] = v
+		}
+	}
+	return evs
 }

@@ -153,7 +153,8 @@ func busyPerfScript() []engine.Event {
 	evs := []engine.Event{engine.StageStarted{Stage: engine.StagePerf}, engine.PerfSummary{Total: 20, MaxInvalidations: 10, WarmupsDone: 5, WarmupsTotal: 5}}
 	for a := 1; a <= 5; a++ {
 		evs = append(evs, engine.SampleInvalidated{Pair: 1, Attempt: a, Reason: fmt.Sprintf(
-			"perf/pair-001-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms)", a)})
+			"perf/pair-001-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms)", a),
+			Causes: []string{"competing load on CPU 1"}})
 	}
 	for p := 1; p <= 2; p++ {
 		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
@@ -165,6 +166,7 @@ func busyPerfScript() []engine.Event {
 		evs = append(evs, engine.PairDone{Pair: p, BaselineFirst: p%2 == 0, BaselineMs: 1000, CandidateMs: 1010, Ratio: 1.01, Done: p, Total: 20})
 	}
 	return append(evs,
-		engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1"},
+		engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1",
+			Causes: []string{"thermal throttling during the sample"}},
 		engine.RunStarted{Run: "perf/pair-003-baseline-a2", Arm: engine.Baseline, Kind: engine.KindSample, Repetition: 3, At: t0})
 }

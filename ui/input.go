@@ -98,16 +98,15 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.say("starting the performance stage…")
 		return act("start performance", m.ctl.StartPerf), true
 	case key.Matches(k, km.Investigate):
-		v := m.header.Verdicts()
-		if v == nil || (v.Semantic.Verdict != verdict.Pass && v.Semantic.Verdict != verdict.PassWithSemanticExceptions) {
-			word := verdict.Undecided
-			if v != nil {
-				word = v.Semantic.Verdict
-			}
-			m.say(fmt.Sprintf("not profiled: the semantic verdict is %s; stage 7 compares equivalent semantic work only (PASS, or every difference explained by an exception record)", word))
+		var v verdict.Verdicts // not assessed yet: UNDECIDED
+		if hv := m.header.Verdicts(); hv != nil {
+			v = *hv
+		}
+		equivalence, ok := v.EquivalentWork()
+		if !ok {
+			m.say(fmt.Sprintf("not profiled: the semantic verdict is %s; stage 7 compares equivalent semantic work only (PASS, or every difference explained by an exception record)", v.Semantic.Verdict))
 			return nil, true
 		}
-		equivalence := "equivalent semantic work confirmed: " + v.Semantic.Reason
 		m.say("profiling both arms under perf, one at a time on the measured CPU…")
 		return act("investigate", func() error { return m.ctl.StartInvestigation(equivalence) }), true
 	case key.Matches(k, km.StopStage):

@@ -84,6 +84,19 @@ func Decide(in Inputs) Verdicts {
 	return v
 }
 
+// EquivalentWork says how the verdicts show both arms did the same semantic work, the
+// precondition of protocol stage 7's profiling: a semantic PASS (byte-identical canonical
+// reports) or PASS_WITH_SEMANTIC_EXCEPTIONS (every difference explained by a record).
+func (v Verdicts) EquivalentWork() (string, bool) {
+	switch v.Semantic.Verdict {
+	case Pass:
+		return "equivalent semantic work confirmed: " + v.Semantic.Reason, true
+	case PassWithSemanticExceptions:
+		return "equivalent semantic work confirmed, with exception records explaining every difference: " + v.Semantic.Reason, true
+	}
+	return "", false
+}
+
 // SemanticOnly is v with its overall verdict and exit code over the semantic verdict alone
 // (and any block): what `kvparity run --stage determinism` was asked for.
 func (v Verdicts) SemanticOnly() Verdicts {

@@ -109,3 +109,18 @@ func TestWordsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Stage 7 profiles only equivalent semantic work: a semantic pass, with or without exception
+// records; anything else (FAIL, UNDECIDED, the zero value) is refused.
+func TestEquivalentWork(t *testing.T) {
+	for w, want := range map[Word]bool{Pass: true, PassWithSemanticExceptions: true, Fail: false, Undecided: false, Blocked: false} {
+		v := Verdicts{Semantic: Of(w, "because")}
+		s, ok := v.EquivalentWork()
+		if ok != want || ok && !strings.HasSuffix(s, ": because") {
+			t.Errorf("%s: %q %v, want %v", w, s, ok, want)
+		}
+	}
+	if _, ok := (Verdicts{}).EquivalentWork(); ok {
+		t.Error("an unassessed campaign is not equivalent work")
+	}
+}

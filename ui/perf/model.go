@@ -124,7 +124,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.SampleInvalidated:
 		m.invalid = append(m.invalid, ev)
 		m.attempts[ev.Pair] = max(m.attempts[ev.Pair], ev.Attempt+1)
-		for _, c := range engine.InvalidationCauses(ev.Reason) {
+		for _, c := range ev.Causes {
 			m.causes[c]++
 		}
 		if ev.Pair >= 1 && ev.Pair <= len(m.ratios) && !math.IsNaN(m.ratios[ev.Pair-1]) {

@@ -37,7 +37,7 @@ func TestPairsArePlottedInPairOrderAsTheyArrive(t *testing.T) {
 func TestInvalidatedPairIsDroppedUntilRerun(t *testing.T) {
 	m := New(theme.NewStyles(true, false), 4, 1, 1.05)
 	m = apply(m, engine.PairDone{Pair: 2, Ratio: 1.3, Total: 4},
-		engine.SampleInvalidated{Pair: 2, Attempt: 1, Reason: "affinity violation"})
+		engine.SampleInvalidated{Pair: 2, Attempt: 1, Reason: "affinity violation", Causes: []string{"affinity violation"}})
 	if !math.IsNaN(m.Ratios()[1]) || m.pairsDone != 0 {
 		t.Fatalf("an invalidated pair must leave the plot: %v done %d", m.Ratios(), m.pairsDone)
 	}
@@ -200,7 +200,8 @@ func TestBusyMachineIsExplainedLive(t *testing.T) {
 		engine.PerfSummary{Total: 20, MaxInvalidations: 10})
 	competing := func(pair, attempt int) engine.SampleInvalidated {
 		return engine.SampleInvalidated{Pair: pair, Attempt: attempt, Reason: fmt.Sprintf(
-			"perf/pair-%03d-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms); perf/pair-%03d-candidate-a%d: competing load on CPU 1: 200 ms", pair, attempt, pair, attempt)}
+			"perf/pair-%03d-baseline-a%d: competing load on CPU 1: 300 ms of 900 ms busy was not the sample (limit 45 ms); perf/pair-%03d-candidate-a%d: competing load on CPU 1: 200 ms", pair, attempt, pair, attempt),
+			Causes: []string{"competing load on CPU 1"}}
 	}
 	for a := 1; a <= 5; a++ {
 		m = apply(m, competing(1, a))
@@ -211,7 +212,8 @@ func TestBusyMachineIsExplainedLive(t *testing.T) {
 		}
 		m = apply(m, engine.PairDone{Pair: p, Ratio: 1.01, Done: p, Total: 20})
 	}
-	m = apply(m, engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1"},
+	m = apply(m, engine.SampleInvalidated{Pair: 3, Attempt: 1, Reason: "perf/pair-003-candidate-a1: thermal throttling during the sample: package +1",
+		Causes: []string{"thermal throttling during the sample"}},
 		engine.RunStarted{Run: "perf/pair-003-baseline-a2", Arm: engine.Baseline, Kind: engine.KindSample, Repetition: 3})
 	m.SetSize(110, 12)
 	s := ansi.Strip(m.View())
