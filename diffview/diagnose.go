@@ -9,17 +9,21 @@ import (
 // A Signature is one recognised shape of a difference set (statistics-and-peers.md Part 3),
 // with the evidence that supports it. Diff.Diagnosis lists them most specific first.
 type Signature struct {
-	Code     string   `json:"code"`                 // stable id: child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
+	Code     string   `json:"code"`                 // stable id: configuration, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
 	Label    string   `json:"label"`                // in words, for the pane and the CLI
 	Evidence []string `json:"evidence"`             // facts with numbers and pointers
 	Explains int      `json:"explains"`             // how many differing pointers this signature accounts for
 	Of       int      `json:"of"`                   // total differing pointers
 	Quantum  float64  `json:"quantum_ms,omitempty"` // constant-quantum only: the quantum in ms
+	// consequence: the signature follows from an earlier difference (a cascade whose flip is
+	// preceded by other differences): a cause found for those leads it.
+	consequence bool
 }
 
 // Signature codes, most specific first: the order of Diff.Diagnosis.
 const (
 	SigConfig            = "configuration"
+	SigNumberSpelling    = "number-spelling"
 	SigChildBeforeParent = "child-before-parent"
 	SigTieOrder          = "tie-order"
 	SigIDDrift           = "id-drift"
@@ -41,8 +45,8 @@ func diagnose(d *Diff) []Signature {
 	}
 	var out []Signature
 	for _, det := range []func(*Diff) *Signature{
-		detectConfig, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions,
-		detectIDDrift, detectWallClock, detectRunLevelClock, detectFloatNoise, detectQuantum, detectCascade,
+		detectConfig, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation,
+		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectFloatNoise, detectQuantum, detectCascade,
 	} {
 		s := det(d)
 		if s == nil || s.Explains == 0 {
@@ -61,27 +65,26 @@ func diagnose(d *Diff) []Signature {
 			out = append(out, *s)
 		}
 	}
-	// Last-digit float noise rides along with real changes (a cascade carries a few): it leads
-	// only when it explains most of the differences, never ahead of a signature that explains
-	// more than it does.
-	slices.SortStableFunc(out, func(a, b Signature) int {
-		minor := func(s Signature) bool { return s.Code == SigFloatNoise && 2*s.Explains < s.Of }
-		switch ma, mb := minor(a), minor(b); {
-		case ma && !mb && b.Explains > a.Explains:
-			return 1
-		case mb && !ma && a.Explains > b.Explains:
-			return -1
-		}
-		return 0
-	})
-	if len(out) == 0 {
-		s := Signature{Code: SigUnclassified, Label: "unclassified difference (a logic change?)", Of: len(d.Changes), Explains: len(d.Changes)}
+	// What no signature explains is said too: a lens that explains a few differences of many
+	// (last-digit noise riding along an unexplained change) must not read as the answer.
+	best := 0
+	for _, s := range out {
+		best = max(best, s.Explains)
+	}
+	if len(out) == 0 || (2*best < len(d.Changes) && out[0].Code != SigConfig) {
+		rest := len(d.Changes) - best
+		s := Signature{Code: SigUnclassified, Label: "unclassified difference (a logic change?)", Of: len(d.Changes), Explains: rest}
 		if d.First != nil {
 			s.Evidence = append(s.Evidence, "first divergence: "+d.First.String())
 		}
-		s.Evidence = append(s.Evidence, fmt.Sprintf("%d differing pointers in %d groups; no ordering, renaming, clock, float or quantum lens makes them equal", len(d.Changes), len(d.Groups)))
+		if len(out) == 0 {
+			s.Evidence = append(s.Evidence, fmt.Sprintf("%d differing pointers in %d groups; no ordering, renaming, clock, float or quantum lens makes them equal", len(d.Changes), len(d.Groups)))
+		} else {
+			s.Evidence = append(s.Evidence, fmt.Sprintf("up to %d of %d differing pointers are explained by no signature: the largest explains %d", rest, len(d.Changes), best))
+		}
 		out = append(out, s)
 	}
+	rankSignatures(out)
 	return out
 }
 
@@ -103,4 +106,66 @@ func detectConfig(d *Diff) *Signature {
 	}
 	ev = append(ev, "metadata records configuration and semantic features: a difference here is a different engine setting, not leaked entropy")
 	return &Signature{Code: SigConfig, Label: "configuration differs (metadata)", Evidence: ev, Explains: len(ptrs)}
+}
+
+// detectNumberSpelling: numbers that differ only in how they are written (4.0 against 4, 1e3
+// against 1000) are equal as values. The canonical profile keeps literals verbatim, so they
+// still differ there (and in the digest): a serializer's number type changed, not a value.
+func detectNumberSpelling(d *Diff) *Signature {
+	n := 0
+	var example string
+	fields := map[string]int{}
+	for _, c := range d.Changes {
+		if c.Kind != Changed || !isNumber(c.A) || !isNumber(c.B) {
+			continue
+		}
+		a, aok := parseNum(c.A)
+		b, bok := parseNum(c.B)
+		if !aok || !bok || a != b {
+			continue
+		}
+		n++
+		fields[lastSeg(c.Pointer)]++
+		if example == "" {
+			example = fmt.Sprintf("%s %s vs %s", c.Pointer, c.A, c.B)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	ev := []string{
+		fmt.Sprintf("%d number(s) are equal as values and differ only in spelling, e.g. %s", n, example),
+		"fields: " + countList(fields),
+		"canonical bytes keep number literals verbatim, so the digests differ: an integer/float type changed in the serializer, not a result",
+	}
+	return &Signature{Code: SigNumberSpelling, Label: "number spelling only (equal values)", Evidence: ev, Explains: n}
+}
+
+// rankSignatures orders the diagnosis by explanatory power: the signature that accounts for
+// more of the differences leads (last-digit float noise riding along a cascade is listed, not
+// headlined). A differing configuration leads regardless: it is the direct cause, and the two
+// runs were not of one frozen row. Equal shares keep the lenses' order, most specific first.
+func rankSignatures(out []Signature) {
+	// A cascade whose flip has an earlier difference is the consequence of a cause: of one of
+	// the ordering or identity signatures found beside it, when there is one.
+	cause := map[string]bool{SigChildBeforeParent: true, SigTieOrder: true, SigIDDrift: true, SigWallClock: true}
+	caused := false
+	for _, s := range out {
+		caused = caused || cause[s.Code]
+	}
+	tier := func(s Signature) int {
+		switch {
+		case s.Code == SigConfig:
+			return 0
+		case s.consequence && caused:
+			return 2
+		}
+		return 1
+	}
+	slices.SortStableFunc(out, func(a, b Signature) int {
+		if ta, tb := tier(a), tier(b); ta != tb {
+			return ta - tb
+		}
+		return b.Explains - a.Explains
+	})
 }

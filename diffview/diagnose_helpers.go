@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -27,11 +26,28 @@ func arrayPrefix(p string) (string, int, bool) {
 		if k <= 0 { // the first segment names a root member, never an element
 			return "", 0, false
 		}
-		if n, err := strconv.Atoi(p[k+1 : end]); err == nil && p[:k] != "/per_request" {
+		if n, ok := index(p[k+1 : end]); ok && p[:k] != "/per_request" {
 			return p[:k], n, true
 		}
 		end = k
 	}
+}
+
+// index reads an array index segment (digits only: strconv.Atoi would allocate an error for
+// every member name it is shown, and this runs per change).
+func index(seg string) (int, bool) {
+	if seg == "" || len(seg) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 func isNumber(s string) bool {

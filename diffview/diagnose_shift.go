@@ -209,5 +209,5 @@ func detectCascade(d *Diff) *Signature {
 			ev = append(ev, s+": identical candidates visited in another order (map iteration or unsorted candidates)")
 		}
 	}
-	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after}
+	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0}
 }

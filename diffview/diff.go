@@ -57,6 +57,9 @@ type Diff struct {
 	First     *Divergence // nil when equal
 	Diagnosis []Signature // most specific first; empty when equal
 	Notes     []string    // non-fatal observations (e.g. an input that is not canonical)
+	// Excluded lists the canonical profile's excluded pointers whose values differ: not
+	// compared (no digest holds them), but said.
+	Excluded []Exclusion
 
 	docA, docB *doc
 	events     []eventInfo // eventOf per change, filled on first use
@@ -97,11 +100,11 @@ func DiffFiles(a, b string) (*Diff, error) {
 
 // DiffBytes diffs two in-memory canonical reports; names are used in messages only.
 func DiffBytes(nameA string, a []byte, nameB string, b []byte) (*Diff, error) {
-	da, err := parseDoc(nameA, a)
+	da, err := parseDoc(nameA, a, false)
 	if err != nil {
 		return nil, err
 	}
-	db, err := parseDoc(nameB, b)
+	db, err := parseDoc(nameB, b, false)
 	if err != nil {
 		return nil, err
 	}
@@ -129,24 +132,54 @@ type differ struct {
 	// exact size. Most diffs stay under the limit and are walked once.
 	limit   int
 	counted int
+	// full holds filled chunks of changes: appending to one growing slice allocates about
+	// five times its final size (append grows large slices by a quarter) and holds two copies
+	// at each growth; chunks are copied once, into Changes at its exact size.
+	full [][]Change
+	// scratch holds one members buffer per object depth, reused across the walk (object
+	// keeps both sides' members while it recurses into their values).
+	scratch [][2][]member
+	depth   int
+	// ex is the exclusion trie node of the current path (nil: no exclusion below it).
+	ex       *exclusionNode
+	excluded []Exclusion
+}
+
+// changeChunk is how many changes one chunk holds (about 400 KB).
+const changeChunk = 4096
+
+// collected is every change the walk kept, in order, in one slice of its exact size.
+func (df *differ) collected() []Change {
+	if len(df.full) == 0 {
+		return df.changes
+	}
+	n := len(df.changes)
+	for _, c := range df.full {
+		n += len(c)
+	}
+	out := make([]Change, 0, n)
+	for _, c := range df.full {
+		out = append(out, c...)
+	}
+	return append(out, df.changes...)
 }
 
 // walkLimit is how many changes the first walk keeps (27 MB of Change values).
 const walkLimit = 1 << 18
 
 func diffDocs(a, b *doc) (*Diff, error) {
-	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit}
+	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit, ex: defaultExclusions}
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
-	if df.counted > len(df.changes) {
+	if df.counted > df.limit {
 		n := df.counted
-		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n)}
+		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n), ex: defaultExclusions}
 		if err := df.value(0, 0); err != nil {
 			return nil, err
 		}
 	}
-	d := &Diff{Changes: df.changes, Notes: df.notes, docA: a, docB: b}
+	d := &Diff{Changes: df.collected(), Notes: df.notes, Excluded: df.excluded, docA: a, docB: b}
 	d.Groups = groupChanges(d.Changes)
 	d.First = firstDivergence(d)
 	d.Diagnosis = diagnose(d)
@@ -156,7 +189,7 @@ func diffDocs(a, b *doc) (*Diff, error) {
 // add records a change; ta and tb are the values in A and B (ignored when absent).
 func (df *differ) add(kind Kind, ta, tb int32) {
 	df.counted++
-	if df.limit > 0 && len(df.changes) >= df.limit {
+	if df.limit > 0 && df.counted > df.limit {
 		return
 	}
 	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
@@ -165,6 +198,12 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 	}
 	if kind != Removed {
 		c.B = df.b.raw(tb)
+	}
+	if df.limit > 0 && len(df.changes) == cap(df.changes) { // the first walk: chunked
+		if len(df.changes) > 0 {
+			df.full = append(df.full, df.changes)
+		}
+		df.changes = make([]Change, 0, changeChunk)
 	}
 	df.changes = append(df.changes, c)
 }
@@ -187,8 +226,12 @@ func (df *differ) value(ta, tb int32) error {
 	return nil
 }
 
-func (df *differ) members(d *doc, ti int32) ([]member, error) {
-	ms := d.members(ti)
+func (df *differ) members(d *doc, side int, ti int32) ([]member, error) {
+	for len(df.scratch) <= df.depth {
+		df.scratch = append(df.scratch, [2][]member{})
+	}
+	ms := d.appendMembers(df.scratch[df.depth][side][:0], ti)
+	df.scratch[df.depth][side] = ms
 	sorted := true
 	for i := 1; i < len(ms); i++ {
 		if ms[i-1].key >= ms[i].key {
@@ -215,16 +258,33 @@ func (df *differ) members(d *doc, ti int32) ([]member, error) {
 }
 
 func (df *differ) object(ta, tb int32) error {
-	ma, err := df.members(df.a, ta)
+	ma, err := df.members(df.a, 0, ta)
 	if err != nil {
 		return err
 	}
-	mb, err := df.members(df.b, tb)
+	mb, err := df.members(df.b, 1, tb)
 	if err != nil {
 		return err
 	}
+	df.depth++
+	ex := df.ex
+	defer func() { df.depth--; df.ex = ex }()
 	i, j := 0, 0
 	for i < len(ma) || j < len(mb) {
+		if df.skipExcluded(ex, ma, mb, &i, &j) {
+			continue
+		}
+		df.ex = nil
+		if ex != nil {
+			key := ""
+			switch {
+			case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
+				key = ma[i].key
+			default:
+				key = mb[j].key
+			}
+			df.ex = ex.child(key)
+		}
 		switch {
 		case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
 			df.path = append(df.path, ma[i].key)
@@ -249,13 +309,51 @@ func (df *differ) object(ta, tb int32) error {
 	return nil
 }
 
+// skipExcluded steps over the member at i (A) or j (B) when the profile excludes it, saying
+// so when its values differ; it reports whether it stepped.
+func (df *differ) skipExcluded(ex *exclusionNode, ma, mb []member, i, j *int) bool {
+	if ex == nil {
+		return false
+	}
+	var key string
+	inA := *i < len(ma) && (*j >= len(mb) || ma[*i].key <= mb[*j].key)
+	inB := *j < len(mb) && (*i >= len(ma) || mb[*j].key <= ma[*i].key)
+	if inA {
+		key = ma[*i].key
+	} else {
+		key = mb[*j].key
+	}
+	if c := ex.child(key); c == nil || !c.excluded {
+		return false
+	}
+	x := Exclusion{Pointer: pointerOf(append(df.path, key))}
+	if inA {
+		x.A = df.a.raw(ma[*i].val)
+		*i++
+	}
+	if inB {
+		x.B = df.b.raw(mb[*j].val)
+		*j++
+	}
+	if x.A != x.B {
+		df.excluded = append(df.excluded, x)
+	}
+	return true
+}
+
 // array compares an ordered array element by element: ordered event arrays keep their order
 // in the canonical profile, so position is identity.
 func (df *differ) array(ta, tb int32) error {
 	ea, eb := df.a.elements(ta), df.b.elements(tb)
-	n := max(len(ea), len(eb))
+	if len(ea) != len(eb) {
+		return df.alignedArray(ea, eb)
+	}
+	n := len(ea)
+	ex := df.ex
+	defer func() { df.ex = ex }()
 	for k := 0; k < n; k++ {
 		df.path = append(df.path, strconv.Itoa(k))
+		df.ex = ex.child(df.path[len(df.path)-1])
 		switch {
 		case k >= len(eb):
 			df.add(Removed, ea[k], -1)
@@ -270,6 +368,46 @@ func (df *differ) array(ta, tb int32) error {
 	}
 	return nil
 }
+
+// alignedArray compares an ordered array whose length changed along its alignment: equal
+// stretches are skipped, a replaced stretch is compared position by position as far as both
+// sides reach, and the rest is removed (A's index) or added (B's index).
+func (df *differ) alignedArray(ea, eb []int32) error {
+	ex := df.ex
+	defer func() { df.ex = ex }()
+	at := func(k int) {
+		df.path = append(df.path, strconv.Itoa(k))
+		df.ex = ex.child(df.path[len(df.path)-1])
+	}
+	i, j := 0, 0
+	for _, r := range align(df.a, df.b, ea, eb) {
+		if r.equal > 0 {
+			i, j = i+r.equal, j+r.equal
+			continue
+		}
+		for k := 0; k < max(r.del, r.ins); k++ {
+			switch {
+			case k < r.del && k < r.ins:
+				at(j + k)
+				if err := df.value(ea[i+k], eb[j+k]); err != nil {
+					return err
+				}
+			case k < r.del:
+				at(i + k)
+				df.add(Removed, ea[i+k], -1)
+			default:
+				at(j + k)
+				df.add(Added, -1, eb[j+k])
+			}
+			df.path = df.path[:len(df.path)-1]
+		}
+		i, j = i+r.del, j+r.ins
+	}
+	return nil
+}
+
+// A pair is a record of A and its counterpart in B (per_request indexes).
+type pair struct{ a, b int }
 
 // idKeys are per-request identity fields: a renamed request differs only in these.
 var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": true, "session_id": true, "play_id": true}
@@ -291,7 +429,7 @@ func (df *differ) requests(ta, tb int32) error {
 		df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids = ea, eb, ua, ub
 	}
 	ea, eb, ua, ub := df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids
-	type pair struct{ a, b int }
+	df.ex = nil // records are paired by uuid: an index names no record across the two
 	var pairs []pair
 	var onlyA, onlyB []int
 	same := len(ea) == len(eb)
@@ -346,6 +484,15 @@ func (df *differ) requests(ta, tb int32) error {
 					onlyB = append(onlyB, j)
 				}
 			}
+			// A second cause (float noise in a derived value) defeats the content pairing:
+			// pair what is left by what the trace fixes (arrival time, lengths), when that
+			// names exactly one record on each side, so the renaming and the second cause are
+			// both seen field by field instead of as removed and added records.
+			if len(onlyA) > 0 && len(onlyB) > 0 {
+				var more []pair
+				onlyA, onlyB, more = pairByTrace(df.a, df.b, ea, eb, onlyA, onlyB)
+				pairs = append(pairs, more...)
+			}
 		}
 		sort.Slice(pairs, func(i, j int) bool { return pairs[i].b < pairs[j].b })
 	}
@@ -374,6 +521,49 @@ func (df *differ) requests(ta, tb int32) error {
 	}
 	df.req, df.reqA, df.idxA, df.idxB = "", "", -1, -1
 	return nil
+}
+
+// traceKeys are the members of a request record the trace itself fixes.
+var traceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
+
+// pairByTrace pairs leftover records whose trace-fixed members are equal and unique on both
+// sides; it returns the records still unpaired and the new pairs.
+func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int) (restA, restB []int, pairs []pair) {
+	key := func(d *doc, e int32) string {
+		var sb strings.Builder
+		for _, k := range traceKeys {
+			if v, ok := d.sc.Member(e, k); ok {
+				sb.WriteString(d.raw(v))
+			}
+			sb.WriteByte(0)
+		}
+		return sb.String()
+	}
+	count := func(d *doc, es []int32, idx []int) map[string][]int {
+		m := map[string][]int{}
+		for _, k := range idx {
+			f := key(d, es[k])
+			m[f] = append(m[f], k)
+		}
+		return m
+	}
+	ka, kb := count(a, ea, onlyA), count(b, eb, onlyB)
+	pairedB := map[int]bool{}
+	for _, k := range onlyA {
+		f := key(a, ea[k])
+		if len(ka[f]) == 1 && len(kb[f]) == 1 {
+			pairs = append(pairs, pair{k, kb[f][0]})
+			pairedB[kb[f][0]] = true
+			continue
+		}
+		restA = append(restA, k)
+	}
+	for _, j := range onlyB {
+		if !pairedB[j] {
+			restB = append(restB, j)
+		}
+	}
+	return restA, restB, pairs
 }
 
 func uuids(d *doc, es []int32) ([]string, error) {

@@ -3,6 +3,7 @@ package diffview
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,6 +198,9 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 			}
 			return t, ok, fmt.Sprintf("pressure event #%d %s", k, strings.Trim(kind, `"`))
 		}
+		if t, ok, ev := d.elementTime(c); ok {
+			return t, true, ev
+		}
 		return 0, false, "coverage counter"
 	case "per_request":
 		if len(segs) < 3 {
@@ -241,8 +245,14 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 				return t, ok, ev
 			}
 		}
+		if t, ok, ev := d.elementTime(c); ok {
+			return t, true, ev
+		}
 		t, ok := d.recordTime(c, "terminal_time_ms", "arrival_time_ms")
 		return t, ok, f
+	}
+	if t, ok, ev := d.elementTime(c); ok {
+		return t, true, ev
 	}
 	return 0, false, segs[0]
 }
@@ -315,4 +325,56 @@ func firstDivergence(d *Diff) *Divergence {
 	}
 	c := d.Changes[best]
 	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, Request: c.Request, Event: bev, A: c.A, B: c.B}
+}
+
+// elementTimeKeys name an event's own virtual time, in the order they are read.
+var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
+
+// elementTime places a change inside an element of any ordered array whose elements carry a
+// time (an at_ms, a timestamp, a *_at_ms member) at that element's time, the earlier of A's
+// and B's, so the first divergence is the earliest across every timed array, not only the
+// histories and pressure records the report's schema names.
+func (d *Diff) elementTime(c *Change) (float64, bool, string) {
+	arr, k, ok := arrayPrefix(c.Pointer)
+	if !ok {
+		return 0, false, ""
+	}
+	elem := arr + "/" + strconv.Itoa(k)
+	var ts []float64
+	for s, dd := range []*doc{d.docA, d.docB} {
+		p := elem
+		if s == 0 {
+			p = d.sideA(c, elem)
+		}
+		v, ok := dd.value(p)
+		if !ok || dd.kind(v) != jsonscan.Object {
+			continue
+		}
+		if t, ok := timeMember(dd, v); ok {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return 0, false, ""
+	}
+	return slices.Min(ts), true, fmt.Sprintf("event #%d of %s", k, lastSeg(arr))
+}
+
+// timeMember reads an event object's own time.
+func timeMember(dd *doc, v int32) (float64, bool) {
+	for _, key := range elementTimeKeys {
+		if m, ok := dd.sc.Member(v, key); ok {
+			if t, ok := parseNum(dd.raw(m)); ok {
+				return t, true
+			}
+		}
+	}
+	for _, m := range dd.members(v) {
+		if strings.HasSuffix(m.key, "_at_ms") {
+			if t, ok := parseNum(dd.raw(m.val)); ok {
+				return t, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -7,12 +7,18 @@
 //
 // DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1) with the one
 // JSON scanner (internal/jsonscan): one validating pass builds each line's tape, number
-// literals stay verbatim ("4.0" and "4" differ), byte-equal subtrees are skipped, objects are compared by key (a report that is not
-// canonical is still compared, with a note), ordered arrays by position, and /per_request by
-// uuid (records renamed by an unseeded uuid are paired by content). Every differing leaf is a
-// Change with an RFC 6901 pointer; pointers into /per_request use B's index. Changes are
-// grouped: summary, metadata, coverage, coverage/pressure/records, then each request's
-// scalar fields and each of its ordered event arrays.
+// literals stay verbatim ("4.0" and "4" differ, as in the canonical bytes; the diagnosis calls
+// that number spelling), byte-equal subtrees are skipped, objects are compared by key (a
+// report that is not canonical is still compared, with a note), and the canonical profile's
+// excluded pointers are not compared but listed when they differ (Diff.Excluded). Ordered
+// arrays are compared by position, or, when their lengths differ, along an alignment of their
+// elements (go-diff), so an inserted event is one added element. /per_request is paired by
+// uuid; records renamed by an unseeded uuid are paired by content, then by what the trace
+// fixes (arrival time and lengths) when a second cause also changed their content. Every
+// differing leaf is a Change with an RFC 6901 pointer; pointers into /per_request use B's
+// index, a removed array element A's. Changes are grouped: summary, metadata, coverage,
+// coverage/pressure/records, then each request's scalar fields and each of its ordered event
+// arrays.
 //
 // Diff.FieldPatterns counts the differing pointers by field pattern: array indices and ids
 // wildcarded ("/per_request/*/ttft_ms"), largest first, every pointer counted once; an object
@@ -23,11 +29,15 @@
 // # First divergence and diagnosis
 //
 // Every change is placed at the virtual time of the event it belongs to (a timestamp field,
-// an admission, a routing decision, a pressure event; metadata is before time 0). The
-// earliest is the first divergence. Diagnosis applies lenses (statistics-and-peers.md Part 3)
-// and lists the signatures that hold, most specific first: configuration, child before
-// parent, ordering within equal timestamps, id/uuid drift, wall-clock leakage, float
-// last-digit noise, constant-quantum shifts, decision-flip cascade; "unclassified" when none.
+// an admission, a routing decision, a pressure event, an element of any array whose elements
+// carry a time; metadata is before time 0). The earliest is the first divergence. Diagnosis
+// applies lenses (statistics-and-peers.md Part 3): configuration, number spelling, child
+// before parent, ordering within equal timestamps (events, decisions, ids of same-time
+// arrivals), id/uuid drift and consistent renamings of workers, wall-clock leakage, float
+// last-digit noise, constant-quantum shifts, decision-flip cascade. Each signature carries its
+// evidence and the share of the differences it explains; they are ranked by that share (a
+// differing configuration first; a cascade whose flip has an earlier difference after the
+// cause found for it), and what no signature explains is listed as "unclassified".
 //
 // # Exception records
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"kvparity/internal/jsonscan"
 	"kvparity/internal/pointer"
@@ -37,12 +38,14 @@ func loadDoc(path string) (*doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseDoc(path, src)
+	return parseDoc(path, src, true)
 }
 
 // parseDoc takes the report line of a canonical-reports JSONL file. Several lines (one per
-// iteration) must be byte-identical, as the harness itself enforces.
-func parseDoc(name string, src []byte) (*doc, error) {
+// iteration) must be byte-identical, as the harness itself enforces. owned says src is the
+// doc's alone (read from its file, never written again): its values are then substrings of
+// src itself instead of a copy, which would double the memory a large diff holds.
+func parseDoc(name string, src []byte, owned bool) (*doc, error) {
 	var first []byte
 	firstLine, lineNo := 0, 0
 	rest := src
@@ -72,7 +75,13 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if first == nil {
 		return nil, fmt.Errorf("%s: no report line (empty file)", name)
 	}
-	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner), text: string(first)}
+	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner)}
+	if owned {
+		d.text = unsafe.String(unsafe.SliceData(first), len(first))
+	} else {
+		d.text = string(first)
+		first = unsafe.Slice(unsafe.StringData(d.text), len(d.text)) // the tape spans the copy
+	}
 	i := jsonscan.SkipSpace(first, 0)
 	if i >= len(first) || first[i] != '{' {
 		return nil, fmt.Errorf("%s:%d: a canonical report must be a JSON object", name, firstLine)
@@ -133,11 +142,25 @@ func (d *doc) start(ti int32) int { s, _ := d.sc.Span(ti); return s }
 
 // members lists the members of object ti with their decoded keys.
 func (d *doc) members(ti int32) []member {
-	ms := make([]member, 0, d.sc.Tape[ti].N)
+	return d.appendMembers(make([]member, 0, d.sc.Tape[ti].N), ti)
+}
+
+// appendMembers appends the members of object ti to ms.
+func (d *doc) appendMembers(ms []member, ti int32) []member {
 	for k, v := range d.sc.Members(ti) {
-		ms = append(ms, member{key: string(d.sc.Str(&d.sc.Tape[k])), val: v})
+		ms = append(ms, member{key: d.str(k), val: v})
 	}
 	return ms
+}
+
+// str is string token ti decoded: a substring of the line unless it holds escapes (a key is
+// read for every member compared, so most keys cost no allocation).
+func (d *doc) str(ti int32) string {
+	t := &d.sc.Tape[ti]
+	if t.Flags&jsonscan.Escaped == 0 {
+		return d.text[t.Start:t.End]
+	}
+	return string(d.sc.Str(t))
 }
 
 // elements lists the elements of array ti.

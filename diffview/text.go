@@ -15,9 +15,16 @@ func writeArms(b *strings.Builder, d *Diff) (identical bool) {
 	fmt.Fprintf(b, "A %s\nB %s\n", d.A.Label, d.B.Label)
 	if d.Equal() {
 		b.WriteString("identical: no differing pointer\n")
-		return true
 	}
-	return false
+	writeExcluded(b, d)
+	return d.Equal()
+}
+
+// writeExcluded says which excluded pointers differ: not compared, but not hidden either.
+func writeExcluded(b *strings.Builder, d *Diff) {
+	for _, x := range d.Excluded {
+		fmt.Fprintf(b, "excluded by the canonical profile (not compared): %s\n", x)
+	}
 }
 
 // WriteText prints the headless report: first divergence, diagnosis, then each group with its
@@ -67,6 +74,7 @@ type JSONReport struct {
 	First     *JSONFirst    `json:"first_divergence"`
 	Diagnosis []Signature   `json:"diagnosis"`
 	Notes     []string      `json:"notes,omitempty"`
+	Excluded  []Exclusion   `json:"excluded,omitempty"` // profile-excluded pointers that differ (not compared)
 	Semantic  *JSONSemantic `json:"semantic,omitempty"`
 }
 
@@ -110,7 +118,7 @@ type JSONSemantic struct {
 
 // Report builds the JSON form.
 func (d *Diff) Report() JSONReport {
-	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: len(d.Changes), Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes}
+	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: len(d.Changes), Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes, Excluded: d.Excluded}
 	if r.Pointers == nil {
 		r.Pointers = []string{}
 	}

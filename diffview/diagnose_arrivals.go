@@ -1,0 +1,91 @@
+package diffview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ---- ids handed out in executor order among same-time arrivals ----
+
+// detectArrivalPermutation applies the tie lens to whole request records: requests that
+// arrive at the same virtual time were given their ids (uuids, sequence numbers) in another
+// order, so the record a uuid names in A holds what another uuid names in B. Paired by uuid,
+// the records differ field by field; grouped by arrival time, each group holds the same
+// multiset of records without their identity fields in both runs.
+func detectArrivalPermutation(d *Diff) *Signature {
+	a, b := d.docA, d.docB
+	if len(a.reqs) == 0 || len(b.reqs) == 0 {
+		return nil
+	}
+	type group struct {
+		as, bs []string
+		uuids  []string
+		idx    []int // B indexes
+	}
+	groups := map[string]*group{}
+	var order []string
+	seen := map[int]bool{}
+	for _, c := range d.Changes {
+		if c.Request == "" || c.RequestA != "" || c.IndexA < 0 || c.IndexB < 0 || seen[c.IndexB] {
+			continue
+		}
+		seen[c.IndexB] = true
+		at, ok := a.field(c.IndexA, "arrival_time_ms")
+		if bt, _ := b.field(c.IndexB, "arrival_time_ms"); !ok || at != bt {
+			continue
+		}
+		g := groups[at]
+		if g == nil {
+			g = &group{}
+			groups[at] = g
+			order = append(order, at)
+		}
+		g.as = append(g.as, fingerprint(a, a.reqs[c.IndexA]))
+		g.bs = append(g.bs, fingerprint(b, b.reqs[c.IndexB]))
+		g.uuids = append(g.uuids, c.Request)
+		g.idx = append(g.idx, c.IndexB)
+	}
+	permuted := map[int]bool{}
+	moved := map[string]bool{}
+	var ev []string
+	n := 0
+	for _, t := range order {
+		g := groups[t]
+		if len(g.as) < 2 {
+			continue
+		}
+		sa, sb := slices.Clone(g.as), slices.Clone(g.bs)
+		slices.Sort(sa)
+		slices.Sort(sb)
+		if !slices.Equal(sa, sb) {
+			continue
+		}
+		n++
+		for k, j := range g.idx {
+			permuted[j] = true
+			moved[g.uuids[k]] = true
+		}
+		if len(ev) < 3 {
+			ev = append(ev, fmt.Sprintf("%d requests arriving at t=%s ms hold the same records under permuted ids (%s)", len(g.as), t, strings.Join(g.uuids, ", ")))
+		}
+	}
+	if len(permuted) == 0 {
+		return nil
+	}
+	explained, refs := 0, 0
+	for _, c := range d.Changes {
+		switch {
+		case c.Request != "" && permuted[c.IndexB]:
+			explained++
+		case c.Kind == Changed && idKeys[lastSeg(c.Pointer)] && moved[strings.Trim(c.A, `"`)] && moved[strings.Trim(c.B, `"`)]:
+			explained++ // a reference (a pressure record's request_uuid) follows the permutation
+			refs++
+		}
+	}
+	ev = append([]string{fmt.Sprintf("%d request record(s) in %d group(s) of same-time arrivals differ only in which id each received: ids were handed out in executor order, not trace order", len(permuted), n)}, ev...)
+	if refs > 0 {
+		ev = append(ev, fmt.Sprintf("%d reference(s) to those ids follow the same permutation", refs))
+	}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (ids of same-time arrivals)", Evidence: ev, Explains: explained}
+}
