@@ -223,3 +223,63 @@ func TestDiagnoseWorkerRelabelIsARenaming(t *testing.T) {
 		t.Fatalf("a moved time is not a renaming: %v", d.Diagnosis)
 	}
 }
+
+// The tie lens sees events whose differing values sit in a nested list (mode 4): two KV events
+// at one instant, each with its own block hashes, stored in the other order.
+func TestDiagnoseTieOrderOfEventsWithNestedLists(t *testing.T) {
+	a := fx.Report(10, 0)
+	fx.Set(a, "/coverage/kv_events", []any{
+		map[string]any{"at_ms": fx.Num(4), "block_hashes": []any{"a1", "a2"}, "worker_id": fx.Int(0)},
+		map[string]any{"at_ms": fx.Num(9.5), "block_hashes": []any{"b1", "b2", "b3"}, "worker_id": fx.Int(1)},
+		map[string]any{"at_ms": fx.Num(9.5), "block_hashes": []any{"c1", "c2", "c3"}, "worker_id": fx.Int(1)},
+		map[string]any{"at_ms": fx.Num(12), "block_hashes": []any{"d1"}, "worker_id": fx.Int(0)},
+	})
+	b := fx.Clone(a)
+	e1, e2 := fx.Get(b, "/coverage/kv_events/1"), fx.Get(b, "/coverage/kv_events/2")
+	fx.Set(b, "/coverage/kv_events/1", e2)
+	fx.Set(b, "/coverage/kv_events/2", e1)
+	d := mustDiff(t, a, b)
+	s := top(t, d, SigTieOrder)
+	if s.Explains != 6 || s.Of != 6 || !strings.Contains(evidence(s), "/coverage/kv_events: 1 tie group(s) reordered") {
+		t.Fatalf("%v\n%s", s, evidence(s))
+	}
+}
+
+// The wall-clock lens beyond epoch readings (mode 3): a queue wait measured on the wall clock
+// between equal instants, a throughput over an equal virtual duration, a slowly growing offset
+// on completion times; and summary-only noise at a relative 1e-13 is float noise, not a clock.
+func TestDiagnoseWallClockInDurationsRatesAndDrift(t *testing.T) {
+	a := fx.Report(30, 0)
+	fx.Set(a, "/summary/output_throughput_tok_s", fx.Num(5123.25))
+	for i := 0; i < 30; i++ {
+		fx.Set(a, fmt.Sprintf("/per_request/%d/routing_history/0/queue_entered_at_ms", i), fx.Num(float64(i)*10.5))
+		fx.Set(a, fmt.Sprintf("/per_request/%d/routing_history/0/released_at_ms", i), fx.Num(float64(i)*10.5+2))
+		fx.Set(a, fmt.Sprintf("/per_request/%d/routing_history/0/queue_wait_ms", i), fx.Num(2))
+	}
+	b := fx.Clone(a)
+	for i := 0; i < 30; i += 3 {
+		fx.Set(b, fmt.Sprintf("/per_request/%d/routing_history/0/queue_wait_ms", i), fx.Num(2.000317+float64(i)*1e-6))
+	}
+	fx.Set(b, "/summary/output_throughput_tok_s", fx.Num(5119.75))
+	d := mustDiff(t, a, b)
+	s := top(t, d, SigWallClock)
+	ev := evidence(s)
+	if s.Explains != s.Of || !strings.Contains(ev, "10 duration(s) moved between virtual instants that did not") || !strings.Contains(ev, "1 throughput(s) moved (/summary/output_throughput_tok_s)") {
+		t.Fatalf("%v\n%s\nall %v", s, ev, d.Diagnosis)
+	}
+
+	b = fx.Clone(a)
+	for i := 0; i < 30; i++ {
+		p := fmt.Sprintf("/per_request/%d/terminal_time_ms", i)
+		fx.Shift(b, p, 0.0007+3e-4*fx.Float(a, p)) // 0.3 µs more per virtual ms
+	}
+	d = mustDiff(t, a, b)
+	if s = top(t, d, SigWallClock); s.Explains != 30 || !strings.Contains(evidence(s), "growing to") {
+		t.Fatalf("%v\n%s", s, evidence(s))
+	}
+
+	b = fx.Clone(a)
+	x := fx.Float(b, "/summary/duration_ms") * (1 + 1e-13)
+	fx.Set(b, "/summary/duration_ms", fx.Num(x))
+	top(t, mustDiff(t, a, b), SigFloatNoise)
+}

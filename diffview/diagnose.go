@@ -46,7 +46,7 @@ func diagnose(d *Diff) []Signature {
 	var out []Signature
 	for _, det := range []func(*Diff) *Signature{
 		detectConfig, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation,
-		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectFloatNoise, detectQuantum, detectCascade,
+		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectWallDurations, detectFloatNoise, detectQuantum, detectCascade,
 	} {
 		s := det(d)
 		if s == nil || s.Explains == 0 {

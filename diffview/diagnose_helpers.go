@@ -79,13 +79,35 @@ func ordinalKey(k string) bool {
 	return strings.HasSuffix(k, "ordinal") || k == "event_id" || k == "seq" || k == "seq_no" || strings.HasSuffix(k, "_seq")
 }
 
-// changedArrays groups changes by the ordered array that holds them.
-func changedArrays(d *Diff) map[string][]int {
+// changedEventArrays groups changes by the innermost ordered array of events (objects) that
+// holds them and satisfies want: a change inside an event's own nested list (the block hashes
+// of a KV event) belongs to the event array, where a reorder of the events shows. Changes
+// under no such array are grouped by their innermost array.
+func changedEventArrays(d *Diff, want func(*arrayView) bool) map[string][]int {
+	ok := map[string]bool{}
+	wanted := func(p string) bool {
+		t, seen := ok[p]
+		if !seen {
+			v := viewArray(d.docB, p)
+			t = v != nil && want(v)
+			ok[p] = t
+		}
+		return t
+	}
 	arrays := map[string][]int{}
 	for i, c := range d.Changes {
-		if p, _, ok := arrayPrefix(c.Pointer); ok {
-			arrays[p] = append(arrays[p], i)
+		inner, _, found := arrayPrefix(c.Pointer)
+		if !found {
+			continue
 		}
+		key := inner
+		for p := inner; found; p, _, found = arrayPrefix(p) {
+			if wanted(p) {
+				key = p
+				break
+			}
+		}
+		arrays[key] = append(arrays[key], i)
 	}
 	return arrays
 }

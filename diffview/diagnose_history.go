@@ -252,7 +252,7 @@ func detectRunLevelClock(d *Diff) *Signature {
 	for _, c := range timeChanges {
 		a, aok := parseNum(c.A)
 		b, bok := parseNum(c.B)
-		if !aok || !bok || ulps(a, b) <= maxNoiseULPs || math.Abs(b-a) >= 1 {
+		if !aok || !bok || noise(a, b) || math.Abs(b-a) >= 1 {
 			return nil
 		}
 		ev = append(ev, fmt.Sprintf("%s moved by %.6g ms while no per-request virtual time moved", c.Pointer, b-a))

@@ -16,7 +16,7 @@ var blockKeys = []string{"block_hash", "block_hashes", "blocks", "hash"}
 // parent link) and checks the topological order: a stored block whose parent is stored later
 // in the same array is a child before its parent.
 func detectChildBeforeParent(d *Diff) *Signature {
-	arrays := changedArrays(d)
+	arrays := changedEventArrays(d, (*arrayView).hasParents)
 	var ev []string
 	explained := 0
 	for _, p := range sortedKeys(arrays) {
@@ -87,7 +87,7 @@ func detectChildBeforeParent(d *Diff) *Signature {
 // events: grouped by timestamp, with ordinals blanked, both runs hold the same multiset in
 // every group and the same timestamps in the same positions.
 func detectTieOrder(d *Diff) *Signature {
-	arrays := changedArrays(d)
+	arrays := changedEventArrays(d, (*arrayView).timed)
 	var ev []string
 	explained, groups := 0, 0
 	renamed := map[string]bool{} // ordinal values whose meaning moved

@@ -41,7 +41,7 @@ func detectQuantum(d *Diff) *Signature {
 		if !aok || !bok || a == b {
 			continue
 		}
-		if ulps(a, b) <= maxNoiseULPs {
+		if noise(a, b) {
 			continue // float noise, not a shift
 		}
 		ds = append(ds, delta{i, b - a})

@@ -212,6 +212,20 @@ func rfc3339Like(s string) bool {
 // maxNoiseULPs is the largest distance still called rounding noise (sums in another order).
 const maxNoiseULPs = 64
 
+// maxNoiseRel is the largest relative difference still called rounding noise: a sum of many
+// terms taken in another order drifts by more ULPs than one operation does, but stays
+// within about 1e-12 of itself (a wall-clock reading is off by microseconds, far more).
+const maxNoiseRel = 1e-12
+
+// noise says two unequal doubles differ only by floating-point rounding.
+func noise(a, b float64) bool {
+	if ulps(a, b) <= maxNoiseULPs {
+		return true
+	}
+	m := math.Max(math.Abs(a), math.Abs(b))
+	return m > 0 && math.Abs(a-b)/m <= maxNoiseRel
+}
+
 func detectFloatNoise(d *Diff) *Signature {
 	explained := 0
 	var maxU uint64
@@ -227,7 +241,7 @@ func detectFloatNoise(d *Diff) *Signature {
 			continue
 		}
 		u := ulps(a, b)
-		if u == 0 || u > maxNoiseULPs {
+		if u == 0 || !noise(a, b) {
 			continue
 		}
 		explained++

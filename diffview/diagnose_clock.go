@@ -1,0 +1,188 @@
+package diffview
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// ---- wall-clock leakage beyond epoch readings ----
+
+// detectWallDurations finds wall-clock time inside values that should be virtual: a duration
+// that moved while the virtual instants it spans did not (microseconds measured with a wall
+// clock inside a queue wait), a throughput that moved while the virtual duration it is taken
+// over did not (divided by a wall-clock duration), and a small offset on request times that
+// grows with virtual time while no decision changed (a wall reading accumulating into the
+// clock). Epoch-like readings are detectWallClock's; run-level jitter detectRunLevelClock's.
+func detectWallDurations(d *Diff) *Signature {
+	var ev []string
+	explained := 0
+	if n, e := wallDurations(d); n > 0 {
+		explained += n
+		ev = append(ev, e)
+	}
+	if n, e := wallThroughputs(d); n > 0 {
+		explained += n
+		ev = append(ev, e)
+	}
+	if n, e := wallDrift(d); n > 0 {
+		explained += n
+		ev = append(ev, e)
+	}
+	if explained == 0 {
+		return nil
+	}
+	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (durations or times measured on the wall clock)", Evidence: ev, Explains: explained}
+}
+
+// numericDelta is B − A of a changed number that is not rounding noise.
+func numericDelta(c *Change) (float64, bool) {
+	if c.Kind != Changed {
+		return 0, false
+	}
+	a, aok := parseNum(c.A)
+	b, bok := parseNum(c.B)
+	if !aok || !bok || a == b || noise(a, b) {
+		return 0, false
+	}
+	return b - a, true
+}
+
+func durationKey(k string) bool {
+	return strings.HasSuffix(k, "wait_ms") || strings.HasSuffix(k, "duration_ms") || strings.HasSuffix(k, "_elapsed_ms")
+}
+
+// instantKey names a virtual instant of a record or event.
+func instantKey(k string) bool {
+	_, ok := timeFields[k]
+	return ok || k == "at_ms" || strings.HasSuffix(k, "_at_ms")
+}
+
+// wallDurations: durations that moved between instants that did not.
+func wallDurations(d *Diff) (int, string) {
+	n := 0
+	var example string
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		k := strings.LastIndexByte(c.Pointer, '/')
+		if k <= 0 || !durationKey(c.Pointer[k+1:]) || c.Pointer == "/summary/duration_ms" {
+			continue
+		}
+		x, ok := numericDelta(c)
+		if !ok || math.Abs(x) >= 1000 {
+			continue
+		}
+		holder := c.Pointer[:k]
+		va, okA := d.docA.value(d.sideA(c, holder))
+		vb, okB := d.docB.value(holder)
+		if !okA || !okB {
+			continue
+		}
+		instants, same := 0, true
+		ma := map[string]string{}
+		for _, m := range d.docA.members(va) {
+			ma[m.key] = d.docA.raw(m.val)
+		}
+		for _, m := range d.docB.members(vb) {
+			if !instantKey(m.key) {
+				continue
+			}
+			if v := d.docB.raw(m.val); v != "null" {
+				instants++
+				same = same && ma[m.key] == v
+			}
+		}
+		if instants == 0 || !same {
+			continue
+		}
+		n++
+		if example == "" {
+			example = fmt.Sprintf("%s %s → %s while the instants around it are equal", c.Pointer, c.A, c.B)
+		}
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	return n, fmt.Sprintf("%d duration(s) moved between virtual instants that did not (e.g. %s): measured with a wall clock", n, example)
+}
+
+// wallThroughputs: rates that moved while the virtual duration they are taken over did not.
+func wallThroughputs(d *Diff) (int, string) {
+	da, okA := d.docA.at("/summary/duration_ms")
+	db, okB := d.docB.at("/summary/duration_ms")
+	if !okA || !okB || da != db {
+		return 0, ""
+	}
+	var ptrs []string
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		k := lastSeg(c.Pointer)
+		if !strings.HasPrefix(c.Pointer, "/summary/") || !(strings.HasSuffix(k, "_per_s") || strings.HasSuffix(k, "tok_s") || strings.Contains(k, "throughput")) {
+			continue
+		}
+		if _, ok := numericDelta(c); ok {
+			ptrs = append(ptrs, c.Pointer)
+		}
+	}
+	if len(ptrs) == 0 {
+		return 0, ""
+	}
+	return len(ptrs), fmt.Sprintf("%d throughput(s) moved (%s) while /summary/duration_ms = %s in both runs: divided by a wall-clock duration", len(ptrs), strings.Join(ptrs[:min(3, len(ptrs))], ", "), da)
+}
+
+// wallDrift: request times offset by a sub-millisecond amount of one sign that grows with
+// virtual time, with no decision changed.
+func wallDrift(d *Diff) (int, string) {
+	type shift struct{ at, delta float64 }
+	var ss []shift
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		if decisionKey(c.Pointer) {
+			return 0, "" // a different decision moves times too: the cascade lens
+		}
+		if !strings.HasPrefix(c.Pointer, "/per_request/") {
+			continue
+		}
+		if _, ok := timeFields[lastSeg(c.Pointer)]; !ok {
+			continue
+		}
+		x, ok := numericDelta(c)
+		a, _ := parseNum(c.A)
+		if !ok || math.Abs(x) >= 1 {
+			continue
+		}
+		ss = append(ss, shift{a, x})
+	}
+	if len(ss) < 3 {
+		return 0, ""
+	}
+	slices.SortFunc(ss, func(p, q shift) int {
+		switch {
+		case p.at < q.at:
+			return -1
+		case p.at > q.at:
+			return 1
+		}
+		return 0
+	})
+	sign := math.Signbit(ss[0].delta)
+	down := 0
+	for k := range ss {
+		if math.Signbit(ss[k].delta) != sign {
+			return 0, ""
+		}
+		if k > 0 && math.Abs(ss[k].delta) < math.Abs(ss[k-1].delta) {
+			down++
+		}
+	}
+	first, last := ss[0], ss[len(ss)-1]
+	if 10*down > len(ss) || math.Abs(last.delta) <= math.Abs(first.delta) {
+		return 0, "" // not growing: a shift, not a drift
+	}
+	if detectQuantum(d) != nil {
+		return 0, "" // whole multiples of one step: a pass taken more often, not a clock
+	}
+	return len(ss), fmt.Sprintf("%d request time(s) are offset by %+.3g ms at t=%s ms growing to %+.3g ms at t=%s ms, one sign, no decision changed: a wall-clock reading accumulating into virtual time",
+		len(ss), first.delta, fmtMs(first.at), last.delta, fmtMs(last.at))
+}
