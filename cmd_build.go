@@ -70,6 +70,9 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 		if b, ok := builds[arm]; ok {
 			fmt.Fprintf(stdout, "%-9s %s %s → %s (sha256 %.12s, %d units, %.0f s%s)\n", arm, b.Package, b.Version, b.Binary, b.BinarySHA256, b.Units, b.BuildSeconds, map[bool]string{true: ", cached"}[b.Cached])
 			fmt.Fprintf(stdout, "          features %v · %s · lock sha256 %.12s · timing extension sha256 %.12s\n", b.Features, b.Profile, b.LockSHA256, b.ExtensionSHA256)
+			if b.Variant != "" {
+				fmt.Fprintf(stdout, "          variant %s built in (its own diff: %s, sha256 %.12s)\n", b.Variant, b.VariantPatch, b.VariantPatchSHA256)
+			}
 		}
 	}
 	return 0

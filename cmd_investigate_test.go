@@ -21,12 +21,7 @@ func TestInvestigateNamesTheSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the default row's determinism stage and profiles both arms")
 	}
-	if _, err := exec.LookPath("perf"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but Linux perf is not installed (.ci/run installs linux-perf)")
-		}
-		t.Skip("Linux perf is not installed")
-	}
+	needPerf(t)
 	bin := kvparityBinary(t)
 	dir := t.TempDir()
 	row := engine.DefaultRow()
@@ -39,8 +34,38 @@ func TestInvestigateNamesTheSlowdown(t *testing.T) {
 	if err := os.WriteFile(rowPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	camp := filepath.Join(dir, "c")
-	if code, _, errOut := runKvparity(t, bin, 5*time.Minute, "run", rowPath, "--stage", "determinism", "--campaign", camp); code != 0 {
+	investigateNames(t, bin, rowPath, filepath.Join(dir, "c"), func(f string) bool { return f == "kvparity/mocker.(*sim).slowdown" })
+}
+
+// The same on a real arm: Dynamo 1.6.1 from the package registry against itself with the
+// calibrated slowdown-10 built into its replay loop (rows/dynamo-1.6.1-slowdown-10.toml), both
+// built identically with line tables; the function perf names is the variant's own.
+func TestInvestigateNamesTheSlowdownOfARustArm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds (or finds cached) Dynamo 1.6.1 twice, runs its determinism stage and profiles both arms")
+	}
+	needCargo(t)
+	needPerf(t)
+	investigateNames(t, kvparityBinary(t), "rows/dynamo-1.6.1-slowdown-10.toml", filepath.Join(t.TempDir(), "c"),
+		func(f string) bool { return strings.HasSuffix(f, "::kvparity_calibrated_slowdown") })
+}
+
+func needPerf(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("perf"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but Linux perf is not installed (.ci/run installs linux-perf)")
+		}
+		t.Skip("Linux perf is not installed")
+	}
+}
+
+// investigateNames runs the row's determinism stage into camp, then `kvparity investigate`,
+// and checks that the top self-time delta is the slowdown's function (isSlowdown), the report's
+// profiler findings name it, and clean keeps the profiles.
+func investigateNames(t *testing.T, bin, rowPath, camp string, isSlowdown func(string) bool) {
+	t.Helper()
+	if code, _, errOut := runKvparity(t, bin, 40*time.Minute, "run", rowPath, "--stage", "determinism", "--campaign", camp); code != 0 {
 		t.Fatalf("determinism: exit %d\n%s", code, tail(errOut, 20))
 	}
 	code, out, errOut := runKvparity(t, bin, 5*time.Minute, "investigate", camp)
@@ -52,17 +77,18 @@ func TestInvestigateNamesTheSlowdown(t *testing.T) {
 		t.Fatalf("investigation %v, %v", inv, err)
 	}
 	top := inv.Differential.Top(1)[0]
-	if top.Function != "kvparity/mocker.(*sim).slowdown" || top.Delta < 0.05 || top.Baseline > 0.02 {
+	if !isSlowdown(top.Function) || top.Delta < 0.05 || top.Baseline > 0.02 {
 		t.Fatalf("top self-time delta %+v, want the slowdown's function\n%s", top, out)
 	}
-	if !strings.Contains(out, "equivalent semantic work confirmed") || !strings.Contains(out, "kvparity/mocker.(*sim).slowdown") {
+	t.Logf("top self-time delta: %s %+.1f%% (baseline %.1f%%, candidate %.1f%%)", top.Function, 100*top.Delta, 100*top.Baseline, 100*top.Candidate)
+	if !strings.Contains(out, "equivalent semantic work confirmed") || !strings.Contains(out, top.Function) {
 		t.Errorf("output:\n%s", out)
 	}
 	if code, _, errOut := runKvparity(t, bin, time.Minute, "report", camp); code != 0 {
 		t.Fatalf("report: %s", errOut)
 	}
 	md, _ := os.ReadFile(filepath.Join(camp, "report.md"))
-	if !strings.Contains(string(md), "## Profiler findings") || !strings.Contains(string(md), "`kvparity/mocker.(*sim).slowdown`") {
+	if !strings.Contains(string(md), "## Profiler findings") || !strings.Contains(string(md), "`"+top.Function+"`") {
 		t.Errorf("report.md lacks the profiler findings")
 	}
 	var rep struct {

@@ -27,8 +27,14 @@ func buildSpec(spec ArmSpec) (build.Spec, error) {
 	if err != nil {
 		return build.Spec{}, err
 	}
-	return build.Spec{Kind: string(src.Kind), Crate: src.Crate, Version: src.Version, Repo: src.Repo, Commit: src.Commit,
-		Features: spec.Features}, nil
+	bs := build.Spec{Kind: string(src.Kind), Crate: src.Crate, Version: src.Version, Repo: src.Repo, Commit: src.Commit,
+		Features: spec.Features}
+	if spec.Variant != "" {
+		if bs.Slowdown, err = build.ParseVariant(spec.Variant); err != nil {
+			return build.Spec{}, err
+		}
+	}
+	return bs, nil
 }
 
 // BuildArms builds every arm of row that names a source (protocol stage 1: the same toolchain

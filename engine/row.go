@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"kvparity/engine/build"
 	"kvparity/internal/pointer"
 )
 
@@ -48,7 +49,9 @@ type ArmSpec struct {
 	Binary   string   `toml:"binary,omitempty"`   // "builtin" or a path to offline_replay_bench
 	Source   string   `toml:"source,omitempty"`   // crate:NAME@VERSION or git:PATH@COMMIT (see source.go)
 	Features []string `toml:"features,omitempty"` // exact Cargo feature names, checked against the manifest
-	Variant  string   `toml:"variant,omitempty"`  // builtin only: passed as --variant (a stand-in revision)
+	// Variant is a stand-in revision: for the builtin binary, passed as --variant; for a
+	// source-built candidate, slowdown-PCT is built into its replay loop (build/slowdown.go).
+	Variant string `toml:"variant,omitempty"`
 }
 
 // Builtin reports whether the arm runs the embedded engine.
@@ -271,12 +274,17 @@ func (r *Row) Validate(file string) error {
 				return bad(a.table, "source", "%v", err)
 			case a.spec.Binary != "":
 				return bad(a.table, "binary", "give a binary or a source, not both (kvparity builds the source)")
-			case a.spec.Variant != "":
-				return bad(a.table, "variant", "only a builtin binary takes a variant")
+			case a.spec.Variant != "" && a.table == "baseline":
+				return bad(a.table, "variant", "a source-built baseline is the published code itself: only a candidate takes a stand-in variant")
 			case a.spec.Revision != "" && a.spec.Revision != src.Revision():
 				return bad(a.table, "revision", "%q disagrees with the source, which pins %s (leave revision out: the source names it)", a.spec.Revision, src.Revision())
 			case len(a.spec.Features) == 0:
 				return bad(a.table, "features", "missing: name the Cargo features to build (the protocol's artifact needs replay-bench)")
+			}
+			if a.spec.Variant != "" {
+				if _, err := build.ParseVariant(a.spec.Variant); err != nil {
+					return bad(a.table, "variant", "%v", err)
+				}
 			}
 			for i, f := range a.spec.Features {
 				if f == "" {

@@ -46,6 +46,7 @@ args = []
 		`source = "crate:dynamo-bench@1.5.1"`: "[baseline] features: missing",
 		`source = "crate:dynamo-bench@1.5.1"` + "\n" + `features = ["replay-bench"]` + "\n" + `revision = "0123456789abcdef"`: "disagrees with the source, which pins dynamo-bench@1.5.1",
 		`source = "crate:dynamo-bench"` + "\n" + `features = ["replay-bench"]`:                                                "[baseline] source:",
+		`source = "crate:dynamo-bench@1.5.1"` + "\n" + `features = ["replay-bench"]` + "\n" + `variant = "slowdown-10"`:       "[baseline] variant: a source-built baseline is the published code itself",
 	} {
 		_, err := ParseRow([]byte(strings.Replace(base, "%s", arm, 1)), "row.toml")
 		if err == nil || !strings.Contains(err.Error(), msg) {
@@ -55,6 +56,21 @@ args = []
 	r, err := ParseRow([]byte(strings.Replace(base, "%s", `source = "crate:dynamo-bench@1.5.1"`+"\n"+`features = ["replay-bench"]`, 1)), "row.toml")
 	if err != nil || !r.Baseline.FromSource() || r.Baseline.Binary != "" {
 		t.Fatalf("%+v %v", r, err)
+	}
+	// A source-built candidate takes a calibrated slowdown, and nothing else.
+	slow := strings.Replace(base, `features = ["replay-bench"]
+[trace]`, `features = ["replay-bench"]
+variant = "%v"
+[trace]`, 1)
+	slow = strings.Replace(slow, "%s", `source = "crate:dynamo-bench@1.6.1"`+"\n"+`features = ["replay-bench"]`, 1)
+	if r, err := ParseRow([]byte(strings.Replace(slow, "%v", "slowdown-10", 1)), "row.toml"); err != nil || r.Candidate.Variant != "slowdown-10" {
+		t.Errorf("slowdown-10 candidate: %v", err)
+	} else if bs, err := buildSpec(r.Candidate); err != nil || bs.Slowdown != 10 {
+		t.Errorf("build spec %+v %v", bs, err)
+	}
+	if _, err := ParseRow([]byte(strings.Replace(slow, "%v", "leak-wallclock", 1)), "row.toml"); err == nil ||
+		!strings.Contains(err.Error(), `row.toml: [candidate] variant: "leak-wallclock": a source-built arm takes only slowdown-PCT`) {
+		t.Errorf("leak variant on a source arm: %v", err)
 	}
 	// The frozen row keeps the source (campaigns are re-created from row.toml).
 	b, _ := r.Encode()

@@ -20,7 +20,13 @@ import (
 
 // recipe versions the build procedure itself: a change to how kvparity builds invalidates
 // every cached build.
-const recipe = "kvparity-build/1"
+// 2: line tables in every build (CARGO_PROFILE_RELEASE_DEBUG), so a profile of either arm
+// resolves source lines, and both arms are built identically with them.
+const recipe = "kvparity-build/2"
+
+// lineTables is the debug-info level every build gets: line tables only (no types or
+// variables), which changes no generated code.
+const lineTables = "line-tables-only"
 
 // A Spec is what to build: one source (crate or git), with the row's features.
 type Spec struct {
@@ -30,6 +36,17 @@ type Spec struct {
 	Repo     string // git: checkout path
 	Commit   string // git: full commit SHA
 	Features []string
+	// Slowdown is a calibrated slowdown of the replay loop in percent (0: none): the
+	// slowdown-PCT variant of a stand-in candidate (slowdown.go).
+	Slowdown int
+}
+
+// Variant is the spec's stand-in variant ("" for the published code itself).
+func (s Spec) Variant() string {
+	if s.Slowdown == 0 {
+		return ""
+	}
+	return fmt.Sprintf("slowdown-%d", s.Slowdown)
 }
 
 func (s Spec) String() string {
@@ -83,6 +100,12 @@ type Info struct {
 	Units              int      `json:"compiled_units"`
 	BuildSeconds       float64  `json:"build_seconds"`
 	Cached             bool     `json:"cached,omitempty"`
+	// Variant is the stand-in variant built in ("slowdown-10"), and VariantPatch its diff on
+	// top of the timing extension (kept apart: it is the candidate's change, not a determinism
+	// patch).
+	Variant            string `json:"variant,omitempty"`
+	VariantPatch       string `json:"variant_patch,omitempty"`
+	VariantPatchSHA256 string `json:"variant_patch_sha256,omitempty"`
 }
 
 // DefaultCache is where builds are kept when Options.Cache is empty.
@@ -119,6 +142,9 @@ func cacheKey(s Spec, tc Toolchain) string {
 	slices.Sort(f)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, s.String(), strings.Join(f, ","), tc.Rustc, tc.Cargo, ExtensionSHA256())
+	if v := variantSHA256(s.Slowdown); v != "" {
+		fmt.Fprintf(h, "%s\n%s\n", s.Variant(), v)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
@@ -170,7 +196,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		return Info{}, err
 	}
 	info := Info{Source: s.String(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
-		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key}
+		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key, Variant: s.Variant()}
 	say(Progress{Phase: "fetching"})
 	switch s.Kind {
 	case "crate":
@@ -205,7 +231,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	info.Profile = profileOf(rootMan)
+	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
 
 	say(Progress{Phase: "vendoring"})
 	if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
@@ -230,6 +256,18 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	}
 	sum := sha256.Sum256([]byte(patch))
 	info.AppliedPatchSHA256 = hex.EncodeToString(sum[:])
+	if s.Slowdown > 0 {
+		vp, err := applySlowdown(root, s.Slowdown)
+		if err != nil {
+			return Info{}, err
+		}
+		info.VariantPatch = filepath.Join(dir, s.Variant()+".patch")
+		if err := atomicfile.Write(info.VariantPatch, []byte(vp), 0o644); err != nil {
+			return Info{}, err
+		}
+		vsum := sha256.Sum256([]byte(vp))
+		info.VariantPatchSHA256 = hex.EncodeToString(vsum[:])
+	}
 
 	args := []string{"build", "--release", "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
 		"--bench", BenchTarget, "--message-format=json-render-diagnostics"}
@@ -238,7 +276,8 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	}
 	info.Command = append([]string{"cargo"}, args...)
 	target := filepath.Join(work, "target")
-	env := []string{"CARGO_TARGET_DIR=" + target, "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never"}
+	env := []string{"CARGO_TARGET_DIR=" + target, "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never",
+		"CARGO_PROFILE_RELEASE_DEBUG=" + lineTables}
 	say(Progress{Phase: "compiling"})
 	exe, units, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
 		say(Progress{Phase: "compiling", Units: n, Current: current})
@@ -312,11 +351,11 @@ func applyExtension(root, pkg string) (string, error) {
 		return "", fmt.Errorf("timing extension: copying %s %s: %w", ReplayCrate, version, err)
 	}
 	os.Remove(filepath.Join(patched, ".cargo-checksum.json"))
-	core, err := applyEdits(patched, ReplayCrate+" "+version, replayEdits)
+	core, err := applyEdits(patched, "timing extension", ReplayCrate+" "+version, replayEdits)
 	if err != nil {
 		return "", err
 	}
-	harness, err := applyEdits(pkg, BenchPackage, harnessEdits)
+	harness, err := applyEdits(pkg, "timing extension", BenchPackage, harnessEdits)
 	if err != nil {
 		return "", err
 	}
@@ -358,11 +397,25 @@ func applyExtension(root, pkg string) (string, error) {
 	return unifiedPatch(ReplayCrate+"-"+version, core) + unifiedPatch(BenchPackage, append(harness, files[len(core)+len(harness):]...)), nil
 }
 
+// applySlowdown builds the calibrated slowdown into the patched replay crate (after the timing
+// extension) and returns its own diff.
+func applySlowdown(root string, pct int) (string, error) {
+	version, err := lockChecksum(filepath.Join(root, "Cargo.lock"), ReplayCrate, "")
+	if err != nil {
+		return "", err
+	}
+	files, err := applyEdits(filepath.Join(root, "patches", ReplayCrate), fmt.Sprintf("calibrated slowdown-%d", pct), ReplayCrate+" "+version, slowdownEdits(pct))
+	if err != nil {
+		return "", err
+	}
+	return unifiedPatch(ReplayCrate+"-"+version, files), nil
+}
+
 // profileOf states the release profile the manifest sets ("release (defaults)" when none).
 func profileOf(m *manifest) string {
 	p, ok := m.Profile["release"]
 	if !ok || len(p) == 0 {
-		return "release (cargo's defaults: opt-level 3, no debug info, lto off, codegen-units 16)"
+		return "release (cargo's defaults: opt-level 3, lto off, codegen-units 16)"
 	}
 	keys := make([]string, 0, len(p))
 	for k := range p {

@@ -62,6 +62,10 @@ func fakeTool(name string, args []string) int {
 			fmt.Fprintln(os.Stderr, "error: the timing extension was not applied")
 			return 101
 		}
+		if os.Getenv("CARGO_PROFILE_RELEASE_DEBUG") != "line-tables-only" {
+			fmt.Fprintln(os.Stderr, "error: built without line tables")
+			return 101
+		}
 		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
 		os.MkdirAll(filepath.Dir(exe), 0o755)
 		os.WriteFile(exe, []byte("#!fake offline_replay_bench "+strings.Join(args, " ")+"\n"), 0o755)
@@ -291,5 +295,57 @@ func TestInfoJSONIsSnakeCase(t *testing.T) {
 		if strings.ToLower(k) != k {
 			t.Errorf("key %q", k)
 		}
+	}
+}
+
+// A calibrated slowdown variant is built on top of the timing extension with its own diff: both
+// runtimes' drive loops pay it in the one named function, the determinism patch (the applied
+// timing extension) does not carry it, and it is another build than the published code.
+func TestBuildSlowdownVariantKeepsItsDiffApart(t *testing.T) {
+	fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 10}
+	info, err := Build(context.Background(), spec, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Variant != "slowdown-10" || info.VariantPatch == "" || info.VariantPatchSHA256 == "" {
+		t.Fatalf("info %+v", info)
+	}
+	vp, _ := os.ReadFile(info.VariantPatch)
+	for _, want := range []string{"src/replay/agg.rs", "src/replay/disagg.rs", "+            kvparity_slowdown.step();",
+		"+        kvparity_slowdown.kvparity_calibrated_slowdown(true);", "+    const PCT: f64 = 10.0;", "fn " + SlowdownFunction + "("} {
+		if !strings.Contains(string(vp), want) {
+			t.Errorf("variant patch lacks %q:\n%s", want, vp)
+		}
+	}
+	ext, _ := os.ReadFile(info.AppliedPatch)
+	if strings.Contains(string(ext), SlowdownFunction) {
+		t.Errorf("the timing extension's patch (the determinism patch) carries the slowdown")
+	}
+	if !strings.Contains(info.Profile, `debug = "line-tables-only"`) {
+		t.Errorf("profile %q does not say the line tables", info.Profile)
+	}
+	plain := spec
+	plain.Slowdown = 0
+	tc := Toolchain{info.Rustc, info.Cargo}
+	if cacheKey(plain, tc) == info.CacheKey || cacheKey(Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 20}, tc) == info.CacheKey {
+		t.Error("the cache key ignores the variant")
+	}
+	for _, bad := range []string{"slowdown-0", "slowdown-1001", "slowdown-05", "leak-wallclock", "slowdown-"} {
+		if _, err := ParseVariant(bad); err == nil || !strings.Contains(err.Error(), "slowdown-PCT") {
+			t.Errorf("ParseVariant(%q) = %v", bad, err)
+		}
+	}
+}
+
+// A version whose drive loop has another shape is refused, naming the variant and the file.
+func TestSlowdownRefusesAnUnexpectedLoop(t *testing.T) {
+	fixture := fixtureCopy(t)
+	os.WriteFile(filepath.Join(fixture, "aisimulate-core/src/replay/disagg.rs"), []byte("fn run_to_completion(&mut self) {\n    loop { self.step(); }\n}\n"), 0o644)
+	fakeToolchain(t, fixture)
+	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 10}, Options{Cache: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "calibrated slowdown-10") || !strings.Contains(err.Error(), "src/replay/disagg.rs") || !strings.Contains(err.Error(), "never patches a guess") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,11 +93,16 @@ var harnessEdits = []edit{
 // the determinism-patch checksum recorded for both arms.
 func ExtensionSHA256() string {
 	h := sha256.New()
-	for _, e := range append(append([]edit{}, replayEdits...), harnessEdits...) {
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00", e.file, e.within, e.after, e.anchor, e.count, e.mode, e.code)
-	}
+	hashEdits(h, append(append([]edit{}, replayEdits...), harnessEdits...))
 	fmt.Fprintf(h, "cargo: [dependencies.%s] version \"=<locked>\"; [patch.crates-io] %s = { path = \"patches/%s\" }", ReplayCrate, ReplayCrate, ReplayCrate)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashEdits writes every field of each edit to h.
+func hashEdits(h io.Writer, edits []edit) {
+	for _, e := range edits {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00", e.file, e.within, e.after, e.anchor, e.count, e.mode, e.code)
+	}
 }
 
 // applied is one file the extension changed: its diff is the reviewable patch.
@@ -105,8 +111,9 @@ type applied struct {
 	before, after string
 }
 
-// applyEdits edits files under root, refusing any anchor whose count differs.
-func applyEdits(root, what string, edits []edit) ([]applied, error) {
+// applyEdits edits files under root for purpose ("timing extension"), refusing any anchor
+// whose count differs; what names the package in errors.
+func applyEdits(root, purpose, what string, edits []edit) ([]applied, error) {
 	byFile := map[string]*applied{}
 	var order []string
 	for _, e := range edits {
@@ -114,7 +121,7 @@ func applyEdits(root, what string, edits []edit) ([]applied, error) {
 		if a == nil {
 			b, err := os.ReadFile(filepath.Join(root, e.file))
 			if err != nil {
-				return nil, fmt.Errorf("timing extension: %s has no %s (%w): this version's code does not have the expected shape, and kvparity never patches a guess", what, e.file, err)
+				return nil, fmt.Errorf("%s: %s has no %s (%w): this version's code does not have the expected shape, and kvparity never patches a guess", purpose, what, e.file, err)
 			}
 			a = &applied{file: e.file, before: string(b), after: string(b)}
 			byFile[e.file] = a
@@ -122,7 +129,7 @@ func applyEdits(root, what string, edits []edit) ([]applied, error) {
 		}
 		out, err := e.apply(a.after)
 		if err != nil {
-			return nil, fmt.Errorf("timing extension: %s %s: %w: this version's code does not have the expected shape, and kvparity never patches a guess", what, e.file, err)
+			return nil, fmt.Errorf("%s: %s %s: %w: this version's code does not have the expected shape, and kvparity never patches a guess", purpose, what, e.file, err)
 		}
 		a.after = out
 	}
