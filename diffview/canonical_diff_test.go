@@ -264,7 +264,7 @@ func TestDiagnoseWallClockInDurationsRatesAndDrift(t *testing.T) {
 	d := mustDiff(t, a, b)
 	s := top(t, d, SigWallClock)
 	ev := evidence(s)
-	if s.Explains != s.Of || !strings.Contains(ev, "10 duration(s) moved between virtual instants that did not") || !strings.Contains(ev, "1 throughput(s) moved (/summary/output_throughput_tok_s)") {
+	if s.Explains != s.Of || !strings.Contains(ev, "10 duration(s) moved between virtual instants that did not") || !strings.Contains(ev, "1 run-level rate(s) moved (/summary/output_throughput_tok_s)") {
 		t.Fatalf("%v\n%s\nall %v", s, ev, d.Diagnosis)
 	}
 
@@ -282,4 +282,47 @@ func TestDiagnoseWallClockInDurationsRatesAndDrift(t *testing.T) {
 	x := fx.Float(b, "/summary/duration_ms") * (1 + 1e-13)
 	fx.Set(b, "/summary/duration_ms", fx.Num(x))
 	top(t, mustDiff(t, a, b), SigFloatNoise)
+}
+
+// A step taken late at the first divergence (leak-executor-order's lag): the earliest shifts
+// are whole multiples of the quantum, later ones are not (the moved steps met other batches).
+// The quantum is the cause of everything after it.
+func TestDiagnoseQuantumAtTheFirstDivergence(t *testing.T) {
+	a := fx.Report(40, 0)
+	b := fx.Clone(a)
+	const q = 0.123076
+	for i := 10; i < 40; i++ {
+		x := q * float64(1+i%3)
+		if i >= 25 {
+			x = 0.41 + 0.0137*float64(i) // later: other batches, other step times
+		}
+		fx.Shift(b, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), x)
+		fx.Shift(b, fmt.Sprintf("/per_request/%d/e2e_latency_ms", i), x)
+	}
+	fx.Shift(b, "/summary/mean_e2e_latency_ms", 0.2)
+	d := mustDiff(t, a, b)
+	s := top(t, d, SigQuantum)
+	if s.Explains != s.Of || s.Quantum < q*0.999 || s.Quantum > q*1.001 || !strings.Contains(evidence(s), "later shifts are not whole multiples") {
+		t.Fatalf("%v q=%v\n%s\nall %v", s, s.Quantum, evidence(s), d.Diagnosis)
+	}
+}
+
+// Ids shifted by a counter offset (ordinal n named n+2): every uuid names another request's
+// record, so content, not the uuid, pairs the records, and the diagnosis is id drift.
+func TestDiagnoseUUIDCounterOffsetPairsByContent(t *testing.T) {
+	a := fx.Report(30, 0)
+	b := fx.Clone(a)
+	for k, r := range fx.Get(b, "/per_request").([]any) {
+		r.(map[string]any)["uuid"] = fx.UUID(k + 2)
+	}
+	d := mustDiff(t, a, b)
+	s := top(t, d, SigIDDrift)
+	if s.Explains != s.Of || s.Of != 30 {
+		t.Fatalf("%v: %v", d.Diagnosis, d.Pointers()[:5])
+	}
+	for _, c := range d.Changes {
+		if c.Kind != Changed || lastSeg(c.Pointer) != "uuid" {
+			t.Fatalf("records paired wrong: %v %s", c.Kind, c.Pointer)
+		}
+	}
 }

@@ -93,7 +93,7 @@ func diagnose(d *Diff) []Signature {
 func detectConfig(d *Diff) *Signature {
 	var ptrs []string
 	for _, c := range d.Changes {
-		if strings.HasPrefix(c.Pointer, "/metadata/") {
+		if strings.HasPrefix(c.Pointer, "/metadata/") && !sameNumber(c.A, c.B) { // a respelled number is not another setting
 			ptrs = append(ptrs, fmt.Sprintf("%s %s → %s", c.Pointer, short(c.A), short(c.B)))
 		}
 	}

@@ -93,8 +93,9 @@ func wallDurations(d *Diff) (int, string) {
 				same = same && ma[m.key] == v
 			}
 		}
-		if instants == 0 || !same {
-			continue
+		zero := (c.A == "0" || c.A == "0.0" || c.B == "0" || c.B == "0.0") && math.Abs(x) < 1
+		if !same || (instants == 0 && !zero) {
+			continue // (a wait of exactly 0 that became microseconds needs no instants to judge)
 		}
 		n++
 		if example == "" {
@@ -107,28 +108,80 @@ func wallDurations(d *Diff) (int, string) {
 	return n, fmt.Sprintf("%d duration(s) moved between virtual instants that did not (e.g. %s): measured with a wall clock", n, example)
 }
 
-// wallThroughputs: rates that moved while the virtual duration they are taken over did not.
-func wallThroughputs(d *Diff) (int, string) {
-	da, okA := d.docA.at("/summary/duration_ms")
-	db, okB := d.docB.at("/summary/duration_ms")
-	if !okA || !okB || da != db {
-		return 0, ""
+// rateCounts maps a run-level rate of the summary to the counts it divides by duration_ms.
+var rateCounts = map[string][]string{
+	"input_throughput_tok_s":  {"total_input_tokens"},
+	"output_throughput_tok_s": {"total_output_tokens"},
+	"total_throughput_tok_s":  {"total_input_tokens", "total_output_tokens"},
+	"request_throughput_rps":  {"completed_requests"},
+}
+
+// runRate says a summary member is a run-level rate (not a per-user one, which moves with
+// request timings).
+func runRate(k string) bool {
+	return !strings.Contains(k, "per_user") && (strings.HasSuffix(k, "_per_s") || strings.HasSuffix(k, "tok_s") || strings.HasSuffix(k, "_rps"))
+}
+
+// derivedRate is what rate k of a report is when taken over its virtual duration.
+func derivedRate(dd *doc, k string) (float64, bool) {
+	counts, ok := rateCounts[k]
+	if !ok {
+		return 0, false
 	}
+	dur, ok := dd.at("/summary/duration_ms")
+	ms, okd := parseNum(dur)
+	if !ok || !okd || ms <= 0 {
+		return 0, false
+	}
+	sum := 0.0
+	for _, c := range counts {
+		v, ok := dd.at("/summary/" + c)
+		x, okx := parseNum(v)
+		if !ok || !okx {
+			return 0, false
+		}
+		sum += x
+	}
+	return sum / (ms / 1e3), true
+}
+
+// wallThroughputs: run-level rates that moved and are not their counts over the virtual
+// duration in a run (or, for a rate whose counts are unknown, moved while the virtual duration
+// did not): divided by a wall-clock duration.
+func wallThroughputs(d *Diff) (int, string) {
+	da, _ := d.docA.at("/summary/duration_ms")
+	db, _ := d.docB.at("/summary/duration_ms")
 	var ptrs []string
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		k := lastSeg(c.Pointer)
-		if !strings.HasPrefix(c.Pointer, "/summary/") || !(strings.HasSuffix(k, "_per_s") || strings.HasSuffix(k, "tok_s") || strings.Contains(k, "throughput")) {
+		if !strings.HasPrefix(c.Pointer, "/summary/") || !runRate(k) {
 			continue
 		}
-		if _, ok := numericDelta(c); ok {
+		if _, ok := numericDelta(c); !ok {
+			continue
+		}
+		wall := false
+		for _, side := range []struct {
+			dd  *doc
+			raw string
+		}{{d.docA, c.A}, {d.docB, c.B}} {
+			want, ok := derivedRate(side.dd, k)
+			got, okg := parseNum(side.raw)
+			if !ok {
+				wall = wall || (da != "" && da == db) // counts unknown: judge by the duration alone
+				continue
+			}
+			wall = wall || (okg && want != got && !noise(want, got))
+		}
+		if wall {
 			ptrs = append(ptrs, c.Pointer)
 		}
 	}
 	if len(ptrs) == 0 {
 		return 0, ""
 	}
-	return len(ptrs), fmt.Sprintf("%d throughput(s) moved (%s) while /summary/duration_ms = %s in both runs: divided by a wall-clock duration", len(ptrs), strings.Join(ptrs[:min(3, len(ptrs))], ", "), da)
+	return len(ptrs), fmt.Sprintf("%d run-level rate(s) moved (%s) and are not their counts over the virtual /summary/duration_ms (%s → %s): divided by a wall-clock duration", len(ptrs), strings.Join(ptrs[:min(3, len(ptrs))], ", "), da, db)
 }
 
 // wallDrift: request times offset by a sub-millisecond amount of one sign that grows with
@@ -136,22 +189,30 @@ func wallThroughputs(d *Diff) (int, string) {
 func wallDrift(d *Diff) (int, string) {
 	type shift struct{ at, delta float64 }
 	var ss []shift
+	derived := 0 // values computed from the drifted times: latencies, the summary's aggregates
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		if decisionKey(c.Pointer) {
 			return 0, "" // a different decision moves times too: the cascade lens
 		}
+		x, ok := numericDelta(c)
+		if !ok || math.Abs(x) >= 1 {
+			if strings.HasPrefix(c.Pointer, "/summary/") {
+				if _, ok := numericDelta(c); ok {
+					derived++
+				}
+			}
+			continue
+		}
 		if !strings.HasPrefix(c.Pointer, "/per_request/") {
+			derived++
 			continue
 		}
 		if _, ok := timeFields[lastSeg(c.Pointer)]; !ok {
+			derived++
 			continue
 		}
-		x, ok := numericDelta(c)
 		a, _ := parseNum(c.A)
-		if !ok || math.Abs(x) >= 1 {
-			continue
-		}
 		ss = append(ss, shift{a, x})
 	}
 	if len(ss) < 3 {
@@ -183,6 +244,6 @@ func wallDrift(d *Diff) (int, string) {
 	if detectQuantum(d) != nil {
 		return 0, "" // whole multiples of one step: a pass taken more often, not a clock
 	}
-	return len(ss), fmt.Sprintf("%d request time(s) are offset by %+.3g ms at t=%s ms growing to %+.3g ms at t=%s ms, one sign, no decision changed: a wall-clock reading accumulating into virtual time",
-		len(ss), first.delta, fmtMs(first.at), last.delta, fmtMs(last.at))
+	return len(ss) + derived, fmt.Sprintf("%d request time(s) are offset by %+.3g ms at t=%s ms growing to %+.3g ms at t=%s ms, one sign, no decision changed: a wall-clock reading accumulating into virtual time; %d value(s) derived from them follow",
+		len(ss), first.delta, fmtMs(first.at), last.delta, fmtMs(last.at), derived)
 }

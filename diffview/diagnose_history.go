@@ -23,7 +23,9 @@ type decision struct {
 	oa, ob   string // reported_overlap_tokens
 	arrival  bool   // routed at arrival (agg/prefill, not queued): trace order decides
 	changed  bool
-	ptrIndex int // per_request index in B
+	ptrIndex int    // per_request index in B
+	aIndex   int    // and in A
+	da, db   string // dp_rank
 }
 
 // decisions lists every routing decision of the records the two runs share, by time. It
@@ -65,11 +67,13 @@ func (d *Diff) buildDecisions() []decision {
 		for k := range va.ms {
 			pool, _ := vb.get(k, "pool")
 			pool = strings.Trim(pool, `"`)
-			dec := decision{req: uuid, k: k, pool: pool, ptrIndex: j}
+			dec := decision{req: uuid, k: k, pool: pool, ptrIndex: j, aIndex: i}
 			dec.wa, _ = va.get(k, "logical_worker_id")
 			dec.wb, _ = vb.get(k, "logical_worker_id")
 			dec.oa, _ = va.get(k, "reported_overlap_tokens")
 			dec.ob, _ = vb.get(k, "reported_overlap_tokens")
+			dec.da, _ = va.get(k, "dp_rank")
+			dec.db, _ = vb.get(k, "dp_rank")
 			dec.changed = dec.wa != dec.wb
 			q, _ := va.get(k, "queue_entered_at_ms")
 			var ok bool
@@ -112,6 +116,7 @@ func detectTieDecisions(d *Diff) *Signature {
 		}
 	}
 	var ev []string
+	permuted := false // a pool's outcomes are one multiset in another order
 	for _, pool := range sortedKeys(byPool) {
 		xs := byPool[pool]
 		changed := 0
@@ -131,6 +136,7 @@ func detectTieDecisions(d *Diff) *Signature {
 		how := "the same events processed in a different order gave other outcomes"
 		if strings.Join(sa, ",") == strings.Join(sb, ",") {
 			how = "same multiset, different order"
+			permuted = true
 		}
 		ev = append(ev, fmt.Sprintf("at t=%s ms, %d requests reached %s routing at the same virtual time; workers [%s] → [%s] (%s)",
 			fmtMs(f.AtMs), len(xs), pool, strings.Join(as, " "), strings.Join(bs, " "), how))
@@ -139,34 +145,63 @@ func detectTieDecisions(d *Diff) *Signature {
 	if len(ev) == 0 {
 		return nil
 	}
+	// A permutation of outcomes is the cause of all that follows; other outcomes at a tie may
+	// be a flip among tied requests, so only the instant itself is claimed.
+	n := 0
+	if permuted {
+		n = atOrAfter(d, f.AtMs)
+		ev = append(ev, fmt.Sprintf("the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it: %d of %d differences are at or after t=%s ms", n, len(d.Changes), fmtMs(f.AtMs)))
+	} else {
+		for i := range d.Changes {
+			if t, ok, _ := d.eventAt(i); ok && t == f.AtMs {
+				n++
+			}
+		}
+		ev = append(ev, "the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it")
+	}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (at t=" + fmtMs(f.AtMs) + " ms)", Evidence: ev, Explains: n}
+}
+
+// atOrAfter counts the differences a root cause at virtual time t accounts for: every one at
+// or after t in virtual time, and those with no time (run-level values derived from the whole
+// history); a differing configuration is a cause of its own.
+func atOrAfter(d *Diff, t float64) int {
 	n := 0
 	for i := range d.Changes {
-		if t, ok, _ := d.eventAt(i); ok && t == f.AtMs {
+		ti, ok, _ := d.eventAt(i)
+		if !ok || (!math.IsInf(ti, -1) && ti >= t) {
 			n++
 		}
 	}
-	ev = append(ev, "the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it")
-	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (at t=" + fmtMs(f.AtMs) + " ms)", Evidence: ev, Explains: n}
+	return n
 }
 
 // relabeling reports how far the differing routing decisions are one consistent renaming of
 // workers per pool: identical idle workers tied on cost, and the tie-break saw the
 // candidates in another order (map iteration, unsorted candidates).
 func relabeling(decs []decision) (n int, until float64, desc string) {
+	return relabelingOf(decs, func(x *decision) (string, string) { return x.wa, x.wb })
+}
+
+// relabelingOf is relabeling over the pair of values get reads from each decision (the
+// worker, the dp rank).
+func relabelingOf(decs []decision, get func(*decision) (string, string)) (n int, until float64, desc string) {
 	maps := map[string]map[string]string{}
 	back := map[string]map[string]string{}
 	until = math.Inf(1)
-	for _, x := range decs {
+	for i := range decs {
+		x := &decs[i]
+		wa, wb := get(x)
 		if maps[x.pool] == nil {
 			maps[x.pool], back[x.pool] = map[string]string{}, map[string]string{}
 		}
 		m, bm := maps[x.pool], back[x.pool]
-		if y, ok := m[x.wa]; (ok && y != x.wb) || (bm[x.wb] != "" && bm[x.wb] != x.wa) {
+		if y, ok := m[wa]; (ok && y != wb) || (bm[wb] != "" && bm[wb] != wa) {
 			until = x.t
 			break
 		}
-		m[x.wa], bm[x.wb] = x.wb, x.wa
-		if x.changed {
+		m[wa], bm[wb] = wb, wa
+		if wa != wb {
 			n++
 		}
 	}
@@ -208,7 +243,7 @@ func detectIndexLoss(d *Diff) *Signature {
 		if x.changed && x.t <= f.AtMs {
 			return nil // a different worker came first: a decision flip, not index content
 		}
-		if !x.changed && x.oa != x.ob {
+		if !x.changed && x.oa != x.ob && sameTraceRequest(d, x) {
 			same++
 			if first == nil {
 				first = x
@@ -229,7 +264,22 @@ func detectIndexLoss(d *Diff) *Signature {
 		}
 	}
 	ev = append(ev, "the indexer drops a Stored event whose parent it has not indexed: a child published before its parent (seed 003)")
-	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent (index lost blocks)", Evidence: ev, Explains: same}
+	n := atOrAfter(d, first.t)
+	ev = append(ev, fmt.Sprintf("%d of %d differences are at or after it: they follow from the lost blocks", n, len(d.Changes)))
+	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent (index lost blocks)", Evidence: ev, Explains: n}
+}
+
+// sameTraceRequest says the decision's request is the same trace request in both runs (its
+// trace-fixed members agree): otherwise its overlap differs because its input does.
+func sameTraceRequest(d *Diff, x *decision) bool {
+	for _, k := range traceKeys {
+		a, _ := d.docA.field(x.aIndex, k)
+		b, _ := d.docB.field(x.ptrIndex, k)
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // detectRunLevelClock: only run-level time values moved while every virtual-time event of

@@ -21,28 +21,61 @@ var workerKeys = map[string]bool{"logical_worker_id": true, "scheduler_id": true
 // else differs, the cascade lens speaks instead.
 func detectWorkerRelabel(d *Diff) *Signature {
 	decs := d.decisions()
-	n, until, desc := relabeling(decs)
-	if n == 0 || !math.IsInf(until, 1) || desc == "" {
-		return nil
+	type namespace struct {
+		name  string
+		get   func(*decision) (string, string)
+		keys  func(string) bool
+		pairs map[string]bool // "A→B" values the renaming holds, over every pool
+		desc  string
+		n     int
 	}
-	maps := map[string]bool{} // "A→B" pairs the renaming holds, over every pool
-	for _, x := range decs {
-		maps[strings.Trim(x.wa, `"`)+"→"+strings.Trim(x.wb, `"`)] = true
+	spaces := []*namespace{
+		{name: "workers", get: func(x *decision) (string, string) { return x.wa, x.wb }, keys: func(k string) bool { return workerKeys[k] && k != "dp_rank" }},
+		{name: "dp ranks", get: func(x *decision) (string, string) { return x.da, x.db }, keys: func(k string) bool { return k == "dp_rank" }},
+	}
+	var renamed []*namespace
+	for _, ns := range spaces {
+		n, until, desc := relabelingOf(decs, ns.get)
+		if n == 0 || !math.IsInf(until, 1) || desc == "" {
+			continue
+		}
+		ns.n, ns.desc, ns.pairs = n, desc, map[string]bool{}
+		for i := range decs {
+			a, b := ns.get(&decs[i])
+			ns.pairs[a+"→"+b] = true
+		}
+		renamed = append(renamed, ns)
+	}
+	if len(renamed) == 0 {
+		return nil
 	}
 	explained := 0
 	for _, c := range d.Changes {
-		if c.Kind != Changed || !workerKeys[lastSeg(c.Pointer)] {
+		k := lastSeg(c.Pointer)
+		if c.Kind != Changed || !workerKeys[k] {
 			return nil
 		}
-		if _, err := strconv.Atoi(c.A); err != nil || !maps[c.A+"→"+c.B] {
+		if _, err := strconv.Atoi(c.A); err != nil {
+			return nil
+		}
+		held := false
+		for _, ns := range renamed {
+			held = held || (ns.keys(k) && ns.pairs[c.A+"→"+c.B])
+		}
+		if !held {
 			return nil
 		}
 		explained++
 	}
-	ev := []string{
-		fmt.Sprintf("every one of %d routing decisions maps A's worker to B's by one consistent renaming (%s); %d decision(s) changed", len(decs), desc, n),
-		fmt.Sprintf("all %d differences are placements the renaming accounts for: no time, length or overlap moved", explained),
-		"identical workers tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent",
+	var what, descs []string
+	var ev []string
+	for _, ns := range renamed {
+		what = append(what, ns.name)
+		descs = append(descs, ns.desc)
+		ev = append(ev, fmt.Sprintf("every one of %d routing decisions maps A's %s to B's by one consistent renaming (%s); %d decision(s) changed", len(decs), ns.name, ns.desc, ns.n))
 	}
-	return &Signature{Code: SigIDDrift, Label: "consistent renaming of workers (" + desc + ")", Evidence: ev, Explains: explained}
+	ev = append(ev,
+		fmt.Sprintf("all %d differences are placements the renaming accounts for: no time, length or overlap moved", explained),
+		"identical candidates tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent")
+	return &Signature{Code: SigIDDrift, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: explained}
 }

@@ -3,6 +3,7 @@ package diffview
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,12 +24,15 @@ func quantumField(key string) bool {
 	return false
 }
 
+// A quantumDelta is one virtual-time value's shift B − A, with its change and event time.
+type quantumDelta struct {
+	i  int
+	x  float64
+	at float64
+}
+
 func detectQuantum(d *Diff) *Signature {
-	type delta struct {
-		i int
-		x float64
-	}
-	var ds []delta
+	var ds []quantumDelta
 	for i, c := range d.Changes {
 		if c.Kind != Changed || !strings.HasPrefix(c.Pointer, "/per_request/") && !strings.HasPrefix(c.Pointer, "/coverage/pressure/records/") {
 			continue
@@ -44,17 +48,90 @@ func detectQuantum(d *Diff) *Signature {
 		if noise(a, b) {
 			continue // float noise, not a shift
 		}
-		ds = append(ds, delta{i, b - a})
+		if _, ok := epochLike(a); ok {
+			continue // a wall-clock reading: the gap between the runs is not a step
+		}
+		at, _, _ := d.eventAt(i)
+		ds = append(ds, quantumDelta{i, b - a, at})
 	}
-	if len(ds) < 2 {
+	idx := make([]int, len(ds))
+	for k, x := range ds {
+		idx[k] = x.i
+	}
+	if len(ds) < 2 || swapped(d, idx) {
 		return nil
 	}
+	if q, mult, ok := sharedQuantum(ds); ok {
+		ev := []string{
+			fmt.Sprintf("every one of %d virtual-time deltas is a whole multiple of %s ms (%s)", len(ds), strconv.FormatFloat(q, 'g', 7, 64), multiples(mult)),
+			shiftedFields(d, ds),
+			"a discrete step (a pass, a transfer quantum) was taken a different number of times: look for the first divergent decision",
+		}
+		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds), Quantum: q}
+	}
+	return earliestQuantum(d, ds)
+}
+
+// earliestQuantum: the earliest shifts in virtual time are whole multiples of one quantum and
+// later ones are not: a step taken late at the first divergence moved everything after it,
+// and the moved steps then met other batches (other step times), so the shifts stop being
+// whole. The quantum is the cause of all that follows, as a flipped decision is a cascade's.
+func earliestQuantum(d *Diff, ds []quantumDelta) *Signature {
+	f := d.First
+	if f == nil || !f.Timed || math.IsInf(f.AtMs, -1) {
+		return nil
+	}
+	slices.SortStableFunc(ds, func(a, b quantumDelta) int { return cmpFloat(a.at, b.at) })
+	if ds[0].at != f.AtMs {
+		return nil // the first divergence is not a shifted time
+	}
+	// The longest prefix that shares a quantum (a prefix of a sharing set shares it).
+	lo, hi := 0, len(ds)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if _, _, ok := sharedQuantum(ds[:mid]); ok {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	const minShifts = 4 // two or three deltas share some quantum too easily
+	if lo < minShifts || lo == len(ds) {
+		return nil
+	}
+	q, mult, _ := sharedQuantum(ds[:lo])
+	if q < 1e-3 {
+		return nil
+	}
+	until := ds[lo].at
+	n := atOrAfter(d, f.AtMs)
+	ev := []string{
+		fmt.Sprintf("the first %d virtual-time deltas, from t=%s ms until t=%s ms, are whole multiples of %s ms (%s)", lo, fmtMs(f.AtMs), fmtMs(until), strconv.FormatFloat(q, 'g', 7, 64), multiples(mult)),
+		fmt.Sprintf("later shifts are not whole multiples: the shifted steps met other batches; %d of %d differences are at or after the first shift", n, len(d.Changes)),
+		shiftedFields(d, ds[:lo]),
+		"a discrete step (a pass, a transfer quantum) was taken late or a different number of times at the first divergence",
+	}
+	return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms from t=" + fmtMs(f.AtMs) + " ms", Evidence: ev, Explains: n, Quantum: q}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sharedQuantum tries the smallest delta and its integer fractions and keeps the largest
+// quantum that divides every delta within a relative tolerance (timestamps are sums of
+// floats); it returns the best estimate over all deltas and the count of each multiple.
+func sharedQuantum(ds []quantumDelta) (float64, map[int]int, bool) {
 	minAbs := math.Inf(1)
 	for _, x := range ds {
 		minAbs = math.Min(minAbs, math.Abs(x.x))
 	}
-	// Try the smallest delta and its integer fractions; keep the largest quantum that divides
-	// every delta within a relative tolerance (timestamps are sums of floats).
 	for k := 1; k <= 12; k++ {
 		q := minAbs / float64(k)
 		if q < 1e-6 {
@@ -73,36 +150,85 @@ func detectQuantum(d *Diff) *Signature {
 			sum += math.Abs(x.x)
 			n += m
 		}
-		if !ok {
-			continue
+		if ok {
+			return sum / n, mult, true
 		}
-		q = sum / n // best estimate over all deltas
-		var ms []int
-		for m := range mult {
-			ms = append(ms, m)
-		}
-		sort.Ints(ms)
-		var parts []string
-		for _, m := range ms {
-			parts = append(parts, fmt.Sprintf("×%d: %d", m, mult[m]))
-		}
-		reqs := map[string]bool{}
-		for _, x := range ds {
-			reqs[d.Changes[x.i].Request] = true
-		}
-		delete(reqs, "")
-		fields := map[string]int{}
-		for _, x := range ds {
-			fields[lastSeg(d.Changes[x.i].Pointer)]++
-		}
-		ev := []string{
-			fmt.Sprintf("every one of %d virtual-time deltas is a whole multiple of %s ms (%s)", len(ds), strconv.FormatFloat(q, 'g', 7, 64), strings.Join(parts, ", ")),
-			fmt.Sprintf("%d request(s) shifted; fields: %s", len(reqs), countList(fields)),
-			"a discrete step (a pass, a transfer quantum) was taken a different number of times: look for the first divergent decision",
-		}
-		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds), Quantum: q}
 	}
-	return nil
+	return 0, nil, false
+}
+
+// multiples lists the count of each multiple: "×1: 4, ×3: 2".
+func multiples(mult map[int]int) string {
+	var ms []int
+	for m := range mult {
+		ms = append(ms, m)
+	}
+	sort.Ints(ms)
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("×%d: %d", m, mult[m]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shiftedFields says which requests and fields the shifts are in.
+func shiftedFields(d *Diff, ds []quantumDelta) string {
+	reqs := map[string]bool{}
+	fields := map[string]int{}
+	for _, x := range ds {
+		reqs[d.Changes[x.i].Request] = true
+		fields[lastSeg(d.Changes[x.i].Pointer)]++
+	}
+	delete(reqs, "")
+	return fmt.Sprintf("%d request(s) shifted; fields: %s", len(reqs), countList(fields))
+}
+
+// sameNumber says two differing literals are one number (1 and 1.0).
+func sameNumber(a, b string) bool {
+	x, okx := parseNum(a)
+	y, oky := parseNum(b)
+	return okx && oky && isNumber(a) && isNumber(b) && x == y
+}
+
+// reorderedVictim says a pressure record's differing decision (its victim, its worker) is one
+// A holds at the same instant: B's record, without its ordinals, is one of A's records at that
+// time. The same-time records were stored in another order (the tie lens), not another victim
+// chosen.
+func reorderedVictim(d *Diff, c *Change) bool {
+	arr, k, ok := arrayPrefix(c.Pointer)
+	if !ok || arr != "/coverage/pressure/records" {
+		return false
+	}
+	va, vb := viewArray(d.docA, arr), viewArray(d.docB, arr)
+	if va == nil || vb == nil || k >= len(vb.elems) {
+		return false
+	}
+	at, rec := vb.time(k), vb.withoutOrdinals(k)
+	for e := range va.elems {
+		if va.time(e) == at && va.withoutOrdinals(e) == rec {
+			return true
+		}
+	}
+	return false
+}
+
+// swapped says the shifted values are one multiset in both runs, per field: the same
+// instants exchanged between events (a reorder), not a step taken more often.
+func swapped(d *Diff, idx []int) bool {
+	as, bs := map[string][]string{}, map[string][]string{}
+	for _, i := range idx {
+		c := &d.Changes[i]
+		k := lastSeg(c.Pointer)
+		as[k], bs[k] = append(as[k], c.A), append(bs[k], c.B)
+	}
+	for k := range as {
+		slices.Sort(as[k])
+		slices.Sort(bs[k])
+		if !slices.Equal(as[k], bs[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- decision-flip cascade ----
@@ -148,6 +274,12 @@ func detectCascade(d *Diff) *Signature {
 		}
 		if lastSeg(c.Pointer) == "request_uuid" && renames[strings.Trim(c.A, `"`)] == strings.Trim(c.B, `"`) {
 			continue // a renamed request, not a different victim
+		}
+		if reorderedVictim(d, c) {
+			continue // same-time records reordered: not a different decision
+		}
+		if sameNumber(c.A, c.B) {
+			continue // the same worker spelled another way
 		}
 		t, ok, ev := d.eventAt(i)
 		if !ok {

@@ -460,6 +460,29 @@ func (df *differ) requests(ta, tb int32) error {
 				onlyB = append(onlyB, j)
 			}
 		}
+		// Ids shifted (a counter offset: each uuid now names another request's record):
+		// when content pairs far more records than the uuids do, the content is the identity.
+		if len(onlyA) > 0 && len(onlyB) > 0 {
+			if cp, ok := contentPairs(df.a, df.b, ea, eb, pairs); ok {
+				pairs = cp
+				clear(matchedB)
+				inA := make([]bool, len(ea))
+				for _, p := range pairs {
+					matchedB[p.b], inA[p.a] = true, true
+				}
+				onlyA, onlyB = onlyA[:0], onlyB[:0]
+				for k := range ea {
+					if !inA[k] {
+						onlyA = append(onlyA, k)
+					}
+				}
+				for j := range eb {
+					if !matchedB[j] {
+						onlyB = append(onlyB, j)
+					}
+				}
+			}
+		}
 		if len(onlyA) > 0 && len(onlyB) > 0 {
 			// Pair renamed records by their content without identity fields.
 			fp := map[string][]int{}
@@ -521,6 +544,36 @@ func (df *differ) requests(ta, tb int32) error {
 	}
 	df.req, df.reqA, df.idxA, df.idxB = "", "", -1, -1
 	return nil
+}
+
+// contentPairs pairs every record of A with a record of B of equal content without identity
+// fields, and reports whether that pairs more than half the records and more than twice as
+// many records with equal content as the uuid pairing (byUUID) does.
+func contentPairs(a, b *doc, ea, eb []int32, byUUID []pair) ([]pair, bool) {
+	fa := make([]string, len(ea))
+	for k := range ea {
+		fa[k] = fingerprint(a, ea[k])
+	}
+	fb := map[string][]int{}
+	fbOf := make([]string, len(eb))
+	for j := range eb {
+		fbOf[j] = fingerprint(b, eb[j])
+		fb[fbOf[j]] = append(fb[fbOf[j]], j)
+	}
+	same := 0
+	for _, p := range byUUID {
+		if fa[p.a] == fbOf[p.b] {
+			same++
+		}
+	}
+	var out []pair
+	for k, f := range fa {
+		if js := fb[f]; len(js) > 0 {
+			out = append(out, pair{k, js[0]})
+			fb[f] = js[1:]
+		}
+	}
+	return out, 2*len(out) > len(ea) && len(out) > 2*same
 }
 
 // traceKeys are the members of a request record the trace itself fixes.

@@ -1,0 +1,69 @@
+// Package corpus makes and scores the diagnosis corpus (issue 15): pairs of canonical replay
+// reports (schema dynamo.offline-replay.v1) whose difference has a known cause, so that the
+// first divergence and the diagnosis of package diffview can be measured, family by family.
+//
+// # Cases
+//
+// A Base is a real canonical report (the embedded engine's, or Dynamo's). A mutator copies it
+// into B, and sometimes changes A and B alike first (a tie both runs have, a wall-clock field
+// both runs leak), then makes one known difference. Reports are decoded with number literals
+// kept verbatim and written back canonically: object keys in byte order, no spaces, one line,
+// strings as serde_json writes them, an untouched number spelled as it was, a new f64 as
+// serde_json spells it (Num). Families, each with several variants:
+//
+//	tie-order            equal-time events in another order: pressure records rotated (their
+//	                     ordinals renumbered, references following), ordinal uuids handed out
+//	                     in another order among same-time arrivals, workers swapped between
+//	                     decisions entering the router queue at one time, only the KV digest
+//	child-before-parent  the KV digest differs with counts equal and a parent-order or orphan
+//	                     counter above 0; or the index lost the chain, so a later decision on
+//	                     the same worker sees less overlap (reports carry no parent links)
+//	id-drift             request uuids renamed by a bijection (random UUIDv4, all or some;
+//	                     an ordinal counter started elsewhere), references following; a pool's
+//	                     workers or the dp ranks relabelled
+//	wall-clock           epoch readings in a field both runs write; a slowly growing offset on
+//	                     completion times; wall-measured microseconds in queue waits;
+//	                     throughput over a wall duration; a wall value in duration_ms
+//	float-noise          1-64 ULP in summary means, per-request durations and timestamps
+//	constant-quantum     timestamps after t0 moved by whole multiples of 0.123076 ms or of one
+//	                     decode pass, derived durations following
+//	decision-cascade     one decision flipped at t (at the arrival, the hand-off, the queue; a
+//	                     preemption victim) and what follows moved, some with last-digit noise
+//	configuration        a /metadata value differs, alone or with the cascade it causes
+//	mixed                two causes at once: the truth names the primary and the secondary
+//	number-spelling      numbers spelled another way (4.0 as 4, 64 as 64.0, 1000.0 as 1e3) and
+//	                     nothing else: equal values, but canonical bytes keep literals verbatim,
+//	                     so the digests differ and the diagnosis must say number-spelling
+//	negative-control     nothing differs: byte-identical, re-encoded, only the excluded
+//	                     /summary timing fields differ; the truth says "equal"
+//
+// # Truth
+//
+// Every case carries its Truth: family, variant, what was done (Detail), the signature the
+// diagnosis should lead with (Primary), the others it should name (Secondary), and the true
+// first divergence (First): every differing pointer is placed at the virtual time of its event
+// by the protocol's placement (placement.go: a timestamp, an admission, a routing decision, a
+// pressure event, any element that carries a time; metadata before time 0), and the earliest
+// wins (a history event before configuration before values with no time; at one instant the
+// decision before its consequences, then document order). Requests are paired by identity, so
+// a renamed request is the same request. First.Events lists every event at that instant. The
+// generator checks that the pointer the mutator meant as the cause is at that instant; a case
+// that fails the check is a generator bug (Case.Problem), not a lens miss.
+//
+// Write puts each case in its own folder (a.jsonl, b.jsonl, truth.json) and all truths in
+// truth.json at the top.
+//
+// # Scoring
+//
+// Score runs a diagnosis (Diagnose: diffview.DiffFiles) on every case. Per case:
+//
+//   - top label right: Diagnosis[0].Code equals the truth's primary;
+//   - first divergence right: Diff.First.Pointer equals the truth's pointer, or it has the
+//     same virtual time and lies in one of the events at that instant (the array element, the
+//     request record, /metadata before time 0);
+//   - secondary named: every secondary code is somewhere in the diagnosis;
+//   - a negative control is right, in both columns, when the diff is Equal().
+//
+// The Table gives per family the cases and these counts, and the totals; String renders it as
+// markdown, Misses lists what every wrong case wanted and got.
+package corpus
