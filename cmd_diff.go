@@ -60,11 +60,14 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		_, err := os.Stat(filepath.Join(*campaign, layout.FileJournal))
 		isCampaign = err == nil
 	}
+	// The campaign's report, built once: its verdict is the one printed.
+	var built *campaignreport.Report
 	if len(pos) == 0 && isCampaign {
 		r, err := campaignreport.Build(*campaign)
 		if err != nil {
 			return fail(err)
 		}
+		built = r
 		d := r.Semantic.Diff
 		if d == nil || d.A == "" || d.B == "" {
 			// Nothing to compare (identical reports, or parity never reached): the campaign's
@@ -95,10 +98,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		x := diffview.Coverage(d.Pointers(), recs)
 		sem = &diffview.JSONSemantic{Records: x.Records, Uncovered: x.First}
 		if isCampaign {
-			v, err := campaignreport.Assess(*campaign)
-			if err != nil {
-				return fail(err)
+			if built == nil {
+				if built, err = campaignreport.Build(*campaign); err != nil {
+					return fail(err)
+				}
 			}
+			v := built.Verdicts()
 			sem.Verdict, sem.Reason, sem.Of = v.Semantic.Verdict, v.Semantic.Reason, "campaign"
 		} else {
 			sem.Verdict, _ = diffview.SemanticVerdict(d, recs, *unstable)

@@ -141,8 +141,10 @@ func sharedQuantum(ds []quantumDelta) (float64, map[int]int, bool) {
 		ok := true
 		sum, n := 0.0, 0.0
 		for _, x := range ds {
+			// The tolerance grows with the sum's length but never past a thousandth of the
+			// quantum: a looser one lets any set of large multiples "share" a small quantum.
 			m := math.Round(math.Abs(x.x) / q)
-			if m < 1 || math.Abs(math.Abs(x.x)-m*q) > 1e-6*m*q+1e-9 {
+			if m < 1 || math.Abs(math.Abs(x.x)-m*q) > math.Min(1e-6*m*q, 1e-3*q)+1e-9 {
 				ok = false
 				break
 			}
@@ -157,7 +159,8 @@ func sharedQuantum(ds []quantumDelta) (float64, map[int]int, bool) {
 	return 0, nil, false
 }
 
-// multiples lists the count of each multiple: "×1: 4, ×3: 2".
+// multiples lists the count of each multiple, smallest first: "×1: 4, ×3: 2" (at most
+// eight, then how many more).
 func multiples(mult map[int]int) string {
 	var ms []int
 	for m := range mult {
@@ -165,7 +168,11 @@ func multiples(mult map[int]int) string {
 	}
 	sort.Ints(ms)
 	var parts []string
-	for _, m := range ms {
+	for k, m := range ms {
+		if k == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(ms)-8))
+			break
+		}
 		parts = append(parts, fmt.Sprintf("×%d: %d", m, mult[m]))
 	}
 	return strings.Join(parts, ", ")
