@@ -1,0 +1,151 @@
+package diffview
+
+import (
+	"sort"
+	"strings"
+)
+
+// Pairing the records of /per_request (which the canonical profile sorts by uuid) across the
+// two reports, in passes, each over what the one before left unpaired:
+//
+//  1. by uuid (identical uuid lists pair by position);
+//  2. when uuids were shifted (a counter offset: each uuid now names another request's
+//     record) and content pairs far more records than the uuids do, by content instead;
+//  3. records renamed by an unseeded uuid, by their content without identity fields;
+//  4. records renamed that also carry a second cause (float noise in a derived value), by
+//     what the trace fixes (arrival time, lengths) when that names one record on each side,
+//     so the renaming and the second cause are both seen field by field.
+//
+// What is left is removed (only in A) or added (only in B). Pairs are in B's order.
+func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string) (pairs []pair, onlyA, onlyB []int) {
+	same := len(ea) == len(eb)
+	for k := 0; same && k < len(ea); k++ {
+		same = ua[k] == ub[k]
+	}
+	if same {
+		pairs = make([]pair, len(ea))
+		for k := range ea {
+			pairs[k] = pair{k, k}
+		}
+		return pairs, nil, nil
+	}
+	byUUID := make(map[string]int, len(eb))
+	for k, u := range ub {
+		byUUID[u] = k
+	}
+	for k, u := range ua {
+		if j, ok := byUUID[u]; ok && u != "" {
+			pairs = append(pairs, pair{k, j})
+		}
+	}
+	onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
+	if len(onlyA) > 0 && len(onlyB) > 0 {
+		if cp, ok := contentPairs(a, b, ea, eb, pairs); ok {
+			pairs = cp
+			onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
+		}
+	}
+	if len(onlyA) > 0 && len(onlyB) > 0 {
+		fp := map[string][]int{}
+		for _, j := range onlyB {
+			k := fingerprint(b, eb[j])
+			fp[k] = append(fp[k], j)
+		}
+		for _, k := range onlyA {
+			f := fingerprint(a, ea[k])
+			if js := fp[f]; len(js) > 0 {
+				pairs = append(pairs, pair{k, js[0]})
+				fp[f] = js[1:]
+			}
+		}
+		onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
+	}
+	if len(onlyA) > 0 && len(onlyB) > 0 {
+		pairs = append(pairs, pairByTrace(a, b, ea, eb, onlyA, onlyB)...)
+		onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].b < pairs[j].b })
+	return pairs, onlyA, onlyB
+}
+
+// unpaired lists the records of A (of nA) and of B (of nB) no pair names, in order.
+func unpaired(nA, nB int, pairs []pair) (onlyA, onlyB []int) {
+	inA, inB := make([]bool, nA), make([]bool, nB)
+	for _, p := range pairs {
+		inA[p.a], inB[p.b] = true, true
+	}
+	for k, in := range inA {
+		if !in {
+			onlyA = append(onlyA, k)
+		}
+	}
+	for j, in := range inB {
+		if !in {
+			onlyB = append(onlyB, j)
+		}
+	}
+	return onlyA, onlyB
+}
+
+// contentPairs pairs every record of A with a record of B of equal content without identity
+// fields, and reports whether that pairs more than half the records and more than twice as
+// many records with equal content as the uuid pairing (byUUID) does.
+func contentPairs(a, b *doc, ea, eb []int32, byUUID []pair) ([]pair, bool) {
+	fa := make([]string, len(ea))
+	for k := range ea {
+		fa[k] = fingerprint(a, ea[k])
+	}
+	fb := map[string][]int{}
+	fbOf := make([]string, len(eb))
+	for j := range eb {
+		fbOf[j] = fingerprint(b, eb[j])
+		fb[fbOf[j]] = append(fb[fbOf[j]], j)
+	}
+	same := 0
+	for _, p := range byUUID {
+		if fa[p.a] == fbOf[p.b] {
+			same++
+		}
+	}
+	var out []pair
+	for k, f := range fa {
+		if js := fb[f]; len(js) > 0 {
+			out = append(out, pair{k, js[0]})
+			fb[f] = js[1:]
+		}
+	}
+	return out, 2*len(out) > len(ea) && len(out) > 2*same
+}
+
+// traceKeys are the members of a request record the trace itself fixes.
+var traceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
+
+// pairByTrace pairs leftover records whose trace-fixed members are equal and unique on both
+// sides.
+func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int) (pairs []pair) {
+	key := func(d *doc, e int32) string {
+		var sb strings.Builder
+		for _, k := range traceKeys {
+			if v, ok := d.sc.Member(e, k); ok {
+				sb.WriteString(d.raw(v))
+			}
+			sb.WriteByte(0)
+		}
+		return sb.String()
+	}
+	count := func(d *doc, es []int32, idx []int) map[string][]int {
+		m := map[string][]int{}
+		for _, k := range idx {
+			f := key(d, es[k])
+			m[f] = append(m[f], k)
+		}
+		return m
+	}
+	ka, kb := count(a, ea, onlyA), count(b, eb, onlyB)
+	for _, k := range onlyA {
+		if f := key(a, ea[k]); len(ka[f]) == 1 && len(kb[f]) == 1 {
+			pairs = append(pairs, pair{k, kb[f][0]})
+		}
+	}
+	return pairs
+}
