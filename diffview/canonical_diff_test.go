@@ -217,10 +217,25 @@ func TestDiagnoseWorkerRelabelIsARenaming(t *testing.T) {
 	if s.Explains != s.Of || s.Label != "consistent renaming of workers (decode 0↔1)" {
 		t.Fatalf("%v\n%s\nall: %v", s, evidence(s), d.Diagnosis)
 	}
+	// A time that moved besides is a second cause, said as such.
 	fx.Shift(b, "/per_request/30/terminal_time_ms", 0.5)
 	d = mustDiff(t, a, b)
-	if d.Diagnosis[0].Code == SigIDDrift {
-		t.Fatalf("a moved time is not a renaming: %v", d.Diagnosis)
+	if s = top(t, d, SigIDDrift); s.Explains != s.Of-1 || d.Diagnosis[len(d.Diagnosis)-1].Code != SigUnclassified || d.Diagnosis[len(d.Diagnosis)-1].Explains != 1 {
+		t.Fatalf("%v", d.Diagnosis)
+	}
+	// A renaming that stops holding is a cascade.
+	b = fx.Clone(a)
+	for i := 20; i < 40; i++ {
+		fx.Set(b, fmt.Sprintf("/per_request/%d/routing_history/1/logical_worker_id", i), fx.Int(i%2))
+		fx.Set(b, fmt.Sprintf("/per_request/%d/decode_worker_idx", i), fx.Int(i%2))
+	}
+	fx.Set(b, "/per_request/25/routing_history/1/logical_worker_id", fx.Int(0))
+	fx.Set(b, "/per_request/25/decode_worker_idx", fx.Int(0))
+	for i := 20; i < 40; i++ {
+		fx.Shift(b, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 0.37*float64(i-19))
+	}
+	if d = mustDiff(t, a, b); d.Diagnosis[0].Code != SigCascade {
+		t.Fatalf("%v", d.Diagnosis)
 	}
 }
 

@@ -67,9 +67,15 @@ func diagnose(d *Diff) []Signature {
 	}
 	// What no signature explains is said too: a lens that explains a few differences of many
 	// (last-digit noise riding along an unexplained change) must not read as the answer.
-	best := 0
+	best, sum := 0, 0
 	for _, s := range out {
-		best = max(best, s.Explains)
+		best, sum = max(best, s.Explains), sum+s.Explains
+	}
+	if len(out) > 0 && sum < len(d.Changes) && 2*best >= len(d.Changes) {
+		// Signatures may overlap, so the sum of their shares bounds what they explain.
+		rest := len(d.Changes) - sum
+		out = append(out, Signature{Code: SigUnclassified, Label: "unclassified difference (a second cause?)", Of: len(d.Changes), Explains: rest,
+			Evidence: []string{fmt.Sprintf("at least %d of %d differing pointers are explained by no signature above", rest, len(d.Changes))}})
 	}
 	if len(out) == 0 || (2*best < len(d.Changes) && out[0].Code != SigConfig) {
 		rest := len(d.Changes) - best

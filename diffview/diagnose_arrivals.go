@@ -19,9 +19,10 @@ func detectArrivalPermutation(d *Diff) *Signature {
 		return nil
 	}
 	type group struct {
-		as, bs []string
-		uuids  []string
-		idx    []int // B indexes
+		as, bs   []string
+		ida, idb []string // the records' other identity values (session ids, request ids)
+		uuids    []string
+		idx      []int // B indexes
 	}
 	groups := map[string]*group{}
 	var order []string
@@ -43,6 +44,8 @@ func detectArrivalPermutation(d *Diff) *Signature {
 		}
 		g.as = append(g.as, fingerprint(a, a.reqs[c.IndexA]))
 		g.bs = append(g.bs, fingerprint(b, b.reqs[c.IndexB]))
+		g.ida = append(g.ida, identity(a, a.reqs[c.IndexA]))
+		g.idb = append(g.idb, identity(b, b.reqs[c.IndexB]))
 		g.uuids = append(g.uuids, c.Request)
 		g.idx = append(g.idx, c.IndexB)
 	}
@@ -55,10 +58,9 @@ func detectArrivalPermutation(d *Diff) *Signature {
 		if len(g.as) < 2 {
 			continue
 		}
-		sa, sb := slices.Clone(g.as), slices.Clone(g.bs)
-		slices.Sort(sa)
-		slices.Sort(sb)
-		if !slices.Equal(sa, sb) {
+		// The same records, and the same ids handed out among them: fresh ids (an unseeded
+		// generator) are drift, not a permutation.
+		if !sameMultiset(g.as, g.bs) || !sameMultiset(g.ida, g.idb) {
 			continue
 		}
 		n++
@@ -88,4 +90,26 @@ func detectArrivalPermutation(d *Diff) *Signature {
 		ev = append(ev, fmt.Sprintf("%d reference(s) to those ids follow the same permutation", refs))
 	}
 	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (ids of same-time arrivals)", Evidence: ev, Explains: explained}
+}
+
+// identity is a record's identity members other than its uuid (which pairs it), as written.
+func identity(d *doc, e int32) string {
+	var sb strings.Builder
+	for k, v := range d.sc.Members(e) {
+		if key := d.str(k); idKeys[key] && key != "uuid" {
+			sb.WriteString(key)
+			sb.WriteByte(0)
+			sb.WriteString(d.raw(v))
+			sb.WriteByte(0)
+		}
+	}
+	return sb.String()
+}
+
+// sameMultiset says two lists hold the same values, in any order.
+func sameMultiset(a, b []string) bool {
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
 }

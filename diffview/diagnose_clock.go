@@ -59,12 +59,45 @@ func instantKey(k string) bool {
 	return ok || k == "at_ms" || strings.HasSuffix(k, "_at_ms")
 }
 
+// requestDurations are a request's durations and the instants they span.
+var requestDurations = map[string][2]string{
+	"e2e_latency_ms": {"arrival_time_ms", "last_token_ms"},
+	"ttft_ms":        {"arrival_time_ms", "first_token_ms"},
+}
+
+// spanUnmoved says change c is a request's duration whose two instants are equal in both runs.
+func (d *Diff) spanUnmoved(c *Change) bool {
+	segs := splitPointer(c.Pointer)
+	if len(segs) != 3 || segs[0] != "per_request" || c.IndexA < 0 || c.IndexB < 0 {
+		return false
+	}
+	span, ok := requestDurations[segs[2]]
+	if !ok {
+		return false
+	}
+	for _, k := range span {
+		a, okA := d.docA.field(c.IndexA, k)
+		b, okB := d.docB.field(c.IndexB, k)
+		if !okA || !okB || a != b {
+			return false
+		}
+	}
+	return true
+}
+
 // wallDurations: durations that moved between instants that did not.
 func wallDurations(d *Diff) (int, string) {
 	n := 0
 	var example string
 	for i := range d.Changes {
 		c := &d.Changes[i]
+		if x, ok := numericDelta(c); ok && math.Abs(x) < 1000 && d.spanUnmoved(c) {
+			n++
+			if example == "" {
+				example = fmt.Sprintf("%s %s → %s while the instants it spans are equal", c.Pointer, c.A, c.B)
+			}
+			continue
+		}
 		k := strings.LastIndexByte(c.Pointer, '/')
 		if k <= 0 || !durationKey(c.Pointer[k+1:]) || c.Pointer == "/summary/duration_ms" {
 			continue

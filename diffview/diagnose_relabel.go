@@ -19,16 +19,31 @@ var workerKeys = map[string]bool{"logical_worker_id": true, "scheduler_id": true
 // visited in another order), and the differences are exactly the placements it renames — no
 // time, length or overlap moved. That is an alpha-equivalent run, not a cascade; when anything
 // else differs, the cascade lens speaks instead.
-func detectWorkerRelabel(d *Diff) *Signature {
-	decs := d.decisions()
-	type namespace struct {
-		name  string
-		get   func(*decision) (string, string)
-		keys  func(string) bool
-		pairs map[string]bool // "A→B" values the renaming holds, over every pool
-		desc  string
-		n     int
+// A namespace is one kind of interchangeable placement (workers, dp ranks) and the renaming
+// the run's decisions hold for it.
+type namespace struct {
+	name  string
+	get   func(*decision) (string, string)
+	keys  func(string) bool
+	pairs map[string]bool // "A→B" values the renaming holds, over every pool
+	desc  string
+	n     int
+}
+
+// renamedPlacement says the placement member key changed from a to b as one of the
+// renamings holds.
+func renamedPlacement(renamed []*namespace, key, a, b string) bool {
+	for _, ns := range renamed {
+		if ns.keys(key) && ns.pairs[a+"→"+b] {
+			return true
+		}
 	}
+	return false
+}
+
+// wholeRunRenamings are the placements (workers, dp ranks) that every routing decision of the
+// run maps from A to B by one consistent renaming per pool, with at least one renamed.
+func wholeRunRenamings(decs []decision) []*namespace {
 	spaces := []*namespace{
 		{name: "workers", get: func(x *decision) (string, string) { return x.wa, x.wb }, keys: func(k string) bool { return workerKeys[k] && k != "dp_rank" }},
 		{name: "dp ranks", get: func(x *decision) (string, string) { return x.da, x.db }, keys: func(k string) bool { return k == "dp_rank" }},
@@ -46,23 +61,36 @@ func detectWorkerRelabel(d *Diff) *Signature {
 		}
 		renamed = append(renamed, ns)
 	}
+	return renamed
+}
+
+func detectWorkerRelabel(d *Diff) *Signature {
+	decs := d.decisions()
+	renamed := wholeRunRenamings(decs)
 	if len(renamed) == 0 {
 		return nil
 	}
-	explained := 0
+	// Every differing placement must be one the renaming accounts for; other differences (a
+	// second cause: a step taken late) are left to their own lenses.
+	explained, others := 0, 0
+	digest := false
 	for _, c := range d.Changes {
 		k := lastSeg(c.Pointer)
+		if c.Pointer == "/coverage/kv_ingest/blake3_256" {
+			// KV events name the worker that stored them: the event stream's digest follows
+			// the renaming (its counts, when they differ, are another cause's).
+			digest = true
+			explained++
+			continue
+		}
 		if c.Kind != Changed || !workerKeys[k] {
-			return nil
+			others++
+			continue
 		}
 		if _, err := strconv.Atoi(c.A); err != nil {
 			return nil
 		}
-		held := false
-		for _, ns := range renamed {
-			held = held || (ns.keys(k) && ns.pairs[c.A+"→"+c.B])
-		}
-		if !held {
+		if !renamedPlacement(renamed, k, c.A, c.B) {
 			return nil
 		}
 		explained++
@@ -74,8 +102,15 @@ func detectWorkerRelabel(d *Diff) *Signature {
 		descs = append(descs, ns.desc)
 		ev = append(ev, fmt.Sprintf("every one of %d routing decisions maps A's %s to B's by one consistent renaming (%s); %d decision(s) changed", len(decs), ns.name, ns.desc, ns.n))
 	}
+	if digest {
+		ev = append(ev, "the KV event stream's digest (/coverage/kv_ingest/blake3_256) follows: its events name the worker that stored them")
+	}
+	if others == 0 {
+		ev = append(ev, fmt.Sprintf("all %d differences follow the renaming: no time, length or overlap moved", explained))
+	} else {
+		ev = append(ev, fmt.Sprintf("%d difference(s) are placements the renaming accounts for; %d others have another cause", explained, others))
+	}
 	ev = append(ev,
-		fmt.Sprintf("all %d differences are placements the renaming accounts for: no time, length or overlap moved", explained),
 		"identical candidates tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent")
 	return &Signature{Code: SigIDDrift, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: explained}
 }

@@ -61,7 +61,7 @@ func detectQuantum(d *Diff) *Signature {
 	if len(ds) < 2 || swapped(d, idx) {
 		return nil
 	}
-	if q, mult, ok := sharedQuantum(ds); ok {
+	if q, mult, ok := sharedQuantum(ds); ok && shiftedEvents(d, ds) >= 2 {
 		ev := []string{
 			fmt.Sprintf("every one of %d virtual-time deltas is a whole multiple of %s ms (%s)", len(ds), strconv.FormatFloat(q, 'g', 7, 64), multiples(mult)),
 			shiftedFields(d, ds),
@@ -96,7 +96,7 @@ func earliestQuantum(d *Diff, ds []quantumDelta) *Signature {
 		}
 	}
 	const minShifts = 4 // two or three deltas share some quantum too easily
-	if lo < minShifts || lo == len(ds) {
+	if lo < minShifts || lo == len(ds) || shiftedEvents(d, ds[:lo]) < 2 {
 		return nil
 	}
 	q, mult, _ := sharedQuantum(ds[:lo])
@@ -178,6 +178,22 @@ func multiples(mult map[int]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// shiftedEvents counts the requests and pressure records the shifts are in: one request's own
+// shift, carried into its derived durations, is not a step taken again across the run.
+func shiftedEvents(d *Diff, ds []quantumDelta) int {
+	seen := map[string]bool{}
+	for _, x := range ds {
+		c := &d.Changes[x.i]
+		key := c.Request
+		if key == "" {
+			p, k, _ := arrayPrefix(c.Pointer)
+			key = p + "/" + strconv.Itoa(k)
+		}
+		seen[key] = true
+	}
+	return len(seen)
+}
+
 // shiftedFields says which requests and fields the shifts are in.
 func shiftedFields(d *Diff, ds []quantumDelta) string {
 	reqs := map[string]bool{}
@@ -247,6 +263,8 @@ func decisionKey(p string) bool {
 		return true
 	case "request_uuid":
 		return strings.HasPrefix(p, "/coverage/pressure/records/") // the preemption victim
+	case "outcome":
+		return strings.Contains(p, "/routing_history/") // admitted at once, or queued
 	}
 	return false
 }
@@ -271,6 +289,7 @@ func decisionRank(p string) int {
 
 func detectCascade(d *Diff) *Signature {
 	renames := uuidRenames(d)
+	relabeled := wholeRunRenamings(d.decisions()) // placements a renaming accounts for flip nothing
 	first := -1
 	var ft float64
 	var fev string
@@ -284,6 +303,9 @@ func detectCascade(d *Diff) *Signature {
 		}
 		if reorderedVictim(d, c) {
 			continue // same-time records reordered: not a different decision
+		}
+		if renamedPlacement(relabeled, lastSeg(c.Pointer), c.A, c.B) {
+			continue // interchangeable workers renamed over the whole run
 		}
 		if sameNumber(c.A, c.B) {
 			continue // the same worker spelled another way

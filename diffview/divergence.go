@@ -189,8 +189,12 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 		if len(segs) >= 4 && segs[1] == "pressure" && segs[2] == "records" {
 			k, _ := strconv.Atoi(segs[3])
 			ptr := "/coverage/pressure/records/" + segs[3]
-			a, aok := d.docA.at(ptr + "/at_ms")
-			b, bok := d.docB.at(ptr + "/at_ms")
+			at := "/at_ms"
+			if len(segs) == 5 && laterInstant(segs[4]) {
+				at = "/" + segs[4] // a readmission is placed where it happens
+			}
+			a, aok := d.docA.at(ptr + at)
+			b, bok := d.docB.at(ptr + at)
 			t, ok := minTime(a, aok, b, bok)
 			kind, _ := d.docB.at(ptr + "/kind")
 			if kind == "" {
@@ -215,6 +219,11 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 			}
 			return t, ok, ev
 		}
+		if f == "ttst_ms" { // the second token: first token plus the time to it
+			if t, ok := d.secondToken(c); ok {
+				return t, true, "ttst_ms (second token)"
+			}
+		}
 		if keys, ok := derivedFrom[f]; ok {
 			t, ok := d.recordTime(c, keys...)
 			return t, ok, f + " (" + timeFields[keys[0]] + ")"
@@ -234,6 +243,12 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 				_, _, pool := d.elemField(c, f, k, "pool")
 				pool = strings.Trim(pool, `"`)
 				ev := fmt.Sprintf("routing decision #%d (pool %s)", k, pool)
+				if len(segs) == 5 && (laterInstant(segs[4]) || segs[4] == "queue_wait_ms") {
+					// A release, and the wait that ends there, are placed at the release.
+					if t, ok, _ := d.elemField(c, f, k, "released_at_ms"); ok {
+						return t, true, fmt.Sprintf("routing decision #%d (pool %s): release", k, pool)
+					}
+				}
 				if t, ok, _ := d.elemField(c, f, k, "queue_entered_at_ms"); ok {
 					return t, true, ev
 				}
@@ -327,6 +342,36 @@ func firstDivergence(d *Diff) *Divergence {
 	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, Request: c.Request, Event: bev, A: c.A, B: c.B}
 }
 
+// laterInstant says a member of an event is an instant of its own after the event's time (a
+// release, a readmission): a value is placed where it happens, so a consequence after a flip
+// never reads as earlier than the flip.
+func laterInstant(key string) bool {
+	return strings.HasSuffix(key, "_at_ms") && key != "at_ms" && key != "queue_entered_at_ms"
+}
+
+// secondToken is the time of a request's second token on either side (earliest): its first
+// token plus its time to the second.
+func (d *Diff) secondToken(c *Change) (float64, bool) {
+	var ts []float64
+	for s, dd := range []*doc{d.docA, d.docB} {
+		ri := c.IndexA
+		if s == 1 {
+			ri = c.IndexB
+		}
+		ft, ok1 := dd.field(ri, "first_token_ms")
+		tt, ok2 := dd.field(ri, "ttst_ms")
+		x, okx := parseNum(ft)
+		y, oky := parseNum(tt)
+		if ri >= 0 && ok1 && ok2 && okx && oky {
+			ts = append(ts, x+y)
+		}
+	}
+	if len(ts) == 0 {
+		return 0, false
+	}
+	return slices.Min(ts), true
+}
+
 // elementTimeKeys name an event's own virtual time, in the order they are read.
 var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
 
@@ -340,11 +385,21 @@ func (d *Diff) elementTime(c *Change) (float64, bool, string) {
 		return 0, false, ""
 	}
 	elem := arr + "/" + strconv.Itoa(k)
+	key := lastSeg(c.Pointer)
+	own := laterInstant(key) && elem+"/"+key == c.Pointer // an instant of its own: placed where it happens
 	var ts []float64
 	for s, dd := range []*doc{d.docA, d.docB} {
 		p := elem
 		if s == 0 {
 			p = d.sideA(c, elem)
+		}
+		if own {
+			if raw, ok := dd.at(p + "/" + key); ok {
+				if t, ok := parseNum(raw); ok {
+					ts = append(ts, t)
+					continue
+				}
+			}
 		}
 		v, ok := dd.value(p)
 		if !ok || dd.kind(v) != jsonscan.Object {

@@ -9,7 +9,8 @@ import (
 
 // The protocol places every differing value at the virtual time of the event it belongs to
 // (diffview's doc: "a timestamp field, an admission, a routing decision, a pressure event;
-// metadata is before time 0"). The truth uses the same placement, written out here from the
+// metadata is before time 0"), and a value that is an instant of its own, or a duration, where
+// it happens or ends (a readmission, a release and the wait that ends there, the second token). The truth uses the same placement, written out here from the
 // protocol's field list, so that "first divergence right" checks the diff against it.
 
 // timeFields are per-request virtual timestamps: each is its own event.
@@ -98,7 +99,11 @@ func place(l *leaf, a, b *Report) placed {
 		return p
 	case isPressure(toks):
 		elem := "/coverage/pressure/records/" + toks[3]
-		t, ok := minTime(lookup(a, elem+"/at_ms"), lookup(b, elem+"/at_ms"))
+		at := "/at_ms"
+		if len(toks) == 5 && laterInstant(toks[4]) {
+			at = "/" + toks[4] // a readmission is placed where it happens
+		}
+		t, ok := minTime(lookup(a, elem+at), lookup(b, elem+at))
 		return timed(t, ok, elem)
 	case toks[0] != "per_request" || len(toks) < 2:
 		if t, ok, ev := elementTime(l, toks, a, b); ok {
@@ -119,6 +124,8 @@ func place(l *leaf, a, b *Report) placed {
 			t, ok = l.recTime("arrival_time_ms")
 		}
 		return timed(t, ok, rec)
+	case f == "ttst_ms" && l.secondToken() != nil:
+		return timed(*l.secondToken(), true, rec)
 	case derivedFrom[f] != nil:
 		t, ok := l.recTime(derivedFrom[f]...)
 		return timed(t, ok, rec)
@@ -128,6 +135,12 @@ func place(l *leaf, a, b *Report) placed {
 		}
 	case f == "routing_history" && len(toks) >= 4:
 		elem := rec + "/" + f + "/" + toks[3]
+		if len(toks) == 5 && (laterInstant(toks[4]) || toks[4] == "queue_wait_ms") {
+			// A release, and the wait that ends there, are placed at the release.
+			if t, ok := minTime(l.elem(f, toks[3], "released_at_ms")); ok {
+				return timed(t, true, elem)
+			}
+		}
 		if t, ok := minTime(l.elem(f, toks[3], "queue_entered_at_ms")); ok {
 			return timed(t, true, elem)
 		}
@@ -143,6 +156,33 @@ func place(l *leaf, a, b *Report) placed {
 	}
 	t, ok := l.recTime("terminal_time_ms", "arrival_time_ms")
 	return timed(t, ok, rec)
+}
+
+// laterInstant says a member of an event is an instant of its own after the event's time (a
+// release, a readmission): it is placed where it happens.
+func laterInstant(key string) bool {
+	return strings.HasSuffix(key, "_at_ms") && key != "at_ms" && key != "queue_entered_at_ms"
+}
+
+// secondToken is the earlier of the two sides' second-token times (first_token_ms +
+// ttst_ms), or nil.
+func (l *leaf) secondToken() *float64 {
+	var ts []float64
+	for _, r := range []map[string]any{l.recA, l.recB} {
+		if r == nil {
+			continue
+		}
+		ft, ok1 := numOf(r["first_token_ms"])
+		tt, ok2 := numOf(r["ttst_ms"])
+		if ok1 && ok2 {
+			ts = append(ts, ft+tt)
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	t := math.Min(ts[0], ts[len(ts)-1])
+	return &t
 }
 
 // elementTimeKeys name an event's own time, read in this order (then any *_at_ms member).
@@ -168,8 +208,14 @@ func elementTime(l *leaf, toks []string, a, b *Report) (float64, bool, string) {
 		sides[0], sides[1] = lookup(a, pointer.Join(elem)), lookup(b, pointer.Join(elem))
 	}
 	var ts [2]any
+	own := len(toks) == i+2 && laterInstant(toks[i+1]) // an instant of its own
 	for s, e := range sides {
 		ts[s] = timeMember(e)
+		if m, _ := e.(map[string]any); own && m != nil {
+			if _, ok := numOf(m[toks[i+1]]); ok {
+				ts[s] = m[toks[i+1]]
+			}
+		}
 	}
 	t, ok := minTime(ts[0], ts[1])
 	return t, ok, pointer.Join(elem)
