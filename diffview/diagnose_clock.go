@@ -223,9 +223,10 @@ func wallDrift(d *Diff) (int, string) {
 	type shift struct{ at, delta float64 }
 	var ss []shift
 	derived := 0 // values computed from the drifted times: latencies, the summary's aggregates
+	flips := newFlipTest(d)
 	for i := range d.Changes {
 		c := &d.Changes[i]
-		if decisionKey(c.Pointer) {
+		if flips.flipped(c) {
 			return 0, "" // a different decision moves times too: the cascade lens
 		}
 		x, ok := numericDelta(c)

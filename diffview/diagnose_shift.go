@@ -287,28 +287,40 @@ func decisionRank(p string) int {
 	return 4
 }
 
+// A flipTest says whether a differing decision was decided otherwise, or only reads
+// otherwise: a renamed request named as the victim, same-time records stored in another order,
+// interchangeable workers renamed over the whole run, a number spelled another way.
+type flipTest struct {
+	d         *Diff
+	renames   map[string]string
+	relabeled []*namespace
+}
+
+func newFlipTest(d *Diff) flipTest {
+	return flipTest{d: d, renames: uuidRenames(d), relabeled: wholeRunRenamings(d.decisions())}
+}
+
+func (f flipTest) flipped(c *Change) bool {
+	switch {
+	case c.Kind != Changed || !decisionKey(c.Pointer):
+		return false
+	case lastSeg(c.Pointer) == "request_uuid" && f.renames[strings.Trim(c.A, `"`)] == strings.Trim(c.B, `"`):
+		return false
+	case reorderedVictim(f.d, c), renamedPlacement(f.relabeled, lastSeg(c.Pointer), c.A, c.B), sameNumber(c.A, c.B):
+		return false
+	}
+	return true
+}
+
 func detectCascade(d *Diff) *Signature {
-	renames := uuidRenames(d)
-	relabeled := wholeRunRenamings(d.decisions()) // placements a renaming accounts for flip nothing
+	flips := newFlipTest(d)
 	first := -1
 	var ft float64
 	var fev string
 	for i := range d.Changes {
 		c := &d.Changes[i]
-		if c.Kind != Changed || !decisionKey(c.Pointer) {
+		if !flips.flipped(c) {
 			continue
-		}
-		if lastSeg(c.Pointer) == "request_uuid" && renames[strings.Trim(c.A, `"`)] == strings.Trim(c.B, `"`) {
-			continue // a renamed request, not a different victim
-		}
-		if reorderedVictim(d, c) {
-			continue // same-time records reordered: not a different decision
-		}
-		if renamedPlacement(relabeled, lastSeg(c.Pointer), c.A, c.B) {
-			continue // interchangeable workers renamed over the whole run
-		}
-		if sameNumber(c.A, c.B) {
-			continue // the same worker spelled another way
 		}
 		t, ok, ev := d.eventAt(i)
 		if !ok {
