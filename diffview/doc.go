@@ -30,7 +30,11 @@
 //
 // Every change is placed at the virtual time of the event it belongs to (a timestamp field,
 // an admission, a routing decision, a pressure event, an element of any array whose elements
-// carry a time; metadata is before time 0). The earliest is the first divergence. Diagnosis
+// carry a time); a value that is an instant of its own or a duration is placed where it
+// happens or ends (a readmission, a release and the wait that ends there, the second token).
+// The earliest point of the run's history is the first divergence. Metadata is configuration,
+// before time 0: it is the first divergence only when no history event differs, and the
+// configuration signature names it either way; values with no time come last. Diagnosis
 // applies lenses (statistics-and-peers.md Part 3): configuration, number spelling, child
 // before parent, ordering within equal timestamps (events, decisions, ids of same-time
 // arrivals), id/uuid drift and consistent renamings of workers, wall-clock leakage, float
