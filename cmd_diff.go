@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
+	"time"
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
@@ -80,7 +82,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		flags.Usage()
 		return verdict.ExitUsage
 	}
-	boundMemory(pos[0], pos[1])
+	defer boundMemory(pos[0], pos[1])()
 	d, err := diffview.DiffFiles(pos[0], pos[1])
 	if err != nil {
 		return fail(err)
@@ -176,17 +178,39 @@ func printCampaignOnly(w io.Writer, asJSON bool, parity, semantic verdict.Outcom
 // A diff's live heap is about 4.5 bytes per input byte on a real pair (the inputs themselves,
 // their tapes, the changes); with the default GC pacing the heap peaks near twice that before
 // each collection. The limit makes the collector run sooner instead (and return memory to the
-// system), so the peak stays under 10x the inputs at about 5% more time on a real pair. It is
-// soft: a diff whose live heap is larger (millions of differences) still completes.
+// system), so the peak stays under 10x the inputs at a few percent more time on a real pair.
 const diffMemoryPerInputByte = 7
 
-// boundMemory sets the process's soft memory limit from the size of the two reports.
-func boundMemory(a, b string) {
+// boundMemory sets the process's soft memory limit from the size of the two reports, and
+// raises it while the diff runs whenever the live heap nears it: a diff of millions of
+// differences holds far more than its inputs, and a limit below the live heap would have the
+// collector run back to back (minutes instead of seconds). The returned func stops the watch.
+func boundMemory(a, b string) (stop func()) {
 	var n int64
 	for _, p := range []string{a, b} {
 		if st, err := os.Stat(p); err == nil {
 			n += st.Size()
 		}
 	}
-	debug.SetMemoryLimit(max(64<<20, diffMemoryPerInputByte*n))
+	limit := max(64<<20, diffMemoryPerInputByte*n)
+	debug.SetMemoryLimit(limit)
+	done := make(chan struct{})
+	go func() {
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(live)
+			if l := int64(live[0].Value.Uint64()); 10*l > 9*limit {
+				limit = l + l/2 // half the live heap of headroom (GOGC=50), past the inputs' bound
+				debug.SetMemoryLimit(limit)
+			}
+		}
+	}()
+	return func() { close(done) }
 }

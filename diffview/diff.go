@@ -66,6 +66,8 @@ type Diff struct {
 	decs       []decision  // routing decisions of both runs, filled on first use
 	decsDone   bool
 	fieldPats  patternCache
+	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
+	objectArrays map[string]bool
 }
 
 // Equal reports whether the two reports have no differing pointer.

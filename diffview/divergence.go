@@ -381,7 +381,7 @@ var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
 // histories and pressure records the report's schema names.
 func (d *Diff) elementTime(c *Change) (float64, bool, string) {
 	arr, k, ok := arrayPrefix(c.Pointer)
-	if !ok {
+	if !ok || !d.eventArray(arr) {
 		return 0, false, ""
 	}
 	elem := arr + "/" + strconv.Itoa(k)
@@ -413,6 +413,28 @@ func (d *Diff) elementTime(c *Change) (float64, bool, string) {
 		return 0, false, ""
 	}
 	return slices.Min(ts), true, fmt.Sprintf("event #%d of %s", k, lastSeg(arr))
+}
+
+// eventArray says the array at ptr (B's, else A's) holds objects: only events carry a time
+// (an array of numbers is not read element by element). Kept per array.
+func (d *Diff) eventArray(ptr string) bool {
+	if ok, seen := d.objectArrays[ptr]; seen {
+		return ok
+	}
+	ok := false
+	for _, dd := range []*doc{d.docB, d.docA} {
+		if v, found := dd.value(ptr); found && dd.kind(v) == jsonscan.Array {
+			if e, found := dd.sc.Element(v, 0); found {
+				ok = dd.kind(e) == jsonscan.Object
+				break
+			}
+		}
+	}
+	if d.objectArrays == nil {
+		d.objectArrays = map[string]bool{}
+	}
+	d.objectArrays[ptr] = ok
+	return ok
 }
 
 // timeMember reads an event object's own time.

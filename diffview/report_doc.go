@@ -17,14 +17,15 @@ import (
 // A doc is one loaded report line and its scanned tape. Values are named by their tape
 // index (int32), the way jsonscan links them.
 type doc struct {
-	name  string            // file name for messages
-	line  int               // 1-based line of the report in its file
-	sc    *jsonscan.Scanner // the line's tape (sc.Input() is the line)
-	text  string            // the line; values are substrings of it (no allocation per change)
-	reqs  []int32           // per_request elements, in order (filled by the diff)
-	uuids []string          // their uuids
-	memo  map[int][]member  // parsed per_request records, by index
-	root  map[string]int32  // top-level members
+	name   string            // file name for messages
+	line   int               // 1-based line of the report in its file
+	sc     *jsonscan.Scanner // the line's tape (sc.Input() is the line)
+	text   string            // the line; values are substrings of it (no allocation per change)
+	reqs   []int32           // per_request elements, in order (filled by the diff)
+	uuids  []string          // their uuids
+	memo   map[int][]member  // parsed per_request records, by index
+	arrays map[int32][]int32 // element lists of long arrays read by index
+	root   map[string]int32  // top-level members
 }
 
 // A member is one key/value pair of an object: the decoded key and the value's tape index.
@@ -163,6 +164,26 @@ func (d *doc) str(ti int32) string {
 	return string(d.sc.Str(t))
 }
 
+// element is element k of array ti. Elements are found by walking the tape, so a long array
+// read element by element (a lens placing each change) has its element list kept.
+func (d *doc) element(ti int32, k int) (int32, bool) {
+	if d.sc.Tape[ti].N <= 64 {
+		return d.sc.Element(ti, k)
+	}
+	es, ok := d.arrays[ti]
+	if !ok {
+		if d.arrays == nil {
+			d.arrays = map[int32][]int32{}
+		}
+		es = d.elements(ti)
+		d.arrays[ti] = es
+	}
+	if k < 0 || k >= len(es) {
+		return 0, false
+	}
+	return es[k], true
+}
+
 // elements lists the elements of array ti.
 func (d *doc) elements(ti int32) []int32 {
 	es := make([]int32, 0, d.sc.Tape[ti].N)
@@ -244,7 +265,7 @@ func (d *doc) value(ptr string) (int32, bool) {
 			if err != nil {
 				return 0, false
 			}
-			if v, ok = d.sc.Element(v, k); !ok {
+			if v, ok = d.element(v, k); !ok {
 				return 0, false
 			}
 		default:
