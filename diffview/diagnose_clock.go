@@ -91,15 +91,18 @@ func wallDurations(d *Diff) (int, string) {
 	var example string
 	for i := range d.Changes {
 		c := &d.Changes[i]
-		if x, ok := numericDelta(c); ok && math.Abs(x) < 1000 && d.spanUnmoved(c) {
-			n++
-			if example == "" {
-				example = fmt.Sprintf("%s %s → %s while the instants it spans are equal", c.Pointer, c.A, c.B)
+		key := lastSeg(c.Pointer)
+		if _, ok := requestDurations[key]; ok { // (keys first: this runs over every change)
+			if x, ok := numericDelta(c); ok && math.Abs(x) < 1000 && d.spanUnmoved(c) {
+				n++
+				if example == "" {
+					example = fmt.Sprintf("%s %s → %s while the instants it spans are equal", c.Pointer, c.A, c.B)
+				}
+				continue
 			}
-			continue
 		}
 		k := strings.LastIndexByte(c.Pointer, '/')
-		if k <= 0 || !durationKey(c.Pointer[k+1:]) || c.Pointer == "/summary/duration_ms" {
+		if k <= 0 || !durationKey(key) || c.Pointer == "/summary/duration_ms" {
 			continue
 		}
 		x, ok := numericDelta(c)
@@ -222,6 +225,18 @@ func wallThroughputs(d *Diff) (int, string) {
 func wallDrift(d *Diff) (int, string) {
 	type shift struct{ at, delta float64 }
 	var ss []shift
+	timed := 0 // a drift moves request times: without three of them there is nothing to read
+	for i := range d.Changes {
+		p := d.Changes[i].Pointer
+		if _, ok := timeFields[lastSeg(p)]; ok && strings.HasPrefix(p, "/per_request/") {
+			if timed++; timed == 3 {
+				break
+			}
+		}
+	}
+	if timed < 3 {
+		return 0, ""
+	}
 	derived := 0 // values computed from the drifted times: latencies, the summary's aggregates
 	flips := newFlipTest(d)
 	for i := range d.Changes {
