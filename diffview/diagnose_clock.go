@@ -89,14 +89,16 @@ func (d *Diff) spanUnmoved(c *Change) bool {
 func wallDurations(d *Diff) (int, string) {
 	n := 0
 	var example string
+	var spans []quantumDelta // request durations off their unmoved instants
+	var spanExample string
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		key := lastSeg(c.Pointer)
 		if _, ok := requestDurations[key]; ok { // (keys first: this runs over every change)
 			if x, ok := numericDelta(c); ok && math.Abs(x) < 1000 && d.spanUnmoved(c) {
-				n++
-				if example == "" {
-					example = fmt.Sprintf("%s %s → %s while the instants it spans are equal", c.Pointer, c.A, c.B)
+				spans = append(spans, quantumDelta{i: i, x: x})
+				if spanExample == "" {
+					spanExample = fmt.Sprintf("%s %s → %s while the instants it spans are equal", c.Pointer, c.A, c.B)
 				}
 				continue
 			}
@@ -136,6 +138,13 @@ func wallDurations(d *Diff) (int, string) {
 		n++
 		if example == "" {
 			example = fmt.Sprintf("%s %s → %s while the instants around it are equal", c.Pointer, c.A, c.B)
+		}
+	}
+	// Wall readings jitter; durations all moved by whole multiples of one step were stepped.
+	if _, _, stepped := sharedQuantum(spans); len(spans) == 1 || (len(spans) > 1 && !stepped) {
+		n += len(spans)
+		if example == "" {
+			example = spanExample
 		}
 	}
 	if n == 0 {

@@ -65,9 +65,19 @@ func detectQuantum(d *Diff) *Signature {
 		ev := []string{
 			fmt.Sprintf("every one of %d virtual-time deltas is a whole multiple of %s ms (%s)", len(ds), strconv.FormatFloat(q, 'g', 7, 64), multiples(mult)),
 			shiftedFields(d, ds),
-			"a discrete step (a pass, a transfer quantum) was taken a different number of times: look for the first divergent decision",
 		}
-		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds), Quantum: q}
+		// The summary's aggregates of the shifted times (means, maxima, the duration) follow.
+		derived := 0
+		for i := range d.Changes {
+			if c := &d.Changes[i]; strings.HasPrefix(c.Pointer, "/summary/") && c.Kind == Changed && isNumber(c.A) && isNumber(c.B) {
+				derived++
+			}
+		}
+		if derived > 0 {
+			ev = append(ev, fmt.Sprintf("%d summary value(s) aggregate the shifted times and follow them", derived))
+		}
+		ev = append(ev, "a discrete step (a pass, a transfer quantum) was taken a different number of times: look for the first divergent decision")
+		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds) + derived, Quantum: q}
 	}
 	return earliestQuantum(d, ds)
 }
