@@ -2,7 +2,6 @@ package diffview
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -137,18 +136,7 @@ func (v *arrayView) blocks() []string {
 }
 
 func (v *arrayView) sameBlocks(o *arrayView) bool {
-	a, b := v.blocks(), o.blocks()
-	if len(a) != len(b) {
-		return false
-	}
-	sort.Strings(a)
-	sort.Strings(b)
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return sameMultiset(v.blocks(), o.blocks())
 }
 
 // violations lists events whose parent block is stored later in the same array.

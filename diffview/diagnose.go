@@ -7,7 +7,8 @@ import (
 )
 
 // A Signature is one recognised shape of a difference set (statistics-and-peers.md Part 3),
-// with the evidence that supports it. Diff.Diagnosis lists them most specific first.
+// with the evidence that supports it. Diff.Diagnosis ranks them by the share they explain
+// (rankSignatures).
 type Signature struct {
 	Code     string   `json:"code"`                 // stable id: configuration, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
 	Label    string   `json:"label"`                // in words, for the pane and the CLI
@@ -20,7 +21,8 @@ type Signature struct {
 	consequence bool
 }
 
-// Signature codes, most specific first: the order of Diff.Diagnosis.
+// Signature codes, most specific first: the order the lenses run in, which breaks ties of the
+// diagnosis's ranking.
 const (
 	SigConfig            = "configuration"
 	SigNumberSpelling    = "number-spelling"
@@ -65,33 +67,43 @@ func diagnose(d *Diff) []Signature {
 			out = append(out, *s)
 		}
 	}
-	// What no signature explains is said too: a lens that explains a few differences of many
-	// (last-digit noise riding along an unexplained change) must not read as the answer.
-	best, sum := 0, 0
-	for _, s := range out {
-		best, sum = max(best, s.Explains), sum+s.Explains
-	}
-	if len(out) > 0 && sum < len(d.Changes) && 2*best >= len(d.Changes) {
-		// Signatures may overlap, so the sum of their shares bounds what they explain.
-		rest := len(d.Changes) - sum
-		out = append(out, Signature{Code: SigUnclassified, Label: "unclassified difference (a second cause?)", Of: len(d.Changes), Explains: rest,
-			Evidence: []string{fmt.Sprintf("at least %d of %d differing pointers are explained by no signature above", rest, len(d.Changes))}})
-	}
-	if len(out) == 0 || (2*best < len(d.Changes) && out[0].Code != SigConfig) {
-		rest := len(d.Changes) - best
-		s := Signature{Code: SigUnclassified, Label: "unclassified difference (a logic change?)", Of: len(d.Changes), Explains: rest}
-		if d.First != nil {
-			s.Evidence = append(s.Evidence, "first divergence: "+d.First.String())
-		}
-		if len(out) == 0 {
-			s.Evidence = append(s.Evidence, fmt.Sprintf("%d differing pointers in %d groups; no ordering, renaming, clock, float or quantum lens makes them equal", len(d.Changes), len(d.Groups)))
-		} else {
-			s.Evidence = append(s.Evidence, fmt.Sprintf("up to %d of %d differing pointers are explained by no signature: the largest explains %d", rest, len(d.Changes), best))
-		}
-		out = append(out, s)
+	if s := unexplained(d, out); s != nil {
+		out = append(out, *s)
 	}
 	rankSignatures(out)
 	return out
+}
+
+// unexplained is what no signature explains, said as "unclassified" (nil when they explain
+// everything): all of it when no lens holds; the rest when the largest share is under half
+// (a lens that explains a few differences of many, last-digit noise riding along an
+// unexplained change, must not read as the answer), unless the configuration differs; else a
+// second cause, at least the differences the shares do not reach (they may overlap).
+func unexplained(d *Diff, out []Signature) *Signature {
+	n := len(d.Changes)
+	best, sum, config := 0, 0, false
+	for _, s := range out {
+		best, sum, config = max(best, s.Explains), sum+s.Explains, config || s.Code == SigConfig
+	}
+	var rest int
+	var why string
+	switch {
+	case len(out) == 0:
+		rest, why = n, fmt.Sprintf("%d differing pointers in %d groups; no ordering, renaming, clock, float or quantum lens makes them equal", n, len(d.Groups))
+	case 2*best < n && !config:
+		rest, why = n-best, fmt.Sprintf("up to %d of %d differing pointers are explained by no signature: the largest explains %d", n-best, n, best)
+	case sum < n:
+		return &Signature{Code: SigUnclassified, Label: "unclassified difference (a second cause?)", Of: n, Explains: n - sum,
+			Evidence: []string{fmt.Sprintf("at least %d of %d differing pointers are explained by no signature above", n-sum, n)}}
+	default:
+		return nil
+	}
+	s := &Signature{Code: SigUnclassified, Label: "unclassified difference (a logic change?)", Of: n, Explains: rest}
+	if d.First != nil {
+		s.Evidence = append(s.Evidence, "first divergence: "+d.First.String())
+	}
+	s.Evidence = append(s.Evidence, why)
+	return s
 }
 
 // detectConfig names differing run configuration (metadata): the most direct cause, and a
@@ -122,12 +134,7 @@ func detectNumberSpelling(d *Diff) *Signature {
 	var example string
 	fields := map[string]int{}
 	for _, c := range d.Changes {
-		if c.Kind != Changed || !isNumber(c.A) || !isNumber(c.B) {
-			continue
-		}
-		a, aok := parseNum(c.A)
-		b, bok := parseNum(c.B)
-		if !aok || !bok || a != b {
+		if c.Kind != Changed || !sameNumber(c.A, c.B) {
 			continue
 		}
 		n++

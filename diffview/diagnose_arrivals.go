@@ -2,7 +2,6 @@ package diffview
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -18,12 +17,9 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	if len(a.reqs) == 0 || len(b.reqs) == 0 {
 		return nil
 	}
-	type group struct {
-		as, bs   []string
-		ida, idb []string // the records' other identity values (session ids, request ids)
-		uuids    []string
-		idx      []int // B indexes
-	}
+	// Changed records grouped by arrival time first (indexes only): the records of a group of
+	// two or more are read (fingerprinted) only then, since most arrival times are unique.
+	type group struct{ a, b []int } // per_request indexes in A and in B
 	groups := map[string]*group{}
 	var order []string
 	seen := map[int]bool{}
@@ -42,12 +38,14 @@ func detectArrivalPermutation(d *Diff) *Signature {
 			groups[at] = g
 			order = append(order, at)
 		}
-		g.as = append(g.as, fingerprint(a, a.reqs[c.IndexA]))
-		g.bs = append(g.bs, fingerprint(b, b.reqs[c.IndexB]))
-		g.ida = append(g.ida, identity(a, a.reqs[c.IndexA]))
-		g.idb = append(g.idb, identity(b, b.reqs[c.IndexB]))
-		g.uuids = append(g.uuids, c.Request)
-		g.idx = append(g.idx, c.IndexB)
+		g.a, g.b = append(g.a, c.IndexA), append(g.b, c.IndexB)
+	}
+	read := func(dd *doc, idx []int, of func(*doc, int32) string) []string {
+		out := make([]string, len(idx))
+		for k, i := range idx {
+			out[k] = of(dd, dd.reqs[i])
+		}
+		return out
 	}
 	permuted := map[int]bool{}
 	moved := map[string]bool{}
@@ -55,21 +53,23 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	n := 0
 	for _, t := range order {
 		g := groups[t]
-		if len(g.as) < 2 {
+		if len(g.a) < 2 {
 			continue
 		}
 		// The same records, and the same ids handed out among them: fresh ids (an unseeded
 		// generator) are drift, not a permutation.
-		if !sameMultiset(g.as, g.bs) || !sameMultiset(g.ida, g.idb) {
+		if !sameMultiset(read(a, g.a, fingerprint), read(b, g.b, fingerprint)) || !sameMultiset(read(a, g.a, identity), read(b, g.b, identity)) {
 			continue
 		}
 		n++
-		for k, j := range g.idx {
+		uuids := make([]string, len(g.b))
+		for k, j := range g.b {
 			permuted[j] = true
-			moved[g.uuids[k]] = true
+			uuids[k] = b.uuids[j]
+			moved[uuids[k]] = true
 		}
 		if len(ev) < 3 {
-			ev = append(ev, fmt.Sprintf("%d requests arriving at t=%s ms hold the same records under permuted ids (%s)", len(g.as), t, strings.Join(g.uuids, ", ")))
+			ev = append(ev, fmt.Sprintf("%d requests arriving at t=%s ms hold the same records under permuted ids (%s)", len(g.b), t, strings.Join(uuids, ", ")))
 		}
 	}
 	if len(permuted) == 0 {
@@ -104,12 +104,4 @@ func identity(d *doc, e int32) string {
 		}
 	}
 	return sb.String()
-}
-
-// sameMultiset says two lists hold the same values, in any order.
-func sameMultiset(a, b []string) bool {
-	sa, sb := slices.Clone(a), slices.Clone(b)
-	slices.Sort(sa)
-	slices.Sort(sb)
-	return slices.Equal(sa, sb)
 }

@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -118,18 +119,14 @@ func wallDurations(d *Diff) (int, string) {
 			continue
 		}
 		instants, same := 0, true
-		ma := map[string]string{}
-		for _, m := range d.docA.members(va) {
-			ma[m.key] = d.docA.raw(m.val)
-		}
-		for _, m := range d.docB.members(vb) {
-			if !instantKey(m.key) {
+		for k, v := range d.docB.sc.Members(vb) {
+			key := d.docB.str(k)
+			if !instantKey(key) || d.docB.raw(v) == "null" {
 				continue
 			}
-			if v := d.docB.raw(m.val); v != "null" {
-				instants++
-				same = same && ma[m.key] == v
-			}
+			instants++
+			u, ok := d.docA.sc.Member(va, key)
+			same = same && ok && d.docA.raw(u) == d.docB.raw(v)
 		}
 		zero := (c.A == "0" || c.A == "0.0" || c.B == "0" || c.B == "0.0") && math.Abs(x) < 1
 		if !same || (instants == 0 && !zero) {
@@ -255,10 +252,8 @@ func wallDrift(d *Diff) (int, string) {
 		}
 		x, ok := numericDelta(c)
 		if !ok || math.Abs(x) >= 1 {
-			if strings.HasPrefix(c.Pointer, "/summary/") {
-				if _, ok := numericDelta(c); ok {
-					derived++
-				}
+			if ok && strings.HasPrefix(c.Pointer, "/summary/") {
+				derived++
 			}
 			continue
 		}
@@ -276,15 +271,7 @@ func wallDrift(d *Diff) (int, string) {
 	if len(ss) < 3 {
 		return 0, ""
 	}
-	slices.SortFunc(ss, func(p, q shift) int {
-		switch {
-		case p.at < q.at:
-			return -1
-		case p.at > q.at:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ss, func(p, q shift) int { return cmp.Compare(p.at, q.at) })
 	sign := math.Signbit(ss[0].delta)
 	down := 0
 	for k := range ss {

@@ -2,7 +2,9 @@ package diffview
 
 import (
 	"fmt"
+	"kvparity/internal/pointer"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,35 +21,25 @@ func lastSeg(p string) string {
 // arrayPrefix returns the pointer of the innermost array element that holds p
 // ("/coverage/pressure/records/3/at_ms" → "/coverage/pressure/records", 3).
 func arrayPrefix(p string) (string, int, bool) {
+	arr, _, n, ok := elementPrefix(p)
+	return arr, n, ok
+}
+
+// elementPrefix is arrayPrefix with the element's own pointer
+// ("/coverage/pressure/records/3").
+func elementPrefix(p string) (arr, elem string, n int, ok bool) {
 	// Read segments from the end of the pointer itself: an element index has no escapes, so the
 	// holding array's pointer is a prefix of p (no split, no allocation: this runs per change).
 	for end := len(p); ; {
 		k := strings.LastIndexByte(p[:end], '/')
 		if k <= 0 { // the first segment names a root member, never an element
-			return "", 0, false
+			return "", "", 0, false
 		}
-		if n, ok := index(p[k+1 : end]); ok && p[:k] != "/per_request" {
-			return p[:k], n, true
+		if n, ok := pointer.Index(p[k+1 : end]); ok && p[:k] != "/per_request" {
+			return p[:k], p[:end], n, true
 		}
 		end = k
 	}
-}
-
-// index reads an array index segment (digits only: strconv.Atoi would allocate an error for
-// every member name it is shown, and this runs per change).
-func index(seg string) (int, bool) {
-	if seg == "" || len(seg) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(seg); i++ {
-		c := seg[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 func isNumber(s string) bool {
@@ -56,6 +48,24 @@ func isNumber(s string) bool {
 	}
 	c := s[0]
 	return c == '-' || (c >= '0' && c <= '9')
+}
+
+// sameNumber says two differing literals are one number (1 and 1.0, 1e3 and 1000).
+func sameNumber(a, b string) bool {
+	x, okx := parseNum(a)
+	y, oky := parseNum(b)
+	return okx && oky && isNumber(a) && isNumber(b) && x == y
+}
+
+// sameMultiset says two lists hold the same values, in any order.
+func sameMultiset(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
 }
 
 // ulps is the distance in units of least precision between two doubles.

@@ -130,11 +130,8 @@ func detectTieDecisions(d *Diff) *Signature {
 		if len(xs) < 2 || changed == 0 {
 			continue
 		}
-		sa, sb := append([]string(nil), as...), append([]string(nil), bs...)
-		sort.Strings(sa)
-		sort.Strings(sb)
 		how := "the same events processed in a different order gave other outcomes"
-		if strings.Join(sa, ",") == strings.Join(sb, ",") {
+		if sameMultiset(as, bs) {
 			how = "same multiset, different order"
 			permuted = true
 		}

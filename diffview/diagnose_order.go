@@ -2,7 +2,6 @@ package diffview
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -187,13 +186,8 @@ func tieLens(a, b *arrayView) (n int, example string, ordinals []string, ok bool
 		if same {
 			continue
 		}
-		sa, sb := append([]string(nil), g.as...), append([]string(nil), g.bs...)
-		sort.Strings(sa)
-		sort.Strings(sb)
-		for k := range sa {
-			if sa[k] != sb[k] {
-				return 0, "", nil, false // different events, not just order
-			}
+		if !sameMultiset(g.as, g.bs) {
+			return 0, "", nil, false // different events, not just order
 		}
 		n++
 		collect(g)

@@ -14,11 +14,6 @@ import (
 var workerKeys = map[string]bool{"logical_worker_id": true, "scheduler_id": true, "worker_id": true,
 	"prefill_worker_idx": true, "decode_worker_idx": true, "dp_rank": true}
 
-// detectWorkerRelabel applies the renaming lens to workers: every routing decision of the
-// run, changed or not, maps A's worker to B's by one bijection per pool (identical idle workers
-// visited in another order), and the differences are exactly the placements it renames — no
-// time, length or overlap moved. That is an alpha-equivalent run, not a cascade; when anything
-// else differs, the cascade lens speaks instead.
 // A namespace is one kind of interchangeable placement (workers, dp ranks) and the renaming
 // the run's decisions hold for it.
 type namespace struct {
@@ -39,6 +34,14 @@ func renamedPlacement(renamed []*namespace, key, a, b string) bool {
 		}
 	}
 	return false
+}
+
+// renamings is wholeRunRenamings of the diff's decisions, computed once (three lenses ask).
+func (d *Diff) renamings() []*namespace {
+	if !d.renamedSet {
+		d.renamed, d.renamedSet = wholeRunRenamings(d.decisions()), true
+	}
+	return d.renamed
 }
 
 // wholeRunRenamings are the placements (workers, dp ranks) that every routing decision of the
@@ -64,9 +67,15 @@ func wholeRunRenamings(decs []decision) []*namespace {
 	return renamed
 }
 
+// detectWorkerRelabel applies the renaming lens to workers and dp ranks: every routing
+// decision of the run, changed or not, maps A's placement to B's by one bijection per pool
+// (identical idle workers visited in another order). Every differing placement must be one the
+// renaming accounts for, and it explains those (and the KV digest, whose events name the
+// worker); other differences are a second cause's, left to their lenses. A renaming that
+// breaks during the run is no renaming: the cascade lens speaks from the flip that breaks it.
 func detectWorkerRelabel(d *Diff) *Signature {
 	decs := d.decisions()
-	renamed := wholeRunRenamings(decs)
+	renamed := d.renamings()
 	if len(renamed) == 0 {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -54,11 +55,7 @@ func detectQuantum(d *Diff) *Signature {
 		at, _, _ := d.eventAt(i)
 		ds = append(ds, quantumDelta{i, b - a, at})
 	}
-	idx := make([]int, len(ds))
-	for k, x := range ds {
-		idx[k] = x.i
-	}
-	if len(ds) < 2 || swapped(d, idx) {
+	if len(ds) < 2 || swapped(d, ds) {
 		return nil
 	}
 	if q, mult, ok := sharedQuantum(ds); ok && shiftedEvents(d, ds) >= 2 {
@@ -91,7 +88,7 @@ func earliestQuantum(d *Diff, ds []quantumDelta) *Signature {
 	if f == nil || !f.Timed || math.IsInf(f.AtMs, -1) {
 		return nil
 	}
-	slices.SortStableFunc(ds, func(a, b quantumDelta) int { return cmpFloat(a.at, b.at) })
+	slices.SortStableFunc(ds, func(a, b quantumDelta) int { return cmp.Compare(a.at, b.at) })
 	if ds[0].at != f.AtMs {
 		return nil // the first divergence is not a shifted time
 	}
@@ -122,16 +119,6 @@ func earliestQuantum(d *Diff, ds []quantumDelta) *Signature {
 		"a discrete step (a pass, a transfer quantum) was taken late or a different number of times at the first divergence",
 	}
 	return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms from t=" + fmtMs(f.AtMs) + " ms", Evidence: ev, Explains: n, Quantum: q}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sharedQuantum tries the smallest delta and its integer fractions and keeps the largest
@@ -196,8 +183,7 @@ func shiftedEvents(d *Diff, ds []quantumDelta) int {
 		c := &d.Changes[x.i]
 		key := c.Request
 		if key == "" {
-			p, k, _ := arrayPrefix(c.Pointer)
-			key = p + "/" + strconv.Itoa(k)
+			_, key, _, _ = elementPrefix(c.Pointer) // a pressure record
 		}
 		seen[key] = true
 	}
@@ -216,48 +202,17 @@ func shiftedFields(d *Diff, ds []quantumDelta) string {
 	return fmt.Sprintf("%d request(s) shifted; fields: %s", len(reqs), countList(fields))
 }
 
-// sameNumber says two differing literals are one number (1 and 1.0).
-func sameNumber(a, b string) bool {
-	x, okx := parseNum(a)
-	y, oky := parseNum(b)
-	return okx && oky && isNumber(a) && isNumber(b) && x == y
-}
-
-// reorderedVictim says a pressure record's differing decision (its victim, its worker) is one
-// A holds at the same instant: B's record, without its ordinals, is one of A's records at that
-// time. The same-time records were stored in another order (the tie lens), not another victim
-// chosen.
-func reorderedVictim(d *Diff, c *Change) bool {
-	arr, k, ok := arrayPrefix(c.Pointer)
-	if !ok || arr != "/coverage/pressure/records" {
-		return false
-	}
-	va, vb := viewArray(d.docA, arr), viewArray(d.docB, arr)
-	if va == nil || vb == nil || k >= len(vb.elems) {
-		return false
-	}
-	at, rec := vb.time(k), vb.withoutOrdinals(k)
-	for e := range va.elems {
-		if va.time(e) == at && va.withoutOrdinals(e) == rec {
-			return true
-		}
-	}
-	return false
-}
-
 // swapped says the shifted values are one multiset in both runs, per field: the same
 // instants exchanged between events (a reorder), not a step taken more often.
-func swapped(d *Diff, idx []int) bool {
+func swapped(d *Diff, ds []quantumDelta) bool {
 	as, bs := map[string][]string{}, map[string][]string{}
-	for _, i := range idx {
-		c := &d.Changes[i]
+	for _, x := range ds {
+		c := &d.Changes[x.i]
 		k := lastSeg(c.Pointer)
 		as[k], bs[k] = append(as[k], c.A), append(bs[k], c.B)
 	}
 	for k := range as {
-		slices.Sort(as[k])
-		slices.Sort(bs[k])
-		if !slices.Equal(as[k], bs[k]) {
+		if !sameMultiset(as[k], bs[k]) {
 			return false
 		}
 	}
@@ -299,15 +254,39 @@ func decisionRank(p string) int {
 
 // A flipTest says whether a differing decision was decided otherwise, or only reads
 // otherwise: a renamed request named as the victim, same-time records stored in another order,
-// interchangeable workers renamed over the whole run, a number spelled another way.
+// interchangeable workers renamed over the whole run, a number spelled another way. It is
+// built once per lens and asked per change.
 type flipTest struct {
-	d         *Diff
 	renames   map[string]string
 	relabeled []*namespace
+	pressure  *arrayView      // B's pressure records
+	inA       map[string]bool // A's pressure records, by time and content without ordinals
 }
 
+const pressureRecords = "/coverage/pressure/records"
+
 func newFlipTest(d *Diff) flipTest {
-	return flipTest{d: d, renames: uuidRenames(d), relabeled: wholeRunRenamings(d.decisions())}
+	f := flipTest{renames: uuidRenames(d), relabeled: d.renamings()}
+	va := viewArray(d.docA, pressureRecords)
+	if f.pressure = viewArray(d.docB, pressureRecords); va != nil && f.pressure != nil {
+		f.inA = make(map[string]bool, len(va.elems))
+		for e := range va.elems {
+			f.inA[va.time(e)+"\x00"+va.withoutOrdinals(e)] = true
+		}
+	}
+	return f
+}
+
+// reorderedVictim says a pressure record's differing decision (its victim, its worker) is one
+// A holds at the same instant: B's record, without its ordinals, is one of A's records at that
+// time. The same-time records were stored in another order (the tie lens), not another victim
+// chosen.
+func (f flipTest) reorderedVictim(c *Change) bool {
+	arr, k, ok := arrayPrefix(c.Pointer)
+	if !ok || arr != pressureRecords || f.inA == nil || k >= len(f.pressure.elems) {
+		return false
+	}
+	return f.inA[f.pressure.time(k)+"\x00"+f.pressure.withoutOrdinals(k)]
 }
 
 func (f flipTest) flipped(c *Change) bool {
@@ -316,7 +295,7 @@ func (f flipTest) flipped(c *Change) bool {
 		return false
 	case lastSeg(c.Pointer) == "request_uuid" && f.renames[strings.Trim(c.A, `"`)] == strings.Trim(c.B, `"`):
 		return false
-	case reorderedVictim(f.d, c), renamedPlacement(f.relabeled, lastSeg(c.Pointer), c.A, c.B), sameNumber(c.A, c.B):
+	case f.reorderedVictim(c), renamedPlacement(f.relabeled, lastSeg(c.Pointer), c.A, c.B), sameNumber(c.A, c.B):
 		return false
 	}
 	return true

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kvparity/internal/jsonscan"
+	"kvparity/report"
 )
 
 // A Side names one of the two canonical reports being compared.
@@ -65,6 +66,8 @@ type Diff struct {
 	events     []eventInfo // eventOf per change, filled on first use
 	decs       []decision  // routing decisions of both runs, filled on first use
 	decsDone   bool
+	renamed    []*namespace // wholeRunRenamings of decs, filled on first use
+	renamedSet bool
 	fieldPats  patternCache
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
@@ -142,8 +145,8 @@ type differ struct {
 	// keeps both sides' members while it recurses into their values).
 	scratch [][2][]member
 	depth   int
-	// ex is the exclusion trie node of the current path (nil: no exclusion below it).
-	ex       *exclusionNode
+	// ex is the canonical profile's node of the current path (the exclusions below it).
+	ex       report.ProfileNode
 	excluded []Exclusion
 }
 
@@ -170,13 +173,13 @@ func (df *differ) collected() []Change {
 const walkLimit = 1 << 18
 
 func diffDocs(a, b *doc) (*Diff, error) {
-	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit, ex: defaultExclusions}
+	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit, ex: defaultExclusions()}
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
 	if df.counted > df.limit {
 		n := df.counted
-		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n), ex: defaultExclusions}
+		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n), ex: defaultExclusions()}
 		if err := df.value(0, 0); err != nil {
 			return nil, err
 		}
@@ -276,17 +279,6 @@ func (df *differ) object(ta, tb int32) error {
 		if df.skipExcluded(ex, ma, mb, &i, &j) {
 			continue
 		}
-		df.ex = nil
-		if ex != nil {
-			key := ""
-			switch {
-			case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
-				key = ma[i].key
-			default:
-				key = mb[j].key
-			}
-			df.ex = ex.child(key)
-		}
 		switch {
 		case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
 			df.path = append(df.path, ma[i].key)
@@ -300,6 +292,7 @@ func (df *differ) object(ta, tb int32) error {
 			j++
 		default:
 			df.path = append(df.path, ma[i].key)
+			df.ex = ex.Child(ma[i].key) // the exclusions below this member, for the walk into it
 			if err := df.value(ma[i].val, mb[j].val); err != nil {
 				return err
 			}
@@ -313,8 +306,8 @@ func (df *differ) object(ta, tb int32) error {
 
 // skipExcluded steps over the member at i (A) or j (B) when the profile excludes it, saying
 // so when its values differ; it reports whether it stepped.
-func (df *differ) skipExcluded(ex *exclusionNode, ma, mb []member, i, j *int) bool {
-	if ex == nil {
+func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []member, i, j *int) bool {
+	if !ex.Names() {
 		return false
 	}
 	var key string
@@ -325,7 +318,7 @@ func (df *differ) skipExcluded(ex *exclusionNode, ma, mb []member, i, j *int) bo
 	} else {
 		key = mb[*j].key
 	}
-	if c := ex.child(key); c == nil || !c.excluded {
+	if !ex.Child(key).Excluded() {
 		return false
 	}
 	x := Exclusion{Pointer: pointerOf(append(df.path, key))}
@@ -344,27 +337,20 @@ func (df *differ) skipExcluded(ex *exclusionNode, ma, mb []member, i, j *int) bo
 }
 
 // array compares an ordered array element by element: ordered event arrays keep their order
-// in the canonical profile, so position is identity.
+// in the canonical profile, so position is identity while the lengths agree; otherwise the
+// elements are aligned first (alignedArray).
 func (df *differ) array(ta, tb int32) error {
 	ea, eb := df.a.elements(ta), df.b.elements(tb)
 	if len(ea) != len(eb) {
 		return df.alignedArray(ea, eb)
 	}
-	n := len(ea)
 	ex := df.ex
 	defer func() { df.ex = ex }()
-	for k := 0; k < n; k++ {
+	for k := range ea {
 		df.path = append(df.path, strconv.Itoa(k))
-		df.ex = ex.child(df.path[len(df.path)-1])
-		switch {
-		case k >= len(eb):
-			df.add(Removed, ea[k], -1)
-		case k >= len(ea):
-			df.add(Added, -1, eb[k])
-		default:
-			if err := df.value(ea[k], eb[k]); err != nil {
-				return err
-			}
+		df.ex = ex.Child(df.path[len(df.path)-1])
+		if err := df.value(ea[k], eb[k]); err != nil {
+			return err
 		}
 		df.path = df.path[:len(df.path)-1]
 	}
@@ -379,7 +365,7 @@ func (df *differ) alignedArray(ea, eb []int32) error {
 	defer func() { df.ex = ex }()
 	at := func(k int) {
 		df.path = append(df.path, strconv.Itoa(k))
-		df.ex = ex.child(df.path[len(df.path)-1])
+		df.ex = ex.Child(df.path[len(df.path)-1])
 	}
 	i, j := 0, 0
 	for _, r := range align(df.a, df.b, ea, eb) {
@@ -431,7 +417,7 @@ func (df *differ) requests(ta, tb int32) error {
 		df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids = ea, eb, ua, ub
 	}
 	ea, eb, ua, ub := df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids
-	df.ex = nil // records are paired by uuid: an index names no record across the two
+	df.ex = report.ProfileNode{} // records are paired by uuid: an index names no record across the two
 	pairs, onlyA, onlyB := pairRecords(df.a, df.b, ea, eb, ua, ub)
 	for _, p := range pairs {
 		df.req, df.reqA, df.idxA, df.idxB = ub[p.b], "", p.a, p.b

@@ -380,13 +380,12 @@ var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
 // and B's, so the first divergence is the earliest across every timed array, not only the
 // histories and pressure records the report's schema names.
 func (d *Diff) elementTime(c *Change) (float64, bool, string) {
-	arr, k, ok := arrayPrefix(c.Pointer)
+	arr, elem, k, ok := elementPrefix(c.Pointer)
 	if !ok || !d.eventArray(arr) {
 		return 0, false, ""
 	}
-	elem := arr + "/" + strconv.Itoa(k)
 	key := lastSeg(c.Pointer)
-	own := laterInstant(key) && elem+"/"+key == c.Pointer // an instant of its own: placed where it happens
+	own := laterInstant(key) && len(elem)+1+len(key) == len(c.Pointer) // a member of the event itself, an instant of its own: placed where it happens
 	var ts []float64
 	for s, dd := range []*doc{d.docA, d.docB} {
 		p := elem

@@ -2,8 +2,8 @@ package diffview
 
 import (
 	"fmt"
+	"sync"
 
-	"kvparity/internal/pointer"
 	"kvparity/report"
 )
 
@@ -13,38 +13,15 @@ import (
 // default profile is the protocol's (report.DefaultProfile); a campaign's kept reports are
 // canonical already, so the same profile finds nothing to exclude there.
 
-// An exclusionNode is one level of the profile's exclusion pointers as a trie of segments.
-type exclusionNode struct {
-	children map[string]*exclusionNode
-	excluded bool
-}
-
-func compileExclusions(ptrs []string) *exclusionNode {
-	root := &exclusionNode{}
-	for _, p := range ptrs {
-		segs, err := pointer.Parse(p)
-		if err != nil || len(segs) == 0 {
-			continue // report.Profile.Validate refuses these where a profile is read
-		}
-		n := root
-		for _, s := range segs {
-			if n.children == nil {
-				n.children = map[string]*exclusionNode{}
-			}
-			c := n.children[s]
-			if c == nil {
-				c = &exclusionNode{}
-				n.children[s] = c
-			}
-			n = c
-		}
-		n.excluded = true
+// defaultExclusions is the protocol's profile, compiled on the first diff (report's own trie,
+// which the canonicalization follows too).
+var defaultExclusions = sync.OnceValue(func() report.ProfileNode {
+	n, err := report.CompileProfile(report.DefaultProfile())
+	if err != nil {
+		panic("the default canonical profile does not compile: " + err.Error())
 	}
-	return root
-}
-
-// defaultExclusions is the protocol's profile, compiled once.
-var defaultExclusions = compileExclusions(report.DefaultProfile().Exclusions)
+	return n
+})
 
 // An Exclusion is one excluded pointer whose values differ (A or B "" when absent).
 type Exclusion struct {
@@ -55,12 +32,4 @@ type Exclusion struct {
 
 func (x Exclusion) String() string {
 	return fmt.Sprintf("%s %s → %s", x.Pointer, short(x.A), short(x.B))
-}
-
-// child is the trie node under n for segment s (nil when no exclusion goes through it).
-func (n *exclusionNode) child(s string) *exclusionNode {
-	if n == nil {
-		return nil
-	}
-	return n.children[s]
 }

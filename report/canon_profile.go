@@ -123,3 +123,28 @@ func markCuts(n *ptrNode) {
 		markCuts(c)
 	}
 }
+
+// A ProfileNode is one level of a compiled profile: the node of one reference token of the
+// pointers the profile names, for a walk that follows it alongside a document (the diff's
+// exclusions). The zero value names nothing below it.
+type ProfileNode struct{ n *ptrNode }
+
+// CompileProfile validates p and compiles it into its trie of reference tokens.
+func CompileProfile(p Profile) (ProfileNode, error) {
+	n, err := compileProfile(p)
+	return ProfileNode{n}, err
+}
+
+// Child is the node of member name or element index tok below n.
+func (n ProfileNode) Child(tok string) ProfileNode {
+	if n.n == nil || n.n.kids == nil {
+		return ProfileNode{}
+	}
+	return ProfileNode{n.n.kids[tok]}
+}
+
+// Excluded says the profile removes the value at n.
+func (n ProfileNode) Excluded() bool { return n.n != nil && n.n.exclude }
+
+// Names says some pointer of the profile goes through n.
+func (n ProfileNode) Names() bool { return n.n != nil }

@@ -404,3 +404,21 @@ func TestCanonicalizeConcurrently(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// The compiled profile a walk follows alongside a document (the diff's exclusions).
+func TestProfileNodeFollowsThePointers(t *testing.T) {
+	root, err := CompileProfile(DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := root.Child("summary")
+	if !summary.Names() || summary.Excluded() || !summary.Child("wall_time_ms").Excluded() || summary.Child("mean_ttft_ms").Excluded() {
+		t.Errorf("summary: names %v excluded %v, wall_time_ms %v", summary.Names(), summary.Excluded(), summary.Child("wall_time_ms").Excluded())
+	}
+	if root.Child("metadata").Names() || root.Child("metadata").Child("x").Excluded() {
+		t.Error("a member the profile never names has a node")
+	}
+	if _, err := CompileProfile(Profile{Exclusions: []string{"summary"}}); err == nil {
+		t.Error("an invalid profile compiled")
+	}
+}
