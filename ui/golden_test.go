@@ -20,15 +20,8 @@ func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{100, 30}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			f := newFake(testInfo(5000, 60))
-			f.det = determinismScript(5000, 14)
 			f.perf = perfScript(60)
-			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
-			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
-			settled := settler(t, tm, f)
-			tm.Type("g")
-			settled("StartDeterminism", len(f.det), 1)
-			tm.Type("p")
-			settled("StartPerf", len(f.det)+len(f.perf), 2)
+			tm := runBothStages(t, f, sz)
 			teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 				return bytes.Contains(b, []byte("bounds ["))
 			}, teatest.WithDuration(5*time.Second))
@@ -42,6 +35,22 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runBothStages starts the real program on f's scripted campaign (the default determinism
+// script, f's perf script) at size sz and presses g, then p, each once its stage's events are
+// drawn.
+func runBothStages(t *testing.T, f *fakeController, sz [2]int) *teatest.TestModel {
+	t.Helper()
+	f.det = determinismScript(5000, 14)
+	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
+	tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
+	settled := settler(t, tm, f)
+	tm.Type("g")
+	settled("StartDeterminism", len(f.det), 1)
+	tm.Type("p")
+	settled("StartPerf", len(f.det)+len(f.perf), 2)
+	return tm
 }
 
 // settler waits until the program has made the Controller call and applied exactly `events`
@@ -128,15 +137,8 @@ func TestGoldenBusyMachine(t *testing.T) {
 	for _, sz := range [][2]int{{110, 34}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			f := newFake(testInfo(5000, 20))
-			f.det = determinismScript(5000, 14)
 			f.perf = busyPerfScript()
-			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
-			tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
-			settled := settler(t, tm, f)
-			tm.Type("g")
-			settled("StartDeterminism", len(f.det), 1)
-			tm.Type("p")
-			settled("StartPerf", len(f.det)+len(f.perf), 2)
+			tm := runBothStages(t, f, sz)
 			if err := tm.Quit(); err != nil {
 				t.Fatal(err)
 			}
