@@ -335,3 +335,30 @@ func TestPaneGoldenView100x30(t *testing.T) {
 	}
 	golden.RequireEqual(t, got)
 }
+
+// The profile's excluded pointers that differ are said in the pane, also when nothing else
+// differs.
+func TestPaneSaysWhatTheProfileExcluded(t *testing.T) {
+	dir := t.TempDir()
+	ra := fx.Report(10, 0)
+	fx.Set(ra, "/summary/wall_time_ms", fx.Num(1234.5))
+	fx.Set(ra, "/summary/processed_tokens_per_s", fx.Num(99.25))
+	rb := fx.Clone(ra)
+	fx.Set(rb, "/summary/wall_time_ms", fx.Num(1301.75))
+	fx.Set(rb, "/summary/processed_tokens_per_s", fx.Num(91.5))
+	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
+	os.WriteFile(a, fx.Encode(ra), 0o644)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	v := stripANSI(openPane(t, dir, a, b).View())
+	for _, w := range []string{"no differing pointer: the canonical reports are identical",
+		"identical under the canonical profile", "excluded by the canonical profile (not compared): /summary/processed_tokens_per_s 99.25 → 91.5 · +1"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("view lacks %q:\n%s", w, v)
+		}
+	}
+	fx.Shift(rb, "/per_request/3/terminal_time_ms", 0.5)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	if v := stripANSI(openPane(t, dir, a, b).View()); !strings.Contains(v, "excluded by the canonical profile (not compared): /summary/processed_tokens_per_s") || !strings.Contains(v, "why   1.") {
+		t.Errorf("view:\n%s", v)
+	}
+}

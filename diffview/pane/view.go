@@ -121,7 +121,10 @@ func (p Model) titleLine() string {
 			fmt.Sprintf("%d differing · %d patterns", n, len(p.groups[byPattern].groups)),
 			fmt.Sprintf("%d differing", n),
 		}
-		if p.diff.Equal() {
+		switch {
+		case p.diff.Equal() && len(p.diff.Excluded) > 0: // their bytes differ where no digest looks
+			forms = []string{"identical under the canonical profile", "identical (profile)"}
+		case p.diff.Equal():
 			forms = []string{"byte-identical"}
 		}
 	}
@@ -157,7 +160,8 @@ func (p Model) headerLines() []string {
 	case p.diff == nil:
 		return append(lines, st.Faint.Render(cut("no reports open: choose two runs of the campaign", w)))
 	case p.diff.Equal():
-		return append(lines, st.Good.Render(cut("no differing pointer: the canonical reports are identical", w)))
+		lines = append(lines, st.Good.Render(cut("no differing pointer: the canonical reports are identical", w)))
+		return append(lines, p.excludedLines()...)
 	}
 	if p.mode == modeForm {
 		return lines
@@ -192,7 +196,22 @@ func (p Model) headerLines() []string {
 			}
 		}
 	}
+	lines = append(lines, p.excludedLines()...)
 	return append(lines, p.semanticLine())
+}
+
+// excludedLines says which of the canonical profile's excluded pointers differ (they are not
+// compared, but not hidden either): one line, the first of them and how many more.
+func (p Model) excludedLines() []string {
+	x := p.diff.Excluded
+	if len(x) == 0 {
+		return nil
+	}
+	txt := "excluded by the canonical profile (not compared): " + x[0].String()
+	if len(x) > 1 {
+		txt += fmt.Sprintf(" · +%d more", len(x)-1)
+	}
+	return []string{p.styles.Faint.Render(cut(txt, p.width))}
 }
 
 func (p Model) semanticLine() string {
