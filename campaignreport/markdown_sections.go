@@ -108,6 +108,9 @@ func (m *md) diffBody(d *DiffSummary) {
 			m.p("  - %s", e)
 		}
 	}
+	if d.Held > 0 {
+		m.p("- %d differing pointers: the diff holds %d in detail (the largest arrays thinned); the groups and the diagnosis read those, exception coverage reads every one", d.Count, d.Held)
+	}
 	m.blank()
 	m.head("group", "differing pointers")
 	shown := 0

@@ -237,7 +237,8 @@ type DiffSummary struct {
 	A         string                `json:"a"`
 	B         string                `json:"b"`
 	Count     int                   `json:"count"`
-	Pointers  []string              `json:"-"` // every differing pointer: in File, too many for the report
+	Held      int                   `json:"held,omitempty"` // of a truncated diff: the changes its groups and diagnosis read
+	Pointers  []string              `json:"-"`              // every differing pointer: in File, too many for the report
 	GroupN    int                   `json:"group_count"`
 	Groups    []DiffGroup           `json:"groups"` // the first maxGroups
 	First     *diffview.JSONFirst   `json:"first_divergence"`

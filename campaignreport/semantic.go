@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"kvparity/diffview"
 	"kvparity/engine"
@@ -63,7 +64,7 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 			return nil, err
 		}
 	}
-	s := &DiffSummary{File: file, A: jr.A, B: jr.B, Count: jr.Count, Pointers: jr.Pointers, First: jr.First,
+	s := &DiffSummary{File: file, A: jr.A, B: jr.B, Count: jr.Count, Held: jr.Held, Pointers: jr.Pointers, First: jr.First,
 		Diagnosis: jr.Diagnosis, Groups: []DiffGroup{}, Changes: []diffview.JSONChange{}}
 	s.GroupN = len(jr.Groups)
 	for i, g := range jr.Groups {
@@ -105,8 +106,8 @@ func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[st
 	if d == nil {
 		return s, &verdict.Exceptions{Unchecked: "neither the kept full reports nor the focused diff (diffs/parity.json) exist: the mismatch cannot be checked against exception records"}, nil
 	}
-	x := diffview.Coverage(d.Pointers, c.exceptions)
-	for _, rc := range diffview.RecordCoverage(d.Pointers, c.exceptions) {
+	x := diffview.Coverage(slices.Values(d.Pointers), c.exceptions)
+	for _, rc := range diffview.RecordCoverage(slices.Values(d.Pointers), c.exceptions) {
 		s.Coverage = append(s.Coverage, RecordCoverage{ID: rc.ID, Covers: rc.Covers})
 	}
 	s.UncoveredN = x.Uncovered

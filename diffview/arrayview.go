@@ -29,12 +29,15 @@ func arrayViewOf(d *doc, ti int32) *arrayView {
 	if d.kind(ti) != jsonscan.Array {
 		return nil
 	}
-	es := d.elements(ti)
-	v := &arrayView{d: d, elems: es, ms: make([][]member, len(es))}
-	for k, e := range es {
+	// Checked before anything is allocated: a long array of scalars is not an event array.
+	for _, e := range d.sc.Elements(ti) {
 		if d.kind(e) != jsonscan.Object {
 			return nil
 		}
+	}
+	es := d.elements(ti)
+	v := &arrayView{d: d, elems: es, ms: make([][]member, len(es))}
+	for k, e := range es {
 		v.ms[k] = d.members(e)
 	}
 	return v

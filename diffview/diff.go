@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,8 +53,11 @@ type Change struct {
 
 // A Diff is the structural difference between two canonical reports.
 type Diff struct {
-	A, B      Side
-	Changes   []Change    // in document order
+	A, B Side
+	// Count is every differing pointer; Changes holds the first of them in detail, in
+	// document order: all of them unless Truncated (see holdBytes).
+	Count     int
+	Changes   []Change
 	Groups    []Group     // summary, metadata, coverage, event arrays, then each request
 	First     *Divergence // nil when equal
 	Diagnosis []Signature // most specific first; empty when equal
@@ -63,6 +67,7 @@ type Diff struct {
 	Excluded []Exclusion
 
 	docA, docB *doc
+	quota      int         // the walk's per-array hold (0: none, every change held)
 	events     []eventInfo // eventOf per change, filled on first use
 	decs       []decision  // routing decisions of both runs, filled on first use
 	decsDone   bool
@@ -74,16 +79,7 @@ type Diff struct {
 }
 
 // Equal reports whether the two reports have no differing pointer.
-func (d *Diff) Equal() bool { return len(d.Changes) == 0 }
-
-// Pointers lists every differing pointer in document order.
-func (d *Diff) Pointers() []string {
-	ps := make([]string, len(d.Changes))
-	for i, c := range d.Changes {
-		ps[i] = c.Pointer
-	}
-	return ps
-}
+func (d *Diff) Equal() bool { return d.Count == 0 }
 
 // DiffFiles loads two canonical report files (JSON or one-line JSONL) and diffs them.
 func DiffFiles(a, b string) (*Diff, error) {
@@ -131,12 +127,20 @@ type differ struct {
 	req, reqA        string
 	idxA, idxB       int
 	notCanonicalSeen map[string]bool
-	// limit bounds the changes the walk keeps (0: none); counted is every change it met. A
-	// diff of millions of changes would grow and copy the slice into about twice its size, so
-	// past the limit the first walk only counts, and a second allocates Changes once at its
-	// exact size. Most diffs stay under the limit and are walked once.
-	limit   int
-	counted int
+	// What the walk holds in detail (hold.go): at most hold changes, and, when quota is set,
+	// at most quota per array (heldIn). arr is the innermost array walked (its tape index in
+	// B, -1 outside every array); perArray counts every change by it, counted all of them.
+	hold     int
+	quota    int
+	held     int
+	heldIn   map[int32]int
+	arr      int32
+	perArray map[int32]int
+	counted  int
+	// visit, when set, receives every differing pointer with its index in the held changes
+	// (-1: not held), and the walk keeps none (Diff.AllPointers).
+	visit func(pointer string, held int) bool
+	stop  bool // visit asked to stop
 	// full holds filled chunks of changes: appending to one growing slice allocates about
 	// five times its final size (append grows large slices by a quarter) and holds two copies
 	// at each growth; chunks are copied once, into Changes at its exact size.
@@ -169,22 +173,29 @@ func (df *differ) collected() []Change {
 	return append(out, df.changes...)
 }
 
-// walkLimit is how many changes the first walk keeps (27 MB of Change values).
-const walkLimit = 1 << 18
+func newDiffer(a, b *doc) *differ {
+	return &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, hold: holdFor(a, b),
+		ex: defaultExclusions(), arr: -1, perArray: map[int32]int{}}
+}
 
 func diffDocs(a, b *doc) (*Diff, error) {
-	df := &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, limit: walkLimit, ex: defaultExclusions()}
+	df := newDiffer(a, b)
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
-	if df.counted > df.limit {
-		n := df.counted
-		df = &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, changes: make([]Change, 0, n), ex: defaultExclusions()}
+	quota := 0
+	if df.counted > df.hold { // a flood: walk again, holding at most quota changes per array
+		quota = quotaFor(df.perArray, df.hold)
+		df = newDiffer(a, b)
+		df.quota, df.heldIn = quota, map[int32]int{}
 		if err := df.value(0, 0); err != nil {
 			return nil, err
 		}
 	}
-	d := &Diff{Changes: df.collected(), Notes: df.notes, Excluded: df.excluded, docA: a, docB: b}
+	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, quota: quota}
+	if d.Truncated() {
+		d.Notes = append(d.Notes, truncationNote(d))
+	}
 	d.Groups = groupChanges(d.Changes)
 	d.First = firstDivergence(d)
 	d.Diagnosis = diagnose(d)
@@ -194,7 +205,19 @@ func diffDocs(a, b *doc) (*Diff, error) {
 // add records a change; ta and tb are the values in A and B (ignored when absent).
 func (df *differ) add(kind Kind, ta, tb int32) {
 	df.counted++
-	if df.limit > 0 && df.counted > df.limit {
+	df.perArray[df.arr]++
+	held := df.keep()
+	if df.visit != nil {
+		at := -1
+		if held {
+			at = df.held - 1
+		}
+		if !df.stop && !df.visit(pointerOf(df.path), at) {
+			df.stop = true
+		}
+		return
+	}
+	if !held {
 		return
 	}
 	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
@@ -204,7 +227,7 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 	if kind != Removed {
 		c.B = df.b.raw(tb)
 	}
-	if df.limit > 0 && len(df.changes) == cap(df.changes) { // the first walk: chunked
+	if len(df.changes) == cap(df.changes) {
 		if len(df.changes) > 0 {
 			df.full = append(df.full, df.changes)
 		}
@@ -213,7 +236,13 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 	df.changes = append(df.changes, c)
 }
 
+// errStopped ends a walk whose visit asked to stop.
+var errStopped = errors.New("stopped")
+
 func (df *differ) value(ta, tb int32) error {
+	if df.stop {
+		return errStopped
+	}
 	if bytes.Equal(df.a.sc.Raw(ta), df.b.sc.Raw(tb)) {
 		return nil
 	}
@@ -222,6 +251,9 @@ func (df *differ) value(ta, tb int32) error {
 	case ka == jsonscan.Object && kb == jsonscan.Object:
 		return df.object(ta, tb)
 	case ka == jsonscan.Array && kb == jsonscan.Array:
+		outer := df.arr
+		defer func() { df.arr = outer }()
+		df.arr = tb // the innermost array, for the hold's quota
 		if len(df.path) == 1 && df.path[0] == "per_request" {
 			return df.requests(ta, tb)
 		}
@@ -340,19 +372,30 @@ func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []member, i, j *int
 // in the canonical profile, so position is identity while the lengths agree; otherwise the
 // elements are aligned first (alignedArray).
 func (df *differ) array(ta, tb int32) error {
-	ea, eb := df.a.elements(ta), df.b.elements(tb)
-	if len(ea) != len(eb) {
-		return df.alignedArray(ea, eb)
+	n := df.a.sc.Tape[ta].N
+	if n != df.b.sc.Tape[tb].N {
+		return df.alignedArray(df.a.elements(ta), df.b.elements(tb))
 	}
 	ex := df.ex
 	defer func() { df.ex = ex }()
-	for k := range ea {
-		df.path = append(df.path, strconv.Itoa(k))
-		df.ex = ex.Child(df.path[len(df.path)-1])
-		if err := df.value(ea[k], eb[k]); err != nil {
-			return err
+	ea, eb := ta+1, tb+1 // the elements, stepped along the tapes
+	for k := range n {
+		if df.visit == nil && !df.holding(tb) && !ex.Names() && (df.a.scalar(ea) || df.b.scalar(eb)) {
+			// Past the hold a change is only counted: a scalar element's is, without
+			// spelling its pointer (value would add it as Changed).
+			if !bytes.Equal(df.a.sc.Raw(ea), df.b.sc.Raw(eb)) {
+				df.counted++
+				df.perArray[tb]++
+			}
+		} else {
+			df.path = append(df.path, strconv.Itoa(int(k)))
+			df.ex = ex.Child(df.path[len(df.path)-1])
+			if err := df.value(ea, eb); err != nil {
+				return err
+			}
+			df.path = df.path[:len(df.path)-1]
 		}
-		df.path = df.path[:len(df.path)-1]
+		ea, eb = df.a.sc.Tape[ea].Next, df.b.sc.Tape[eb].Next
 	}
 	return nil
 }
@@ -403,7 +446,7 @@ var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": t
 // requests compares /per_request, which the canonical profile sorts by uuid: records are
 // paired by uuid, then leftovers by content minus identity fields (a renamed request).
 func (df *differ) requests(ta, tb int32) error {
-	// A first walk that passed its limit read the records and their uuids: the second reuses them.
+	// A later walk (AllPointers) reuses the records and uuids the first read.
 	if df.a.reqs == nil || df.b.reqs == nil {
 		ea, eb := df.a.elements(ta), df.b.elements(tb)
 		ua, err := uuids(df.a, ea)

@@ -20,6 +20,15 @@
 // coverage/pressure/records, then each request's scalar fields and each of its ordered event
 // arrays.
 //
+// A diff holds at most one Change per 64 bytes of its inputs (never fewer than 262,144): a
+// real pair, even with every request moved, differs in about one pointer per 180 bytes and
+// is held whole. Past the bound (a flood: millions of differing array elements) it holds at
+// most a quota of changes per array, the largest the bound allows, so every array that
+// differs less is held whole, and only counts the rest (Diff.Count, Diff.Truncated, a note).
+// Groups, the first divergence and the diagnosis read the held changes; the count, the JSON
+// pointers, the field patterns and exception coverage read every pointer (Diff.AllPointers
+// walks both documents again), so no verdict reads a sample.
+//
 // Diff.FieldPatterns counts the differing pointers by field pattern: array indices and ids
 // wildcarded ("/per_request/*/ttft_ms"), largest first, every pointer counted once; an object
 // whose many scalar fields each differ once reads as "<object>/*". Each pattern is a valid

@@ -75,7 +75,11 @@ func (d *Diff) Describe(sel []int) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", k, fields[k]))
 	}
-	return fmt.Sprintf("%d pointer(s) in %d request(s): %s", len(sel), len(reqs), strings.Join(parts, ", "))
+	held := ""
+	if d.Truncated() {
+		held = " of those the diff holds in detail"
+	}
+	return fmt.Sprintf("%d pointer(s)%s in %d request(s): %s", len(sel), held, len(reqs), strings.Join(parts, ", "))
 }
 
 // Select lists the changes one of the patterns matches, in document order. stop is polled

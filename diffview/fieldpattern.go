@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -16,8 +17,10 @@ import (
 type PatternCount struct {
 	Pattern string `json:"pattern"`
 	Count   int    `json:"count"`
-	// Changes are the indexes into Diff.Changes the pattern counts, in document order.
+	// Changes are the indexes into Diff.Changes the pattern counts, in document order (of a
+	// truncated diff, the held ones only: Count counts every pointer).
 	Changes []int `json:"-"`
+	first   int   // the document position of the first pointer counted
 }
 
 // foldMin is how many single-pointer siblings make their parent one pattern: an object whose
@@ -32,13 +35,13 @@ type patternCache struct {
 
 // FieldPatterns lists the diff's field patterns, largest count first (ties in document order).
 // Every differing pointer is counted by exactly one pattern, so the counts sum to
-// len(d.Changes). A segment is wildcarded ("*") when it is an array index or an id (a UUID,
+// d.Count. A segment is wildcarded ("*") when it is an array index or an id (a UUID,
 // or a hex string of 16 digits or more); an object whose differing pointers are all direct,
 // distinct children, at least foldMin of them, is folded into "<object>/*". Literal segments
 // have their glob characters escaped, so MatchPattern(p.Pattern, ptr) holds for each counted
 // pointer. The result is computed once per Diff and shared: do not modify it.
 func (d *Diff) FieldPatterns() []PatternCount {
-	d.fieldPats.once.Do(func() { d.fieldPats.patterns = fieldPatterns(d.Changes) })
+	d.fieldPats.once.Do(func() { d.fieldPats.patterns = fieldPatterns(d.allPointers()) })
 	return d.fieldPats.patterns
 }
 
@@ -66,26 +69,32 @@ func FieldPattern(ptr string) string {
 	return b.String()
 }
 
-func fieldPatterns(cs []Change) []PatternCount {
+// fieldPatterns counts pointers (every differing one, in document order, each with its index
+// in Diff.Changes or -1 when not held).
+func fieldPatterns(pointers iter.Seq2[string, int]) []PatternCount {
 	idx := map[string]int{}
 	var out []PatternCount
-	for i := range cs {
-		p := FieldPattern(cs[i].Pointer)
+	i := 0
+	for ptr, held := range pointers {
+		p := FieldPattern(ptr)
 		k, ok := idx[p]
 		if !ok {
 			k = len(out)
 			idx[p] = k
-			out = append(out, PatternCount{Pattern: p})
+			out = append(out, PatternCount{Pattern: p, first: i})
 		}
 		out[k].Count++
-		out[k].Changes = append(out[k].Changes, i)
+		if held >= 0 {
+			out[k].Changes = append(out[k].Changes, held)
+		}
+		i++
 	}
 	out = fold(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
 			return out[i].Count > out[j].Count
 		}
-		return out[i].Changes[0] < out[j].Changes[0]
+		return out[i].first < out[j].first
 	})
 	return out
 }
@@ -123,7 +132,7 @@ func fold(ps []PatternCount) []PatternCount {
 			if !ok {
 				k = len(out)
 				folded[parent] = k
-				out = append(out, PatternCount{Pattern: parent + "/*"})
+				out = append(out, PatternCount{Pattern: parent + "/*", first: p.first})
 			}
 			out[k].Count += p.Count
 			out[k].Changes = append(out[k].Changes, p.Changes...)

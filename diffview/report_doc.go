@@ -87,6 +87,11 @@ func parseDoc(name string, src []byte, owned bool) (*doc, error) {
 	if i >= len(first) || first[i] != '{' {
 		return nil, fmt.Errorf("%s:%d: a canonical report must be a JSON object", name, firstLine)
 	}
+	// ScanAt sizes the tape for compact reports (a token per 12 bytes); denser input gets its
+	// exact bound at once.
+	if n := jsonscan.MaxTokens(first[i:]); n > (len(first)-i)/12 {
+		d.sc.Tape = make([]jsonscan.Token, 0, n)
+	}
 	end, err := d.sc.ScanAt(first, i)
 	if err != nil {
 		return nil, d.errAt(err)
@@ -131,6 +136,12 @@ func splitPointer(p string) []string {
 }
 
 func (d *doc) kind(ti int32) jsonscan.Kind { return d.sc.Tape[ti].Kind }
+
+// scalar says value ti is neither an object nor an array.
+func (d *doc) scalar(ti int32) bool {
+	k := d.kind(ti)
+	return k != jsonscan.Object && k != jsonscan.Array
+}
 
 // raw is value ti as written (strings with their quotes).
 func (d *doc) raw(ti int32) string {

@@ -35,7 +35,11 @@ func WriteText(w io.Writer, d *Diff, perGroup int) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "%d differing pointer(s) in %d group(s)\n", len(d.Changes), len(d.Groups))
+	if d.Truncated() {
+		fmt.Fprintf(&b, "%d differing pointer(s), %d of them held in detail, in %d group(s)\n", d.Count, len(d.Changes), len(d.Groups))
+	} else {
+		fmt.Fprintf(&b, "%d differing pointer(s) in %d group(s)\n", d.Count, len(d.Groups))
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
@@ -69,7 +73,8 @@ type JSONReport struct {
 	B         string        `json:"b"`
 	Equal     bool          `json:"equal"`
 	Count     int           `json:"count"`
-	Pointers  []string      `json:"pointers"`
+	Held      int           `json:"held,omitempty"` // of a truncated diff: the changes held in detail (groups, diagnosis)
+	Pointers  []string      `json:"pointers"`       // every differing pointer
 	Groups    []JSONGroup   `json:"groups"`
 	First     *JSONFirst    `json:"first_divergence"`
 	Diagnosis []Signature   `json:"diagnosis"`
@@ -118,9 +123,12 @@ type JSONSemantic struct {
 
 // Report builds the JSON form.
 func (d *Diff) Report() JSONReport {
-	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: len(d.Changes), Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes, Excluded: d.Excluded}
+	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: d.Count, Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes, Excluded: d.Excluded}
 	if r.Pointers == nil {
 		r.Pointers = []string{}
+	}
+	if d.Truncated() {
+		r.Held = len(d.Changes)
 	}
 	r.Groups = []JSONGroup{}
 	for _, g := range d.Groups {
@@ -167,7 +175,7 @@ func (d *Diff) PatternsReport() JSONPatterns {
 	if ps == nil {
 		ps = []PatternCount{}
 	}
-	return JSONPatterns{A: d.A.Label, B: d.B.Label, Count: len(d.Changes), Patterns: ps}
+	return JSONPatterns{A: d.A.Label, B: d.B.Label, Count: d.Count, Patterns: ps}
 }
 
 // WritePatterns prints the field patterns with their counts, largest first; the counts sum to
@@ -179,8 +187,8 @@ func WritePatterns(w io.Writer, d *Diff) error {
 		return err
 	}
 	ps := d.FieldPatterns()
-	fmt.Fprintf(&b, "%d differing pointer(s) in %d field pattern(s) (array indices and ids as *):\n", len(d.Changes), len(ps))
-	width := len(fmt.Sprint(len(d.Changes)))
+	fmt.Fprintf(&b, "%d differing pointer(s) in %d field pattern(s) (array indices and ids as *):\n", d.Count, len(ps))
+	width := len(fmt.Sprint(d.Count))
 	sum := 0
 	for _, p := range ps {
 		fmt.Fprintf(&b, "  %*d  %s\n", width, p.Count, p.Pattern)

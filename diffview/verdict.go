@@ -1,6 +1,10 @@
 package diffview
 
-import "kvparity/verdict"
+import (
+	"iter"
+
+	"kvparity/verdict"
+)
 
 // Semantic verdict words, the verdict package's (kept as names the pane and tests read).
 const (
@@ -11,15 +15,16 @@ const (
 
 // Coverage judges differing canonical pointers against exception records (protocol stage 5):
 // how many differ, how many no valid record covers, and the first of those in document order.
-func Coverage(pointers []string, recs []ExceptionRecord) verdict.Exceptions {
+func Coverage(pointers iter.Seq[string], recs []ExceptionRecord) verdict.Exceptions {
 	valid := make([]RecordMatcher, 0, len(recs))
 	for i := range recs {
 		if recs[i].Validate() == nil {
 			valid = append(valid, CompileRecord(recs[i].Pointers))
 		}
 	}
-	x := verdict.Exceptions{Records: len(valid), Differing: len(pointers), First: []string{}}
-	for _, p := range pointers {
+	x := verdict.Exceptions{Records: len(valid), First: []string{}}
+	for p := range pointers {
+		x.Differing++
 		covered := false
 		for _, r := range valid {
 			if r.Match(p) {
@@ -42,13 +47,16 @@ type RecordCount struct {
 }
 
 // RecordCoverage counts, for each record, the differing pointers it covers.
-func RecordCoverage(pointers []string, recs []ExceptionRecord) []RecordCount {
+func RecordCoverage(pointers iter.Seq[string], recs []ExceptionRecord) []RecordCount {
 	out := make([]RecordCount, len(recs))
+	rms := make([]RecordMatcher, len(recs))
 	for i := range recs {
 		out[i].ID = recs[i].ID
-		rm := CompileRecord(recs[i].Pointers)
-		for _, p := range pointers {
-			if rm.Match(p) {
+		rms[i] = CompileRecord(recs[i].Pointers)
+	}
+	for p := range pointers {
+		for i := range rms {
+			if rms[i].Match(p) {
 				out[i].Covers++
 			}
 		}
@@ -74,28 +82,11 @@ func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Wo
 	if d.Equal() {
 		in.Parity = verdict.Of(verdict.Pass, "")
 	} else {
-		x := Coverage(d.Pointers(), recs)
+		x := Coverage(d.AllPointers(), recs)
 		in.Parity, in.Exceptions = verdict.Of(verdict.Fail, ""), &x
 		if x.Uncovered > 0 {
 			uncovered = x.First
 		}
 	}
 	return verdict.Semantic(in).Verdict, uncovered
-}
-
-// CoveredBy lists, for each differing pointer, the ids of the records that cover it.
-func CoveredBy(d *Diff, recs []ExceptionRecord) map[string][]string {
-	out := map[string][]string{}
-	rms := make([]RecordMatcher, len(recs))
-	for i := range recs {
-		rms[i] = CompileRecord(recs[i].Pointers)
-	}
-	for _, c := range d.Changes {
-		for i := range recs {
-			if rms[i].Match(c.Pointer) {
-				out[c.Pointer] = append(out[c.Pointer], recs[i].ID)
-			}
-		}
-	}
-	return out
 }

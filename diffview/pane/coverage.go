@@ -2,6 +2,7 @@ package pane
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -71,18 +72,51 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 		return coverage{}
 	}
 	c.sel, c.covered = sel, len(sel)
-	k := 0
-	for i := range d.Changes {
-		for k < len(sel) && sel[k] < i {
-			k++
+	if d.Truncated() {
+		// The list holds the first changes only: count over every differing pointer.
+		if c.covered, c.uncovered, ok = countCoverage(d, recs, self, valid, stale); !ok {
+			return coverage{}
 		}
-		if !others[i] && !(k < len(sel) && sel[k] == i) {
-			c.uncovered++
+	} else {
+		k := 0
+		for i := range d.Changes {
+			for k < len(sel) && sel[k] < i {
+				k++
+			}
+			if !others[i] && !(k < len(sel) && sel[k] == i) {
+				c.uncovered++
+			}
 		}
 	}
 	c.differs = d.Describe(sel)
 	c.done = true
 	return c
+}
+
+// countCoverage counts, over every differing pointer of a truncated diff, those pats cover
+// and those neither they nor the other valid records cover; ok is false once stale.
+func countCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self string, pats []string, stale func() bool) (covered, uncovered int, ok bool) {
+	this := diffview.CompileRecord(pats)
+	var others []diffview.RecordMatcher
+	for i := range recs {
+		if recs[i].ID != self && recs[i].Validate() == nil {
+			others = append(others, diffview.CompileRecord(recs[i].Pointers))
+		}
+	}
+	n := 0
+	for ptr := range d.AllPointers() {
+		if n++; n%4096 == 0 && stale() {
+			return 0, 0, false
+		}
+		if this.Match(ptr) {
+			covered++
+			continue
+		}
+		if !slices.ContainsFunc(others, func(m diffview.RecordMatcher) bool { return m.Match(ptr) }) {
+			uncovered++
+		}
+	}
+	return covered, uncovered, true
 }
 
 // askCoverage counts the form's current patterns off the update loop.
@@ -126,7 +160,7 @@ func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
 	if !c.done && c.key == "" && c.covered == 0 && pending {
 		return []string{st.Faint.Render(cut(ind+"counting what the patterns cover…", w)), "", ""}
 	}
-	total := len(d.Changes)
+	total := d.Count
 	txt := fmt.Sprintf("covers %d of %d differing pointers · %d stay uncovered", c.covered, total, c.uncovered)
 	style := st.Good
 	switch {

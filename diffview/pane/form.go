@@ -254,7 +254,7 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 		return p, p.form.focus()
 	}
 	p.form.err = ""
-	why := diffview.BroadReason(rec.Pointers, cov.covered, len(p.diff.Changes))
+	why := diffview.BroadReason(rec.Pointers, cov.covered, p.diff.Count)
 	if why != "" && !confirmed {
 		p.form.confirm = why
 		return p, nil

@@ -32,6 +32,7 @@ type listGroup struct {
 	full    string // in full, for the line under the list
 	pattern string // byPattern: the field pattern (an exception pattern covering exactly it)
 	changes []int  // indexes into Diff.Changes, document order
+	count   int    // the pointers the group stands for (more than changes in a truncated diff)
 }
 
 // A grouping is the groups of one kind and, for each change, the group holding it.
@@ -65,14 +66,14 @@ func buildGroupings(d *diffview.Diff) [2]grouping {
 				title = strings.Replace(title, a, short[a], 1)
 			}
 		}
-		req.groups = append(req.groups, listGroup{key: "r " + g.Key, title: title, full: g.Title, changes: g.Changes})
+		req.groups = append(req.groups, listGroup{key: "r " + g.Key, title: title, full: g.Title, changes: g.Changes, count: len(g.Changes)})
 		for _, ci := range g.Changes {
 			req.groupOf[ci] = gi
 		}
 	}
 	pat := grouping{groupOf: make([]int, len(d.Changes))}
 	for gi, pc := range d.FieldPatterns() {
-		pat.groups = append(pat.groups, listGroup{key: "p " + pc.Pattern, title: pc.Pattern, full: pc.Pattern, pattern: pc.Pattern, changes: pc.Changes})
+		pat.groups = append(pat.groups, listGroup{key: "p " + pc.Pattern, title: pc.Pattern, full: pc.Pattern, pattern: pc.Pattern, changes: pc.Changes, count: pc.Count})
 		for _, ci := range pc.Changes {
 			pat.groupOf[ci] = gi
 		}
@@ -152,7 +153,7 @@ func (p Model) groupLine(gi int, g listGroup, marked int) string {
 	if p.expanded[g.key] {
 		arrow = "▾"
 	}
-	n := p.vis.count(p.by, gi, len(g.changes))
+	n := p.vis.count(p.by, gi, g.count)
 	txt := fmt.Sprintf("%s %s (%d)", arrow, g.title, n)
 	if p.by == byPattern {
 		txt = fmt.Sprintf("%s %7d  %s", arrow, n, g.title)

@@ -157,7 +157,7 @@ func (p *Model) refreshVerdict() {
 	p.verdict, p.uncovered, p.recCovers = "", nil, map[string]int{}
 	if p.diff != nil {
 		p.verdict, p.uncovered = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
-		for _, rc := range diffview.RecordCoverage(p.diff.Pointers(), p.recs) {
+		for _, rc := range diffview.RecordCoverage(p.diff.AllPointers(), p.recs) {
 			p.recCovers[rc.ID] = rc.Covers
 		}
 	}

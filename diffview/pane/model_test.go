@@ -362,3 +362,38 @@ func TestPaneSaysWhatTheProfileExcluded(t *testing.T) {
 		t.Errorf("view:\n%s", v)
 	}
 }
+
+// A flood of differences (more than the diff holds in detail) is listed by its first held
+// changes, while the counts, the exception line and the form's live coverage read every
+// differing pointer.
+func TestPaneCountsEveryPointerOfATruncatedDiff(t *testing.T) {
+	const n = 300_000 // past diffview's smallest hold bound (262,144)
+	dir := t.TempDir()
+	ra := fx.Report(10, 0)
+	ea, eb := make([]any, n), make([]any, n)
+	for i := range n {
+		ea[i], eb[i] = fx.Int(0), fx.Int(1)
+	}
+	ra["events"] = ea
+	rb := fx.Clone(ra)
+	rb["events"] = eb
+	fx.Shift(rb, "/per_request/3/terminal_time_ms", 0.5)
+	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
+	os.WriteFile(a, fx.Encode(ra), 0o644)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	p := openPane(t, dir, a, b)
+	if p.diff == nil || !p.diff.Truncated() {
+		t.Fatalf("not truncated: %v", p.err)
+	}
+	total, held := p.diff.Count, len(p.diff.Changes)
+	v := stripANSI(p.View())
+	for _, w := range []string{fmt.Sprintf("%d differing, %d held", total, held), fmt.Sprintf("%d of %d differing pointers uncovered", total, total)} {
+		if !strings.Contains(v, w) {
+			t.Errorf("view lacks %q:\n%s", w, v)
+		}
+	}
+	c := computeCoverage(p.diff, nil, "", []string{"/events/*"}, nil, 0, nil)
+	if !c.done || c.covered != n || c.uncovered != total-n {
+		t.Fatalf("form coverage over every pointer: done %v covered %d uncovered %d", c.done, c.covered, c.uncovered)
+	}
+}

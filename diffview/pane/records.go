@@ -48,7 +48,7 @@ func (p Model) recordsView() []string {
 	}
 	total := 0
 	if p.diff != nil {
-		total = len(p.diff.Changes)
+		total = p.diff.Count
 	}
 	for i, r := range p.recs {
 		flag := ""

@@ -115,11 +115,15 @@ func (p Model) titleLine() string {
 	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
 	var forms []string
 	if p.diff != nil {
-		n := len(p.diff.Changes)
+		n := fmt.Sprintf("%d differing", p.diff.Count)
+		if p.diff.Truncated() { // the list holds some of them (diffview's hold.go)
+			n += fmt.Sprintf(", %d held", len(p.diff.Changes))
+		}
 		forms = []string{
-			fmt.Sprintf("%d differing · %d groups · %d field patterns", n, len(p.groups[byRequest].groups), len(p.groups[byPattern].groups)),
-			fmt.Sprintf("%d differing · %d patterns", n, len(p.groups[byPattern].groups)),
-			fmt.Sprintf("%d differing", n),
+			fmt.Sprintf("%s · %d groups · %d field patterns", n, len(p.groups[byRequest].groups), len(p.groups[byPattern].groups)),
+			fmt.Sprintf("%s · %d patterns", n, len(p.groups[byPattern].groups)),
+			n,
+			fmt.Sprintf("%d differing", p.diff.Count),
 		}
 		switch {
 		case p.diff.Equal() && len(p.diff.Excluded) > 0: // their bytes differ where no digest looks
@@ -236,12 +240,12 @@ func (p Model) semanticLine() string {
 	// How the records stand against this diff; the campaign's semantic verdict (which also
 	// weighs stability and lifecycle evidence) is the header's, so the pane states coverage only.
 	txt := fmt.Sprintf("exceptions: %s · ", recs)
-	cov, vs := fmt.Sprintf("%d of %d differing pointers uncovered", len(unc), len(p.diff.Changes)), st.Bad
+	cov, vs := fmt.Sprintf("%d of %d differing pointers uncovered", len(unc), p.diff.Count), st.Bad
 	switch {
 	case p.unstable:
 		cov = "an arm is UNSTABLE: records never waive leaked entropy"
 	case v != diffview.VerdictFail:
-		cov, vs = fmt.Sprintf("all %d differing pointers covered", len(p.diff.Changes)), st.Good
+		cov, vs = fmt.Sprintf("all %d differing pointers covered", p.diff.Count), st.Good
 	}
 	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(cov, max(0, p.width-len([]rune(txt)))))
 }
@@ -305,7 +309,7 @@ func (p Model) groupingLine() string {
 		txt = fmt.Sprintf("── by field pattern: %d patterns, largest first · c covers one · f groups by %s ", len(p.cur().groups), other)
 	}
 	if p.pattern != "" {
-		txt += fmt.Sprintf("· filter %s: %d of %d ", p.pattern, p.visibleCount(), len(p.diff.Changes))
+		txt += fmt.Sprintf("· filter %s: %d of %d%s ", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held())
 	}
 	n := len([]rune(txt))
 	if n < p.width {
@@ -384,8 +388,11 @@ func (p Model) detailLines() []string {
 	r := p.rows[p.cursor]
 	if r.change < 0 {
 		g := p.cur().groups[r.group]
-		cnt := p.vis.count(p.by, r.group, len(g.changes))
+		cnt := p.vis.count(p.by, r.group, g.count)
 		txt := fmt.Sprintf("%s: %d pointer(s)", g.full, cnt)
+		if held := len(g.changes); cnt > held && !p.vis.on {
+			txt += fmt.Sprintf(" (%d held)", held)
+		}
 		if reqs := p.requestsIn(g); reqs > 0 {
 			txt += fmt.Sprintf(" in %d request(s)", reqs)
 		}
@@ -437,6 +444,14 @@ func wrapSegs(ss []segment, w, n int) [][]segment {
 	return out
 }
 
+// held qualifies a count of the list's changes when the diff holds only the first of them.
+func (p Model) held() string {
+	if p.diff != nil && p.diff.Truncated() {
+		return " held"
+	}
+	return ""
+}
+
 func (p Model) statusLine() string {
 	st := p.styles
 	switch {
@@ -445,13 +460,13 @@ func (p Model) statusLine() string {
 		if p.asked != p.pattern {
 			v += st.Faint.Render("  filtering…")
 		} else if p.pattern != "" {
-			v += st.Faint.Render(fmt.Sprintf("  %d of %d", p.visibleCount(), len(p.diff.Changes)))
+			v += st.Faint.Render(fmt.Sprintf("  %d of %d%s", p.visibleCount(), len(p.diff.Changes), p.held()))
 		}
 		return v
 	case p.status != "":
 		return st.Warn.Render(cut(p.status, p.width))
 	case p.pattern != "":
-		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes)), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held()), p.width))
 	case len(p.marked) > 0:
 		return st.Faint.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
 	}

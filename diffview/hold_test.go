@@ -1,0 +1,162 @@
+package diffview
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	fx "kvparity/diffview/difftest"
+)
+
+// floodPair is a report pair whose /events array (n scalars, then objects with a nested list)
+// differs everywhere, with per-request differences after it in document order.
+func floodPair(n int) (a, b map[string]any) {
+	a = fx.Report(30, 5)
+	ea, eb := make([]any, n+3), make([]any, n+3)
+	for i := range n {
+		ea[i], eb[i] = fx.Int(0), fx.Int(1)
+	}
+	for i := n; i < n+3; i++ {
+		ea[i] = map[string]any{"at_ms": fx.Int(i), "tokens": []any{fx.Int(1), fx.Int(2)}}
+		eb[i] = map[string]any{"at_ms": fx.Int(i), "tokens": []any{fx.Int(2), fx.Int(1)}}
+	}
+	a["events"] = ea
+	b = fx.Clone(a)
+	b["events"] = eb
+	for i := 0; i < 30; i += 3 {
+		fx.Shift(b, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 0.5)
+	}
+	return a, b
+}
+
+// isFlood says whether p is a scalar element of floodPair's /events.
+func isFlood(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/events/")
+	return ok && !strings.Contains(rest, "/")
+}
+
+// withMinHold diffs with a small hold bound, so a test-sized pair overflows it, and returns
+// the bound the diff had.
+func withMinHold(t *testing.T, hold int, a, b map[string]any) (*Diff, int) {
+	t.Helper()
+	old := minHold
+	minHold = hold
+	defer func() { minHold = old }()
+	d := mustDiff(t, a, b)
+	return d, holdFor(d.docA, d.docB)
+}
+
+// Issue 13 case 7: a diff held every differing pointer in detail, so two 10 MB reports whose
+// 5,000,000 array elements all differ took 2.66 GB. Past the hold bound it holds a quota of
+// each array (everything but the flood whole) and counts the rest, and whatever reads every
+// pointer (the count, --json, field patterns, exception coverage) walks them again instead of
+// reading a sample.
+func TestDiffHoldsAQuotaOfEachArrayAndCountsEveryOne(t *testing.T) {
+	const n = 20000
+	a, b := floodPair(n)
+	whole := mustDiff(t, a, b) // under the real bound: held whole
+	if whole.Truncated() || whole.Count != len(whole.Changes) || whole.Count != n+3*2+10 {
+		t.Fatalf("untruncated: count %d, held %d", whole.Count, len(whole.Changes))
+	}
+	d, hold := withMinHold(t, 100, a, b)
+	if !d.Truncated() || d.Equal() || len(d.Changes) != hold || hold >= n/2 {
+		t.Fatalf("truncated: count %d, held %d (bound %d)", d.Count, len(d.Changes), hold)
+	}
+	if d.Count != whole.Count {
+		t.Fatalf("the counting walk counted %d, the full walk %d", d.Count, whole.Count)
+	}
+	// Every change outside the flooded array is held; the flood is held up to the quota.
+	k, flood := 0, 0
+	for _, c := range whole.Changes {
+		if k < len(d.Changes) && d.Changes[k] == c {
+			k++
+			if isFlood(c.Pointer) {
+				flood++
+			}
+			continue
+		}
+		if !isFlood(c.Pointer) {
+			t.Fatalf("%s is not held", c.Pointer)
+		}
+	}
+	if k != len(d.Changes) || flood != d.quota || flood != hold-16 {
+		t.Fatalf("held %d of them in order (want %d), %d of the flood (quota %d)", k, len(d.Changes), flood, d.quota)
+	}
+	if d.First == nil || d.First.Pointer != whole.First.Pointer {
+		t.Fatalf("first divergence %v, want %v", d.First, whole.First)
+	}
+	if got, want := d.Pointers(), whole.Pointers(); !slices.Equal(got, want) {
+		t.Fatalf("AllPointers: %d pointers, want %d", len(got), len(want))
+	}
+	// A walk stopped early stops, and says which pointers are held.
+	seen, heldSeen := 0, 0
+	for p, at := range d.allPointers() {
+		if at >= 0 && d.Changes[at].Pointer != p {
+			t.Fatalf("%s said held as %d, which is %s", p, at, d.Changes[at].Pointer)
+		}
+		if at >= 0 {
+			heldSeen++
+		}
+		if seen++; seen == n+1 {
+			break
+		}
+	}
+	if heldSeen != d.quota+1 { // the flood's quota, then /events/N/tokens/0
+		t.Fatalf("the walk stopped after %d pointers had seen %d held", seen, heldSeen)
+	}
+
+	// Exception coverage reads every pointer, held or not.
+	rec := func(id string, ps ...string) ExceptionRecord {
+		return ExceptionRecord{ID: id, Differs: "x", Pointers: ps, Baseline: "x", Candidate: "x", Cause: "x", RegressionTest: "x", Impact: "x", Disposition: "x"}
+	}
+	tail := rec("tail", "/per_request/*/terminal_time_ms", "/events/*/tokens/*")
+	x := Coverage(d.AllPointers(), []ExceptionRecord{tail})
+	if x.Differing != whole.Count || x.Uncovered != n {
+		t.Fatalf("coverage: %d differing, %d uncovered", x.Differing, x.Uncovered)
+	}
+	if v, _ := SemanticVerdict(d, []ExceptionRecord{tail, rec("scalars", "/events/*")}, false); v != VerdictPassExceptions {
+		t.Fatalf("records covering every pointer, most of them unheld: %s", v)
+	}
+	if v, unc := SemanticVerdict(d, []ExceptionRecord{rec("scalars", "/events/*")}, false); v != VerdictFail || len(unc) != 16 {
+		t.Fatalf("the unheld per-request pointers are uncovered: %s %d", v, len(unc))
+	}
+
+	// Field patterns count every pointer; their held indexes are the held changes'.
+	sum, held := 0, 0
+	for _, p := range d.FieldPatterns() {
+		sum += p.Count
+		held += len(p.Changes)
+	}
+	if sum != d.Count || held != len(d.Changes) || d.FieldPatterns()[0].Pattern != "/events/*" || d.FieldPatterns()[0].Count != n {
+		t.Fatalf("patterns: sum %d held %d %+v", sum, held, d.FieldPatterns()[0])
+	}
+
+	r := d.Report()
+	if r.Count != d.Count || r.Held != hold || len(r.Pointers) != d.Count || whole.Report().Held != 0 {
+		t.Fatalf("JSON: count %d held %d pointers %d", r.Count, r.Held, len(r.Pointers))
+	}
+	var sb strings.Builder
+	if err := WriteText(&sb, d, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{fmt.Sprintf("%d differing pointer(s), %d of them held in detail, in %d group(s)", d.Count, hold, len(d.Groups)),
+		fmt.Sprintf("note: %d differing pointers: the diff holds %d in detail (one per 64 input bytes, at least 100), at most %d in any one array", d.Count, hold, d.quota)} {
+		if !strings.Contains(sb.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, sb.String())
+		}
+	}
+}
+
+// The hold bound scales with the inputs: a real pair (a differing pointer per 180 bytes or
+// more) is always held whole.
+func TestHoldBoundScalesWithTheInputs(t *testing.T) {
+	small := &doc{text: strings.Repeat("x", 1000)}
+	if holdFor(small, small) != minHold {
+		t.Fatalf("small inputs: %d", holdFor(small, small))
+	}
+	big := &doc{text: strings.Repeat("x", 50<<20)}
+	if got := holdFor(big, big); got != (100<<20)/holdBytes {
+		t.Fatalf("100 MB of inputs: %d", got)
+	}
+}
