@@ -98,7 +98,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		x := diffview.Coverage(d.AllPointers(), recs)
-		sem = &diffview.JSONSemantic{Records: x.Records, Uncovered: x.First}
+		sem = &diffview.JSONSemantic{Records: x.Records, UncoveredCount: x.Uncovered, Uncovered: x.First}
 		if isCampaign {
 			if built == nil {
 				if built, err = campaignreport.Build(*campaign); err != nil {
@@ -136,8 +136,15 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		if sem.Of == "campaign" {
 			fmt.Fprintf(stdout, "  the campaign's, as its report says: %s\n", sem.Reason)
 		}
-		for _, p := range sem.Uncovered {
+		shown := sem.Uncovered
+		if per > 0 {
+			shown = shown[:min(per, len(shown))]
+		}
+		for _, p := range shown {
 			fmt.Fprintf(stdout, "  uncovered %s\n", p)
+		}
+		if more := sem.UncoveredCount - len(shown); more > 0 {
+			fmt.Fprintf(stdout, "  … %d more uncovered (--json lists the first %d)\n", more, len(sem.Uncovered))
 		}
 	}
 	return status

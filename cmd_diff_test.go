@@ -183,3 +183,38 @@ func TestCmdDiffPatternsSumToTheTotal(t *testing.T) {
 		t.Fatalf("json: %+v", r)
 	}
 }
+
+// A flood of uncovered pointers is counted whole and listed in part: 20 lines of text (then
+// how many more), the first 1,000 in --json with the count beside them.
+func TestCmdDiffCampaignListsTheFirstUncovered(t *testing.T) {
+	dir := t.TempDir()
+	ra := fx.Report(5, 0)
+	ea, eb := make([]any, 3000), make([]any, 3000)
+	for i := range ea {
+		ea[i], eb[i] = fx.Int(0), fx.Int(1)
+	}
+	ra["events"] = ea
+	rb := fx.Clone(ra)
+	rb["events"] = eb
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, fx.Encode(ra), 0o644)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	var out, errb bytes.Buffer
+	if code := runDiff([]string{"--campaign", dir, a, b}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if n := strings.Count(out.String(), "\n  uncovered /events/"); n != 20 || !strings.Contains(out.String(), "  … 2980 more uncovered (--json lists the first 1000)") {
+		t.Fatalf("%d uncovered lines:\n%s", n, out.String()[max(0, out.Len()-600):])
+	}
+	out.Reset()
+	if code := runDiff([]string{"--campaign", dir, "--json", a, b}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r diffview.JSONReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Semantic == nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if r.Semantic.UncoveredCount != 3000 || len(r.Semantic.Uncovered) != 1000 || r.Semantic.Uncovered[999] != "/events/999" || len(r.Pointers) != 3000 {
+		t.Fatalf("semantic: %d uncovered, %d listed, %d pointers", r.Semantic.UncoveredCount, len(r.Semantic.Uncovered), len(r.Pointers))
+	}
+}

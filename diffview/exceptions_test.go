@@ -144,25 +144,25 @@ func TestSemanticVerdict(t *testing.T) {
 	d := mustDiff(t, a, b)
 
 	same := mustDiff(t, a, fx.Clone(a))
-	if v, unc := SemanticVerdict(same, nil, false); v != VerdictPass || unc != nil {
-		t.Fatalf("identical: %s %v", v, unc)
+	if v, x := SemanticVerdict(same, nil, false); v != VerdictPass || x.Uncovered != 0 || x.First != nil {
+		t.Fatalf("identical: %s %+v", v, x)
 	}
-	if v, unc := SemanticVerdict(d, nil, false); v != VerdictFail || len(unc) != 4 {
-		t.Fatalf("no records: %s %v", v, unc)
+	if v, x := SemanticVerdict(d, nil, false); v != VerdictFail || x.Uncovered != 4 || len(x.First) != 4 {
+		t.Fatalf("no records: %s %+v", v, x)
 	}
 	recs := []ExceptionRecord{
 		validRecord("/metadata/engine_config/*/preemption_mode"),
 		validRecord("/per_request/*/decode_admit_ms", "/summary/**"),
 	}
-	if v, unc := SemanticVerdict(d, recs, false); v != VerdictPassExceptions || unc != nil {
-		t.Fatalf("covered: %s %v", v, unc)
+	if v, x := SemanticVerdict(d, recs, false); v != VerdictPassExceptions || x.Uncovered != 0 {
+		t.Fatalf("covered: %s %+v", v, x)
 	}
 	if v, _ := SemanticVerdict(d, recs, true); v != VerdictFail {
 		t.Fatalf("unstable arm must FAIL, got %s", v)
 	}
-	v, unc := SemanticVerdict(d, recs[1:], false)
-	if v != VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode" {
-		t.Fatalf("one record removed: %s %v", v, unc)
+	v, x := SemanticVerdict(d, recs[1:], false)
+	if v != VerdictFail || x.Uncovered != 1 || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode" {
+		t.Fatalf("one record removed: %s %+v", v, x)
 	}
 	bad := validRecord("/**")
 	bad.Cause = ""

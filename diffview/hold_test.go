@@ -118,8 +118,11 @@ func TestDiffHoldsAQuotaOfEachArrayAndCountsEveryOne(t *testing.T) {
 	if v, _ := SemanticVerdict(d, []ExceptionRecord{tail, rec("scalars", "/events/*")}, false); v != VerdictPassExceptions {
 		t.Fatalf("records covering every pointer, most of them unheld: %s", v)
 	}
-	if v, unc := SemanticVerdict(d, []ExceptionRecord{rec("scalars", "/events/*")}, false); v != VerdictFail || len(unc) != 16 {
-		t.Fatalf("the unheld per-request pointers are uncovered: %s %d", v, len(unc))
+	if v, x := SemanticVerdict(d, []ExceptionRecord{rec("scalars", "/events/*")}, false); v != VerdictFail || x.Uncovered != 16 {
+		t.Fatalf("the unheld per-request pointers are uncovered: %s %d", v, x.Uncovered)
+	}
+	if x := Coverage(d.AllPointers(), nil); x.Uncovered != d.Count || len(x.First) != firstUncovered || x.First[0] != "/events/0" {
+		t.Fatalf("every pointer is counted uncovered, the first %d listed: %d, %d listed", firstUncovered, x.Uncovered, len(x.First))
 	}
 
 	// Field patterns count every pointer; their held indexes are the held changes'.

@@ -114,11 +114,14 @@ type JSONFirst struct {
 // JSONSemantic carries a semantic verdict when exception records were given: the campaign's
 // (Of "campaign": the same words as its report) or this diff's judged on its own (Of "diff").
 type JSONSemantic struct {
-	Verdict   verdict.Word `json:"verdict"`
-	Reason    string       `json:"reason,omitempty"`
-	Of        string       `json:"of"`
-	Records   int          `json:"records"`
-	Uncovered []string     `json:"uncovered"`
+	Verdict verdict.Word `json:"verdict"`
+	Reason  string       `json:"reason,omitempty"`
+	Of      string       `json:"of"`
+	Records int          `json:"records"`
+	// UncoveredCount is how many differing pointers no record covers; Uncovered lists the
+	// first of them in document order (at most 1,000).
+	UncoveredCount int      `json:"uncovered_count"`
+	Uncovered      []string `json:"uncovered"`
 }
 
 // Report builds the JSON form.

@@ -13,8 +13,13 @@ const (
 	VerdictFail           = verdict.Fail
 )
 
+// firstUncovered is how many uncovered pointers Coverage lists (it counts them all): a flood
+// of differences would otherwise be listed whole, in memory and on screen.
+const firstUncovered = 1000
+
 // Coverage judges differing canonical pointers against exception records (protocol stage 5):
-// how many differ, how many no valid record covers, and the first of those in document order.
+// how many differ, how many no valid record covers, and the first of those in document order
+// (at most firstUncovered).
 func Coverage(pointers iter.Seq[string], recs []ExceptionRecord) verdict.Exceptions {
 	valid := make([]RecordMatcher, 0, len(recs))
 	for i := range recs {
@@ -34,7 +39,9 @@ func Coverage(pointers iter.Seq[string], recs []ExceptionRecord) verdict.Excepti
 		}
 		if !covered {
 			x.Uncovered++
-			x.First = append(x.First, p)
+			if len(x.First) < firstUncovered {
+				x.First = append(x.First, p)
+			}
 		}
 	}
 	return x
@@ -68,25 +75,23 @@ func RecordCoverage(pointers iter.Seq[string], recs []ExceptionRecord) []RecordC
 // own: both revisions STABLE (or one UNSTABLE when unstable is set) and the lifecycle evidence
 // taken as holding. It is verdict.Semantic over these inputs, so it never disagrees with the
 // campaign's verdict on the same diff; in a campaign, the campaign's own inputs decide (missing
-// lifecycle evidence still fails). uncovered lists the differing pointers no record covers.
-func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Word, []string) {
+// lifecycle evidence still fails). x is the coverage of a differing diff (zero when equal):
+// how many pointers no record covers, and the first of them.
+func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Word, verdict.Exceptions) {
 	if d == nil {
-		return verdict.Fail, nil
+		return verdict.Fail, verdict.Exceptions{}
 	}
 	stable := verdict.Of(verdict.Stable, "")
 	in := verdict.Inputs{Baseline: stable, Candidate: stable, Evidence: verdict.Of(verdict.Pass, "")}
 	if unstable {
 		in.Candidate = verdict.Of(verdict.Unstable, "")
 	}
-	var uncovered []string
+	var x verdict.Exceptions
 	if d.Equal() {
 		in.Parity = verdict.Of(verdict.Pass, "")
 	} else {
-		x := Coverage(d.AllPointers(), recs)
+		x = Coverage(d.AllPointers(), recs)
 		in.Parity, in.Exceptions = verdict.Of(verdict.Fail, ""), &x
-		if x.Uncovered > 0 {
-			uncovered = x.First
-		}
 	}
-	return verdict.Semantic(in).Verdict, uncovered
+	return verdict.Semantic(in).Verdict, x
 }

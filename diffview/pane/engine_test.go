@@ -193,8 +193,8 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if d.Equal() {
 		t.Fatal("fifo-preemption should change the report")
 	}
-	if v, unc := diffview.SemanticVerdict(d, nil, false); v != diffview.VerdictFail || len(unc) != len(d.Changes) {
-		t.Fatalf("no records: %s, %d uncovered", v, len(unc))
+	if v, x := diffview.SemanticVerdict(d, nil, false); v != diffview.VerdictFail || x.Uncovered != d.Count {
+		t.Fatalf("no records: %s, %d uncovered", v, x.Uncovered)
 	}
 	typeRecord := func(p Model, patterns string) Model {
 		p, _ = pressSettled(t, p, "e")
@@ -230,8 +230,8 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("exceptions.jsonl: %v %v", recs, err)
 	}
-	if v, unc := diffview.SemanticVerdict(d, recs, false); v != diffview.VerdictPassExceptions || len(unc) != 0 {
-		t.Fatalf("covered: %s %v", v, unc)
+	if v, x := diffview.SemanticVerdict(d, recs, false); v != diffview.VerdictPassExceptions || x.Uncovered != 0 {
+		t.Fatalf("covered: %s %v", v, x.First)
 	}
 	if v, _ := diffview.SemanticVerdict(d, recs, true); v != diffview.VerdictFail {
 		t.Fatalf("an UNSTABLE arm must FAIL, got %s", v)
@@ -245,8 +245,8 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	p, _ = press(p, "L", "D")
 	p, _ = pressSettled(t, p, "y")
 	recs, _ = diffview.LoadExceptions(dir)
-	v, unc := diffview.SemanticVerdict(d, recs, false)
-	if v != diffview.VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
-		t.Fatalf("after deleting the metadata record: %s %v", v, unc)
+	v, x := diffview.SemanticVerdict(d, recs, false)
+	if unc := x.First; v != diffview.VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
+		t.Fatalf("after deleting the metadata record: %s %v", v, x.First)
 	}
 }

@@ -85,8 +85,8 @@ type Model struct {
 
 	recs      []diffview.ExceptionRecord
 	recErr    error
-	verdict   verdict.Word // SemanticVerdict of diff and recs, refreshed when either changes
-	uncovered []string
+	verdict   verdict.Word   // SemanticVerdict of diff and recs, refreshed when either changes
+	uncovered int            // differing pointers no record covers
 	recCovers map[string]int // record id → differing pointers it covers
 	status    string         // last action's outcome, in the pane
 
@@ -154,9 +154,11 @@ func (p *Model) SetCampaign(dir string) {
 // refreshVerdict recomputes the semantic verdict and each record's coverage (matching every
 // pointer against every pattern is too slow to redo on each key or frame).
 func (p *Model) refreshVerdict() {
-	p.verdict, p.uncovered, p.recCovers = "", nil, map[string]int{}
+	p.verdict, p.uncovered, p.recCovers = "", 0, map[string]int{}
 	if p.diff != nil {
-		p.verdict, p.uncovered = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
+		var x verdict.Exceptions
+		p.verdict, x = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
+		p.uncovered = x.Uncovered
 		for _, rc := range diffview.RecordCoverage(p.diff.AllPointers(), p.recs) {
 			p.recCovers[rc.ID] = rc.Covers
 		}
@@ -301,7 +303,7 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 		if msg.broad {
 			what += " (flagged broad)"
 		}
-		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered (the header has the campaign's semantic verdict)", p.recCovers[msg.saved], len(p.uncovered)), false)
+		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered (the header has the campaign's semantic verdict)", p.recCovers[msg.saved], p.uncovered), false)
 		p.mode = modeList
 		p.marked = map[int]bool{}
 	}

@@ -281,9 +281,9 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	if len(p.recs) != 2 || !p.recs[1].Broad {
 		t.Fatalf("confirmed: %+v", p.recs)
 	}
-	v, unc := diffview.SemanticVerdict(p.diff, p.recs, false)
-	if v != diffview.VerdictPassExceptions || len(unc) != 0 {
-		t.Fatalf("verdict %s uncovered %v", v, unc)
+	v, x := diffview.SemanticVerdict(p.diff, p.recs, false)
+	if v != diffview.VerdictPassExceptions || x.Uncovered != 0 {
+		t.Fatalf("verdict %s uncovered %v", v, x.First)
 	}
 	if !strings.Contains(stripANSI(p.View()), "2 record(s) (1 BROAD) · all 8 differing pointers covered") {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
@@ -308,9 +308,9 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		t.Fatal("a pending delete must capture keys and offer y")
 	}
 	p, _ = pressSettled(t, p, "y")
-	v, unc = diffview.SemanticVerdict(p.diff, p.recs, false)
-	if v != diffview.VerdictFail || strings.Join(unc, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
-		t.Fatalf("after delete: %s %v", v, unc)
+	v, x = diffview.SemanticVerdict(p.diff, p.recs, false)
+	if v != diffview.VerdictFail || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+		t.Fatalf("after delete: %s %v", v, x.First)
 	}
 	p, _ = press(p, "esc")
 	if !strings.Contains(stripANSI(p.View()), "1 record(s) (1 BROAD) · 2 of 8 differing pointers uncovered") {

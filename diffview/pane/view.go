@@ -240,7 +240,7 @@ func (p Model) semanticLine() string {
 	// How the records stand against this diff; the campaign's semantic verdict (which also
 	// weighs stability and lifecycle evidence) is the header's, so the pane states coverage only.
 	txt := fmt.Sprintf("exceptions: %s · ", recs)
-	cov, vs := fmt.Sprintf("%d of %d differing pointers uncovered", len(unc), p.diff.Count), st.Bad
+	cov, vs := fmt.Sprintf("%d of %d differing pointers uncovered", unc, p.diff.Count), st.Bad
 	switch {
 	case p.unstable:
 		cov = "an arm is UNSTABLE: records never waive leaked entropy"

@@ -243,7 +243,8 @@ func TestFind(t *testing.T) {
 
 // FuzzScan: the scanner never panics, accepts only what encoding/json accepts too, and when
 // it accepts, its tape is consistent: links stay inside the tape, spans inside the input,
-// strings decode to what encoding/json decodes, and Find reaches every member it lists.
+// strings decode to what encoding/json decodes, Find reaches every member it lists, and
+// MaxTokens bounds the tape.
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":[1,2.5e-3,{"b":null}],"c":"\u00e9\ud83d\ude00"}`, `[1 2]`, `{"a":NaN}`, `"x`, ` [ true , false ] `, `{"a\/b":{"~":-0.0}}`} {
 		f.Add([]byte(s))
@@ -260,6 +261,9 @@ func FuzzScan(f *testing.F) {
 		}
 		if !json.Valid(in[:end]) {
 			t.Fatalf("accepted %q, which encoding/json rejects", in[:end])
+		}
+		if n := MaxTokens(in[:end]); len(s.Tape) > n {
+			t.Fatalf("%q has %d tokens, more than MaxTokens's %d", in[:end], len(s.Tape), n)
 		}
 		for i, tok := range s.Tape {
 			if tok.Next <= int32(i) || int(tok.Next) > len(s.Tape) || tok.Start < 0 || int(tok.End) > end || tok.Start > tok.End {
@@ -283,4 +287,16 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// MaxTokens is exact on dense input (a token per 2 bytes), the case it sizes tapes for.
+func TestMaxTokensOfADenseArray(t *testing.T) {
+	in := []byte(`{"events":[0,1,0,1,0],"n":{"m":[]}}`)
+	s := new(Scanner)
+	if _, err := s.ScanAt(in, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := MaxTokens(in); got != len(s.Tape)+1 { // the empty array's '[' counts one more
+		t.Fatalf("MaxTokens %d, tape %d", got, len(s.Tape))
+	}
 }
