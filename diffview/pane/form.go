@@ -260,28 +260,29 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 		return p, nil
 	}
 	rec.Broad = why != ""
-	return p, saveException(p.campaign, rec)
+	return p, saveException(p.campaign, rec, p.diff, p.unstable)
 }
 
 // saveException writes the record off the update loop (fsync is slow on some disks).
-func saveException(dir string, rec diffview.ExceptionRecord) tea.Cmd {
+// It also computes how the records then stand against d.
+func saveException(dir string, rec diffview.ExceptionRecord, d *diffview.Diff, unstable bool) tea.Cmd {
 	return func() tea.Msg {
 		saved, err := diffview.PutException(dir, rec)
 		if err != nil {
 			return exceptionsSavedMsg{err: err}
 		}
 		recs, err := diffview.LoadExceptions(dir)
-		return exceptionsSavedMsg{records: recs, saved: saved.ID, broad: saved.Broad, err: err}
+		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: saved.ID, broad: saved.Broad, err: err}
 	}
 }
 
-func deleteException(dir, id string) tea.Cmd {
+func deleteException(dir, id string, d *diffview.Diff, unstable bool) tea.Cmd {
 	return func() tea.Msg {
 		if err := diffview.DeleteException(dir, id); err != nil {
 			return exceptionsSavedMsg{err: err}
 		}
 		recs, err := diffview.LoadExceptions(dir)
-		return exceptionsSavedMsg{records: recs, saved: id, deleted: true, err: err}
+		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: id, deleted: true, err: err}
 	}
 }
 

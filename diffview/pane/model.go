@@ -33,6 +33,7 @@ type diffLoadedMsg struct {
 	err     error
 	records []diffview.ExceptionRecord
 	recErr  error
+	stand   standing // of diff and records
 }
 
 // RecordsChangedMsg tells the workbench that the campaign's exception records changed (a
@@ -41,6 +42,8 @@ type RecordsChangedMsg struct{}
 
 // exceptionsSavedMsg reports a save or delete of exception records.
 type exceptionsSavedMsg struct {
+	diff    *diffview.Diff
+	stand   standing // of diff and records
 	records []diffview.ExceptionRecord
 	saved   string // id saved or deleted
 	broad   bool
@@ -151,19 +154,10 @@ func (p *Model) SetCampaign(dir string) {
 	p.refreshVerdict()
 }
 
-// refreshVerdict recomputes the semantic verdict and each record's coverage (matching every
-// pointer against every pattern is too slow to redo on each key or frame).
-func (p *Model) refreshVerdict() {
-	p.verdict, p.uncovered, p.recCovers = "", 0, map[string]int{}
-	if p.diff != nil {
-		var x verdict.Exceptions
-		p.verdict, x = diffview.SemanticVerdict(p.diff, p.recs, p.unstable)
-		p.uncovered = x.Uncovered
-		for _, rc := range diffview.RecordCoverage(p.diff.AllPointers(), p.recs) {
-			p.recCovers[rc.ID] = rc.Covers
-		}
-	}
-}
+// refreshVerdict recomputes the semantic verdict and each record's coverage here (matching
+// every pointer against every pattern is too slow to redo on each key or frame; the load
+// and the saves compute it off the loop instead).
+func (p *Model) refreshVerdict() { p.setStanding(standing{}, nil) }
 
 // SetUnstable tells the pane an arm of the row is UNSTABLE (the semantic verdict is then FAIL).
 func (p *Model) SetUnstable(u bool) {
@@ -208,7 +202,7 @@ func (p Model) Open(a, b diffview.Side) tea.Cmd {
 
 // loadDiff runs off the update loop and captures only values. Everything the pane needs at
 // every size of diff is computed here: both groupings and the events of each change.
-func loadDiff(gen int, a, b diffview.Side, campaign string) tea.Cmd {
+func loadDiff(gen int, a, b diffview.Side, campaign string, unstable bool) tea.Cmd {
 	return func() tea.Msg {
 		d, err := diffview.DiffFiles(a.ReportPath, b.ReportPath)
 		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
@@ -222,6 +216,7 @@ func loadDiff(gen int, a, b diffview.Side, campaign string) tea.Cmd {
 		if campaign != "" {
 			msg.records, msg.recErr = diffview.LoadExceptions(campaign)
 		}
+		msg.stand = standingOf(d, msg.records, unstable)
 		return msg
 	}
 }
@@ -238,7 +233,7 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case OpenRequestedMsg:
 		p.gen++
 		p.loading, p.err, p.a, p.b = true, nil, msg.A, msg.B
-		return p, loadDiff(p.gen, msg.A, msg.B, p.campaign)
+		return p, loadDiff(p.gen, msg.A, msg.B, p.campaign, p.unstable)
 	case diffLoadedMsg:
 		if msg.gen != p.gen {
 			return p, nil // stale: a newer Open is in flight or done
@@ -249,8 +244,10 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		p.setDiff(msg.diff)
 		if p.campaign != "" {
 			p.recs, p.recErr = msg.records, msg.recErr
+		} else {
+			msg.stand = standing{} // computed without this pane's records: recompute
 		}
-		p.refreshVerdict()
+		p.setStanding(msg.stand, msg.diff)
 		return p, nil
 	case filterDoneMsg:
 		return p.onFilterDone(msg), nil
@@ -293,7 +290,7 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 		return p, p.tell("save failed: "+msg.err.Error(), true)
 	}
 	p.recs = msg.records
-	p.refreshVerdict()
+	p.setStanding(msg.stand, msg.diff)
 	var cmd tea.Cmd
 	switch {
 	case msg.deleted:

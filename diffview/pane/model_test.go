@@ -397,3 +397,29 @@ func TestPaneCountsEveryPointerOfATruncatedDiff(t *testing.T) {
 		t.Fatalf("form coverage over every pointer: done %v covered %d uncovered %d", c.done, c.covered, c.uncovered)
 	}
 }
+
+// The records' standing (verdict, uncovered count, each record's coverage) is computed with
+// the load, off the update loop, and the pane shows the one the load computed; one computed
+// for another diff or another UNSTABLE flag is recomputed instead.
+func TestPaneTakesTheStandingTheLoadComputed(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	p := newPane(true)
+	p.SetSize(100, 30)
+	p.SetCampaign(dir)
+	cmd := p.Open(diffview.Side{Label: "base#1", ReportPath: a}, diffview.Side{Label: "cand#1", ReportPath: b})
+	p, load := p.Update(cmd())
+	msg := load().(diffLoadedMsg)
+	if msg.stand.verdict != diffview.VerdictFail || msg.stand.uncovered != 8 {
+		t.Fatalf("the load's standing: %+v", msg.stand)
+	}
+	msg.stand.uncovered = 42 // a mark: shown only if the pane took it
+	q, _ := p.Update(msg)
+	if v := stripANSI(q.View()); !strings.Contains(v, "42 of 8 differing pointers uncovered") {
+		t.Fatalf("the pane recomputed what the load computed:\n%s", v)
+	}
+	msg.stand.unstable = true // computed for another flag: recomputed
+	q, _ = p.Update(msg)
+	if v := stripANSI(q.View()); !strings.Contains(v, "8 of 8 differing pointers uncovered") {
+		t.Fatalf("a standing for another flag was shown:\n%s", v)
+	}
+}

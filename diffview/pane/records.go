@@ -15,7 +15,7 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if p.confirmDel {
 		p.confirmDel = false
 		if key.Matches(msg, k.Confirm) && p.recCursor < len(p.recs) {
-			return p, deleteException(p.campaign, p.recs[p.recCursor].ID)
+			return p, deleteException(p.campaign, p.recs[p.recCursor].ID, p.diff, p.unstable)
 		}
 		return p, p.tell("delete cancelled", false)
 	}
