@@ -186,9 +186,10 @@ func printCampaignOnly(w io.Writer, asJSON bool, parity, semantic verdict.Outcom
 // their tapes, the changes); with the default GC pacing the heap peaks near twice that before
 // each collection. The limit makes the collector run sooner instead (and return memory to the
 // system), so the peak stays under 10x the inputs at a few percent more time on a real pair.
-// Whatever differs, the live heap is bounded by the inputs, their tapes (20 bytes per token:
-// 10 per input byte at most, on a long array of one-digit numbers) and the changes held in
-// detail (one per 64 input bytes, diffview's holdBytes).
+// Whatever differs, the text diff's live heap is bounded by the inputs, their tapes (20
+// bytes per token: 10 per input byte at most, on a long array of one-digit numbers) and the
+// changes held in detail (one per 64 input bytes, diffview's holdBytes). --json lists every
+// differing pointer, so it also holds them all, as its output does.
 const diffMemoryPerInputByte = 7
 
 // boundMemory sets the process's soft memory limit from the size of the two reports, and

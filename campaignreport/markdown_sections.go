@@ -119,7 +119,11 @@ func (m *md) diffBody(d *DiffSummary) {
 		shown += g.Count
 	}
 	if d.GroupN > len(d.Groups) {
-		m.row(fmt.Sprintf("… %d more groups", d.GroupN-len(d.Groups)), fmt.Sprint(d.Count-shown))
+		total := d.Count
+		if d.Held > 0 { // the groups count the held changes
+			total = d.Held
+		}
+		m.row(fmt.Sprintf("… %d more groups", d.GroupN-len(d.Groups)), fmt.Sprint(total-shown))
 	}
 	m.blank()
 	m.p("The first changes of the first groups (every change is in %s):", code(d.File))

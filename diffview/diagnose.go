@@ -10,12 +10,15 @@ import (
 // with the evidence that supports it. Diff.Diagnosis ranks them by the share they explain
 // (rankSignatures).
 type Signature struct {
-	Code     string   `json:"code"`                 // stable id: configuration, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
-	Label    string   `json:"label"`                // in words, for the pane and the CLI
-	Evidence []string `json:"evidence"`             // facts with numbers and pointers
-	Explains int      `json:"explains"`             // how many differing pointers this signature accounts for
-	Of       int      `json:"of"`                   // total differing pointers
-	Quantum  float64  `json:"quantum_ms,omitempty"` // constant-quantum only: the quantum in ms
+	Code     string   `json:"code"`     // stable id: configuration, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
+	Label    string   `json:"label"`    // in words, for the pane and the CLI
+	Evidence []string `json:"evidence"` // facts with numbers and pointers
+	Explains int      `json:"explains"` // how many differing pointers this signature accounts for
+	Of       int      `json:"of"`       // total differing pointers (held ones, when Held)
+	// Held says Of counts the changes a truncated diff holds in detail, not every differing
+	// pointer: the lenses read those.
+	Held    bool    `json:"held,omitempty"`
+	Quantum float64 `json:"quantum_ms,omitempty"` // constant-quantum only: the quantum in ms
 	// consequence: the signature follows from an earlier difference (a cascade whose flip is
 	// preceded by other differences): a cause found for those leads it.
 	consequence bool
@@ -38,6 +41,9 @@ const (
 
 // String is "label (explains n/m)".
 func (s Signature) String() string {
+	if s.Held {
+		return fmt.Sprintf("%s (explains %d/%d held)", s.Label, s.Explains, s.Of)
+	}
 	return fmt.Sprintf("%s (explains %d/%d)", s.Label, s.Explains, s.Of)
 }
 
@@ -69,6 +75,9 @@ func diagnose(d *Diff) []Signature {
 	}
 	if s := unexplained(d, out); s != nil {
 		out = append(out, *s)
+	}
+	for i := range out {
+		out[i].Held = d.Truncated()
 	}
 	rankSignatures(out)
 	return out

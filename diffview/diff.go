@@ -67,7 +67,9 @@ type Diff struct {
 	Excluded []Exclusion
 
 	docA, docB *doc
-	quota      int         // the walk's per-array hold (0: none, every change held)
+	hold       int // the walk's bound on the changes held (holdFor)
+	quota      int // the walk's per-array hold (0: none, every change held)
+	aligned    map[[2]int32][]alignedRun
 	events     []eventInfo // eventOf per change, filled on first use
 	decs       []decision  // routing decisions of both runs, filled on first use
 	decsDone   bool
@@ -137,6 +139,10 @@ type differ struct {
 	arr      int32
 	perArray map[int32]int
 	counted  int
+	// aligned holds each length-changed array's alignment (by the arrays' tape indexes), the
+	// first walk's for every later walk: go-diff stops at a deadline, so aligning again on a
+	// busier machine could give another script, and the walks would disagree.
+	aligned map[[2]int32][]alignedRun
 	// visit, when set, receives every differing pointer with its index in the held changes
 	// (-1: not held), and the walk keeps none (Diff.AllPointers).
 	visit func(pointer string, held int) bool
@@ -173,26 +179,27 @@ func (df *differ) collected() []Change {
 	return append(out, df.changes...)
 }
 
-func newDiffer(a, b *doc) *differ {
+func newDiffer(a, b *doc, aligned map[[2]int32][]alignedRun) *differ {
 	return &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, hold: holdFor(a, b),
-		ex: defaultExclusions(), arr: -1, perArray: map[int32]int{}}
+		ex: defaultExclusions(), arr: -1, perArray: map[int32]int{}, aligned: aligned}
 }
 
 func diffDocs(a, b *doc) (*Diff, error) {
-	df := newDiffer(a, b)
+	aligned := map[[2]int32][]alignedRun{}
+	df := newDiffer(a, b, aligned)
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
 	quota := 0
 	if df.counted > df.hold { // a flood: walk again, holding at most quota changes per array
 		quota = quotaFor(df.perArray, df.hold)
-		df = newDiffer(a, b)
+		df = newDiffer(a, b, aligned)
 		df.quota, df.heldIn = quota, map[int32]int{}
 		if err := df.value(0, 0); err != nil {
 			return nil, err
 		}
 	}
-	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, quota: quota}
+	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, hold: df.hold, quota: quota, aligned: aligned}
 	if d.Truncated() {
 		d.Notes = append(d.Notes, truncationNote(d))
 	}
@@ -374,7 +381,7 @@ func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []member, i, j *int
 func (df *differ) array(ta, tb int32) error {
 	n := df.a.sc.Tape[ta].N
 	if n != df.b.sc.Tape[tb].N {
-		return df.alignedArray(df.a.elements(ta), df.b.elements(tb))
+		return df.alignedArray(ta, tb)
 	}
 	ex := df.ex
 	defer func() { df.ex = ex }()
@@ -403,7 +410,15 @@ func (df *differ) array(ta, tb int32) error {
 // alignedArray compares an ordered array whose length changed along its alignment: equal
 // stretches are skipped, a replaced stretch is compared position by position as far as both
 // sides reach, and the rest is removed (A's index) or added (B's index).
-func (df *differ) alignedArray(ea, eb []int32) error {
+func (df *differ) alignedArray(ta, tb int32) error {
+	ea, eb := df.a.elements(ta), df.b.elements(tb)
+	runs, ok := df.aligned[[2]int32{ta, tb}]
+	if !ok {
+		runs = align(df.a, df.b, ea, eb)
+		if df.visit == nil { // the diff's own walks; a later walk only reads (it may run concurrently)
+			df.aligned[[2]int32{ta, tb}] = runs
+		}
+	}
 	ex := df.ex
 	defer func() { df.ex = ex }()
 	at := func(k int) {
@@ -411,7 +426,7 @@ func (df *differ) alignedArray(ea, eb []int32) error {
 		df.ex = ex.Child(df.path[len(df.path)-1])
 	}
 	i, j := 0, 0
-	for _, r := range align(df.a, df.b, ea, eb) {
+	for _, r := range runs {
 		if r.equal > 0 {
 			i, j = i+r.equal, j+r.equal
 			continue

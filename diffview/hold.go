@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -41,10 +42,10 @@ func quotaFor(perArray map[int32]int, hold int) int {
 
 // holding says whether the walk still holds a change of array arr.
 func (df *differ) holding(arr int32) bool {
-	if df.quota > 0 {
-		return df.heldIn[arr] < df.quota
+	if df.quota > 0 && df.heldIn[arr] >= df.quota {
+		return false
 	}
-	return df.held < df.hold
+	return df.held < df.hold // also under a quota: more arrays may differ than hold allows
 }
 
 // keep decides whether the change at hand is held in detail, and counts it if so.
@@ -86,11 +87,20 @@ func (d *Diff) allPointers() iter.Seq2[string, int] {
 			}
 			return
 		}
-		df := newDiffer(d.docA, d.docB)
-		df.quota, df.heldIn, df.visit = d.quota, map[int32]int{}, yield
-		// The diff's own walk of these documents succeeded and a walk is deterministic: the
-		// only error is errStopped.
-		_ = df.value(0, 0)
+		df := newDiffer(d.docA, d.docB, d.aligned)
+		df.hold, df.quota, df.heldIn, df.visit = d.hold, d.quota, map[int32]int{}, yield
+		// The diff's own walk of these documents succeeded, and this one repeats it (the
+		// same alignments, the same hold): anything else is a bug, said loudly rather than
+		// read as fewer differing pointers.
+		err := df.value(0, 0)
+		switch {
+		case errors.Is(err, errStopped):
+		case err != nil:
+			panic(fmt.Sprintf("diffview: a second walk of %s and %s failed: %v", d.docA.name, d.docB.name, err))
+		case df.counted != d.Count || df.held != len(d.Changes):
+			panic(fmt.Sprintf("diffview: a second walk of %s and %s met %d pointers (%d held), the diff %d (%d held)",
+				d.docA.name, d.docB.name, df.counted, df.held, d.Count, len(d.Changes)))
+		}
 	}
 }
 

@@ -83,6 +83,9 @@ func TestDiffHoldsAQuotaOfEachArrayAndCountsEveryOne(t *testing.T) {
 	if k != len(d.Changes) || flood != d.quota || flood != hold-16 {
 		t.Fatalf("held %d of them in order (want %d), %d of the flood (quota %d)", k, len(d.Changes), flood, d.quota)
 	}
+	if s := d.Diagnosis[0]; !s.Held || s.Of != hold || !strings.HasSuffix(s.String(), fmt.Sprintf("/%d held)", hold)) || whole.Diagnosis[0].Held {
+		t.Fatalf("the diagnosis should say it read the held changes: %s", s)
+	}
 	if d.First == nil || d.First.Pointer != whole.First.Pointer {
 		t.Fatalf("first divergence %v, want %v", d.First, whole.First)
 	}
@@ -162,4 +165,61 @@ func TestHoldBoundScalesWithTheInputs(t *testing.T) {
 	if got := holdFor(big, big); got != (100<<20)/holdBytes {
 		t.Fatalf("100 MB of inputs: %d", got)
 	}
+}
+
+// More arrays may differ than the bound holds changes (a flood one level deeper: 5,000,000
+// one-element arrays): the quota is then 1 and the bound still holds.
+func TestHoldBoundsManySmallArrays(t *testing.T) {
+	a := fx.Report(5, 0)
+	ga, gb := make([]any, 5000), make([]any, 5000)
+	for i := range ga {
+		ga[i], gb[i] = []any{fx.Int(0)}, []any{fx.Int(1)}
+	}
+	a["grid"] = ga
+	b := fx.Clone(a)
+	b["grid"] = gb
+	d, hold := withMinHold(t, 100, a, b)
+	if d.Count != 5000 || !d.Truncated() || len(d.Changes) != hold || d.quota != 1 {
+		t.Fatalf("count %d, held %d of a bound of %d, quota %d", d.Count, len(d.Changes), hold, d.quota)
+	}
+	if n := len(d.Pointers()); n != 5000 {
+		t.Fatalf("AllPointers: %d", n)
+	}
+}
+
+// Every later walk takes the first walk's alignments: go-diff stops at a deadline, and an
+// alignment redone on a busier machine could differ. A walk that disagrees with the diff
+// says so instead of yielding other pointers.
+func TestLaterWalksReuseTheAlignments(t *testing.T) {
+	a := fx.Report(5, 0)
+	const n = 4000
+	ea, eb := make([]any, n), make([]any, n+1)
+	for i := range ea {
+		ea[i] = fx.Int(i)
+	}
+	copy(eb, ea[:n/2])
+	eb[n/2] = fx.Int(-1) // one inserted element
+	copy(eb[n/2+1:], ea[n/2:])
+	for i := 0; i < n; i += 2 {
+		eb[i+1] = fx.Int(i + 10*n) // and, so the diff overflows a small bound, many changed
+	}
+	a["events"] = ea
+	b := fx.Clone(a)
+	b["events"] = eb
+	d, _ := withMinHold(t, 20, a, b)
+	if !d.Truncated() || len(d.aligned) != 1 {
+		t.Fatalf("truncated %v, %d alignments kept", d.Truncated(), len(d.aligned))
+	}
+	if got := len(d.Pointers()); got != d.Count {
+		t.Fatalf("AllPointers %d, Count %d", got, d.Count)
+	}
+	for k := range d.aligned { // what a timed-out alignment gives: delete all, insert all
+		d.aligned[k] = []alignedRun{{del: n, ins: n + 1}}
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "a second walk of A.jsonl and B.jsonl met") {
+			t.Fatalf("a walk that disagrees with the diff: %v", r)
+		}
+	}()
+	_ = d.Pointers()
 }

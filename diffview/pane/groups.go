@@ -157,6 +157,9 @@ func (p Model) groupLine(gi int, g listGroup, marked int) string {
 	txt := fmt.Sprintf("%s %s (%d)", arrow, g.title, n)
 	if p.by == byPattern {
 		txt = fmt.Sprintf("%s %7d  %s", arrow, n, g.title)
+		if len(g.changes) == 0 && n > 0 {
+			txt += " (none held in detail)"
+		}
 	}
 	if marked > 0 {
 		txt += fmt.Sprintf(" [%d selected]", marked)

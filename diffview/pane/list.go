@@ -16,7 +16,9 @@ func (p *Model) rebuild() {
 		return
 	}
 	for gi, g := range p.cur().groups {
-		if p.vis.count(p.by, gi, len(g.changes)) == 0 {
+		// g.count, not the held changes: a field pattern of a truncated diff may hold none of
+		// its pointers in detail and must still be listed (c covers it).
+		if p.vis.count(p.by, gi, g.count) == 0 {
 			continue
 		}
 		p.rows = append(p.rows, row{group: gi, change: -1})

@@ -423,3 +423,35 @@ func TestPaneTakesTheStandingTheLoadComputed(t *testing.T) {
 		t.Fatalf("a standing for another flag was shown:\n%s", v)
 	}
 }
+
+// A field pattern none of whose pointers the truncated diff holds in detail is still listed
+// (with its count, said to be held in none), so c can cover it.
+func TestPaneListsAPatternHeldInNone(t *testing.T) {
+	const n = 270_000 // past diffview's smallest hold bound (262,144): a holds it whole
+	dir := t.TempDir()
+	ra := fx.Report(5, 0)
+	ea, eb := make([]any, n), make([]any, n)
+	for i := range n {
+		ea[i] = map[string]any{"a": fx.Int(0), "b": fx.Int(0)}
+		eb[i] = map[string]any{"a": fx.Int(0), "b": fx.Int(0)}
+		if i < n-10 {
+			eb[i].(map[string]any)["a"] = fx.Int(1)
+		} else {
+			eb[i].(map[string]any)["b"] = fx.Int(1) // the last ten differ in b only
+		}
+	}
+	ra["events"] = ea
+	rb := fx.Clone(ra)
+	rb["events"] = eb
+	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
+	os.WriteFile(a, fx.Encode(ra), 0o644)
+	os.WriteFile(b, fx.Encode(rb), 0o644)
+	p := openPane(t, dir, a, b)
+	if p.diff == nil || !p.diff.Truncated() {
+		t.Fatalf("not truncated: %v", p.err)
+	}
+	p, _ = press(p, "f")
+	if v := stripANSI(p.View()); !strings.Contains(v, "     10  /events/*/b (none held in detail)") {
+		t.Fatalf("the pattern held in none is not listed:\n%s", v)
+	}
+}
