@@ -108,7 +108,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			v := built.Verdicts()
 			sem.Verdict, sem.Reason, sem.Of = v.Semantic.Verdict, v.Semantic.Reason, "campaign"
 		} else {
-			sem.Verdict, _ = diffview.SemanticVerdict(d, recs, *unstable)
+			sem.Verdict = diffview.SemanticVerdictOf(x, *unstable) // the coverage just counted
 			sem.Of = "diff"
 		}
 		status = verdict.ExitCode(sem.Verdict)

@@ -188,14 +188,7 @@ func TestCmdDiffPatternsSumToTheTotal(t *testing.T) {
 // how many more), the first 1,000 in --json with the count beside them.
 func TestCmdDiffCampaignListsTheFirstUncovered(t *testing.T) {
 	dir := t.TempDir()
-	ra := fx.Report(5, 0)
-	ea, eb := make([]any, 3000), make([]any, 3000)
-	for i := range ea {
-		ea[i], eb[i] = fx.Int(0), fx.Int(1)
-	}
-	ra["events"] = ea
-	rb := fx.Clone(ra)
-	rb["events"] = eb
+	ra, rb := fx.Flood(fx.Report(5, 0), "events", 3000, nil)
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	os.WriteFile(a, fx.Encode(ra), 0o644)
 	os.WriteFile(b, fx.Encode(rb), 0o644)

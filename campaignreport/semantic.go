@@ -106,8 +106,8 @@ func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[st
 	if d == nil {
 		return s, &verdict.Exceptions{Unchecked: "neither the kept full reports nor the focused diff (diffs/parity.json) exist: the mismatch cannot be checked against exception records"}, nil
 	}
-	x := diffview.Coverage(slices.Values(d.Pointers), c.exceptions)
-	for _, rc := range diffview.RecordCoverage(slices.Values(d.Pointers), c.exceptions) {
+	x, counts := diffview.CoverageByRecord(slices.Values(d.Pointers), c.exceptions)
+	for _, rc := range counts {
 		s.Coverage = append(s.Coverage, RecordCoverage{ID: rc.ID, Covers: rc.Covers})
 	}
 	s.UncoveredN = x.Uncovered

@@ -54,8 +54,8 @@ type Change struct {
 // A Diff is the structural difference between two canonical reports.
 type Diff struct {
 	A, B Side
-	// Count is every differing pointer; Changes holds the first of them in detail, in
-	// document order: all of them unless Truncated (see holdBytes).
+	// Count is every differing pointer; Changes holds them in detail, in document order: all
+	// of them unless Truncated, when a quota of each array (hold.go).
 	Count     int
 	Changes   []Change
 	Groups    []Group     // summary, metadata, coverage, event arrays, then each request
@@ -131,7 +131,8 @@ type differ struct {
 	notCanonicalSeen map[string]bool
 	// What the walk holds in detail (hold.go): at most hold changes, and, when quota is set,
 	// at most quota per array (heldIn). arr is the innermost array walked (its tape index in
-	// B, -1 outside every array); perArray counts every change by it, counted all of them.
+	// B, -1 outside every array); counted is every change, and the first walk (the only one
+	// that has perArray) counts them by arr too, for the quota.
 	hold     int
 	quota    int
 	held     int
@@ -181,12 +182,13 @@ func (df *differ) collected() []Change {
 
 func newDiffer(a, b *doc, aligned map[[2]int32][]alignedRun) *differ {
 	return &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, hold: holdFor(a, b),
-		ex: defaultExclusions(), arr: -1, perArray: map[int32]int{}, aligned: aligned}
+		ex: defaultExclusions(), arr: -1, aligned: aligned}
 }
 
 func diffDocs(a, b *doc) (*Diff, error) {
 	aligned := map[[2]int32][]alignedRun{}
 	df := newDiffer(a, b, aligned)
+	df.perArray = map[int32]int{}
 	if err := df.value(0, 0); err != nil {
 		return nil, err
 	}
@@ -211,8 +213,7 @@ func diffDocs(a, b *doc) (*Diff, error) {
 
 // add records a change; ta and tb are the values in A and B (ignored when absent).
 func (df *differ) add(kind Kind, ta, tb int32) {
-	df.counted++
-	df.perArray[df.arr]++
+	df.tally(df.arr)
 	held := df.keep()
 	if df.visit != nil {
 		at := -1
@@ -391,8 +392,7 @@ func (df *differ) array(ta, tb int32) error {
 			// Past the hold a change is only counted: a scalar element's is, without
 			// spelling its pointer (value would add it as Changed).
 			if !bytes.Equal(df.a.sc.Raw(ea), df.b.sc.Raw(eb)) {
-				df.counted++
-				df.perArray[tb]++
+				df.tally(tb)
 			}
 		} else {
 			df.path = append(df.path, strconv.Itoa(int(k)))

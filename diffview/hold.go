@@ -40,6 +40,14 @@ func quotaFor(perArray map[int32]int, hold int) int {
 	return max(1, hold)
 }
 
+// tally counts a change of array arr.
+func (df *differ) tally(arr int32) {
+	df.counted++
+	if df.perArray != nil {
+		df.perArray[arr]++
+	}
+}
+
 // holding says whether the walk still holds a change of array arr.
 func (df *differ) holding(arr int32) bool {
 	if df.quota > 0 && df.heldIn[arr] >= df.quota {

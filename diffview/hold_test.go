@@ -12,18 +12,16 @@ import (
 // floodPair is a report pair whose /events array (n scalars, then objects with a nested list)
 // differs everywhere, with per-request differences after it in document order.
 func floodPair(n int) (a, b map[string]any) {
-	a = fx.Report(30, 5)
-	ea, eb := make([]any, n+3), make([]any, n+3)
-	for i := range n {
-		ea[i], eb[i] = fx.Int(0), fx.Int(1)
-	}
-	for i := n; i < n+3; i++ {
-		ea[i] = map[string]any{"at_ms": fx.Int(i), "tokens": []any{fx.Int(1), fx.Int(2)}}
-		eb[i] = map[string]any{"at_ms": fx.Int(i), "tokens": []any{fx.Int(2), fx.Int(1)}}
-	}
-	a["events"] = ea
-	b = fx.Clone(a)
-	b["events"] = eb
+	a, b = fx.Flood(fx.Report(30, 5), "events", n+3, func(i int, inB bool) any {
+		tokens := []any{fx.Int(1), fx.Int(2)}
+		if inB {
+			tokens = []any{fx.Int(2), fx.Int(1)}
+		}
+		if i < n { // a scalar: its first token
+			return tokens[0]
+		}
+		return map[string]any{"at_ms": fx.Int(i), "tokens": tokens}
+	})
 	for i := 0; i < 30; i += 3 {
 		fx.Shift(b, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 0.5)
 	}
@@ -170,14 +168,12 @@ func TestHoldBoundScalesWithTheInputs(t *testing.T) {
 // More arrays may differ than the bound holds changes (a flood one level deeper: 5,000,000
 // one-element arrays): the quota is then 1 and the bound still holds.
 func TestHoldBoundsManySmallArrays(t *testing.T) {
-	a := fx.Report(5, 0)
-	ga, gb := make([]any, 5000), make([]any, 5000)
-	for i := range ga {
-		ga[i], gb[i] = []any{fx.Int(0)}, []any{fx.Int(1)}
-	}
-	a["grid"] = ga
-	b := fx.Clone(a)
-	b["grid"] = gb
+	a, b := fx.Flood(fx.Report(5, 0), "grid", 5000, func(_ int, inB bool) any {
+		if inB {
+			return []any{fx.Int(1)}
+		}
+		return []any{fx.Int(0)}
+	})
 	d, hold := withMinHold(t, 100, a, b)
 	if d.Count != 5000 || !d.Truncated() || len(d.Changes) != hold || d.quota != 1 {
 		t.Fatalf("count %d, held %d of a bound of %d, quota %d", d.Count, len(d.Changes), hold, d.quota)

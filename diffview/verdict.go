@@ -21,29 +21,7 @@ const firstUncovered = 1000
 // how many differ, how many no valid record covers, and the first of those in document order
 // (at most firstUncovered).
 func Coverage(pointers iter.Seq[string], recs []ExceptionRecord) verdict.Exceptions {
-	valid := make([]RecordMatcher, 0, len(recs))
-	for i := range recs {
-		if recs[i].Validate() == nil {
-			valid = append(valid, CompileRecord(recs[i].Pointers))
-		}
-	}
-	x := verdict.Exceptions{Records: len(valid), First: []string{}}
-	for p := range pointers {
-		x.Differing++
-		covered := false
-		for _, r := range valid {
-			if r.Match(p) {
-				covered = true
-				break
-			}
-		}
-		if !covered {
-			x.Uncovered++
-			if len(x.First) < firstUncovered {
-				x.First = append(x.First, p)
-			}
-		}
-	}
+	x, _ := CoverageByRecord(pointers, recs)
 	return x
 }
 
@@ -53,22 +31,37 @@ type RecordCount struct {
 	Covers int
 }
 
-// RecordCoverage counts, for each record, the differing pointers it covers.
-func RecordCoverage(pointers iter.Seq[string], recs []ExceptionRecord) []RecordCount {
-	out := make([]RecordCount, len(recs))
+// CoverageByRecord is Coverage and, for each record (valid or not), how many of the pointers
+// it covers, in one pass: on a truncated diff each pass walks both reports.
+func CoverageByRecord(pointers iter.Seq[string], recs []ExceptionRecord) (verdict.Exceptions, []RecordCount) {
+	counts := make([]RecordCount, len(recs))
 	rms := make([]RecordMatcher, len(recs))
+	valid := make([]bool, len(recs)) // only a valid record covers a pointer for the verdict
+	x := verdict.Exceptions{First: []string{}}
 	for i := range recs {
-		out[i].ID = recs[i].ID
+		counts[i].ID = recs[i].ID
 		rms[i] = CompileRecord(recs[i].Pointers)
+		if valid[i] = recs[i].Validate() == nil; valid[i] {
+			x.Records++
+		}
 	}
 	for p := range pointers {
+		x.Differing++
+		covered := false
 		for i := range rms {
 			if rms[i].Match(p) {
-				out[i].Covers++
+				counts[i].Covers++
+				covered = covered || valid[i]
+			}
+		}
+		if !covered {
+			x.Uncovered++
+			if len(x.First) < firstUncovered {
+				x.First = append(x.First, p)
 			}
 		}
 	}
-	return out
+	return x, counts
 }
 
 // SemanticVerdict is stage 8's semantic verdict for one baseline/candidate diff judged on its
@@ -81,17 +74,25 @@ func SemanticVerdict(d *Diff, recs []ExceptionRecord, unstable bool) (verdict.Wo
 	if d == nil {
 		return verdict.Fail, verdict.Exceptions{}
 	}
+	if d.Equal() {
+		return SemanticVerdictOf(verdict.Exceptions{}, unstable), verdict.Exceptions{}
+	}
+	x := Coverage(d.AllPointers(), recs)
+	return SemanticVerdictOf(x, unstable), x
+}
+
+// SemanticVerdictOf is SemanticVerdict from a coverage already counted (Coverage or
+// CoverageByRecord over every differing pointer; none differing is parity PASS).
+func SemanticVerdictOf(x verdict.Exceptions, unstable bool) verdict.Word {
 	stable := verdict.Of(verdict.Stable, "")
 	in := verdict.Inputs{Baseline: stable, Candidate: stable, Evidence: verdict.Of(verdict.Pass, "")}
 	if unstable {
 		in.Candidate = verdict.Of(verdict.Unstable, "")
 	}
-	var x verdict.Exceptions
-	if d.Equal() {
+	if x.Differing == 0 {
 		in.Parity = verdict.Of(verdict.Pass, "")
 	} else {
-		x = Coverage(d.AllPointers(), recs)
 		in.Parity, in.Exceptions = verdict.Of(verdict.Fail, ""), &x
 	}
-	return verdict.Semantic(in).Verdict, x
+	return verdict.Semantic(in).Verdict
 }

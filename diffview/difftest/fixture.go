@@ -197,3 +197,37 @@ func NextULP(m map[string]any, ptr string) {
 	x := Float(m, ptr)
 	Set(m, ptr, Num(math.Nextafter(x, math.Inf(1))))
 }
+
+// Flood returns report r and a copy of it whose member key is, in both, an array of n
+// elements that all differ: elem(i, false) in r and elem(i, true) in the copy (a nil elem:
+// the numbers 0 and 1). It is the shape of a flood of differences (issue 13's 5,000,000).
+func Flood(r map[string]any, key string, n int, elem func(i int, inB bool) any) (a, b map[string]any) {
+	if elem == nil {
+		elem = func(_ int, inB bool) any {
+			if inB {
+				return Int(1)
+			}
+			return Int(0)
+		}
+	}
+	ea, eb := make([]any, n), make([]any, n)
+	for i := range n {
+		ea[i], eb[i] = elem(i, false), elem(i, true)
+	}
+	b = Clone(r) // before the arrays: cloning them would encode them
+	r[key], b[key] = ea, eb
+	return r, b
+}
+
+// ExcludedOnly returns a 10-request report and a copy that differs from it only in two
+// members the canonical profile excludes (the summary's wall time and throughput: 1234.5 →
+// 1301.75 ms and 99.25 → 91.5 tokens/s).
+func ExcludedOnly() (a, b map[string]any) {
+	a = Report(10, 0)
+	Set(a, "/summary/wall_time_ms", Num(1234.5))
+	Set(a, "/summary/processed_tokens_per_s", Num(99.25))
+	b = Clone(a)
+	Set(b, "/summary/wall_time_ms", Num(1301.75))
+	Set(b, "/summary/processed_tokens_per_s", Num(91.5))
+	return a, b
+}

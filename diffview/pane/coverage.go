@@ -2,7 +2,7 @@ package pane
 
 import (
 	"fmt"
-	"slices"
+	"iter"
 	"strings"
 	"sync/atomic"
 
@@ -59,8 +59,7 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 	c.others = others
 	var valid []string
 	for _, p := range pats {
-		probe := diffview.ExceptionRecord{Pointers: []string{p}, Differs: "x", Baseline: "x", Candidate: "x", Cause: "x",
-			RegressionTest: "x", Impact: "x", Disposition: "x"}
+		probe := probeRecord([]string{p})
 		if err := probe.Validate(); err != nil {
 			c.bad = err.Error()
 			continue
@@ -73,7 +72,7 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 	}
 	c.sel, c.covered = sel, len(sel)
 	if d.Truncated() {
-		// The list holds the first changes only: count over every differing pointer.
+		// The list holds some of the changes only: count over every differing pointer.
 		if c.covered, c.uncovered, ok = countCoverage(d, recs, self, valid, stale); !ok {
 			return coverage{}
 		}
@@ -94,29 +93,45 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 }
 
 // countCoverage counts, over every differing pointer of a truncated diff, those pats cover
-// and those neither they nor the other valid records cover; ok is false once stale.
+// and those neither they nor the other records cover; ok is false once stale.
 func countCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self string, pats []string, stale func() bool) (covered, uncovered int, ok bool) {
-	this := diffview.CompileRecord(pats)
-	var others []diffview.RecordMatcher
-	for i := range recs {
-		if recs[i].ID != self && recs[i].Validate() == nil {
-			others = append(others, diffview.CompileRecord(recs[i].Pointers))
+	judged := make([]diffview.ExceptionRecord, 0, len(recs)+1)
+	for _, r := range recs {
+		if r.ID != self {
+			judged = append(judged, r)
 		}
 	}
-	n := 0
-	for ptr := range d.AllPointers() {
-		if n++; n%4096 == 0 && stale() {
-			return 0, 0, false
-		}
-		if this.Match(ptr) {
-			covered++
-			continue
-		}
-		if !slices.ContainsFunc(others, func(m diffview.RecordMatcher) bool { return m.Match(ptr) }) {
-			uncovered++
+	judged = append(judged, probeRecord(pats))
+	gaveUp := false
+	x, counts := diffview.CoverageByRecord(untilStale(d.AllPointers(), stale, &gaveUp), judged)
+	if gaveUp {
+		return 0, 0, false
+	}
+	return counts[len(counts)-1].Covers, x.Uncovered, true
+}
+
+// untilStale yields seq's pointers until stale says a newer count was asked for (polled every
+// few thousand), then sets gaveUp.
+func untilStale(seq iter.Seq[string], stale func() bool, gaveUp *bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		n := 0
+		for p := range seq {
+			if n++; n%4096 == 0 && stale() {
+				*gaveUp = true
+				return
+			}
+			if !yield(p) {
+				return
+			}
 		}
 	}
-	return covered, uncovered, true
+}
+
+// probeRecord is a record of these patterns whose other fields are filled, so that its
+// validation judges the patterns alone.
+func probeRecord(pats []string) diffview.ExceptionRecord {
+	return diffview.ExceptionRecord{Pointers: pats, Differs: "x", Baseline: "x", Candidate: "x", Cause: "x",
+		RegressionTest: "x", Impact: "x", Disposition: "x"}
 }
 
 // askCoverage counts the form's current patterns off the update loop.

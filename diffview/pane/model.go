@@ -154,11 +154,6 @@ func (p *Model) SetCampaign(dir string) {
 	p.refreshVerdict()
 }
 
-// refreshVerdict recomputes the semantic verdict and each record's coverage here (matching
-// every pointer against every pattern is too slow to redo on each key or frame; the load
-// and the saves compute it off the loop instead).
-func (p *Model) refreshVerdict() { p.setStanding(standing{}, nil) }
-
 // SetUnstable tells the pane an arm of the row is UNSTABLE (the semantic verdict is then FAIL).
 func (p *Model) SetUnstable(u bool) {
 	p.unstable = u
@@ -242,12 +237,12 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		p.err = msg.err
 		p.groups = msg.groups
 		p.setDiff(msg.diff)
-		if p.campaign != "" {
-			p.recs, p.recErr = msg.records, msg.recErr
-		} else {
-			msg.stand = standing{} // computed without this pane's records: recompute
+		if p.campaign == "" { // the load's standing had no records: the pane's may differ
+			p.refreshVerdict()
+			return p, nil
 		}
-		p.setStanding(msg.stand, msg.diff)
+		p.recs, p.recErr = msg.records, msg.recErr
+		p.takeStanding(msg.stand, msg.diff)
 		return p, nil
 	case filterDoneMsg:
 		return p.onFilterDone(msg), nil
@@ -290,7 +285,7 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 		return p, p.tell("save failed: "+msg.err.Error(), true)
 	}
 	p.recs = msg.records
-	p.setStanding(msg.stand, msg.diff)
+	p.takeStanding(msg.stand, msg.diff)
 	var cmd tea.Cmd
 	switch {
 	case msg.deleted:

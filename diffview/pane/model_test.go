@@ -90,10 +90,20 @@ func semanticPair(t *testing.T) (dir, a, b string) {
 		fx.Shift(rb, fmt.Sprintf("/per_request/%d/admission_history/2/at_ms", i), 12)
 		fx.Shift(rb, fmt.Sprintf("/per_request/%d/terminal_time_ms", i), 12)
 	}
-	a, b = filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
-	os.WriteFile(a, fx.Encode(ra), 0o644)
-	os.WriteFile(b, fx.Encode(rb), 0o644)
+	a, b = writePair(t, dir, ra, rb)
 	return dir, a, b
+}
+
+// writePair writes two reports as the first repetitions of a campaign's arms in dir.
+func writePair(t *testing.T, dir string, ra, rb map[string]any) (a, b string) {
+	t.Helper()
+	a, b = filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
+	for p, r := range map[string]map[string]any{a: ra, b: rb} {
+		if err := os.WriteFile(p, fx.Encode(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
 }
 
 func newPane(isDark bool) Model { return New(theme.NewStyles(isDark, false), keys.Default().DiffPane) }
@@ -340,15 +350,8 @@ func TestPaneGoldenView100x30(t *testing.T) {
 // differs.
 func TestPaneSaysWhatTheProfileExcluded(t *testing.T) {
 	dir := t.TempDir()
-	ra := fx.Report(10, 0)
-	fx.Set(ra, "/summary/wall_time_ms", fx.Num(1234.5))
-	fx.Set(ra, "/summary/processed_tokens_per_s", fx.Num(99.25))
-	rb := fx.Clone(ra)
-	fx.Set(rb, "/summary/wall_time_ms", fx.Num(1301.75))
-	fx.Set(rb, "/summary/processed_tokens_per_s", fx.Num(91.5))
-	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
-	os.WriteFile(a, fx.Encode(ra), 0o644)
-	os.WriteFile(b, fx.Encode(rb), 0o644)
+	ra, rb := fx.ExcludedOnly()
+	a, b := writePair(t, dir, ra, rb)
 	v := stripANSI(openPane(t, dir, a, b).View())
 	for _, w := range []string{"no differing pointer: the canonical reports are identical",
 		"identical under the canonical profile", "excluded by the canonical profile (not compared): /summary/processed_tokens_per_s 99.25 → 91.5 · +1"} {
@@ -369,18 +372,9 @@ func TestPaneSaysWhatTheProfileExcluded(t *testing.T) {
 func TestPaneCountsEveryPointerOfATruncatedDiff(t *testing.T) {
 	const n = 300_000 // past diffview's smallest hold bound (262,144)
 	dir := t.TempDir()
-	ra := fx.Report(10, 0)
-	ea, eb := make([]any, n), make([]any, n)
-	for i := range n {
-		ea[i], eb[i] = fx.Int(0), fx.Int(1)
-	}
-	ra["events"] = ea
-	rb := fx.Clone(ra)
-	rb["events"] = eb
+	ra, rb := fx.Flood(fx.Report(10, 0), "events", n, nil)
 	fx.Shift(rb, "/per_request/3/terminal_time_ms", 0.5)
-	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
-	os.WriteFile(a, fx.Encode(ra), 0o644)
-	os.WriteFile(b, fx.Encode(rb), 0o644)
+	a, b := writePair(t, dir, ra, rb)
 	p := openPane(t, dir, a, b)
 	if p.diff == nil || !p.diff.Truncated() {
 		t.Fatalf("not truncated: %v", p.err)
@@ -429,23 +423,17 @@ func TestPaneTakesTheStandingTheLoadComputed(t *testing.T) {
 func TestPaneListsAPatternHeldInNone(t *testing.T) {
 	const n = 270_000 // past diffview's smallest hold bound (262,144): a holds it whole
 	dir := t.TempDir()
-	ra := fx.Report(5, 0)
-	ea, eb := make([]any, n), make([]any, n)
-	for i := range n {
-		ea[i] = map[string]any{"a": fx.Int(0), "b": fx.Int(0)}
-		eb[i] = map[string]any{"a": fx.Int(0), "b": fx.Int(0)}
-		if i < n-10 {
-			eb[i].(map[string]any)["a"] = fx.Int(1)
-		} else {
-			eb[i].(map[string]any)["b"] = fx.Int(1) // the last ten differ in b only
+	ra, rb := fx.Flood(fx.Report(5, 0), "events", n, func(i int, inB bool) any {
+		e := map[string]any{"a": fx.Int(0), "b": fx.Int(0)}
+		switch {
+		case inB && i < n-10:
+			e["a"] = fx.Int(1)
+		case inB:
+			e["b"] = fx.Int(1) // the last ten differ in b only
 		}
-	}
-	ra["events"] = ea
-	rb := fx.Clone(ra)
-	rb["events"] = eb
-	a, b := filepath.Join(dir, "baseline-1.jsonl"), filepath.Join(dir, "candidate-1.jsonl")
-	os.WriteFile(a, fx.Encode(ra), 0o644)
-	os.WriteFile(b, fx.Encode(rb), 0o644)
+		return e
+	})
+	a, b := writePair(t, dir, ra, rb)
 	p := openPane(t, dir, a, b)
 	if p.diff == nil || !p.diff.Truncated() {
 		t.Fatalf("not truncated: %v", p.err)

@@ -22,20 +22,27 @@ func standingOf(d *diffview.Diff, recs []diffview.ExceptionRecord, unstable bool
 	if d == nil {
 		return s
 	}
-	var x verdict.Exceptions
-	s.verdict, x = diffview.SemanticVerdict(d, recs, unstable)
-	s.uncovered = x.Uncovered
-	for _, rc := range diffview.RecordCoverage(d.AllPointers(), recs) {
+	x, counts := diffview.CoverageByRecord(d.AllPointers(), recs) // one walk for both
+	s.verdict, s.uncovered = diffview.SemanticVerdictOf(x, unstable), x.Uncovered
+	for _, rc := range counts {
 		s.covers[rc.ID] = rc.Covers
 	}
 	return s
 }
 
-// setStanding shows a standing computed off the loop when it is for this diff and flag
-// (the pane may have moved on while it was computed), and computes it here otherwise.
-func (p *Model) setStanding(s standing, d *diffview.Diff) {
-	if d != p.diff || s.unstable != p.unstable || s.covers == nil {
-		s = standingOf(p.diff, p.recs, p.unstable)
+// takeStanding shows a standing computed off the loop for diff d when d and its UNSTABLE
+// flag are still the pane's (it may have moved on meanwhile), and computes one otherwise.
+func (p *Model) takeStanding(s standing, d *diffview.Diff) {
+	if d != p.diff || s.unstable != p.unstable {
+		p.refreshVerdict()
+		return
 	}
+	p.verdict, p.uncovered, p.recCovers = s.verdict, s.uncovered, s.covers
+}
+
+// refreshVerdict computes the standing here, on the update loop (a campaign set or an
+// UNSTABLE flag changed: rare, and cheap unless the diff is truncated).
+func (p *Model) refreshVerdict() {
+	s := standingOf(p.diff, p.recs, p.unstable)
 	p.verdict, p.uncovered, p.recCovers = s.verdict, s.uncovered, s.covers
 }

@@ -444,7 +444,7 @@ func wrapSegs(ss []segment, w, n int) [][]segment {
 	return out
 }
 
-// held qualifies a count of the list's changes when the diff holds only the first of them.
+// held qualifies a count of the list's changes when the diff holds only some of them.
 func (p Model) held() string {
 	if p.diff != nil && p.diff.Truncated() {
 		return " held"
