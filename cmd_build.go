@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"kvparity/engine"
 	"kvparity/headless"
@@ -49,7 +45,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvparity build:", err)
 		return verdict.ExitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	builds, err := engine.BuildArms(ctx, row, "", headless.BuildPrinter(stderr))
 	if err != nil {

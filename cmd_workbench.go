@@ -126,6 +126,7 @@ func openCmd(args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	return runWorkbench(stderr, *cpuList, true, func(opts engine.Options) (*engine.Campaign, error) {
+		opts.Follow = true // a campaign another kvparity writes is followed live, read-only
 		return engine.Open(pos[0], opts)
 	})
 }
@@ -163,7 +164,12 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 	defer c.Close()
 	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess, NoColor: os.Getenv("NO_COLOR") != "",
 		Reopened: reopened})
-	p := tea.NewProgram(m, tea.WithFPS(30))
+	// kvparity's own signal handling, not Bubble Tea's: SIGHUP (the terminal closed, the tmux
+	// session killed) must stop the stage and be recorded like SIGTERM, and Bubble Tea's
+	// handler knows only SIGINT and SIGTERM.
+	ctx, stopSignals := interruptContext()
+	defer stopSignals()
+	p := tea.NewProgram(m, tea.WithFPS(30), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	stop := make(chan struct{})
 	go func() {
 		for {
@@ -177,8 +183,16 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 	}()
 	_, err = p.Run()
 	close(stop)
+	code, interrupted := interruptedExit(ctx)
+	if interrupted {
+		c.Interrupt(context.Cause(ctx)) // recorded as the stage's end, before Close stops it anyway
+	}
 	if cerr := c.Close(); cerr != nil && err == nil {
 		err = cerr
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "kvparity: %v: the stage was stopped and its replays killed; campaign: %s\n", context.Cause(ctx), c.Dir())
+		return code
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity: %v\n", err)

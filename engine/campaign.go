@@ -45,6 +45,9 @@ type Options struct {
 	BuildProgress func(BuildProgress)
 	// Context bounds campaign creation (source builds); nil = context.Background().
 	Context context.Context
+	// Follow opens a campaign another kvparity is writing read-only and follows its journal
+	// live (the workbench's open), instead of refusing it with a *HeldError.
+	Follow bool
 }
 
 // A Campaign is one row's campaign directory and the engine working in it. It implements
@@ -60,21 +63,26 @@ type Campaign struct {
 	trace   TraceChecksums
 	cpus    []int
 
-	mu      sync.Mutex
-	pinned  map[Arm]PinnedArtifact // the current generation of each arm
-	pins    []PinnedArtifact       // every pin, oldest first (artifacts.json)
-	extra   map[Arm]int            // repetitions added with AddRepetition, per arm
-	stage   *stageRun
-	watch   *watcher
-	closed  bool
-	cleaned bool // opened read-only: stage 9 removed the binaries and trace window
-	stageWG sync.WaitGroup
-	bg      sync.WaitGroup // watchers being stopped
+	mu     sync.Mutex
+	pinned map[Arm]PinnedArtifact // the current generation of each arm
+	pins   []PinnedArtifact       // every pin, oldest first (artifacts.json)
+	extra  map[Arm]int            // repetitions added with AddRepetition, per arm
+	stage  *stageRun
+	watch  *watcher
+	closed bool
+	// readOnly refuses every stage, repetition, watch and append when set: errCleaned (stage 9
+	// removed the binaries and trace window) or a *HeldError (another kvparity writes the
+	// campaign and this one follows it).
+	readOnly error
+	lock     *campaignLock // the campaign lock, held while the campaign is open for writing
+	follow   *follower     // following another kvparity's writes (readOnly is its *HeldError)
+	stageWG  sync.WaitGroup
+	bg       sync.WaitGroup // watchers being stopped
 }
 
 type stageRun struct {
 	stage  Stage
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc // the cause is recorded in the stage's end record
 	done   chan struct{}
 }
 
@@ -132,14 +140,28 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
+	lock, err := lockCampaign(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
+		lock.release() // another kvparity created it while this one looked
+		return nil, fmt.Errorf("campaign %s already exists (it has a journal): resume it instead", dir)
+	}
 	if err := claimFolder(dir); err != nil {
+		lock.release()
 		return nil, err
 	}
 	c, err := create(row, dir, opts)
-	if err != nil && os.IsNotExist(statErr) {
-		os.RemoveAll(dir) // this call made the folder: leave no half campaign behind
+	if err != nil {
+		lock.release()
+		if os.IsNotExist(statErr) {
+			os.RemoveAll(dir) // this call made the folder: leave no half campaign behind
+		}
+		return nil, err
 	}
-	return c, err
+	c.lock = lock
+	return c, nil
 }
 
 // creationFiles are the entries a campaign creation writes before its journal: a folder marked
@@ -170,6 +192,9 @@ func claimFolder(dir string) error {
 	foreign := false
 	for _, e := range entries {
 		n := e.Name()
+		if n == layout.FileLock {
+			continue // the creator's own lock, not content
+		}
 		names = append(names, n)
 		switch {
 		case n == layout.FileCreating:
@@ -262,7 +287,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	}
 	// The journal comes last, created whole with its founding records: a campaign exists once
 	// its journal does.
-	founding := []Record{{Type: RecCampaign, Note: row.Name}}
+	founding := []Record{frozenRowRecord(row.Name, frozen)}
 	if patch != nil {
 		founding = append(founding, patchRecord(patch))
 	}
@@ -294,6 +319,27 @@ func Open(dir string, opts Options) (*Campaign, error) {
 		return nil, err
 	}
 	opts.Dir = dir
+	// The lock first: nothing of the campaign is read for writing, not even a torn tail
+	// dropped, while another kvparity may be appending to it.
+	lock, lockErr := lockCampaign(dir)
+	var held *HeldError
+	switch {
+	case errors.As(lockErr, &held) && opts.Follow:
+	case lockErr != nil:
+		return nil, lockErr
+	}
+	c, err := open(dir, opts, held)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	c.lock = lock
+	return c, nil
+}
+
+// open resumes the campaign in dir; held is the other kvparity's lock when this one opens it
+// to follow, read-only.
+func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 	row, err := LoadRow(filepath.Join(dir, layout.FileRow))
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -303,7 +349,7 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	if err := ReadJSONFile(filepath.Join(dir, layout.FileHost), &frozenHost); err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	if frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname {
+	if held == nil && (frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname) {
 		c.warn(fmt.Sprintf("campaign %s was frozen on %s (%s, %d cores) and resumes on %s (%s, %d cores): keep one row on one node",
 			dir, frozenHost.Hostname, frozenHost.CPUModel, frozenHost.Cores, c.host.Hostname, c.host.CPUModel, c.host.Cores))
 	}
@@ -316,12 +362,20 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h := FoldJournal(recs, row); isCleaned(dir, c.trace, h.Current) {
+	if err := CheckFrozenRow(dir, recs); err != nil {
+		return nil, err
+	}
+	switch h := FoldJournal(recs, row); {
+	case held != nil:
+		// Following: the other kvparity owns every write, the drop of a torn tail included.
+		c.readOnly = held
+		c.journal = readOnlyJournal(journalPath, recs, held)
+	case isCleaned(dir, c.trace, h.Current):
 		// Read only: nothing may be appended, not even the drop of a torn tail.
-		c.cleaned = true
+		c.readOnly = errCleaned
 		c.journal = readOnlyJournal(journalPath, recs, fmt.Errorf("campaign %s: %w", dir, errCleaned))
 		c.warn(fmt.Sprintf("campaign %s: %v; opened read-only (its history replays, no stage can start)", dir, errCleaned))
-	} else {
+	default:
 		if err := verifyTrace(dir, c.trace); err != nil {
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
 		}
@@ -329,8 +383,6 @@ func Open(dir string, opts Options) (*Campaign, error) {
 			return nil, err
 		}
 		os.Remove(filepath.Join(dir, layout.FileCreating)) // a creation killed after its journal was written
-	}
-	if !c.cleaned {
 		killRecordedStrays(dir, c.journal.Records(), c.warn)
 		undoRecordedIsolation(c.journal.Records(), c.warn)
 	}
@@ -340,7 +392,7 @@ func Open(dir string, opts Options) (*Campaign, error) {
 		c.journal.Close()
 		return nil, fmt.Errorf("campaign %s: journal records no pinned artifact for both arms", dir)
 	}
-	if !c.cleaned {
+	if c.readOnly == nil {
 		if err := c.VerifyPinned(); err != nil {
 			c.journal.Close()
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -348,10 +400,13 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	}
 	c.ev = newEmitter()
 	c.replayHistory()
-	if !c.cleaned {
+	if c.readOnly == nil {
 		for _, arm := range []Arm{Baseline, Candidate} {
 			c.checkSource(arm, false)
 		}
+	}
+	if held != nil {
+		c.startFollowing(held.Holder)
 	}
 	return c, nil
 }
@@ -493,8 +548,8 @@ func (c *Campaign) Info() CampaignInfo {
 		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, TimingProxy: r.Perf.TimingProxy,
 		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
 	}
-	if c.cleaned {
-		info.ReadOnly = errCleaned.Error()
+	if c.readOnly != nil {
+		info.ReadOnly = c.readOnly.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)
@@ -562,11 +617,20 @@ func (c *Campaign) Running() bool {
 
 // StopStage cancels the running stage (its children are killed by process group) and returns
 // at once; StageStopped follows on the channel.
-func (c *Campaign) StopStage() {
+func (c *Campaign) StopStage() { c.Interrupt(errStoppedByUser) }
+
+var (
+	errStoppedByUser = errors.New("stopped by the user")
+	errClosed        = errors.New("kvparity closed the campaign while the stage ran")
+)
+
+// Interrupt stops the running stage like StopStage, recording why in the stage's end record
+// (a signal: "hangup signal received").
+func (c *Campaign) Interrupt(why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stage != nil {
-		c.stage.cancel()
+		c.stage.cancel(why)
 	}
 }
 
@@ -590,13 +654,13 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 	if c.closed {
 		return errors.New("campaign is closed")
 	}
-	if c.cleaned {
-		return errCleaned
+	if c.readOnly != nil {
+		return c.readOnly
 	}
 	if c.stage != nil {
 		return fmt.Errorf("the %s stage is running; stop it first", c.stage.stage)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &stageRun{stage: st, cancel: cancel, done: make(chan struct{})}
 	c.stage = s
 	c.stageWG.Add(1)
@@ -606,9 +670,18 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		if st == StageDeterminism {
 			started.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
 		}
+		c.journal.Append(Record{Type: RecStageStart, Stage: st})
 		c.Emit(started)
 		cancelled := fn(ctx)
-		cancel()
+		cancel(nil)
+		end := Record{Type: RecStageEnd, Stage: st}
+		if cancelled {
+			end.Reason = "stopped"
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				end.Reason = cause.Error()
+			}
+		}
+		c.journal.Append(end) // after a write error the journal refuses it, and says so elsewhere
 		c.mu.Lock()
 		c.stage = nil
 		c.mu.Unlock()
@@ -627,7 +700,7 @@ func (c *Campaign) Close() error {
 	}
 	c.closed = true
 	if c.stage != nil {
-		c.stage.cancel()
+		c.stage.cancel(errClosed)
 	}
 	w := c.watch
 	c.watch = nil
@@ -635,9 +708,11 @@ func (c *Campaign) Close() error {
 	if w != nil {
 		w.stop()
 	}
+	c.follow.stop()
 	c.bg.Wait()
 	c.stageWG.Wait()
 	err := c.journal.Close()
+	c.lock.release() // after the last append: the next writer starts from a whole journal
 	c.ev.close()
 	return err
 }

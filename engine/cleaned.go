@@ -36,7 +36,7 @@ func isCleaned(dir string, trace TraceChecksums, pins map[Arm]PinnedArtifact) bo
 }
 
 // isCleaned reports whether the campaign was opened read-only because it was cleaned.
-func (c *Campaign) isCleaned() bool { return c.cleaned }
+func (c *Campaign) isCleaned() bool { return errors.Is(c.readOnly, errCleaned) }
 
 // readOnlyJournal holds recs and refuses every append with why.
 func readOnlyJournal(path string, recs []Record, why error) *Journal {

@@ -34,6 +34,8 @@ type History struct {
 	Blocked []string
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
+	// Stages is every stage run recorded, oldest first (stage_records.go).
+	Stages []StageRun
 
 	reps      map[repKey]*repLog            // repetition attempts per arm and generation
 	perturbed map[repKey]map[string]*repLog // perturbed repetitions per arm, generation and set
@@ -111,6 +113,8 @@ func (h *History) Add(r Record) {
 		}
 	case RecBlocked:
 		h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
+	case RecStageStart, RecStageEnd:
+		h.foldStage(r)
 	case recPatch:
 		var p DeterminismPatch
 		if json.Unmarshal(r.Data, &p) == nil {

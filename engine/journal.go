@@ -61,6 +61,8 @@ type Record struct {
 	CPUs    []int   `json:"cpus,omitempty"`
 	PID     int     `json:"pid,omitempty"`
 	PGID    int     `json:"pgid,omitempty"` // run_start: the replay's process group (killed on resume if the run never ended)
+	// Owner is run_start's kvparity: a resume kills a run's survivors only once it is dead.
+	Owner *Owner `json:"owner,omitempty"`
 
 	ExitCode   int     `json:"exit_code,omitempty"`
 	Signal     string  `json:"signal,omitempty"`
@@ -81,6 +83,11 @@ type Record struct {
 	NewSHA   string        `json:"new_sha256,omitempty"`
 	Runs     []RunID       `json:"runs,omitempty"`
 	Note     string        `json:"note,omitempty"`
+
+	// The founding campaign record's frozen row: row.toml's SHA-256 and text, so an edited
+	// row.toml is refused on resume, naming its first differing key (row_frozen.go).
+	RowSHA256 string `json:"row_sha256,omitempty"`
+	RowTOML   string `json:"row_toml,omitempty"`
 
 	// A perturbed repetition's set ("set": the row's whole set at once; else the one variation
 	// tried alone, Index being the try) and the variations applied.
@@ -247,6 +254,10 @@ func (j *Journal) Append(rec Record) (Record, error) {
 	if rec.Type == RecRunStart && rec.PGID == 0 {
 		rec.PGID = rec.PID // the runner makes every replay the leader of its own process group
 	}
+	if rec.Type == RecRunStart && rec.Owner == nil {
+		o := selfOwner()
+		rec.Owner = &o
+	}
 	line, err := encodeLine(&rec)
 	if err != nil {
 		return rec, fmt.Errorf("journal %s: %w", j.path, err)
@@ -304,4 +315,20 @@ func (j *Journal) Close() error {
 	err := j.f.Close()
 	j.f = nil
 	return err
+}
+
+// followed adds a record another kvparity appended to a read-only journal's memory (the file is
+// that kvparity's to write).
+func (j *Journal) followed(rec Record) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq = rec.Seq
+	j.records = append(j.records, rec)
+}
+
+// lastSeq is the sequence number of the last record held.
+func (j *Journal) lastSeq() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.seq
 }

@@ -134,7 +134,9 @@ func inCampaign(pid int, dir string) bool {
 
 // killRecordedStrays kills what survives of the process groups of runs that started and never
 // ended (kvparity was killed while they ran), warning about each: such a survivor would disturb
-// every later performance sample.
+// every later performance sample. A run whose owning kvparity is still alive is not a stray:
+// it is that kvparity's live replay (the campaign lock keeps a second writer out; this keeps
+// even an owner that lost its lock from having its runs killed).
 func killRecordedStrays(dir string, recs []Record, warn func(string)) {
 	open := map[RunID]Record{}
 	for _, r := range recs {
@@ -146,6 +148,9 @@ func killRecordedStrays(dir string, recs []Record, warn func(string)) {
 		}
 	}
 	for id, r := range open {
+		if r.Owner != nil && r.Owner.Alive() {
+			continue
+		}
 		pgid := r.PGID
 		if pgid == 0 {
 			pgid = r.PID

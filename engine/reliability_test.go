@@ -214,7 +214,10 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 	}
 	pgid := cmd.Process.Pid
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
-	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
+	// Its owner is a kvparity that is gone (a pid no process has).
+	dead := selfOwner()
+	dead.PID, dead.Start = deadPID(t), 1
+	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid, Owner: &dead}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

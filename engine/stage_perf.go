@@ -10,8 +10,8 @@ import (
 // StartPerf runs (or resumes) the performance stage; refused while determinism is not STABLE
 // on both arms' current artifacts.
 func (c *Campaign) StartPerf() error {
-	if c.cleaned {
-		return errCleaned
+	if c.readOnly != nil {
+		return c.readOnly
 	}
 	if err := c.perfAllowed(); err != nil {
 		return err

@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	return doc.ExitCode
 }
 
-// errInterrupted: the user stopped the run (SIGINT, SIGTERM).
+// errInterrupted: a signal stopped the run (SIGINT, SIGTERM, SIGHUP).
 var errInterrupted = errors.New("interrupted")
 
 // runStages runs the asked stages one after the other; errInterrupted when interrupted.
@@ -92,8 +92,8 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 		case <-done:
 			return nil
 		case <-ctx.Done():
-			fmt.Fprintln(stderr, "kvparity run: interrupted; stopping the stage (finished runs are kept)")
-			c.StopStage()
+			fmt.Fprintf(stderr, "kvparity run: interrupted (%v); stopping the stage (finished runs are kept)\n", context.Cause(ctx))
+			c.Interrupt(context.Cause(ctx))
 			<-done
 			return errInterrupted
 		}

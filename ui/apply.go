@@ -90,6 +90,15 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.blocked = ""
 		m.status = news("")
 		m.say(string(ev.Stage) + " stage started")
+	case engine.FollowedWriter:
+		m.stale = true
+		if ev.Ended {
+			m.following = fmt.Sprintf("READ-ONLY: the kvparity it followed (pid %d) has ended; quit and open the campaign again to run stages here", ev.Holder.PID)
+			m.say(fmt.Sprintf("kvparity pid %d has stopped writing this campaign", ev.Holder.PID))
+		} else {
+			m.following = "READ-ONLY: following " + ev.Holder.String() + "; its stages are shown live, stage keys are refused"
+			m.say("following the campaign live: " + ev.Holder.String() + " writes it")
+		}
 	case engine.HistoryReplayed:
 		m.stale = true
 		if ev.Records > 0 {

@@ -104,6 +104,7 @@ type Model struct {
 	stopping     bool   // the user pressed x: runs ending now were stopped by them
 	blocked      string // why the row is blocked, "" when it is not
 	rowChanged   bool   // the row file changed after the campaign froze it
+	following    string // the read-only mark while another kvparity writes the campaign ("" when this one may)
 	closing      bool
 	engineDone   bool
 

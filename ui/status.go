@@ -53,6 +53,9 @@ func (m Model) statusText() (string, bool) {
 	if m.rowChanged {
 		parts = append(parts, "STALE: the row file changed; this campaign keeps its frozen row.toml")
 	}
+	if m.following != "" {
+		parts = append(parts, m.following)
+	}
 	line := " " + strings.Join(parts, " │ ")
 	// The hint only where it does not cost a second line.
 	if hint := "  (esc clears)"; m.status.problem && (text.Width(line+hint) <= m.width || text.Width(line) > m.width) {

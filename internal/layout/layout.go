@@ -19,12 +19,19 @@ const (
 	FileExceptions = "exceptions.jsonl"     // semantic exception records (diffview)
 	FileReportMD   = "report.md"            // the campaign report, for people
 	FileReportJSON = "report.json"          // the campaign report, in the shared verdict schema
+	// FileLock is the campaign lock: the one kvparity that writes the campaign holds an flock
+	// on it and names itself in it (pid, start time, command, since when).
+	FileLock = "campaign.lock"
 
 	// FileCreating marks a folder kvparity is creating a campaign in: written first into an
 	// empty folder and removed once the journal exists, so a creation killed halfway is
 	// recognised as kvparity's own and created again, while any other folder without a journal
 	// is refused (never built over).
 	FileCreating = ".kvparity-creating"
+
+	// FileExceptionsLock is flocked while exceptions.jsonl is read, changed and written back,
+	// so two kvparity processes saving records at once lose none; it names its last holder.
+	FileExceptionsLock = "exceptions.lock"
 
 	DirRuns      = "runs"      // runs/<run id>/: one replay process's outputs
 	DirArtifacts = "artifacts" // the pinned copies of the binaries

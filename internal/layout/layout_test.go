@@ -10,7 +10,7 @@ import (
 func TestNamesAreDistinctRelativePaths(t *testing.T) {
 	folders := map[string][]string{
 		"campaign or matrix row": {FileRow, FileHost, FileArtifacts, FileJournal, FileSchedule, FileTraceSums, FileWindow,
-			FileExceptions, FileReportMD, FileReportJSON, DirRuns, DirArtifacts, DirPatch, DirPerf, DirDiffs,
+			FileExceptions, FileReportMD, FileReportJSON, FileLock, DirRuns, DirArtifacts, DirPatch, DirPerf, DirDiffs,
 			FileJobs, FilePlacement, FileJobScript, FileLocalRunOutput},
 		"matrix": {FileMatrixMD, FileMatrixJSON, FileMatrixLock, MatrixBinary},
 		"run":    {FileRunEvidence},

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"kvparity/internal/layout"
+)
+
+// Following a campaign another kvparity writes. The workbench's open on a campaign whose lock
+// is held (a headless perf stage, a CI run) opens it read-only and follows it: every record
+// the writer appends is folded and published as the same events the writer's own engine
+// publishes, and each running replay's stderr and progress file are tailed as the runner
+// tails them, so every pane shows the stage as if this process ran it. Nothing is written.
+// fsnotify says when the journal grows; a slow poll covers filesystems that do not tell.
+
+// FollowedWriter: this campaign is read-only because Holder writes it; Ended is set once
+// that kvparity has gone (its lock is free or its process is dead).
+type FollowedWriter struct {
+	Holder Holder
+	Ended  bool
+}
+
+func (FollowedWriter) event() {}
+
+// followPoll is how often the journal and the running replays' files are read without a
+// file event (running replays' progress files change continually; they are polled).
+const followPoll = 250 * time.Millisecond
+
+type follower struct {
+	done, stopped chan struct{}
+}
+
+// stop ends the follower and waits for it (nil-safe: most campaigns follow nothing).
+func (f *follower) stop() {
+	if f == nil {
+		return
+	}
+	select {
+	case <-f.done:
+	default:
+		close(f.done)
+	}
+	<-f.stopped
+}
+
+// startFollowing publishes the writer and follows the journal from where the replay ended.
+func (c *Campaign) startFollowing(holder Holder) {
+	f := &follower{done: make(chan struct{}), stopped: make(chan struct{})}
+	c.follow = f
+	path := filepath.Join(c.dir, layout.FileJournal)
+	tail := NewJournalTail(path)
+	h := NewHistory(c.row)
+	for _, r := range c.journal.Records() {
+		h.Add(r) // what the replay published; the tail rereads it and skips it by seq
+	}
+	c.Emit(FollowedWriter{Holder: holder})
+	if st, ok := h.OpenStage(); ok {
+		c.Emit(c.stageStarted(st.Stage))
+	}
+	go c.followLoop(f, tail, h, holder)
+}
+
+func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder Holder) {
+	defer close(f.stopped)
+	w, err := fsnotify.NewWatcher()
+	var events chan fsnotify.Event
+	if err == nil {
+		defer w.Close()
+		if w.Add(c.dir) == nil {
+			events = w.Events
+		}
+	}
+	tick := time.NewTicker(followPoll)
+	defer tick.Stop()
+	runs := map[RunID]*tailer{} // the replays running now, tailed like the runner's own
+	for _, r := range openRuns(h.Records) {
+		runs[r.Run] = c.runTailer(r)
+	}
+	ended := false
+	for {
+		select {
+		case <-f.done:
+			return
+		case ev := <-events:
+			if !strings.HasSuffix(ev.Name, layout.FileJournal) && !strings.HasSuffix(ev.Name, layout.FileLock) {
+				continue
+			}
+		case <-tick.C:
+		}
+		recs, _, _ := tail.Read()
+		for _, r := range recs {
+			if r.Seq <= c.journal.lastSeq() {
+				continue // the writer truncated a torn tail on resume: the tail reread the file
+			}
+			c.journal.followed(r)
+			h.Add(r)
+			c.replayRecord(h, r)
+			switch r.Type {
+			case RecRunStart:
+				runs[r.Run] = c.runTailer(r)
+			case RecRunEnd:
+				if t := runs[r.Run]; t != nil {
+					t.poll(true)
+					delete(runs, r.Run)
+				}
+			case RecStageStart:
+				c.Emit(c.stageStarted(r.Stage))
+			case RecStageEnd:
+				c.Emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != ""})
+			}
+		}
+		for _, t := range runs {
+			t.poll(false)
+		}
+		now := readHolder(c.dir)
+		switch gone := now.PID == 0 || !now.Alive(); {
+		case gone && !ended:
+			ended = true
+			if st, ok := h.OpenStage(); ok {
+				// Its kvparity died mid-stage (a SIGKILL records no end): the stage is not running.
+				c.Emit(StageStopped{Stage: st.Stage, Cancelled: true})
+			}
+			runs = map[RunID]*tailer{}
+			c.Emit(FollowedWriter{Holder: holder, Ended: true})
+		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
+			ended, holder = false, now // another kvparity took the campaign over
+			c.Emit(FollowedWriter{Holder: holder})
+		}
+	}
+}
+
+// stageStarted is the event of a stage starting, with the repetitions it runs.
+func (c *Campaign) stageStarted(st Stage) StageStarted {
+	ev := StageStarted{Stage: st}
+	if st == StageDeterminism {
+		ev.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
+	}
+	return ev
+}
+
+// runTailer tails a followed run's stderr and progress file as the runner does.
+func (c *Campaign) runTailer(start Record) *tailer {
+	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
+	t := &tailer{run: start.Run, emit: c.Emit, stderr: filepath.Join(dir, "stderr"), start: start.At}
+	if c.Pinned(start.Arm).Builtin {
+		t.progress = filepath.Join(dir, "progress.jsonl")
+	}
+	return t
+}
+
+// openRuns are the run_start records with no run_end after them, in journal order.
+func openRuns(recs []Record) []Record {
+	open := map[RunID]int{}
+	var out []Record
+	for _, r := range recs {
+		switch r.Type {
+		case RecRunStart:
+			open[r.Run] = len(out)
+			out = append(out, r)
+		case RecRunEnd:
+			if i, ok := open[r.Run]; ok {
+				out[i] = Record{}
+				delete(open, r.Run)
+			}
+		}
+	}
+	kept := out[:0]
+	for _, r := range out {
+		if r.Run != "" {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}

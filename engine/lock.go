@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"kvparity/internal/atomicfile"
+	"kvparity/internal/layout"
+)
+
+// One campaign, one writer. Two kvparity processes appending to one journal would interleave
+// their records and damage it for good, and each would take the other's running replays for
+// strays. So whatever writes a campaign (a run, the workbench, the matrix's job records, the
+// cleanup) first takes an exclusive flock on its campaign.lock, and writes into that file who
+// holds it. The kernel drops an flock when its holder ends, however it ends, so a killed
+// kvparity never leaves a campaign locked. A second writer is refused at once, naming the
+// holder; the workbench opens such a campaign read-only and follows it (follow.go).
+
+// A Holder is what the lock file says of the kvparity that holds it.
+type Holder struct {
+	Owner
+	Command []string  `json:"command"`
+	Since   time.Time `json:"since"`
+}
+
+// String names the holder for people: pid, host, command and since when.
+func (h Holder) String() string {
+	if h.PID == 0 {
+		return "another kvparity (it has not named itself yet)"
+	}
+	s := fmt.Sprintf("kvparity pid %d", h.PID)
+	if h.Host != "" {
+		s += " on " + h.Host
+	}
+	if len(h.Command) > 0 {
+		s += fmt.Sprintf(" (%s)", strings.Join(h.Command, " "))
+	}
+	if !h.Since.IsZero() {
+		s += " since " + h.Since.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	return s
+}
+
+// A HeldError refuses a second writer of a campaign.
+type HeldError struct {
+	Dir    string
+	Holder Holder
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("campaign %s is being written by %s: one writer at a time; follow it live with 'kvparity open %s', or wait until it ends",
+		e.Dir, e.Holder, e.Dir)
+}
+
+// A campaignLock is a held campaign lock; release drops it.
+type campaignLock struct{ f *os.File }
+
+// LockCampaign takes dir's campaign lock for a writer outside the engine (the matrix adding a
+// job record, the cleanup); the returned func releases it. A held lock is a *HeldError.
+func LockCampaign(dir string) (release func(), err error) {
+	l, err := lockCampaign(dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}
+
+func lockCampaign(dir string) (*campaignLock, error) {
+	path := filepath.Join(dir, layout.FileLock)
+	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("campaign lock: %w", err)
+	}
+	switch err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); {
+	case err == nil:
+	case errors.Is(err, unix.EWOULDBLOCK):
+		f.Close()
+		return nil, &HeldError{Dir: dir, Holder: readHolder(dir)}
+	default:
+		f.Close()
+		return nil, fmt.Errorf("campaign lock %s: this filesystem refuses file locks (%v), so kvparity cannot make sure it is the campaign's only writer; put the campaign on a local filesystem", path, err)
+	}
+	h := Holder{Owner: selfOwner(), Command: os.Args, Since: time.Now().UTC()}
+	b, _ := json.Marshal(h)
+	// Written in place, never renamed: the lock lives on this inode.
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt(append(b, '\n'), 0)
+		f.Sync()
+	}
+	return &campaignLock{f: f}, nil
+}
+
+// release empties the lock file (nobody holds it) and drops the lock.
+func (l *campaignLock) release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	l.f.Close() // closing the last descriptor drops the flock
+	l.f = nil
+}
+
+// readHolder reads who holds dir's lock; an empty or unreadable file gives a zero Holder.
+func readHolder(dir string) Holder {
+	var h Holder
+	b, err := os.ReadFile(filepath.Join(dir, layout.FileLock))
+	if err == nil {
+		json.Unmarshal(b, &h)
+	}
+	return h
+}
+
+// lockFree reports whether nobody holds dir's lock now (it is taken and dropped at once).
+func lockFree(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, layout.FileLock))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	defer f.Close()
+	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
+		return false
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return true
+}

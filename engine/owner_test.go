@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/internal/layout"
+)
+
+// deadPID is the pid of a process that has ended and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestOwnerAlive(t *testing.T) {
+	me := selfOwner()
+	if me.Start == 0 || me.PID != os.Getpid() {
+		t.Fatalf("selfOwner %+v: no start time", me)
+	}
+	if !me.Alive() {
+		t.Fatal("this process is not alive by its own owner record")
+	}
+	recycled := me
+	recycled.Start++ // the same pid, another process: a recycled pid
+	if recycled.Alive() {
+		t.Error("a pid with another start time counts as the owner")
+	}
+	gone := me
+	gone.PID = deadPID(t)
+	if gone.Alive() {
+		t.Error("an ended process counts as alive")
+	}
+	rebooted := me
+	rebooted.Boot = "another-boot"
+	if rebooted.Alive() {
+		t.Error("an owner of an earlier boot counts as alive")
+	}
+}
+
+// Issue 25, case "opening a campaign kills another process's live replay": a run with no
+// recorded end whose owning kvparity is alive is its live replay, never a stray, and a resume
+// leaves its process group running.
+func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
+	os.MkdirAll(runDir, 0o755)
+	cmd := exec.Command("sleep", "300")
+	cmd.Dir = runDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	// Appended by this (live) process: the journal records it as the owner.
+	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	recs, _ := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	if o := recs[len(recs)-1].Owner; o == nil || o.PID != os.Getpid() || o.Start == 0 {
+		t.Fatalf("run_start records owner %+v, want this process with its start time", o)
+	}
+	c, err = Open(dir, testOptions(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	time.Sleep(50 * time.Millisecond)
+	if st, ok := readProcInfo(pgid); !ok || st.state == 'Z' {
+		t.Fatal("the resume killed a run whose owner is alive")
+	}
+}
