@@ -25,6 +25,8 @@ func BuildPrinter(w io.Writer) func(engine.BuildProgress) {
 		switch p.Phase {
 		case "compiling":
 			fmt.Fprintf(w, "build %-9s %s: compiling · %d units built · %s · %s\n", p.Arm, p.Source, p.Units, p.Current, p.Elapsed.Round(time.Second))
+		case "rebuilding":
+			fmt.Fprintf(w, "build %-9s %s: warning: %s\n", p.Arm, p.Source, p.Warning)
 		case "cached":
 			fmt.Fprintf(w, "build %-9s %s: cached (built before with the same source, features, toolchain and extension)\n", p.Arm, p.Source)
 		case "done":

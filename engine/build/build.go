@@ -73,33 +73,44 @@ type Progress struct {
 	Units   int    // compiled units so far (compiling)
 	Current string // the crate being compiled ("tokio v1.47.1")
 	Elapsed time.Duration
+	// Warning is why a cache entry was refused (phase "rebuilding"): the build starts over.
+	Warning string
 }
 
 // Info is how a binary was built: recorded in artifacts.json, the journal and the report.
 type Info struct {
+	Recipe      string   `json:"recipe,omitempty"` // how kvparity built it (recipe); absent from records before it was recorded
 	Source      string   `json:"source"`
 	Package     string   `json:"package"`
 	Version     string   `json:"version"`
 	CrateSHA256 string   `json:"crate_sha256,omitempty"` // the registry checksum of the published .crate
 	Commit      string   `json:"commit,omitempty"`
 	Features    []string `json:"features"`
-	Profile     string   `json:"profile"`         // "release" and the manifest's settings for it
-	Rustc       string   `json:"rustc"`           // rustc -vV
-	Cargo       string   `json:"cargo"`           // cargo -V
-	LockSHA256  string   `json:"lockfile_sha256"` // the Cargo.lock the build used
-	ReplayCrate string   `json:"replay_crate"`    // the crate whose run_inner the extension times
+	Profile     string   `json:"profile"` // "release" and the manifest's settings for it
+	Rustc       string   `json:"rustc"`   // rustc -vV
+	Cargo       string   `json:"cargo"`   // cargo -V
+	// PublishedLockSHA256 is the Cargo.lock as the source ships it; LockSHA256 the one the
+	// build used: cargo rewrites it for the timing extension's patched copy of the replay
+	// crate (a path source, no registry checksum) and the harness's added dependency.
+	PublishedLockSHA256 string `json:"published_lockfile_sha256,omitempty"`
+	LockSHA256          string `json:"lockfile_sha256"`
+	ReplayCrate         string `json:"replay_crate"` // the crate whose run_inner the extension times
 	// ExtensionSHA256 is the timing extension's checksum: the same for every version (the
 	// determinism patch of protocol stage 1.3); AppliedPatchSHA256 is this version's diff.
 	ExtensionSHA256    string   `json:"timing_extension_sha256"`
 	AppliedPatchSHA256 string   `json:"applied_patch_sha256"`
 	AppliedPatch       string   `json:"applied_patch"` // path of the diff in the cache
 	Command            []string `json:"command"`
-	CacheKey           string   `json:"cache_key"`
-	Binary             string   `json:"binary"` // the built executable in the cache
-	BinarySHA256       string   `json:"binary_sha256"`
-	Units              int      `json:"compiled_units"`
-	BuildSeconds       float64  `json:"build_seconds"`
-	Cached             bool     `json:"cached,omitempty"`
+	// Env is what kvparity set for the command; InheritedEnv the variables of the caller's
+	// environment it ran with that change what is compiled (RUSTFLAGS, CARGO_PROFILE_*...).
+	Env          []string `json:"environment,omitempty"`
+	InheritedEnv []string `json:"inherited_environment,omitempty"`
+	CacheKey     string   `json:"cache_key"`
+	Binary       string   `json:"binary"` // the built executable in the cache
+	BinarySHA256 string   `json:"binary_sha256"`
+	Units        int      `json:"compiled_units"`
+	BuildSeconds float64  `json:"build_seconds"`
+	Cached       bool     `json:"cached,omitempty"`
 	// Variant is the stand-in variant built in ("slowdown-10"), and VariantPatch its diff on
 	// top of the timing extension (kept apart: it is the candidate's change, not a determinism
 	// patch).
@@ -136,18 +147,6 @@ func ReadToolchain(ctx context.Context) (Toolchain, error) {
 	return Toolchain{Rustc: strings.TrimSpace(string(r)), Cargo: strings.TrimSpace(string(c))}, nil
 }
 
-// cacheKey names a build by everything that determines it.
-func cacheKey(s Spec, tc Toolchain) string {
-	f := slices.Clone(s.Features)
-	slices.Sort(f)
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, s.String(), strings.Join(f, ","), tc.Rustc, tc.Cargo, ExtensionSHA256())
-	if v := variantSHA256(s.Slowdown); v != "" {
-		fmt.Fprintf(h, "%s\n%s\n", s.Variant(), v)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:24]
-}
-
 // Build builds (or finds in the cache) the protocol's artifact for s: Dynamo's
 // offline_replay_bench with the row's features and the timing extension, release profile.
 func Build(ctx context.Context, s Spec, o Options) (Info, error) {
@@ -170,11 +169,17 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	key := cacheKey(s, tc)
+	req := request{spec: s, toolchain: tc, inherited: buildEnvironment(os.Environ())}
+	key := cacheKey(req)
 	dir := filepath.Join(cache, key)
-	if info, ok := cached(dir); ok {
+	info, why, ok := cached(dir, req)
+	if ok {
 		say(Progress{Phase: "cached"})
 		return info, nil
+	}
+	warned := why != ""
+	if warned {
+		say(Progress{Phase: "rebuilding", Warning: refused(dir, why)})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Info{}, fmt.Errorf("build cache %s: %w", dir, err)
@@ -185,9 +190,13 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		return Info{}, err
 	}
 	defer unlock()
-	if info, ok := cached(dir); ok { // built by whoever held the lock
+	info, why, ok = cached(dir, req) // built by whoever held the lock
+	if ok {
 		say(Progress{Phase: "cached"})
 		return info, nil
+	}
+	if why != "" && !warned {
+		say(Progress{Phase: "rebuilding", Warning: refused(dir, why)})
 	}
 	work := filepath.Join(dir, "work")
 	os.RemoveAll(work) // an interrupted attempt: start over
@@ -195,8 +204,9 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return Info{}, err
 	}
-	info := Info{Source: s.String(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
-		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key, Variant: s.Variant()}
+	info = Info{Recipe: recipe, Source: s.String(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
+		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key, Variant: s.Variant(),
+		InheritedEnv: req.inherited}
 	say(Progress{Phase: "fetching"})
 	switch s.Kind {
 	case "crate":
@@ -220,8 +230,11 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	if _, err := os.Stat(filepath.Join(root, "Cargo.lock")); err != nil {
+	if info.PublishedLockSHA256, err = digest.File(filepath.Join(root, "Cargo.lock")); err != nil {
 		return Info{}, fmt.Errorf("source %s: no Cargo.lock at %s: the build would not be pinned", s, root)
+	}
+	if err := copyFile(filepath.Join(root, "Cargo.lock"), filepath.Join(dir, "Cargo.lock.published")); err != nil {
+		return Info{}, err
 	}
 	info.Version = man.Package.Version
 	if err := checkManifest(filepath.Join(pkg, "Cargo.toml"), man, s.Features); err != nil {
@@ -275,9 +288,8 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		args = append(args, "-p", BenchPackage)
 	}
 	info.Command = append([]string{"cargo"}, args...)
-	target := filepath.Join(work, "target")
-	env := []string{"CARGO_TARGET_DIR=" + target, "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never",
-		"CARGO_PROFILE_RELEASE_DEBUG=" + lineTables}
+	env := buildEnv(work)
+	info.Env = env
 	say(Progress{Phase: "compiling"})
 	exe, units, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
 		say(Progress{Phase: "compiling", Units: n, Current: current})
@@ -318,21 +330,9 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	return info, nil
 }
 
-// cached returns a finished build whose binary still has its recorded checksum.
-func cached(dir string) (Info, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "build.json"))
-	if err != nil {
-		return Info{}, false
-	}
-	var info Info
-	if json.Unmarshal(b, &info) != nil || info.Binary == "" {
-		return Info{}, false
-	}
-	if sum, err := digest.File(info.Binary); err != nil || sum != info.BinarySHA256 {
-		return Info{}, false
-	}
-	info.Cached = true
-	return info, true
+// refused is the warning of a cache entry that is not the build requested.
+func refused(dir, why string) string {
+	return fmt.Sprintf("the cached build in %s is not the one requested (%s): building it again", dir, why)
 }
 
 // applyExtension patches a copy of the replay crate and the harness, and wires the copy in

@@ -66,6 +66,9 @@ func fakeTool(name string, args []string) int {
 			fmt.Fprintln(os.Stderr, "error: built without line tables")
 			return 101
 		}
+		// Like cargo, the build rewrites the lock: the patched replay crate is a path source now.
+		lock, _ := os.ReadFile("Cargo.lock")
+		os.WriteFile("Cargo.lock", []byte(strings.Replace(string(lock), patchedLockLines, "", 1)), 0o644)
 		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
 		os.MkdirAll(filepath.Dir(exe), 0o755)
 		os.WriteFile(exe, []byte("#!fake offline_replay_bench "+strings.Join(args, " ")+"\n"), 0o755)
@@ -81,6 +84,10 @@ func fakeTool(name string, args []string) int {
 	}
 	return 0
 }
+
+// patchedLockLines are the registry source and checksum of the fixture's aisimulate-core,
+// which a build with the timing extension's [patch.crates-io] drops from the lock.
+const patchedLockLines = "source = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"1d2deb095416b9ff555cbf1053f1eb7832c610b9cae06be37944cd939a6ae2b5\"\n"
 
 func logCall(s string) {
 	if p := os.Getenv("KVPARITY_FAKE_LOG"); p != "" {
@@ -180,7 +187,7 @@ func TestBuildPublishedCrateAppliesTheExtensionAndCaches(t *testing.T) {
 	// Other features are another build.
 	other := spec
 	other.Features = []string{"replay-bench", "test-support"}
-	if cacheKey(other, Toolchain{info.Rustc, info.Cargo}) == info.CacheKey {
+	if cacheKey(request{spec: other, toolchain: Toolchain{info.Rustc, info.Cargo}}) == info.CacheKey {
 		t.Error("the cache key ignores the features")
 	}
 }
@@ -329,7 +336,8 @@ func TestBuildSlowdownVariantKeepsItsDiffApart(t *testing.T) {
 	plain := spec
 	plain.Slowdown = 0
 	tc := Toolchain{info.Rustc, info.Cargo}
-	if cacheKey(plain, tc) == info.CacheKey || cacheKey(Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 20}, tc) == info.CacheKey {
+	if cacheKey(request{spec: plain, toolchain: tc}) == info.CacheKey ||
+		cacheKey(request{spec: Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 20}, toolchain: tc}) == info.CacheKey {
 		t.Error("the cache key ignores the variant")
 	}
 	for _, bad := range []string{"slowdown-0", "slowdown-1001", "slowdown-05", "leak-wallclock", "slowdown-"} {

@@ -83,7 +83,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width = msg.Width
 	case progressMsg:
-		m.last[msg.Arm] = engine.BuildProgress(msg)
+		p := engine.BuildProgress(msg)
+		if p.Warning == "" { // a refused cache entry stays said while the arm rebuilds
+			p.Warning = m.last[msg.Arm].Warning
+		}
+		m.last[msg.Arm] = p
 		return m, m.wait()
 	case doneMsg:
 		m.err, m.ended = msg.err, true
@@ -127,6 +131,9 @@ func (m Model) View() tea.View {
 			line += st.Running.Render(p.Phase) + st.Faint.Render(" · "+text.Dur(p.Elapsed))
 		}
 		b.WriteString(text.Trunc(line, m.width) + "\n")
+		if p.Warning != "" {
+			b.WriteString(" " + st.Warn.Render("warning: ") + text.Trunc(p.Warning, max(20, m.width-11)) + "\n")
+		}
 	}
 	b.WriteString("\n " + st.Faint.Render(text.Trunc("one toolchain, profile and timing extension for both arms · cached for the next campaign · q cancels", max(20, m.width-2))))
 	if m.err != nil {
