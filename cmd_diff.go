@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"time"
 
 	"kvparity/campaignreport"
@@ -23,7 +24,8 @@ func init() {
 	register("diff", "compare two canonical reports: groups, first divergence, diagnosis", runDiff)
 }
 
-const diffUsage = `usage: kvparity diff A.jsonl B.jsonl [--json] [--all | --patterns] [--campaign DIR [--unstable]]
+const diffUsage = `usage: kvparity diff A.jsonl B.jsonl [--summary A.json B.json] [--json] [--all | --patterns] [--campaign DIR [--unstable]]
+       kvparity diff --summary A.json B.json [--json] [--all | --patterns]
        kvparity diff --campaign DIR [--json] [--all | --patterns]
 
 Compares two canonical reports: every differing pointer by group, the first divergence in
@@ -34,6 +36,12 @@ baseline and candidate reports are compared. A DIR holding only an exceptions.js
 diff on its own (--unstable: an arm is UNSTABLE). --patterns prints the field patterns instead
 (array indices and ids wildcarded, e.g. /per_request/*/ttft_ms) with their counts, largest
 first; the counts sum to the number of differing pointers, and each is a usable exception pattern.
+
+A and B may also be Dynamo release replay outputs (python -m dynamo.replay): its --report-jsonl
+per-request records, or its --report-json summary, told apart by their first value. --summary
+A.json B.json adds each run's summary to its records (or compares the summaries alone); a run is
+laid out as a canonical report holds it (/per_request, /summary), so the canonical profile's
+exclusions apply to the summary's wall-clock fields.
 
 exit status: 0 identical (with --campaign: the semantic verdict passes), 1 differing (FAIL),
 2 not decided yet (a campaign still running), 3 usage or input error.
@@ -49,6 +57,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	all := flags.Bool("all", false, "print every change of every group (default: 20 per group)")
 	patterns := flags.Bool("patterns", false, "print the field patterns with their counts, largest first")
 	flags.Usage = func() { fmt.Fprint(stderr, diffUsage) }
+	args, summaries, err := summaryArgs(args)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvparity diff:", err)
+		flags.Usage()
+		return verdict.ExitUsage
+	}
 	pos, err := parseInterleaved(flags, args)
 	if err != nil {
 		return flagExit(err)
@@ -78,12 +92,21 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		pos = []string{filepath.Join(*campaign, filepath.FromSlash(d.A)), filepath.Join(*campaign, filepath.FromSlash(d.B))}
 	}
+	if summaries != nil && len(pos) == 0 {
+		pos = []string{"", ""} // the summaries alone
+	}
 	if len(pos) != 2 {
 		flags.Usage()
 		return verdict.ExitUsage
 	}
-	defer boundMemory(pos[0], pos[1])()
-	d, err := diffview.DiffFiles(pos[0], pos[1])
+	var d *diffview.Diff
+	if summaries != nil {
+		defer boundMemory(pos[0], pos[1], summaries[0], summaries[1])()
+		d, err = diffview.DiffRelease(diffview.ReleaseRun{Records: pos[0], Summary: summaries[0]}, diffview.ReleaseRun{Records: pos[1], Summary: summaries[1]})
+	} else {
+		defer boundMemory(pos[0], pos[1])()
+		d, err = diffview.DiffFiles(pos[0], pos[1])
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -150,6 +173,38 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// summaryArgs takes "--summary A.json B.json" (or -summary, or --summary=A.json B.json) out
+// of args: the flag names two files, one per run, which the flag package cannot take.
+func summaryArgs(args []string) (rest []string, summaries []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), summaries, nil
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "summary" {
+			rest = append(rest, a)
+			continue
+		}
+		if summaries != nil {
+			return nil, nil, errors.New("--summary given twice")
+		}
+		var files []string
+		if hasVal {
+			files = append(files, val)
+		}
+		for len(files) < 2 && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			files = append(files, args[i])
+		}
+		if len(files) != 2 || files[0] == "" || files[1] == "" {
+			return nil, nil, errors.New("--summary takes two files: A's --report-json and B's")
+		}
+		summaries = files
+	}
+	return rest, summaries, nil
+}
+
 // printPatterns is --patterns: the field patterns and their counts, as text or JSON.
 func printPatterns(w io.Writer, d *diffview.Diff, asJSON bool, status int, fail func(error) int) int {
 	var err error
@@ -196,9 +251,9 @@ const diffMemoryPerInputByte = 7
 // raises it while the diff runs whenever the live heap nears it: a diff of millions of
 // differences holds far more than its inputs, and a limit below the live heap would have the
 // collector run back to back (minutes instead of seconds). The returned func stops the watch.
-func boundMemory(a, b string) (stop func()) {
+func boundMemory(paths ...string) (stop func()) {
 	var n int64
-	for _, p := range []string{a, b} {
+	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
 			n += st.Size()
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +210,44 @@ func TestCmdDiffCampaignListsTheFirstUncovered(t *testing.T) {
 	}
 	if r.Semantic.UncoveredCount != 3000 || len(r.Semantic.Uncovered) != 1000 || r.Semantic.Uncovered[999] != "/events/999" || len(r.Pointers) != 3000 {
 		t.Fatalf("semantic: %d uncovered, %d listed, %d pointers", r.Semantic.UncoveredCount, len(r.Semantic.Uncovered), len(r.Pointers))
+	}
+}
+
+// A release replay's outputs: records and summaries as a pair (--summary A.json B.json, before
+// or after the records), the summaries alone, and the flag's misuse.
+func TestCmdDiffReleaseOutputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rec := `{"uuid":"u-1","arrival_time_ms":0.0,"first_token_ms":5.0,"last_token_ms":9.0,"decode_worker_idx":%d}` + "\n"
+	ra, rb := write("a.jsonl", fmt.Sprintf(rec, 0)), write("b.jsonl", fmt.Sprintf(rec, 0))
+	sa := write("a.json", "{\n  \"mean_ttft_ms\": 5.0,\n  \"wall_time_ms\": 900.1\n}\n")
+	sb := write("b.json", "{\n  \"mean_ttft_ms\": 5.0,\n  \"wall_time_ms\": 700.3\n}\n")
+	for _, args := range [][]string{{ra, rb, "--summary", sa, sb}, {"--summary", sa, sb, ra, rb}, {"--summary=" + sa, sb, ra, rb}, {"--summary", sa, sb}} {
+		var out, errb bytes.Buffer
+		code := runDiff(args, &out, &errb)
+		if code != 0 || !strings.Contains(out.String(), "identical: no differing pointer") ||
+			!strings.Contains(out.String(), "excluded by the canonical profile (not compared): /summary/wall_time_ms 900.1 → 700.3") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
+	}
+	bad := write("bad.json", "{\n  \"mean_ttft_ms\": 5.0,\n  \"wall_time_ms\": 1e\n}\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{ra, rb, "--summary", sa}, "--summary takes two files"},
+		{[]string{ra, rb, "--summary", sa, sb, "--summary", sa, sb}, "--summary given twice"},
+		{[]string{ra, rb, "--summary", sa, bad}, "bad.json:3:19: at /summary/wall_time_ms"},
+	} {
+		var out, errb bytes.Buffer
+		if code := runDiff(c.args, &out, &errb); code != 3 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 3 and %q", c.args, code, errb.String(), c.want)
+		}
 	}
 }

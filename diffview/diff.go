@@ -85,11 +85,11 @@ func (d *Diff) Equal() bool { return d.Count == 0 }
 
 // DiffFiles loads two canonical report files (JSON or one-line JSONL) and diffs them.
 func DiffFiles(a, b string) (*Diff, error) {
-	da, err := loadDoc(a)
+	da, err := loadAny(a)
 	if err != nil {
 		return nil, err
 	}
-	db, err := loadDoc(b)
+	db, err := loadAny(b)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +201,14 @@ func diffDocs(a, b *doc) (*Diff, error) {
 			return nil, err
 		}
 	}
+	var notes []string // how each release run was laid out comes first
+	for side, dd := range map[string]*doc{"A": a, "B": b} {
+		if dd.origin != nil {
+			notes = append(notes, releaseNote(side, dd))
+		}
+	}
+	sort.Strings(notes)
+	df.notes = append(notes, df.notes...)
 	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, hold: df.hold, quota: quota, aligned: aligned}
 	if d.Truncated() {
 		d.Notes = append(d.Notes, truncationNote(d))
@@ -281,21 +289,21 @@ func (df *differ) members(d *doc, side int, ti int32) ([]member, error) {
 	for i := 1; i < len(ms); i++ {
 		if ms[i-1].key >= ms[i].key {
 			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, d.start(ms[i].val)+1, pointerOf(df.path), ms[i].key)
+				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].val)), pointerOf(df.path), ms[i].key)
 			}
 			sorted = false
 		}
 	}
 	if !sorted {
 		p := pointerOf(df.path)
-		if !df.notCanonicalSeen[d.name] {
+		if !df.notCanonicalSeen[d.name] && d.origin == nil { // (a release replay's records are never in byte order: its note says so)
 			df.notCanonicalSeen[d.name] = true
 			df.notes = append(df.notes, fmt.Sprintf("%s is not canonical: object keys out of byte order at %s (compared by key anyway)", d.name, p))
 		}
 		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
 		for i := 1; i < len(ms); i++ {
 			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s:%d:%d: at %s: duplicate key %q", d.name, d.line, d.start(ms[i].val)+1, p, ms[i].key)
+				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].val)), p, ms[i].key)
 			}
 		}
 	}
@@ -508,11 +516,11 @@ func uuids(d *doc, es []int32) ([]string, error) {
 	us := make([]string, len(es))
 	for k, e := range es {
 		if d.kind(e) != jsonscan.Object {
-			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d: a per-request record must be an object", d.name, d.line, d.start(e)+1, k)
+			return nil, fmt.Errorf("%s: at /per_request/%d: a per-request record must be an object", d.where(d.start(e)), k)
 		}
 		v, ok := d.sc.Member(e, "uuid")
 		if !ok || d.kind(v) != jsonscan.String {
-			return nil, fmt.Errorf("%s:%d:%d: at /per_request/%d/uuid: missing or not a string", d.name, d.line, d.start(e)+1, k)
+			return nil, fmt.Errorf("%s: at /per_request/%d/uuid: missing or not a string", d.where(d.start(e)), k)
 		}
 		us[k] = string(d.sc.Str(&d.sc.Tape[v]))
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"unsafe"
 
@@ -26,20 +25,15 @@ type doc struct {
 	memo   map[int][]member  // parsed per_request records, by index
 	arrays map[int32][]int32 // element lists of long arrays read by index
 	root   map[string]int32  // top-level members
+	// origin maps offsets back to a release replay's own files (release.go); nil for a
+	// canonical report, whose text is its file's line.
+	origin *releaseOrigin
 }
 
 // A member is one key/value pair of an object: the decoded key and the value's tape index.
 type member struct {
 	key string
 	val int32
-}
-
-func loadDoc(path string) (*doc, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseDoc(path, src, true)
 }
 
 // parseDoc takes the report line of a canonical-reports JSONL file. Several lines (one per
@@ -76,7 +70,13 @@ func parseDoc(name string, src []byte, owned bool) (*doc, error) {
 	if first == nil {
 		return nil, fmt.Errorf("%s: no report line (empty file)", name)
 	}
-	d := &doc{name: name, line: firstLine, sc: new(jsonscan.Scanner)}
+	return scanDoc(&doc{name: name, line: firstLine}, first, owned)
+}
+
+// scanDoc scans one report object (first) onto d's tape; owned as for parseDoc.
+func scanDoc(d *doc, first []byte, owned bool) (*doc, error) {
+	d.sc = new(jsonscan.Scanner)
+	name, firstLine := d.name, d.line
 	if owned {
 		d.text = unsafe.String(unsafe.SliceData(first), len(first))
 	} else {
@@ -97,7 +97,7 @@ func parseDoc(name string, src []byte, owned bool) (*doc, error) {
 		return nil, d.errAt(err)
 	}
 	if j := jsonscan.SkipSpace(first, end); j != len(first) {
-		return nil, fmt.Errorf("%s:%d:%d: unexpected data after the report object", name, firstLine, j+1)
+		return nil, fmt.Errorf("%s: unexpected data after the report object", d.where(j))
 	}
 	d.root = make(map[string]int32, d.sc.Tape[0].N)
 	for _, m := range d.members(0) {
@@ -112,7 +112,16 @@ func (d *doc) errAt(err error) error {
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s:%d: %v", d.name, d.line, err)
 	}
-	return fmt.Errorf("%s:%d:%d: at %s: %s", d.name, d.line, se.Offset+1, displayPointer(se.Pointer), se.Msg)
+	return fmt.Errorf("%s: at %s: %s", d.where(se.Offset), displayPointer(se.Pointer), se.Msg)
+}
+
+// where names byte offset off of the report line as "file:line:col": of the line itself, or,
+// for a report laid out from a release replay's files, of the file and line it came from.
+func (d *doc) where(off int) string {
+	if d.origin != nil {
+		return d.origin.where(off)
+	}
+	return fmt.Sprintf("%s:%d:%d", d.name, d.line, off+1)
 }
 
 // displayPointer spells the root pointer "" as "/" in messages.
