@@ -12,6 +12,10 @@ type Config struct {
 	Confidence float64         `json:"confidence"` // one-sided confidence of each bound; 0.95
 	Battery    BatteryConfig   `json:"battery"`
 	Bootstrap  BootstrapConfig `json:"bootstrap"`
+	// Dependence is what decides when the battery breaches through serial dependence only:
+	// MethodInconclusive (the protocol's literal rule, and the zero value's meaning) or
+	// MethodBlockMedians.
+	Dependence DependenceMethod `json:"dependence_method,omitempty"`
 }
 
 // DefaultConfig is the protocol's gate: threshold 1.05, one-sided 95% bounds, the default
@@ -28,12 +32,28 @@ type Analysis struct {
 	Bounds    Bounds     `json:"bounds"`
 	Battery   Battery    `json:"battery"`
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
-	// Verdict is the gate's word: the bounds' verdict when the battery is valid, INCONCLUSIVE
-	// otherwise (the protocol says not to apply the order-statistic gate then).
+	// Dependent is the dependence-aware bound, computed when the battery breached through
+	// serial dependence only and the config names a method; nil otherwise.
+	Dependent *DependentBounds `json:"dependent,omitempty"`
+	// DecidedBy says which rule gave the verdict: the order statistics (battery valid), the
+	// dependence-aware method, or none (breached and no method applies: INCONCLUSIVE).
+	DecidedBy Decider `json:"decided_by"`
+	// Verdict is the gate's word: the bounds' verdict when the battery is valid; when it is
+	// breached, the dependence-aware bound's if one applies, else INCONCLUSIVE (the protocol
+	// says not to apply the order-statistic gate then).
 	Verdict  verdict.Word `json:"verdict"`
 	Reason   string       `json:"reason"`
 	Warnings []string     `json:"warnings,omitempty"`
 }
+
+// A Decider names the rule that gave the gate's verdict.
+type Decider string
+
+const (
+	DecidedByOrderStatistics Decider = "order-statistics" // X(24)/X(37): the battery held
+	DecidedByBlockMedians    Decider = Decider(MethodBlockMedians)
+	DecidedByNone            Decider = "none" // breached, no method applies: INCONCLUSIVE
+)
 
 // LogRatios returns ln r_i.
 func LogRatios(ratios []float64) []float64 {
@@ -63,11 +83,31 @@ func Analyze(ratios []float64, order []Order, cfg Config) (Analysis, error) {
 		Battery: RunBattery(d, order, cfg.Battery),
 	}
 	a.Warnings = append(a.Warnings, bounds.Warnings...)
-	if a.Battery.Valid {
+	switch {
+	case a.Battery.Valid:
+		a.DecidedBy = DecidedByOrderStatistics
 		a.Verdict, a.Reason = bounds.Verdict, bounds.Reason
-	} else {
+	case cfg.Dependence == MethodBlockMedians && a.Battery.SerialDependenceOnly():
+		db, err := BlockMedianBounds(ratios, cfg.Threshold, cfg.Confidence)
+		if err != nil {
+			a.DecidedBy = DecidedByNone
+			a.Verdict = Inconclusive
+			a.Reason = a.Battery.Reason + fmt.Sprintf("; the order-statistic gate is not applied (the bounds alone would say %s) and the dependence-aware bound cannot be computed: %v", bounds.Verdict, err)
+			break
+		}
+		a.Dependent = &db
+		a.DecidedBy = DecidedByBlockMedians
+		a.Verdict = db.Verdict
+		a.Reason = fmt.Sprintf("%s by the dependence-aware bound: %s; the order-statistic gate was not applied because the %s (the bounds alone would say %s)",
+			db.Verdict, db.Reason, a.Battery.Reason, bounds.Verdict)
+		a.Warnings = append(a.Warnings, db.Warnings...)
+	default:
+		a.DecidedBy = DecidedByNone
 		a.Verdict = Inconclusive
 		a.Reason = a.Battery.Reason + fmt.Sprintf("; the order-statistic gate is not applied (the bounds alone would say %s)", bounds.Verdict)
+		if cfg.Dependence == MethodBlockMedians {
+			a.Reason += "; the dependence-aware bound is not applied either: it handles serial dependence, and the order effect breached or a test could not be computed"
+		}
 	}
 	if cfg.Bootstrap.Resamples > 0 {
 		bs := PairedBootstrap(d, cfg.Threshold, cfg.Bootstrap, a.Verdict)

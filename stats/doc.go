@@ -13,11 +13,18 @@
 //     α = 0.01 with its statistic, acceptance region and outcome: lag-1 autocorrelation,
 //     Ljung–Box Q(5), Mann–Kendall trend, the exact runs test and the baseline-first vs
 //     candidate-first rank-sum test; plus the Theil–Sen drift across the session.
+//   - BlockMedianBounds: the predeclared dependence-aware method (row key [perf]
+//     dependence_method = "block-medians"): the exact order-statistic bounds of the medians of
+//     odd-length blocks with the Politis–White data-driven length, applied only when the
+//     battery breaches through serial dependence; why this method, with references, is in
+//     blockmedians.go, and the simulation study that chose it in dependence_study_test.go.
 //   - PairedBootstrap: the seeded bootstrap of log ratios, a secondary diagnostic only.
 //   - BalancedSchedule: permuted blocks of four (two BC, two CB), PCG with the spec's stream and
 //     a modulo-rejection draw, pinned by the spec's seed-1 test vector.
-//   - Analyze: all of the above on one series; any breach of the battery makes the verdict
-//     INCONCLUSIVE with the reason, and the bounds are then not applied.
+//   - Analyze: all of the above on one series; a breach of the battery means the bounds are
+//     not applied: the verdict is INCONCLUSIVE with the reason, or, when the config predeclares
+//     the block-median method and only serial-dependence tests breached, that method's verdict
+//     (Analysis.DecidedBy says which rule decided).
 //   - WriteBench: Go benchmark format that benchstat reads; a test checks that benchstat at
 //     -confidence 0.90 reports the same order-statistic interval of the median as ours.
 package stats

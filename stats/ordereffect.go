@@ -5,12 +5,16 @@ import (
 	"math"
 )
 
+// OrderEffectName names the order-effect diagnostic: the one battery test that is about
+// carry-over between the arms of a pair, not about serial dependence.
+const OrderEffectName = "order effect (rank-sum BC vs CB)"
+
 // OrderEffect is the Wilcoxon rank-sum test of the log ratios of baseline-first pairs against
 // those of candidate-first pairs (carry-over: the second run of a pair being faster). W is the
 // rank sum of the baseline-first group; normal approximation with the tie correction, two-sided
 // at α. For 30/30 without ties: breach if |W − 915| > 174.23.
 func OrderEffect(d []float64, order []Order, alpha float64) Diagnostic {
-	const name = "order effect (rank-sum BC vs CB)"
+	const name = OrderEffectName
 	if len(order) != len(d) {
 		return notComputable(name, alpha, "%d ratios but %d scheduled orders", len(d), len(order))
 	}
