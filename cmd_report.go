@@ -41,8 +41,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, layout.FileReportMD), filepath.Join(dir, layout.FileReportJSON))
-	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run: %d)\n",
-		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode)
+	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run --stage all: %d; --stage determinism, the semantic verdict alone: %d)\n",
+		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode, r.SemanticExitCode)
 	return 0
 }
 

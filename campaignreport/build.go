@@ -23,7 +23,6 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host}
 	first, last := c.hist.Records[0], c.hist.Records[len(c.hist.Records)-1]
 	r.Journal = JournalInfo{Records: len(c.hist.Records), LastSeq: last.Seq, First: first.At, Last: last.At}
-	patch := c.patchStatement()
 	for _, arm := range arms {
 		spec := c.row.Arm(arm)
 		rev := spec.Revision
@@ -31,7 +30,7 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 			rev = c.hist.Current[arm].Revision
 		}
 		r.Revisions = append(r.Revisions, Revision{Arm: arm, Revision: rev, Variant: spec.Variant, Source: spec.Source,
-			CommitSHA: commitSHA.MatchString(rev), DeterminismPatch: patch})
+			CommitSHA: commitSHA.MatchString(rev), DeterminismPatch: c.patchStatement(arm)})
 	}
 	r.Trace = c.traceInfo()
 	r.Artifacts = c.artifactInfos()
@@ -60,7 +59,7 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	}
 	v := verdict.Decide(in)
 	r.Overall, r.Semantic.Outcome, r.Coverage, r.Parity, r.Determinism = v.Overall, v.Semantic, v.Coverage, v.Parity, v.Determinism
-	r.Blocked, r.ExitCode = v.Blocked, v.ExitCode
+	r.Blocked, r.ExitCode, r.Scope, r.SemanticExitCode = v.Blocked, v.ExitCode, v.Scope, v.SemanticExitCode
 	r.Performance = c.performance(v.Performance)
 	r.Footprint = Footprint{Outcome: v.Footprint, Result: c.perf.Footprint}
 	if r.Profiler, err = engine.LoadInvestigation(c.dir); err != nil {
@@ -77,12 +76,15 @@ func (c *campaign) traceInfo() TraceInfo {
 		Count: t.Count, WindowSHA256: t.WindowSHA256, WindowBytes: t.WindowBytes, WindowFile: keptOrRemoved(c.exists(t.Window), t.Window)}
 }
 
-// patchStatement states the determinism patch (protocol stage 1.3) both revisions were built
+// patchStatement states the determinism patch (protocol stage 1.3) arm's revision was built
 // with, as the campaign recorded it.
-func (c *campaign) patchStatement() string {
+func (c *campaign) patchStatement(arm engine.Arm) string {
 	p := c.hist.Patch
 	if p == nil {
 		return "none declared"
+	}
+	if c.sourceBuilt() { // kvparity's timing extension: each built arm has its own applied diff
+		return c.extensionStatement(arm, p)
 	}
 	s := "SHA-256 " + p.SHA256 + ", applied identically to both revisions"
 	switch {

@@ -63,6 +63,14 @@ func Clean(dir string, dryRun bool) (Plan, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	if !dryRun {
+		// Never while another kvparity writes the campaign: it may be running the binaries.
+		release, err := engine.LockCampaign(dir)
+		if err != nil {
+			return Plan{}, fmt.Errorf("clean: %w", err)
+		}
+		defer release()
+	}
 	c, err := load(dir)
 	if err != nil {
 		return Plan{}, err
@@ -264,7 +272,7 @@ func runOfReport(rel string) (engine.RunID, bool) {
 // decide says whether one campaign file goes, and why.
 func (p *policy) decide(rel string) (remove bool, why string) {
 	switch rel {
-	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileTraceSums:
+	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileTraceSums, layout.FileLock:
 		return false, whyEvidence
 	case layout.FileWindow:
 		if p.keepPins != "" {

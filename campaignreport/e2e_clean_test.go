@@ -234,6 +234,12 @@ func TestE2ECleanedCampaignOpensReadOnly(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Parity.Verdict != verdict.Pass || s.Arms[engine.Candidate].Verdict != verdict.Stable {
 		t.Errorf("the recorded summary (%v):\n%s", err, out)
 	}
+	if s.ExitCode != 3 { // issue 25: the printed exit status is the real one
+		t.Errorf("run --json on a cleaned campaign says exit_code %d and exits %d", s.ExitCode, code)
+	}
+	if txt, _, _ := kv(t, "run", filepath.Join(dir, "row.toml"), "--campaign", dir, "--stage", "all"); !strings.Contains(txt, "exit status 3") {
+		t.Errorf("run on a cleaned campaign does not print its real exit status:\n%s", txt)
+	}
 	if after, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl")); !bytes.Equal(after, journal) {
 		t.Error("running on a cleaned campaign wrote its journal")
 	}

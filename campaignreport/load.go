@@ -43,10 +43,32 @@ func load(dir string) (*campaign, error) {
 		}
 		return nil, err
 	}
+	journalPath := filepath.Join(abs, layout.FileJournal)
+	recs, torn, err := engine.ReadJournalTorn(journalPath)
+	if err != nil {
+		return nil, err
+	}
+	if torn > 0 {
+		// Read only: the tail is left in the file (the next resume quarantines it), but said.
+		c.warnings = append(c.warnings, fmt.Sprintf("journal %s: ignored a torn last record (%d bytes, no newline: never acknowledged); the journal was not modified, the next resume moves it aside", journalPath, torn))
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, layout.FileJournal))
+	}
 	rowPath := filepath.Join(abs, layout.FileRow)
 	rowBytes, err := os.ReadFile(rowPath)
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	// The report states the row the verdicts used: an edited row.toml is said, and the
+	// frozen text the journal's founding record holds is read instead.
+	var edited *engine.RowEditedError
+	if err := engine.CheckFrozenRow(abs, recs); errors.As(err, &edited) {
+		frozen, _ := engine.FrozenRowText(recs)
+		rowBytes = []byte(frozen)
+		c.warnings = append(c.warnings, edited.Error()+"; this report reads the frozen row from the journal")
+	} else if err != nil {
+		return nil, err
 	}
 	if c.row, err = engine.ParseRow(rowBytes, rowPath); err != nil {
 		return nil, err
@@ -65,18 +87,6 @@ func load(dir string) (*campaign, error) {
 	c.pins = af.Artifacts
 	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(layout.FileTraceSums)), &c.trace); err != nil {
 		return nil, err
-	}
-	journalPath := filepath.Join(abs, layout.FileJournal)
-	recs, torn, err := engine.ReadJournalTorn(journalPath)
-	if err != nil {
-		return nil, err
-	}
-	if torn > 0 {
-		// Read only: the tail is left in the file (the next resume quarantines it), but said.
-		c.warnings = append(c.warnings, fmt.Sprintf("journal %s: ignored a torn last record (%d bytes, no newline: never acknowledged); the journal was not modified, the next resume moves it aside", journalPath, torn))
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("%s: the journal is empty", filepath.Join(abs, layout.FileJournal))
 	}
 	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
 		return nil, err

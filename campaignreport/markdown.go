@@ -96,7 +96,7 @@ func (m *md) verdicts(r *Report) {
 	m.row("footprint (binary and .text growth ≤ 5%)", r.Footprint.Verdict.String(), r.Footprint.Reason)
 	m.row("**overall**", "**"+r.Overall.Verdict.String()+"**", r.Overall.Reason)
 	m.blank()
-	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (headless exit status %d).", r.Overall.Verdict, r.ExitCode)
+	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (exit status of `kvparity run --stage all` %d; of `--stage determinism`, which asks for the semantic verdict alone, %d).", r.Overall.Verdict, r.ExitCode, r.SemanticExitCode)
 	for _, b := range r.Blocked {
 		m.blank()
 		m.p("> **Blocked** — %s", b)

@@ -30,6 +30,10 @@ type Report struct {
 	Determinism verdict.Arms    `json:"determinism"`
 	Blocked     []string        `json:"blocked"`
 	ExitCode    int             `json:"exit_code"`
+	// Scope is always verdict.ScopeAll here; SemanticExitCode is what `kvparity run --stage
+	// determinism` (the semantic verdict alone) exits with for this state.
+	Scope            string `json:"scope"`
+	SemanticExitCode int    `json:"semantic_exit_code"`
 
 	Row     string      `json:"row"`
 	Journal JournalInfo `json:"journal"`
@@ -52,7 +56,7 @@ type Report struct {
 func (r *Report) Verdicts() verdict.Verdicts {
 	return verdict.Verdicts{Overall: r.Overall, Semantic: r.Semantic.Outcome, Performance: r.Performance.Outcome,
 		Footprint: r.Footprint.Outcome, Coverage: r.Coverage, Parity: r.Parity, Determinism: r.Determinism,
-		Blocked: r.Blocked, ExitCode: r.ExitCode}
+		Blocked: r.Blocked, ExitCode: r.ExitCode, Scope: r.Scope, SemanticExitCode: r.SemanticExitCode}
 }
 
 // JournalInfo says which journal state the report describes; Clean refuses to run when the

@@ -217,6 +217,8 @@ func (r *Runner) Run(ctx context.Context, spec RunSpec, started func(pid int, cp
 		res.Err = fmt.Errorf("%s: killed by signal %q (stderr: %s)", spec.ID, res.Signal, res.Stderr)
 	case res.ExitCode != 0:
 		res.Err = fmt.Errorf("%s: exited with status %d%s (stderr: %s)", spec.ID, res.ExitCode, lastLine(res.Stderr), res.Stderr)
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		res.Err = fmt.Errorf("%s: the replay exited, but a process it left behind still held its stdout or stderr open %s later (a daemon that outlives the replay disturbs every later run); kvparity killed what was left of its process group", spec.ID, procgroup.WaitDelay)
 	case waitErr != nil:
 		res.Err = fmt.Errorf("%s: %w", spec.ID, waitErr)
 	}

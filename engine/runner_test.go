@@ -153,3 +153,26 @@ func TestTailerPublishesPressureLines(t *testing.T) {
 		t.Fatalf("events %+v", evs)
 	}
 }
+
+// Issue 25, wording: a replay that exits but leaves a process holding its stdout is said in
+// those words (never "exec: WaitDelay expired before I/O complete"), and the holder is killed.
+func TestRunnerNamesADaemonHoldingTheOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the output grace period (5 s)")
+	}
+	r := &Runner{PollInterval: 10 * time.Millisecond}
+	dir := t.TempDir()
+	// A fixture replay: exits at once, its child keeps the inherited stdout open.
+	spec := RunSpec{ID: "det/baseline-1", Binary: "/bin/sh", Dir: filepath.Join(dir, "run"),
+		Args: []string{"-c", "sleep 60 & echo started; exit 0"}}
+	res := r.Run(context.Background(), spec, nil)
+	if res.Err == nil || strings.Contains(res.Err.Error(), "WaitDelay") || !strings.Contains(res.Err.Error(), "still held its stdout or stderr open") {
+		t.Fatalf("result error %v", res.Err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	for _, p := range allProcs() {
+		if p.pgid == res.PID && p.state != 'Z' {
+			t.Fatalf("pid %d of the replay's group outlived it", p.pid)
+		}
+	}
+}

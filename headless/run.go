@@ -70,11 +70,13 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
 		return verdict.ExitUsage
 	}
+	if readOnly {
+		// The recorded verdicts are printed as recorded; the exit status printed with them is
+		// this invocation's, which ran nothing.
+		doc.ExitCode = verdict.ExitUsage
+	}
 	if err := doc.Write(stdout, o.JSON); err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
-		return verdict.ExitUsage
-	}
-	if readOnly {
 		return verdict.ExitUsage
 	}
 	return doc.ExitCode

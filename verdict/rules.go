@@ -50,7 +50,18 @@ type Verdicts struct {
 	Determinism Arms     `json:"determinism"`
 	Blocked     []string `json:"blocked"`
 	ExitCode    int      `json:"exit_code"`
+	// Scope says what Overall and ExitCode are over: ScopeAll, or ScopeSemantic for kvparity
+	// run --stage determinism. SemanticExitCode is that run's exit status whatever the scope,
+	// so a stage-scoped run and the report never seem to contradict each other.
+	Scope            string `json:"scope"`
+	SemanticExitCode int    `json:"semantic_exit_code"`
 }
+
+// The scopes of an overall verdict.
+const (
+	ScopeAll      = "all"      // semantic, performance and footprint (run --stage all or perf, the report)
+	ScopeSemantic = "semantic" // the semantic verdict alone (run --stage determinism)
+)
 
 // Decide applies stage 8's rules: the semantic verdict from stability, byte parity, lifecycle
 // evidence and exception coverage; performance and footprint as measured; overall the worst
@@ -82,6 +93,12 @@ func Decide(in Inputs) Verdicts {
 	}
 	v.combine(in.SemanticOnly)
 	return v
+}
+
+// semanticExitCode is the exit status of a run asking for the semantic verdict alone.
+func (v Verdicts) semanticExitCode() int {
+	v.combine(true)
+	return v.ExitCode
 }
 
 // EquivalentWork says how the verdicts show both arms did the same semantic work, the
@@ -134,6 +151,13 @@ func (v *Verdicts) combine(semanticOnly bool) {
 		v.Overall.Reason = passReason(*v, semanticOnly)
 	}
 	v.ExitCode = ExitCode(v.Overall.Verdict)
+	v.Scope = ScopeAll
+	if semanticOnly {
+		v.Scope = ScopeSemantic
+		v.SemanticExitCode = v.ExitCode
+	} else {
+		v.SemanticExitCode = v.semanticExitCode()
+	}
 }
 
 func passReason(v Verdicts, semanticOnly bool) string {

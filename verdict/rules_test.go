@@ -124,3 +124,23 @@ func TestEquivalentWork(t *testing.T) {
 		t.Error("an unassessed campaign is not equivalent work")
 	}
 }
+
+// Issue 25, "stage-scoped runs": a determinism-only run and the full verdicts of the same
+// campaign each say their scope and carry the other's exit status, so `run --stage
+// determinism` exiting 0 and report.json's overall UNDECIDED (exit 2) read as one state.
+func TestScopeAndSemanticExitCode(t *testing.T) {
+	in := Inputs{Baseline: stable, Candidate: stable, Parity: Of(Fail, "differ"), Evidence: evidence,
+		Exceptions: &Exceptions{Records: 1, Differing: 3}} // explained; perf not run
+	all := Decide(in)
+	if all.Scope != ScopeAll || all.Overall.Verdict != Undecided || all.ExitCode != ExitInconclusive || all.SemanticExitCode != ExitPass {
+		t.Errorf("full verdicts: scope %q overall %s exit %d semantic exit %d; want all, UNDECIDED, 2, 0", all.Scope, all.Overall.Verdict, all.ExitCode, all.SemanticExitCode)
+	}
+	sem := all.SemanticOnly()
+	if sem.Scope != ScopeSemantic || sem.Overall.Verdict != PassWithSemanticExceptions || sem.ExitCode != ExitPass || sem.SemanticExitCode != ExitPass {
+		t.Errorf("semantic only: scope %q overall %s exit %d semantic exit %d; want semantic, PASS_WITH_SEMANTIC_EXCEPTIONS, 0, 0", sem.Scope, sem.Overall.Verdict, sem.ExitCode, sem.SemanticExitCode)
+	}
+	in.SemanticOnly = true
+	if d := Decide(in); d.Scope != ScopeSemantic || d.ExitCode != sem.ExitCode {
+		t.Errorf("Decide with SemanticOnly: scope %q exit %d", d.Scope, d.ExitCode)
+	}
+}

@@ -94,6 +94,13 @@ func appendJobRecord(rowDir string, j JobRecord) error {
 	if _, err := os.Stat(path); err != nil {
 		return nil // the job ended before kvparity run created the campaign
 	}
+	// The row's kvparity run has ended (its job did): wait for nothing, but never append
+	// beside a writer that still holds the campaign.
+	release, err := engine.LockCampaign(rowDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	jr, err := engine.OpenJournal(path, nil)
 	if err != nil {
 		return err

@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// waitDelay bounds how long Wait waits for output pipes after the group is killed (a grandchild
-// that escaped the group may hold them open).
-const waitDelay = 5 * time.Second
+// WaitDelay bounds how long Wait waits for output pipes after the process exits or its group
+// is killed (a grandchild that escaped the group may hold them open).
+const WaitDelay = 5 * time.Second
 
 // Command is exec.CommandContext with the process in a group of its own (Setpgid) that is killed
 // whole when ctx ends, and killed by the kernel if kvparity itself dies first (Pdeathsig), so no
@@ -22,7 +22,7 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return Kill(cmd.Process.Pid) }
-	cmd.WaitDelay = waitDelay
+	cmd.WaitDelay = WaitDelay
 	return cmd
 }
 
