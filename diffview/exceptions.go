@@ -1,7 +1,6 @@
 package diffview
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -167,8 +166,10 @@ func BroadReason(patterns []string, covered, differing int) string {
 	return strings.Join(why, " and ")
 }
 
-// LoadExceptions reads <campaignDir>/exceptions.jsonl. A missing file is no records. Every
-// bad line is an error naming the file, the line and the field.
+// LoadExceptions reads <campaignDir>/exceptions.jsonl strictly (see parseExceptions). A
+// missing file is no records. Every bad line is an error naming the file, the line and the key
+// or field. Reading takes no lock: a save replaces the file whole (atomicfile), so a reader
+// sees the old records or the new ones.
 func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
 	path := filepath.Join(campaignDir, exceptionsFile)
 	data, err := os.ReadFile(path)
@@ -178,68 +179,52 @@ func LoadExceptions(campaignDir string) ([]ExceptionRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var recs []ExceptionRecord
-	ids := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var r ExceptionRecord
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		if r.ID == "" {
-			return nil, fmt.Errorf("%s:%d: id: required, empty", path, line)
-		}
-		if prev, dup := ids[r.ID]; dup {
-			return nil, fmt.Errorf("%s:%d: id: %q already used on line %d", path, line, r.ID, prev)
-		}
-		ids[r.ID] = line
-		if err := r.Validate(); err != nil {
-			return nil, fmt.Errorf("%s:%d: record %s: %v", path, line, r.ID, err)
-		}
-		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
-	}
-	return recs, nil
+	return parseExceptions(path, data)
 }
 
 // saveExceptions replaces <campaignDir>/exceptions.jsonl with recs, crash-safe: the new
 // content goes to a temporary file in the same directory, is fsynced, renamed over the old
 // file, and the directory is fsynced. A crash leaves either the old or the new file.
 func saveExceptions(campaignDir string, recs []ExceptionRecord) error {
+	data, err := encodeExceptions(recs)
+	if err != nil {
+		return err
+	}
+	// 0600, as the file has always been written.
+	return atomicfile.WriteIn(campaignDir, filepath.Join(campaignDir, exceptionsFile), data, 0o600)
+}
+
+// encodeExceptions is the content of an exceptions.jsonl holding recs: one line per record.
+func encodeExceptions(recs []ExceptionRecord) ([]byte, error) {
 	var buf bytes.Buffer
 	for i := range recs {
 		if err := recs[i].Validate(); err != nil {
-			return fmt.Errorf("record %s: %w", recs[i].ID, err)
+			return nil, fmt.Errorf("record %s: %w", recs[i].ID, err)
 		}
 		b, err := json.Marshal(&recs[i])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	// 0600, as the file has always been written.
-	return atomicfile.WriteIn(campaignDir, filepath.Join(campaignDir, exceptionsFile), buf.Bytes(), 0o600)
+	return buf.Bytes(), nil
 }
 
 // PutException adds rec (new ID) or replaces the record with the same ID, and saves.
-// It returns the stored record (ID and timestamps filled in).
+// It returns the stored record (ID and timestamps filled in). The load, the change and the
+// save hold the campaign's exceptions lock, so a concurrent save in another kvparity loses
+// nothing; a file that does not parse whole is never rewritten (the parse error is returned).
 func PutException(campaignDir string, rec ExceptionRecord) (ExceptionRecord, error) {
 	if err := rec.Validate(); err != nil {
 		return rec, err
 	}
-	recs, err := LoadExceptions(campaignDir)
+	unlock, err := lockExceptions(campaignDir)
+	if err != nil {
+		return rec, err
+	}
+	defer unlock()
+	recs, err := loadForChange(campaignDir)
 	if err != nil {
 		return rec, err
 	}
@@ -267,9 +252,16 @@ func PutException(campaignDir string, rec ExceptionRecord) (ExceptionRecord, err
 	return rec, saveExceptions(campaignDir, recs)
 }
 
-// DeleteException removes the record with id and saves; unknown ids are an error.
+// DeleteException removes the record with id and saves; unknown ids are an error. Like
+// PutException it holds the exceptions lock throughout and never rewrites a file that does not
+// parse whole.
 func DeleteException(campaignDir, id string) error {
-	recs, err := LoadExceptions(campaignDir)
+	unlock, err := lockExceptions(campaignDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	recs, err := loadForChange(campaignDir)
 	if err != nil {
 		return err
 	}
@@ -283,6 +275,17 @@ func DeleteException(campaignDir, id string) error {
 		return fmt.Errorf("%s: no exception record with id %q", filepath.Join(campaignDir, exceptionsFile), id)
 	}
 	return saveExceptions(campaignDir, out)
+}
+
+// loadForChange loads the records a change rewrites. A save rewrites the whole file from them,
+// so a file that does not parse whole is refused and left byte for byte as it is: the records
+// of the lines that did not parse would be lost.
+func loadForChange(campaignDir string) ([]ExceptionRecord, error) {
+	recs, err := LoadExceptions(campaignDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w (nothing saved: the file is left as it is until that line is fixed, since a save rewrites every record)", err)
+	}
+	return recs, nil
 }
 
 func newID() string {
