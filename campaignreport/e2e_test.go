@@ -32,6 +32,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeToolchainEnv) == "1" { // run as rustc or cargo (sourcebuilt_test.go)
+		os.Exit(fakeToolchain(filepath.Base(os.Args[0]), os.Args[1:]))
+	}
 	os.Exit(runMain(m))
 }
 

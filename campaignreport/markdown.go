@@ -136,10 +136,34 @@ func (m *md) revisions(r *Report) {
 		m.p("%s built by kvparity from %s (%s %s%s):", a.Arm, code(b.Source), b.Package, b.Version, crateSum(b))
 		m.p("- features %s, checked against the package manifest; profile %s", code(strings.Join(b.Features, ",")), b.Profile)
 		m.p("- toolchain %s · %s", code(firstLine(b.Rustc)), code(b.Cargo))
-		m.p("- Cargo.lock SHA-256 %s; %d units compiled in %.0f s%s", code(b.LockSHA256), b.Units, b.BuildSeconds, map[bool]string{true: " (taken from the build cache)"}[b.Cached])
+		m.p("- %s; %d units compiled in %.0f s%s", lockLine(b), b.Units, b.BuildSeconds, map[bool]string{true: " (taken from the build cache)"}[b.Cached])
 		m.p("- timing extension (determinism patch) SHA-256 %s; this version's applied diff SHA-256 %s, around %s's `Replayer::run_inner`", code(b.ExtensionSHA256), code(b.AppliedPatchSHA256), b.ReplayCrate)
 		m.p("- command: %s", code(strings.Join(b.Command, " ")))
+		m.p("- %s", envLine(b))
 	}
+}
+
+// lockLine says which Cargo.lock each checksum is: the one the source ships, and the one the
+// build used, which cargo rewrote for the timing extension's patched replay crate.
+func lockLine(b *engine.BuildInfo) string {
+	used := "Cargo.lock the build used (rewritten by cargo for the timing extension's patched " + b.ReplayCrate + ") SHA-256 " + code(b.LockSHA256)
+	if b.PublishedLockSHA256 == "" {
+		return used + "; the published Cargo.lock's checksum was not recorded (built before kvparity recorded it)"
+	}
+	return "published Cargo.lock (as the source ships it) SHA-256 " + code(b.PublishedLockSHA256) + "; " + used
+}
+
+// envLine is the command's environment: what kvparity set, and what it took from the caller's
+// environment that changes what is compiled.
+func envLine(b *engine.BuildInfo) string {
+	if b.Env == nil {
+		return "environment: not recorded (built before kvparity recorded it)"
+	}
+	inherited := "none"
+	if len(b.InheritedEnv) > 0 {
+		inherited = code(strings.Join(b.InheritedEnv, " "))
+	}
+	return "environment set by kvparity: " + code(strings.Join(b.Env, " ")) + "; from the caller's environment (the variables that change what is compiled: RUSTFLAGS, RUSTC*, CARGO_BUILD_*, CARGO_PROFILE_*, CARGO_TARGET_*...): " + inherited
 }
 
 func crateSum(b *engine.BuildInfo) string {

@@ -112,8 +112,21 @@ func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[st
 	}
 	s.UncoveredN = x.Uncovered
 	s.Uncovered = x.First[:min(len(x.First), maxUncovered)]
-	x.First = x.First[:min(len(x.First), 3)]
+	x.First = headlineFirst(x.First, d.First, c.exceptions)
 	return s, &x, nil
+}
+
+// headlineFirst is what the semantic verdict names as the first uncovered pointers: the first
+// divergence (diffview's, the earliest point of the history) when no record covers it, else
+// the first uncovered pointers in document order. Document order alone is near alphabetical
+// (canonical reports sort their keys), which is rarely where the runs part.
+func headlineFirst(uncovered []string, first *diffview.JSONFirst, recs []diffview.ExceptionRecord) []string {
+	if first != nil {
+		if x, _ := diffview.CoverageByRecord(slices.Values([]string{first.Pointer}), recs); x.Uncovered == 1 {
+			return []string{first.Pointer}
+		}
+	}
+	return uncovered[:min(len(uncovered), 3)]
 }
 
 // firstReport is where the first counted repetition's full report was written (the one the

@@ -2,6 +2,10 @@ package campaignreport
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
+
+	"kvparity/engine"
 
 	"kvparity/report"
 	"kvparity/verdict"
@@ -45,7 +49,14 @@ func (c *campaign) statements(r *Report) []Statement {
 			add("stale artifact", "the %s source binary changed after generation %d was pinned: these results are about the pinned copy, not the rebuilt binary; rerun the determinism stage to pin and judge the new one", a.Arm, a.Gen)
 		}
 	}
-	add("determinism patch", "no temporary determinism patch was declared for either revision, so no patch checksum is recorded")
+	switch p := r.Config.DeterminismPatch; {
+	case p == nil:
+		add("determinism patch", "no temporary determinism patch was declared for either revision, so no patch checksum is recorded")
+	case c.sourceBuilt():
+		add("determinism patch", "the source-built revisions carry kvparity's timing extension (SHA-256 %s), their determinism patch: the verdicts are about the source code with it applied, which adds replay_execution_ms around the replay loop and changes no report field", p.SHA256)
+	default:
+		add("determinism patch", "the verdicts are about both revisions with the temporary determinism patch (SHA-256 %s) applied, not about the revisions as committed", p.SHA256)
+	}
 	if r.Trace.Generated {
 		add("trace", "the trace is a generated conversation trace (%s), not the Mooncake window the protocol qualifies", r.Trace.Source)
 	}
@@ -101,4 +112,23 @@ func (c *campaign) statements(r *Report) []Statement {
 	add("forced fixtures", "stage 6 fixtures (single-worker queueing, scale-to-zero, backend handoff ordering) are not part of this campaign")
 	add("excluded by the protocol", "round-robin routing and the same-timestamp event-only progress scenario are outside this campaign; KVBM G2–G4 replay was removed and is not emulated")
 	return out
+}
+
+// sourceBuilt says the campaign built an arm from its source: its determinism patch is then
+// kvparity's timing extension (a row with source arms may declare no patch of its own).
+func (c *campaign) sourceBuilt() bool {
+	return slices.ContainsFunc(arms, func(a engine.Arm) bool { return c.hist.Current[a].Build != nil })
+}
+
+// extensionStatement states the timing extension for one arm: the extension's checksum (the
+// same for every built arm) and this arm's own applied diff, kept in the campaign under the
+// arm's name.
+func (c *campaign) extensionStatement(arm engine.Arm, p *engine.DeterminismPatch) string {
+	b := c.hist.Current[arm].Build
+	if b == nil {
+		return fmt.Sprintf("none: a given binary (kvparity's timing extension, SHA-256 %s, is applied only to the arms it builds from source)", p.SHA256)
+	}
+	rel := engine.ExtensionPatchCopy(arm)
+	return fmt.Sprintf("SHA-256 %s, kvparity's timing extension, applied identically to every source-built revision; this revision's applied diff SHA-256 %s, copy %s",
+		p.SHA256, b.AppliedPatchSHA256, keptOrRemoved(c.exists(rel), filepath.ToSlash(rel)))
 }

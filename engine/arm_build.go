@@ -85,17 +85,23 @@ func extensionPatch(dir string, builds map[Arm]build.Info) (*DeterminismPatch, e
 		if err != nil {
 			return nil, fmt.Errorf("the %s build's applied patch: %w", arm, err)
 		}
-		rel := filepath.Join(layout.DirPatch, string(arm)+"-timing-extension.patch")
+		rel := ExtensionPatchCopy(arm)
 		if err := os.MkdirAll(filepath.Join(dir, layout.DirPatch), 0o755); err != nil {
 			return nil, err
 		}
 		if err := atomicfile.WriteIn(dir, filepath.Join(dir, rel), b, 0o644); err != nil {
 			return nil, err
 		}
-		if p.Path == "" {
+		if p.Path == "" { // the first copy; ExtensionPatchCopy names each arm's
 			p.Path = rel
 		}
 		p.Bytes += int64(len(b))
 	}
 	return p, nil
+}
+
+// ExtensionPatchCopy is where the campaign keeps arm's applied timing extension (its build's
+// diff), relative to the campaign.
+func ExtensionPatchCopy(arm Arm) string {
+	return filepath.Join(layout.DirPatch, string(arm)+"-timing-extension.patch")
 }

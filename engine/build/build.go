@@ -92,7 +92,7 @@ type Info struct {
 	// PublishedLockSHA256 is the Cargo.lock as the source ships it; LockSHA256 the one the
 	// build used: cargo rewrites it for the timing extension's patched copy of the replay
 	// crate (a path source, no registry checksum) and the harness's added dependency.
-	PublishedLockSHA256 string `json:"published_lockfile_sha256,omitempty"`
+	PublishedLockSHA256 string `json:"published_lockfile_sha256"`
 	LockSHA256          string `json:"lockfile_sha256"`
 	ReplayCrate         string `json:"replay_crate"` // the crate whose run_inner the extension times
 	// ExtensionSHA256 is the timing extension's checksum: the same for every version (the
@@ -103,8 +103,8 @@ type Info struct {
 	Command            []string `json:"command"`
 	// Env is what kvparity set for the command; InheritedEnv the variables of the caller's
 	// environment it ran with that change what is compiled (RUSTFLAGS, CARGO_PROFILE_*...).
-	Env          []string `json:"environment,omitempty"`
-	InheritedEnv []string `json:"inherited_environment,omitempty"`
+	Env          []string `json:"environment"`
+	InheritedEnv []string `json:"inherited_environment"`
 	CacheKey     string   `json:"cache_key"`
 	Binary       string   `json:"binary"` // the built executable in the cache
 	BinarySHA256 string   `json:"binary_sha256"`
@@ -169,7 +169,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	req := request{spec: s, toolchain: tc, inherited: buildEnvironment(os.Environ())}
+	req := newRequest(s, tc)
 	key := cacheKey(req)
 	dir := filepath.Join(cache, key)
 	info, why, ok := cached(dir, req)

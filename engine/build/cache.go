@@ -23,6 +23,17 @@ type request struct {
 	inherited []string // buildEnvironment(os.Environ())
 }
 
+// newRequest is s built with tc in this process's environment.
+func newRequest(s Spec, tc Toolchain) request {
+	return request{spec: s, toolchain: tc, inherited: buildEnvironment(os.Environ())}
+}
+
+// EntryDir is the folder of cache that holds (or will hold) s built with tc in this process's
+// environment.
+func EntryDir(cache string, s Spec, tc Toolchain) string {
+	return filepath.Join(cache, cacheKey(newRequest(s, tc)))
+}
+
 // cacheKey names a build by everything that determines it. The caller's build-affecting
 // environment enters the key only when there is one, so the entries built without any keep
 // their names.

@@ -4,9 +4,13 @@
 // package manifest, applies kvparity's timing extension (replay_execution_ms around the replay
 // loop, the same inserted code for every version) and builds Dynamo's offline_replay_bench with
 // one toolchain and one profile. Builds are cached outside the campaign, keyed by everything
-// that determines them, so a second campaign does not rebuild.
+// that determines them, so a second campaign does not rebuild; a cached entry is used only
+// when its record equals the requested build and its files are inside it with their
+// checksums, else it is rebuilt with a warning.
 //
-//	build.go      Build, Options, Info, Progress; the cache
+//	build.go      Build, Options, Info, Progress
+//	cache.go      the cache: its key, and the checks a cached entry must pass to be used
+//	env.go        the build's environment: what kvparity sets, what it inherits and records
 //	fetch.go      crate and git sources, the manifest checks
 //	extension.go  the timing extension (anchored edits; refuses an unexpected code shape)
 //	cargo.go      cargo invocations: own process group, progress from its messages

@@ -42,7 +42,7 @@ func buildEnvironment(environ []string) []string {
 			byName[name] = kv
 		}
 	}
-	var out []string
+	out := []string{} // recorded as [] (none), not null (not recorded)
 	for _, kv := range byName {
 		out = append(out, kv)
 	}
