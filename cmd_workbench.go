@@ -71,6 +71,7 @@ func workbenchCmd(args []string, stdout, stderr io.Writer) int {
 	return runWorkbench(stderr, *cpuList, reopened, func(opts engine.Options) (*engine.Campaign, error) {
 		opts.Dir, opts.RowPath = *dir, rowPath
 		opts.Perf.IsolateCPU = *isolate
+		opts.Follow = true // a campaign another kvparity writes is followed live, read-only
 		return engine.OpenOrCreate(row, opts)
 	})
 }

@@ -548,8 +548,8 @@ func (c *Campaign) Info() CampaignInfo {
 		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, TimingProxy: r.Perf.TimingProxy,
 		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
 	}
-	if c.readOnly != nil {
-		info.ReadOnly = c.readOnly.Error()
+	if err := c.refusal(); err != nil {
+		info.ReadOnly = err.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)

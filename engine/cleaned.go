@@ -36,7 +36,14 @@ func isCleaned(dir string, trace TraceChecksums, pins map[Arm]PinnedArtifact) bo
 }
 
 // isCleaned reports whether the campaign was opened read-only because it was cleaned.
-func (c *Campaign) isCleaned() bool { return errors.Is(c.readOnly, errCleaned) }
+func (c *Campaign) isCleaned() bool { return errors.Is(c.refusal(), errCleaned) }
+
+// refusal is why nothing may be started or written here (nil when the campaign is writable).
+func (c *Campaign) refusal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readOnly
+}
 
 // readOnlyJournal holds recs and refuses every append with why.
 func readOnlyJournal(path string, recs []Record, why error) *Journal {

@@ -85,8 +85,8 @@ func (c *Campaign) AddRepetition(a Arm) error {
 	if a != Baseline && a != Candidate {
 		return fmt.Errorf("no arm %q", a)
 	}
-	if c.readOnly != nil {
-		return c.readOnly
+	if err := c.refusal(); err != nil {
+		return err
 	}
 	if c.Running() {
 		return errors.New("a stage is running; stop it first")

@@ -7,6 +7,10 @@
 //
 //	row.go, row_default.go   Row TOML (DESIGN), validation naming the key, DefaultRow, TinyRow
 //	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot
+//	lock.go, owner.go        campaign.lock: one writer at a time, naming its holder (pid + start time)
+//	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
+//	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
+//	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, VerifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped

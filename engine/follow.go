@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,6 +26,18 @@ type FollowedWriter struct {
 }
 
 func (FollowedWriter) event() {}
+
+// A WriterEndedError refuses stages on a follower whose writer has ended: this process opened
+// the campaign read-only, and only a fresh open (which takes the lock and checks for strays)
+// may write it.
+type WriterEndedError struct {
+	Dir    string
+	Holder Holder
+}
+
+func (e *WriterEndedError) Error() string {
+	return fmt.Sprintf("campaign %s was opened read-only to follow kvparity pid %d, which has ended: quit and open it again to run stages here", e.Dir, e.Holder.PID)
+}
 
 // followPoll is how often the journal and the running replays' files are read without a
 // file event (running replays' progress files change continually; they are polled).
@@ -125,9 +138,15 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 				c.Emit(StageStopped{Stage: st.Stage, Cancelled: true})
 			}
 			runs = map[RunID]*tailer{}
+			c.mu.Lock()
+			c.readOnly = &WriterEndedError{Dir: c.dir, Holder: holder}
+			c.mu.Unlock()
 			c.Emit(FollowedWriter{Holder: holder, Ended: true})
 		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
 			ended, holder = false, now // another kvparity took the campaign over
+			c.mu.Lock()
+			c.readOnly = &HeldError{Dir: c.dir, Holder: holder}
+			c.mu.Unlock()
 			c.Emit(FollowedWriter{Holder: holder})
 		}
 	}

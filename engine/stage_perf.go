@@ -10,8 +10,8 @@ import (
 // StartPerf runs (or resumes) the performance stage; refused while determinism is not STABLE
 // on both arms' current artifacts.
 func (c *Campaign) StartPerf() error {
-	if c.readOnly != nil {
-		return c.readOnly
+	if err := c.refusal(); err != nil {
+		return err
 	}
 	if err := c.perfAllowed(); err != nil {
 		return err

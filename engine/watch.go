@@ -58,8 +58,8 @@ func (c *Campaign) SetWatch(on bool) error {
 	if closed {
 		return errors.New("campaign is closed")
 	}
-	if c.readOnly != nil {
-		return c.readOnly
+	if err := c.refusal(); err != nil {
+		return err
 	}
 	targets := map[string]Arm{} // absolute path -> arm ("" for the row file)
 	for _, arm := range []Arm{Baseline, Candidate} {

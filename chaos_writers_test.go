@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/engine"
+	"kvparity/internal/layout"
+)
+
+// The chaos cases of issue 25: several kvparity processes on one campaign, and the signals a
+// closed terminal sends. Each asserts that nothing recorded is lost, no verdict is false and
+// nothing is left running.
+
+// startRun starts `kvparity run --row tiny` on dir in its own process group.
+func startRun(t *testing.T, bin, dir, stage string) (*exec.Cmd, *bytes.Buffer, chan error) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", stage)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	})
+	return cmd, &errb, done
+}
+
+// waitJournal polls dir's journal until pred holds over its records.
+func waitJournal(t *testing.T, dir, what string, pred func([]engine.Record) bool) []engine.Record {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if recs, err := engine.ReadJournalRecords(filepath.Join(dir, layout.FileJournal)); err == nil && pred(recs) {
+			return recs
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s in %s", what, dir)
+	return nil
+}
+
+// aRunIsOpen: a replay has started and not ended.
+func aRunIsOpen(recs []engine.Record) bool {
+	open := map[engine.RunID]bool{}
+	for _, r := range recs {
+		switch r.Type {
+		case engine.RecRunStart:
+			open[r.Run] = true
+		case engine.RecRunEnd:
+			delete(open, r.Run)
+		}
+	}
+	return len(open) > 0
+}
+
+func hasType(recs []engine.Record, ty engine.RecordType) bool {
+	for _, r := range recs {
+		if r.Type == ty {
+			return true
+		}
+	}
+	return false
+}
+
+// Two `run`s on one campaign at once: the second is refused at once naming the first, the
+// first finishes, and the journal reads back whole with the verdict of an undisturbed run.
+func TestChaosTwoWritersAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two real campaigns")
+	}
+	bin := kvparityBinary(t)
+	dir := filepath.Join(t.TempDir(), "c")
+	first, _, done := startRun(t, bin, dir, "all")
+	waitJournal(t, dir, "a running replay", aRunIsOpen)
+	start := time.Now()
+	code, _, errOut := runKvparity(t, bin, time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+	if code != 3 || !strings.Contains(errOut, "is being written by kvparity pid "+strconv.Itoa(first.Process.Pid)) {
+		t.Fatalf("the second writer exited %d:\n%s", code, errOut)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the second writer took %s to be refused", d)
+	}
+	if err := <-done; err != nil && first.ProcessState.ExitCode() == 3 {
+		t.Fatalf("the first writer failed: %v", err)
+	}
+	checkJournal(t, dir, 0)
+	checkNoSurvivors(t, dir, 0)
+	for _, r := range waitJournal(t, dir, "the whole journal", func([]engine.Record) bool { return true }) {
+		if r.Type == engine.RecRunEnd && r.Signal != "" {
+			t.Errorf("%s ended by signal %s: a writer killed another's replay", r.Run, r.Signal)
+		}
+	}
+	if out, errs, code := runKvparity2(t, bin, "report", dir); code != 0 {
+		t.Fatalf("report after two writers: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// Following a running perf stage (what `kvparity open` does on a campaign another kvparity
+// writes): the follower sees the samples as they are measured, kills nothing, writes nothing,
+// and the writer's perf stage ends with no sample killed by a signal (the false FAIL of before).
+func TestChaosFollowDuringPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real perf stage")
+	}
+	bin := kvparityBinary(t)
+	dir := filepath.Join(t.TempDir(), "c")
+	writer, errb, done := startRun(t, bin, dir, "perf")
+	waitJournal(t, dir, "the perf stage's first sample run", func(recs []engine.Record) bool {
+		for _, r := range recs {
+			if r.Type == engine.RecRunStart && (r.Kind == engine.KindWarmup || r.Kind == engine.KindSample) {
+				return true
+			}
+		}
+		return false
+	})
+	f, err := engine.Open(dir, engine.Options{Follow: true})
+	if err != nil {
+		t.Fatalf("following the campaign: %v", err)
+	}
+	var followed []engine.Event
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		for ev := range f.Events() {
+			followed = append(followed, ev)
+		}
+	}()
+	if err := f.StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Process.Pid)) {
+		t.Errorf("a stage key on the follower: %v, want a refusal naming the writer", err)
+	}
+	if err := <-done; err != nil && writer.ProcessState.ExitCode() == 3 {
+		t.Fatalf("the writer: %v\n%s", err, errb)
+	}
+	time.Sleep(2 * time.Second) // the follower reads the journal's last records and the writer's end
+	f.Close()
+	<-pumped
+	samples, ended := 0, false
+	for _, ev := range followed {
+		switch ev := ev.(type) {
+		case engine.SampleDone:
+			samples++
+		case engine.FollowedWriter:
+			ended = ended || ev.Ended
+		}
+	}
+	if samples == 0 || !ended {
+		t.Errorf("the follower saw %d samples, writer ended %v", samples, ended)
+	}
+	recs := waitJournal(t, dir, "the whole journal", func([]engine.Record) bool { return true })
+	for _, r := range recs {
+		if r.Type == engine.RecRunEnd && r.Signal != "" {
+			t.Errorf("%s ended by signal %s while followed", r.Run, r.Signal)
+		}
+	}
+	if !hasType(recs, engine.RecPerfResult) && !strings.Contains(errb.String(), "BLOCKED") {
+		t.Errorf("the followed perf stage recorded no result:\n%s", tail(errb.String(), 20))
+	}
+	checkNoSurvivors(t, dir, 0)
+}
+
+// SIGHUP (a closed terminal) stops the stage like SIGTERM: recorded as the stage's end with
+// its cause, nothing of the campaign left running, and the campaign resumes.
+func TestChaosSIGHUP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real campaign")
+	}
+	bin := kvparityBinary(t)
+	dir := filepath.Join(t.TempDir(), "c")
+	run, _, done := startRun(t, bin, dir, "all")
+	waitJournal(t, dir, "a running replay", aRunIsOpen)
+	syscall.Kill(run.Process.Pid, syscall.SIGHUP) // kvparity alone: its replays are in groups of their own
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("kvparity did not stop on SIGHUP")
+	}
+	recs := waitJournal(t, dir, "the journal", func([]engine.Record) bool { return true })
+	if last := recs[len(recs)-1]; last.Type != engine.RecStageEnd || last.Reason != "hangup signal received" {
+		t.Errorf("the last record is %s %q, want the stage's end recording the hangup", last.Type, last.Reason)
+	}
+	checkJournal(t, dir, 0)
+	checkNoSurvivors(t, dir, 0)
+	if code, _, errs := runKvparity(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "determinism"); code == 3 {
+		t.Fatalf("resume after SIGHUP: %s", errs)
+	}
+}
+
+// A tmux session killed under the workbench: the workbench gets SIGHUP, stops its stage with
+// the cause recorded, and leaves nothing running.
+func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the workbench in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed: apt-get install tmux")
+	}
+	bin := kvparityBinary(t)
+	dir := filepath.Join(t.TempDir(), "c")
+	session := "kvparity-chaos-" + strconv.Itoa(os.Getpid())
+	tmux := func(args ...string) {
+		if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+	}
+	tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", bin, "--row", "tiny", "--campaign", dir)
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
+	waitJournal(t, dir, "the campaign", func(recs []engine.Record) bool { return len(recs) > 0 })
+	time.Sleep(500 * time.Millisecond) // the workbench draws before it reads keys
+	tmux("send-keys", "-t", session, "g")
+	waitJournal(t, dir, "a running replay", aRunIsOpen)
+	holder := readLockHolder(t, dir)
+	tmux("kill-session", "-t", session)
+	deadline := time.Now().Add(30 * time.Second)
+	for holder.Alive() {
+		if time.Now().After(deadline) {
+			t.Fatal("the workbench outlived its killed tmux session")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	recs := waitJournal(t, dir, "the journal", func([]engine.Record) bool { return true })
+	if last := recs[len(recs)-1]; last.Type != engine.RecStageEnd || last.Reason != "hangup signal received" {
+		t.Errorf("the last record is %s %q, want the stage's end recording the hangup", last.Type, last.Reason)
+	}
+	checkJournal(t, dir, 0)
+	checkNoSurvivors(t, dir, 0)
+}
+
+// readLockHolder is the kvparity the campaign lock names.
+func readLockHolder(t *testing.T, dir string) engine.Holder {
+	t.Helper()
+	err := func() error {
+		release, err := engine.LockCampaign(dir)
+		if err == nil {
+			release()
+		}
+		return err
+	}()
+	held, ok := err.(*engine.HeldError)
+	if !ok {
+		t.Fatalf("nobody holds the campaign lock: %v", err)
+	}
+	return held.Holder
+}
+
+// runKvparity2 runs the binary and returns stdout, stderr and the exit status.
+func runKvparity2(t *testing.T, bin string, args ...string) (string, string, int) {
+	code, out, errs := runKvparity(t, bin, 5*time.Minute, args...)
+	return out, errs, code
+}
