@@ -14,6 +14,7 @@ import (
 	"kvparity/ui/keys"
 	"kvparity/ui/pane"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 // A State is where a repetition is in its life.
@@ -180,9 +181,9 @@ func (m *Model) ScrollBy(n int) {
 
 // ClickAt selects the repetition drawn on line y of the pane (0 is the title).
 func (m *Model) ClickAt(y int) {
-	i := m.firstShown() + y - 1
-	if y >= 1 && i >= 0 && i < len(m.reps) && y <= m.bodyRows() {
-		m.cursor, m.pinned = i, true
+	shown := m.shownRows()
+	if y >= 1 && y <= len(shown) {
+		m.cursor, m.pinned = shown[y-1], true
 	}
 }
 
@@ -194,12 +195,63 @@ func (m Model) bodyRows() int {
 	return max(m.Height-1, 0)
 }
 
-// firstShown is the first repetition shown: the list scrolls to keep the cursor visible.
-func (m Model) firstShown() int {
-	if body := m.bodyRows(); m.cursor >= body {
-		return m.cursor - body + 1
+// shownRows lists the repetitions drawn, in display order. When they do not all fit, the ones
+// that matter are never the ones cut: the selected line, then the lines of an UNSTABLE arm
+// (the ones whose digest differs first), then live and failed runs, then the lines nearest
+// the selection. The title says how many are hidden (hiddenNote).
+func (m Model) shownRows() []int {
+	body := m.bodyRows()
+	if len(m.reps) <= body {
+		out := make([]int, len(m.reps))
+		for i := range out {
+			out[i] = i
+		}
+		return out
 	}
-	return 0
+	order := make([]int, len(m.reps))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		r := m.reps[i]
+		_, differs := m.differsFrom(r)
+		switch {
+		case i == m.cursor:
+			return 0
+		case differs:
+			return 1
+		case m.verdicts[r.Arm].Verdict == verdict.Unstable:
+			return 2
+		case r.State != Done:
+			return 3
+		}
+		return 4
+	}
+	dist := func(i int) int { return max(i-m.cursor, m.cursor-i) }
+	slices.SortStableFunc(order, func(a, b int) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return dist(a) - dist(b)
+	})
+	shown := order[:body]
+	slices.Sort(shown)
+	return shown
+}
+
+// differsFrom finds a repetition of r's arm whose digest r disagrees with: for a plain
+// repetition another plain one, for a perturbed one a plain one (its variations are what
+// differ). ok is false while r has no digest or agrees with every other.
+func (m Model) differsFrom(r Repetition) (Repetition, bool) {
+	if r.Digest == "" {
+		return Repetition{}, false
+	}
+	for _, o := range m.reps {
+		if o.Arm == r.Arm && o.Digest != "" && o.Run != r.Run && o.Variation == "" && o.Digest != r.Digest {
+			return o, true
+		}
+	}
+	return Repetition{}, false
 }
 
 // MarkStoppedByUser says a run that ended with an error was stopped by the user (x), not a

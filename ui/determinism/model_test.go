@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
@@ -197,5 +198,54 @@ func TestPerturbedLinesAndPreflight(t *testing.T) {
 		Finding: "differs only with all-cores: thread-order dependent"})
 	if s := view(m.sized(120, 9)); !strings.Contains(s, "cand UNSTABLE (differs only with all-cores: thread-order dependent)") {
 		t.Errorf("verdict line lacks the finding:\n%s", s)
+	}
+}
+
+// A pane too short for every line cuts the ones that matter last: at 80×24 with the diff pane
+// open it has two lines for five repetitions, and they are the UNSTABLE candidate's (the
+// selected one and the one it differs from), with the title saying how many are hidden and
+// how to see them. A disagreeing digest is never marked ✓.
+func TestShortPaneKeepsTheUnstableArmsLinesAndSaysWhatItHides(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	var evs []engine.Event
+	for _, r := range []struct {
+		arm    engine.Arm
+		rep    int
+		id     engine.RunID
+		digest string
+	}{{engine.Baseline, 1, "b1", "aaaaaaaa"}, {engine.Baseline, 2, "b2", "aaaaaaaa"}, {engine.Baseline, 3, "b3", "aaaaaaaa"},
+		{engine.Candidate, 1, "c1", "cccccccc"}, {engine.Candidate, 2, "c2", "dddddddd"}} {
+		evs = append(evs, started(r.arm, r.rep, r.id), engine.RunFinished{Run: r.id},
+			engine.DigestReady{Run: r.id, Arm: r.arm, Repetition: r.rep, Digest: r.digest})
+	}
+	evs = append(evs, engine.StageVerdict{Stage: engine.StageDeterminism, Arm: engine.Candidate, Verdict: "UNSTABLE"})
+	m = apply(m, evs...)
+	// The user selects base#1: it stays, and the candidate's lines take the other row.
+	m.Focus()
+	m, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	s := view(m.sized(40, 5)) // title, three lines, verdict
+	for _, want := range []string{"+2 more (z zooms)", "base#1", "cand#1", "cand#2", "≠ dddddd… ≠cand#1", "≠ cccccc… ≠cand#2"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "base#2") || strings.Contains(s, "base#3") {
+		t.Errorf("a STABLE arm's other lines go first:\n%s", s)
+	}
+	if strings.Contains(s, "✓ cccccc") || strings.Contains(s, "✓ dddddd") {
+		t.Errorf("a digest that disagrees with its arm is never ✓:\n%s", s)
+	}
+	if !strings.Contains(s, "✓ aaaaaa") {
+		t.Errorf("an agreeing digest keeps its ✓:\n%s", s)
+	}
+	// Every line fits: nothing is said hidden.
+	if s := view(m.sized(40, 8)); strings.Contains(s, "more (") {
+		t.Errorf("nothing is hidden at 8 rows:\n%s", s)
+	}
+	// A click on the second drawn line selects what is drawn there.
+	m = m.sized(40, 5)
+	m.ClickAt(2)
+	if r, _ := m.Selected(); r.Run != "c1" {
+		t.Errorf("click on line 2 selected %s, want c1", r.Run)
 	}
 }

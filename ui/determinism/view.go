@@ -21,9 +21,7 @@ func Label(a engine.Arm, index int) string {
 // the verdict line.
 func (m Model) View() string {
 	st := m.Styles
-	lines := []string{m.Title("DETERMINISM", m.progressNote())}
-	body := m.bodyRows() // less the title and verdict line
-	first := m.firstShown()
+	lines := []string{m.title()}
 	switch {
 	case len(m.reps) == 0 && m.Total() > 0:
 		lines = append(lines, st.Faint.Render("  starting the repetitions…"))
@@ -34,7 +32,7 @@ func (m Model) View() string {
 	for _, r := range m.reps {
 		labelW = max(labelW, text.Width(LineLabel(r))+1)
 	}
-	for i := first; i < len(m.reps) && i < first+body; i++ {
+	for _, i := range m.shownRows() {
 		lines = append(lines, m.repLine(i, labelW))
 	}
 	if m.Height >= 3 {
@@ -44,6 +42,23 @@ func (m Model) View() string {
 		lines = append(lines, m.verdictLine())
 	}
 	return text.Fit(lines, m.Width, m.Height)
+}
+
+// title is the title line with its note. When lines are hidden, how many and how to see them
+// come first: a pane that cuts a line never does so silently.
+func (m Model) title() string {
+	progress := m.progressNote()
+	hidden := len(m.reps) - len(m.shownRows())
+	if hidden <= 0 {
+		return m.Title("DETERMINISM", progress)
+	}
+	more := m.Styles.Warn.Render(fmt.Sprintf("+%d more (%s zooms)", hidden, m.keys.Zoom.Help().Key))
+	if progress != "" {
+		if full := m.Title("DETERMINISM", more+m.Styles.Faint.Render(" · ")+progress); text.Width(full) <= m.Width {
+			return full
+		}
+	}
+	return m.Title("DETERMINISM", more)
 }
 
 // preflightNote says how the preflight judged the arms, for the title: "1 CPU/run" when
@@ -137,6 +152,9 @@ func (m Model) repLine(i, labelW int) string {
 		}
 	case Done:
 		state = st.Good.Render("✓")
+		if _, differs := m.differsFrom(r); differs {
+			state = st.Bad.Render("≠") // it disagrees with its arm: never a check mark
+		}
 		rest = m.digest(r) + "  " + text.Dur(r.Elapsed)
 		if r.Digest == "" { // the process ended; its report is being canonicalized and digested
 			state = st.Running.Render("⟳")
@@ -163,21 +181,16 @@ func (m Model) repLine(i, labelW int) string {
 	return line
 }
 
-// digest renders a repetition's digest head; one that differs from its arm's first repetition
-// is marked, since that is an entropy leak the user must see at a glance.
+// digest renders a repetition's digest head; one that differs from another repetition of its
+// arm names it, since that is an entropy leak the user must see at a glance.
 func (m Model) digest(r Repetition) string {
 	st := m.Styles
 	if r.Digest == "" {
 		return st.Faint.Render("(no digest yet)")
 	}
 	d := text.Short(r.Digest, 6)
-	for _, o := range m.reps {
-		if o.Arm == r.Arm && o.Digest != "" && o.Run != r.Run && o.Variation == "" {
-			if (r.Variation != "" || o.Index < r.Index) && o.Digest != r.Digest {
-				return st.Bad.Render(d + " ≠" + Label(o.Arm, o.Index))
-			}
-			break
-		}
+	if o, differs := m.differsFrom(r); differs {
+		return st.Bad.Render(d + " ≠" + LineLabel(o))
 	}
 	return st.Accent.Render(d)
 }
