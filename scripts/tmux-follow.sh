@@ -13,6 +13,7 @@
 #        ROW=tiny|default    the built-in row (default tiny)
 #        SIZE=WxH            terminal size (default 100x30)
 #        CAPTURE_OUT=file    also write the captures there
+#        TIMEOUT=seconds     how long the writer may take to reach its first perf run (default 300)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,7 +41,7 @@ campaign="$work/campaign"
 "$bin" run --row "$row" --campaign "$campaign" --stage perf >"$work/run.out" 2>"$work/run.err" &
 writer=$!
 # Wait until the writer measures (its first warmup or sample has started).
-for _ in $(seq 1 1200); do
+for _ in $(seq 1 $((${TIMEOUT:-300} * 10))); do
 	grep -q '"kind":"\(warmup\|sample\)"' "$campaign/journal.jsonl" 2>/dev/null && break
 	sleep 0.1
 done
