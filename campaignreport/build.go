@@ -57,6 +57,7 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	if r.Semantic, in.Exceptions, err = c.semantic(r.Arms, in.Parity, files); err != nil {
 		return nil, nil, err
 	}
+	r.Semantic.flagBroad()
 	v := verdict.Decide(in)
 	r.Overall, r.Semantic.Outcome, r.Coverage, r.Parity, r.Determinism = v.Overall, v.Semantic, v.Coverage, v.Parity, v.Determinism
 	r.Blocked, r.ExitCode, r.Scope, r.SemanticExitCode = v.Blocked, v.ExitCode, v.Scope, v.SemanticExitCode

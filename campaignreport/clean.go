@@ -274,6 +274,8 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 	switch rel {
 	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileTraceSums, layout.FileLock:
 		return false, whyEvidence
+	case layout.FileExceptionsLock:
+		return false, "the exception records' lock (held only while a record is saved; it names the last saver)"
 	case layout.FileWindow:
 		if p.keepPins != "" {
 			return false, p.keepPins

@@ -29,7 +29,7 @@ func writeFile(t *testing.T, dir, name, content string) {
 func retained(extra ...string) []string {
 	keep := []string{"artifacts.json", "host.json", "journal.jsonl", "perf/result.json", "perf/samples.json", "perf/samples.txt",
 		"report.json", "report.md", "row.toml", "runs/det/baseline-1/evidence.json", "runs/det/baseline-2/evidence.json",
-		"runs/det/candidate-1/evidence.json", "runs/det/candidate-2/evidence.json", "schedule.json", "trace/checksums.json"}
+		"runs/det/candidate-1/evidence.json", "runs/det/candidate-2/evidence.json", "schedule.json", "trace/checksums.json", layout.FileLock}
 	keep = append(keep, extra...)
 	slices.Sort(keep)
 	return keep
@@ -169,7 +169,7 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 				t.Errorf("perf FAIL: %s was removed, the investigation needs it", want)
 			}
 		}
-	} else if want := retained("diffs/parity.json", layout.FileExceptions); !slices.Equal(files(t, dir), want) {
+	} else if want := retained("diffs/parity.json", layout.FileExceptions, layout.FileExceptionsLock); !slices.Equal(files(t, dir), want) {
 		t.Errorf("after clean:\n got %v\nwant %v", files(t, dir), want)
 	}
 	_, after := reportTwice(t, dir)

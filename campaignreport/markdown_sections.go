@@ -175,22 +175,33 @@ func (m *md) semantic(r *Report) {
 		m.p("None recorded.")
 		return
 	}
-	covers := map[string]int{}
+	cov := map[string]RecordCoverage{}
 	for _, c := range s.Coverage {
-		covers[c.ID] = c.Covers
+		cov[c.ID] = c
 	}
 	for _, e := range s.Exceptions {
 		m.blank()
-		if e.Broad {
+		// Broadness is the report's own computation (flagBroad), never the file's flag.
+		c := cov[e.ID]
+		switch {
+		case c.Broad != "":
 			m.p("#### %s (BROAD)", e.ID)
 			m.blank()
-			m.p("**Broad record**: it names a root pattern or covers more than half of the differing pointers; it was saved only after an explicit confirmation. Review it as a claim about the whole report.")
-		} else {
+			confirmed := "its author confirmed it as broad when saving it"
+			if !c.ConfirmedBroad {
+				confirmed = "it was **not** confirmed as broad when saved (written by hand, or saved against a diff where it was narrower)"
+			}
+			m.p("**Broad record**: it %s; %s. Review it as a claim about the whole report.", c.Broad, confirmed)
+		case c.ConfirmedBroad:
+			m.p("#### %s", e.ID)
+			m.blank()
+			m.p("Saved as broad (its author confirmed it), but against this report's differences it is not: it names no root pattern and covers at most half of them.")
+		default:
 			m.p("#### %s", e.ID)
 		}
 		m.blank()
 		if s.Diff != nil {
-			m.p("Covers %d of the %d differing pointers. Created %s, updated %s.", covers[e.ID], s.Diff.Count, stamp(e.Created), stamp(e.Updated))
+			m.p("Covers %d of the %d differing pointers. Created %s, updated %s.", c.Covers, s.Diff.Count, stamp(e.Created), stamp(e.Updated))
 		} else {
 			m.p("Created %s, updated %s.", stamp(e.Created), stamp(e.Updated))
 		}

@@ -228,10 +228,17 @@ type Semantic struct {
 	Uncovered  []string                   `json:"uncovered"` // the first maxUncovered, in document order
 }
 
-// RecordCoverage says how many differing pointers one exception record covers.
+// RecordCoverage says how many differing pointers one exception record covers, and whether
+// that makes it broad. There is one per record, in the file's order.
 type RecordCoverage struct {
 	ID     string `json:"id"`
 	Covers int    `json:"covers"`
+	// Broad says why the record is broad against this report's differences (a root pattern,
+	// or more than half of them), "" when it is not: computed here, never read from the file.
+	Broad string `json:"broad,omitempty"`
+	// ConfirmedBroad is the file's "broad": its author confirmed the record as broad when
+	// saving it. It is what was confirmed, not whether the record is broad now.
+	ConfirmedBroad bool `json:"confirmed_broad,omitempty"`
 }
 
 // A DiffSummary is a focused diff of two canonical reports: every differing pointer, the first

@@ -70,5 +70,11 @@
 // PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is covered by a valid
 // record, and never for an UNSTABLE arm. A record that names a root pattern ("/**",
 // "/per_request/**") or covers more than half of the differences is broad (BroadReason): the
-// pane asks for an explicit confirmation and saves it with Broad set.
+// pane asks for an explicit confirmation and saves it with Broad set, but the pane and the
+// campaign report compute broadness afresh every time they read a record, so the stored flag
+// only says whether its author confirmed it.
+//
+// The file is read strictly (one JSON object per line; no trailing data, repeated key or
+// unknown key; blank lines tolerated), a change is refused rather than rewrite a file that
+// did not parse whole, and every load-change-save holds an flock on exceptions.lock.
 package diffview

@@ -43,9 +43,12 @@ type ExceptionRecord struct {
 	// 7. the reviewer-visible disposition
 	Disposition string `json:"disposition"`
 
-	// Broad marks a record that names a root pattern or covered more than half of the
-	// differing pointers when it was saved: its author confirmed it explicitly, and a reviewer
-	// should read it first (the pane and the campaign report show the flag).
+	// Broad records that the record's author confirmed it as broad when saving it (the pane
+	// asks first). It is never read as whether the record is broad: the pane and the campaign
+	// report compute that every time from the patterns and the coverage (BroadReason), so a
+	// record written by hand with "broad": false, or one that became broad against a later
+	// diff, is flagged BROAD all the same. Kept so existing files read and the confirmation
+	// stays on record.
 	Broad bool `json:"broad,omitempty"`
 
 	Created time.Time `json:"created"`
@@ -148,7 +151,8 @@ func RootPattern(p string) bool {
 
 // BroadReason says why a record with these patterns, covering covered of differing pointers,
 // is broad, or "" when it is not: it names a root pattern, or it covers more than half of the
-// differences. A broad record needs an explicit confirmation and is saved with Broad set.
+// differences. It is the one test of broadness: every reader of a record calls it with the
+// coverage at hand, never trusting the stored Broad (which only records a confirmation).
 func BroadReason(patterns []string, covered, differing int) string {
 	var roots []string
 	for _, p := range patterns {

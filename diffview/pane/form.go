@@ -259,6 +259,8 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 		p.form.confirm = why
 		return p, nil
 	}
+	// The file keeps the author's confirmation; the pane and the report compute broadness
+	// afresh whenever they read the record.
 	rec.Broad = why != ""
 	return p, saveException(p.campaign, rec, p.diff, p.unstable)
 }
@@ -272,7 +274,7 @@ func saveException(dir string, rec diffview.ExceptionRecord, d *diffview.Diff, u
 			return exceptionsSavedMsg{err: err}
 		}
 		recs, err := diffview.LoadExceptions(dir)
-		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: saved.ID, broad: saved.Broad, err: err}
+		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: saved.ID, err: err}
 	}
 }
 

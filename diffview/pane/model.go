@@ -46,7 +46,6 @@ type exceptionsSavedMsg struct {
 	stand   standing // of diff and records
 	records []diffview.ExceptionRecord
 	saved   string // id saved or deleted
-	broad   bool
 	deleted bool
 	err     error
 }
@@ -88,10 +87,11 @@ type Model struct {
 
 	recs      []diffview.ExceptionRecord
 	recErr    error
-	verdict   verdict.Word   // SemanticVerdict of diff and recs, refreshed when either changes
-	uncovered int            // differing pointers no record covers
-	recCovers map[string]int // record id → differing pointers it covers
-	status    string         // last action's outcome, in the pane
+	verdict   verdict.Word      // SemanticVerdict of diff and recs, refreshed when either changes
+	uncovered int               // differing pointers no record covers
+	recCovers map[string]int    // record id → differing pointers it covers
+	recBroad  map[string]string // record id → why it is broad against this diff (computed)
+	status    string            // last action's outcome, in the pane
 
 	mode     paneMode
 	expanded map[string]bool
@@ -292,7 +292,7 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 		cmd = p.tell("deleted exception record "+msg.saved, false)
 	default:
 		what := "saved exception record " + msg.saved
-		if msg.broad {
+		if p.recBroad[msg.saved] != "" {
 			what += " (flagged broad)"
 		}
 		cmd = p.tell(what+fmt.Sprintf(" · covers %d · %d uncovered (the header has the campaign's semantic verdict)", p.recCovers[msg.saved], p.uncovered), false)

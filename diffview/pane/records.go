@@ -51,13 +51,19 @@ func (p Model) recordsView() []string {
 		total = p.diff.Count
 	}
 	for i, r := range p.recs {
+		// Broad is computed from the patterns and this diff's coverage (standingOf); the file's
+		// "broad" only says whether the author confirmed it.
+		why := p.recBroad[r.ID]
 		flag := ""
-		if r.Broad {
+		switch {
+		case why != "" && !r.Broad:
+			flag = "BROAD (unconfirmed) · "
+		case why != "":
 			flag = "BROAD · "
 		}
 		txt := fmt.Sprintf("%s  %scovers %d of %d · %s · %s", r.ID, flag, p.recCovers[r.ID], total, strings.Join(r.Pointers, ", "), r.Disposition)
 		s := st.Diff.Row
-		if r.Broad {
+		if why != "" {
 			s = st.Warn
 		}
 		if i == p.recCursor {
@@ -65,6 +71,14 @@ func (p Model) recordsView() []string {
 		}
 		lines = append(lines, s.Render(pad(txt, p.width)))
 		if i == p.recCursor {
+			switch {
+			case why != "" && !r.Broad:
+				lines = append(lines, st.Warn.Render(cut("    BROAD: it "+why+"; never confirmed as broad (saved by hand, or against a narrower diff)", p.width)))
+			case why != "":
+				lines = append(lines, st.Warn.Render(cut("    BROAD: it "+why+"; confirmed by its author", p.width)))
+			case r.Broad:
+				lines = append(lines, st.Faint.Render(cut("    saved as broad by its author; not broad against this diff", p.width)))
+			}
 			lines = append(lines, st.Faint.Render(cut("    differs: "+r.Differs, p.width)))
 			lines = append(lines, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
 		}

@@ -229,7 +229,7 @@ func (p Model) semanticLine() string {
 	v, unc := p.verdict, p.uncovered
 	broad := 0
 	for _, r := range p.recs {
-		if r.Broad {
+		if p.recBroad[r.ID] != "" { // computed, never the file's flag
 			broad++
 		}
 	}
