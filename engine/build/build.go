@@ -330,9 +330,9 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	return info, nil
 }
 
-// refused is the warning of a cache entry that is not the build requested.
+// refused is the warning of a cache entry that is another build, or a damaged one.
 func refused(dir, why string) string {
-	return fmt.Sprintf("the cached build in %s is not the one requested (%s): building it again", dir, why)
+	return fmt.Sprintf("the cached build in %s cannot be used (%s): building it again", dir, why)
 }
 
 // applyExtension patches a copy of the replay crate and the harness, and wires the copy in

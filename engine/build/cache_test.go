@@ -120,7 +120,7 @@ func TestCacheEntryIsVerifiedOrRebuiltWithAWarning(t *testing.T) {
 			if again.Cached || !slices.ContainsFunc(calls(t, log)[before:], func(c string) bool { return strings.HasPrefix(c, "cargo build") }) {
 				t.Fatalf("the tampered entry was used: %+v", again)
 			}
-			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "rebuilding: the cached build in "+dir+" is not the one requested (") ||
+			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "rebuilding: the cached build in "+dir+" cannot be used (") ||
 				!strings.Contains(warnings[0], tc.want) || !strings.HasSuffix(warnings[0], "): building it again") {
 				t.Errorf("warnings %q, want one naming %q", warnings, tc.want)
 			}
