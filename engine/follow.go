@@ -81,10 +81,11 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 	defer close(f.stopped)
 	w, err := fsnotify.NewWatcher()
 	var events chan fsnotify.Event
+	var watchErrs chan error
 	if err == nil {
 		defer w.Close()
 		if w.Add(c.dir) == nil {
-			events = w.Events
+			events, watchErrs = w.Events, w.Errors
 		}
 	}
 	tick := time.NewTicker(followPoll)
@@ -102,6 +103,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 			if !strings.HasSuffix(ev.Name, layout.FileJournal) && !strings.HasSuffix(ev.Name, layout.FileLock) {
 				continue
 			}
+		case <-watchErrs: // an overflowed event queue: the poll catches up
 		case <-tick.C:
 		}
 		recs, _, _ := tail.Read()
@@ -113,6 +115,14 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 			h.Add(r)
 			c.replayRecord(h, r)
 			switch r.Type {
+			case RecPinned:
+				// The writer re-pinned a rebuilt arm (watch mode): this process's pins follow.
+				if r.Artifact != nil {
+					old := c.Pinned(r.Arm)
+					p := pinFromRecord(r)
+					c.addPin(p)
+					c.Emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
+				}
 			case RecRunStart:
 				runs[r.Run] = c.runTailer(r)
 			case RecRunEnd:
