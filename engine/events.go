@@ -176,6 +176,14 @@ type PerfSummary struct {
 	Caveats                        []string
 	Drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
 	BootstrapLower, BootstrapUpper float64 // secondary diagnostic, never the verdict (only when Final)
+	// DependenceMethod is the row's predeclared [perf] dependence_method; DecidedBy the rule
+	// that gave the verdict: "order-statistics", "block-medians" or "none" (only when Final).
+	// When the block medians decided, DecidedLower/DecidedUpper are their bounds and
+	// DecidedBasis says what they are, e.g. "X(1), X(6) of 6 block medians (blocks of 9–11 pairs)".
+	DependenceMethod           string
+	DecidedBy                  string
+	DecidedLower, DecidedUpper float64
+	DecidedBasis               string
 }
 
 // Diagnostic is one dependence test result as shown to the user.

@@ -104,6 +104,12 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 			sum.BootstrapLower, sum.BootstrapUpper = b.Lower, b.Upper
 		}
 	}
+	sum.DependenceMethod, sum.DecidedBy = string(r.DependenceMethod), string(r.DecidedBy)
+	if r.DecidedBy == stats.DecidedByBlockMedians && r.Analysis != nil && r.Analysis.Dependent != nil {
+		d := r.Analysis.Dependent
+		sum.DecidedLower, sum.DecidedUpper = d.Lower, d.Upper
+		sum.DecidedBasis = d.Basis()
+	}
 	sum.Diagnostics = append(sum.Diagnostics, uiDiagnostics(r.TelemetryDiagnostics)...)
 	return sum
 }

@@ -43,6 +43,12 @@ type PerfResult struct {
 	LowerOrder int     `json:"lower_order,omitempty"`
 	UpperOrder int     `json:"upper_order,omitempty"`
 
+	// DependenceMethod is the row's predeclared method for a breached battery; DecidedBy the
+	// rule that gave Verdict. Lower/Upper above stay the order-statistic bounds; when the block
+	// medians decided, their bounds are Analysis.Dependent's.
+	DependenceMethod stats.DependenceMethod `json:"dependence_method"`
+	DecidedBy        stats.Decider          `json:"decided_by,omitempty"`
+
 	Verdict  verdict.Word `json:"verdict"` // PASS, FAIL, INCONCLUSIVE, BLOCKED
 	Reason   string       `json:"reason"`
 	Caveats  []string     `json:"caveats,omitempty"`
@@ -92,17 +98,19 @@ func (r *PerfResult) fill(s *perfSeries, pairs, warmups int) {
 // finish analyses a complete series.
 func (p *perfRun) finish(s *perfSeries) *PerfResult {
 	row := p.c.row
-	r := &PerfResult{Key: p.key, Row: row.Name, TimingField: p.field, TimingProxy: p.proxy, Threshold: row.Perf.Threshold, MeasuredCPU: p.cpu}
+	r := &PerfResult{Key: p.key, Row: row.Name, TimingField: p.field, TimingProxy: p.proxy, Threshold: row.Perf.Threshold, MeasuredCPU: p.cpu,
+		DependenceMethod: row.Perf.DependenceMethod}
 	r.fill(s, row.Perf.Pairs, row.Perf.WarmupsPerArm)
 	ratios, order := s.ratios(row.Perf.Pairs)
 	cfg := stats.DefaultConfig(uint64(row.Perf.ScheduleSeed))
 	cfg.Threshold = row.Perf.Threshold
+	cfg.Dependence = row.Perf.DependenceMethod
 	a, err := stats.Analyze(ratios, order, cfg)
 	if err != nil {
 		r.Verdict, r.Reason = verdict.Inconclusive, fmt.Sprintf("no order-statistic bound: %v", err)
 	} else {
 		r.Analysis = &a
-		r.Verdict, r.Reason = a.Verdict, a.Reason
+		r.Verdict, r.Reason, r.DecidedBy = a.Verdict, a.Reason, a.DecidedBy
 		r.Lower, r.Upper = a.Bounds.Lower, a.Bounds.Upper
 		r.LowerOrder, r.UpperOrder = a.Bounds.MedianOrders.Lower, a.Bounds.MedianOrders.Upper
 		r.Warnings = append(r.Warnings, a.Warnings...)
@@ -118,8 +126,9 @@ func (p *perfRun) finish(s *perfSeries) *PerfResult {
 			}
 		}
 		if len(bad) > 0 && r.Verdict != verdict.Inconclusive {
+			// Frequency confounding is not serial dependence: no predeclared method covers it.
 			r.Reason = fmt.Sprintf("telemetry rules breached: %s; the gate is not applied (the bounds alone would say %s)", strings.Join(bad, "; "), r.Verdict)
-			r.Verdict = verdict.Inconclusive
+			r.Verdict, r.DecidedBy = verdict.Inconclusive, stats.DecidedByNone
 		}
 	}
 	r.Caveats = append([]string(nil), p.caveats...)

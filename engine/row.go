@@ -17,6 +17,7 @@ import (
 
 	"kvparity/engine/build"
 	"kvparity/internal/pointer"
+	"kvparity/stats"
 )
 
 // BuiltinBinary is the arm binary value that pins the kvparity executable itself: the embedded
@@ -105,6 +106,13 @@ type PerfSpec struct {
 	// FootprintExplained explains binary or .text growth above 5% (the footprint gate fails
 	// until it is explained).
 	FootprintExplained string `toml:"footprint_explained,omitempty"`
+	// DependenceMethod is the predeclared dependence-aware method (protocol stage 7, step 5):
+	// "block-medians" decides by the block-median bounds when the dependence battery breaches
+	// through serial dependence only (stats/blockmedians.go); "inconclusive" is the protocol's
+	// literal rule. Left out it is "inconclusive", so a row frozen before the key existed keeps
+	// the rule it was measured under; new rows (the built-in ones, init-row) declare
+	// "block-medians", which held its level in the study of stats/dependence_study_test.go.
+	DependenceMethod stats.DependenceMethod `toml:"dependence_method"`
 }
 
 // A CanonicalSpec is the canonicalization profile of the row.
@@ -237,6 +245,9 @@ func (r *Row) applyDefaults(md *toml.MetaData) {
 	}
 	if def("perf", "timing_field") {
 		r.Perf.TimingField = DefaultTimingField
+	}
+	if def("perf", "dependence_method") {
+		r.Perf.DependenceMethod = stats.MethodInconclusive
 	}
 	if def("canonical", "exclusions") {
 		r.Canonical.Exclusions = slices.Clone(ProtocolExclusions)
@@ -371,6 +382,9 @@ func (r *Row) Validate(file string) error {
 	}
 	if r.Perf.TimingField != DefaultTimingField && !r.Perf.TimingProxy {
 		return bad("perf", "timing_field", "%q is not replay_execution_ms: declare it with timing_proxy = true", r.Perf.TimingField)
+	}
+	if _, err := stats.ParseDependenceMethod(string(r.Perf.DependenceMethod)); err != nil {
+		return bad("perf", "dependence_method", "%v", err)
 	}
 	for i, p := range r.Canonical.Exclusions {
 		if !strings.HasPrefix(p, "/") {

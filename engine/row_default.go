@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/BurntSushi/toml"
+
+	"kvparity/stats"
 )
 
 // defaultG1Blocks is the G1 capacity (--num-gpu-blocks) of the default row, tuned on the
@@ -44,6 +46,7 @@ func DefaultRow() *Row {
 		Perf:      PerfSpec{ScheduleSeed: 20261129},
 	}
 	r.applyDefaults(nil)
+	r.Perf.DependenceMethod = stats.MethodBlockMedians // a new row: the method the study chose
 	return r
 }
 
@@ -118,6 +121,8 @@ schedule_seed = 20261129
 threshold = 1.05                    # PASS when the upper bound <= threshold, FAIL when the lower > it
 timing_field = "replay_execution_ms"
 # timing_proxy = true               # required for any other field, e.g. "replay_call_ms"
+dependence_method = "block-medians" # when the dependence battery breaches: decide by block medians
+                                    # ("inconclusive", the protocol's literal rule, when left out)
 
 [canonical]                         # the closed exclusion allowlist; adding one needs review
 exclusions = ["/summary/wall_time_ms","/summary/processed_tokens_per_s","/summary/processed_output_tokens_per_s"]

@@ -149,10 +149,7 @@ func BlockMedianBounds(ratios []float64, threshold, confidence float64) (Depende
 			b.K++
 		}
 	}
-	what := fmt.Sprintf("of %d block medians (blocks of %d pairs)", b.Blocks, b.BlockLength)
-	if sizes[len(sizes)-1] != sizes[0] {
-		what = fmt.Sprintf("of %d block medians (blocks of %d–%d pairs)", b.Blocks, b.BlockLength, sizes[len(sizes)-1])
-	}
+	what := "of " + b.blocksText()
 	switch {
 	case b.Upper <= threshold:
 		b.Verdict = Pass
@@ -171,6 +168,18 @@ func BlockMedianBounds(ratios []float64, threshold, confidence float64) (Depende
 		b.Warnings = append(b.Warnings, fmt.Sprintf("%d tied block medians: the bounds are conservative", t))
 	}
 	return b, nil
+}
+
+// Basis says what the bounds are: "X(1), X(6) of 6 block medians (blocks of 9–11 pairs)".
+func (b DependentBounds) Basis() string {
+	return fmt.Sprintf("X(%d), X(%d) of %s", b.Orders.Lower, b.Orders.Upper, b.blocksText())
+}
+
+func (b DependentBounds) blocksText() string {
+	if len(b.BlockSizes) > 0 && b.BlockSizes[len(b.BlockSizes)-1] != b.BlockSizes[0] {
+		return fmt.Sprintf("%d block medians (blocks of %d–%d pairs)", b.Blocks, b.BlockLength, b.BlockSizes[len(b.BlockSizes)-1])
+	}
+	return fmt.Sprintf("%d block medians (blocks of %d pairs)", b.Blocks, b.BlockLength)
 }
 
 // oddBlocks partitions n pairs into consecutive blocks of odd sizes: the largest count b of
