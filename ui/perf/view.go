@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/stats"
 	"kvparity/ui/text"
 )
 
@@ -294,10 +295,19 @@ func (m Model) finalParts() []string {
 		return nil
 	}
 	var parts []string
-	if s.Final && s.Upper > 0 {
+	switch {
+	case s.Final && s.DecidedBy == string(stats.DecidedByBlockMedians) && s.DecidedUpper > 0:
+		// The dependence-aware bound decided: show its bounds, not the order statistics the
+		// gate did not apply.
+		parts = append(parts, fmt.Sprintf("dependence-aware bounds [%s, %s] (%s)", text.Ratio(s.DecidedLower), text.Ratio(s.DecidedUpper), s.DecidedBasis),
+			fmt.Sprintf("vs %.2f →", m.threshold))
+	case s.Final && s.Upper > 0:
 		b := fmt.Sprintf("bounds [%s, %s]", text.Ratio(s.Lower), text.Ratio(s.Upper))
 		if s.LowerOrder > 0 {
 			b += fmt.Sprintf(" (order stats %d, %d of %d)", s.LowerOrder, s.UpperOrder, s.Done)
+		}
+		if s.DecidedBy == string(stats.DecidedByNone) {
+			b += " not applied"
 		}
 		parts = append(parts, b, fmt.Sprintf("vs %.2f →", m.threshold))
 	}
