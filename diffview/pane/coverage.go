@@ -159,6 +159,12 @@ func (p *Model) askCoverage() tea.Cmd {
 func (p Model) onCoverage(msg coverageMsg) Model {
 	if p.mode == modeForm && msg.cov.gen == p.covGen {
 		p.form.cov = msg.cov
+		// The requests and events the previous patterns counted would describe another record.
+		if kept := p.form.redraft(p.diff, msg.cov); len(kept) > 0 {
+			p.form.note = strings.Join(kept, " and ") + " typed by hand: kept as typed, check them against the new patterns"
+		} else if msg.cov.key != "" {
+			p.form.note = ""
+		}
 	}
 	return p
 }

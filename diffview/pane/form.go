@@ -31,9 +31,16 @@ type exceptionForm struct {
 	fields  []formField
 	focused int
 	err     string
+	note    string // a field redraft kept as typed, in words
 	styles  theme.Styles
 	cov     coverage // what the typed patterns cover (live)
 	confirm string   // why the record is broad: y saves it flagged, n goes back to editing
+	// The requests and events follow the patterns: draftedFor is the patterns they were
+	// drafted for and drafted their drafted values. When other patterns are counted, a field
+	// still holding its drafted value is drafted again from what they cover; one the author
+	// typed is kept (redraft).
+	draftedFor string
+	drafted    map[string]string
 }
 
 // formSpec lists the fields in order.
@@ -62,7 +69,8 @@ var formLabelW = func() int {
 }()
 
 func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) exceptionForm {
-	f := exceptionForm{id: rec.ID, styles: st}
+	f := exceptionForm{id: rec.ID, styles: st, draftedFor: patternsKey(rec.Pointers),
+		drafted: map[string]string{"requests": strings.Join(rec.Requests, ", "), "events": strings.Join(rec.Events, ", ")}}
 	vals := map[string]string{
 		"pointers": strings.Join(rec.Pointers, ", "), "requests": strings.Join(rec.Requests, ", "),
 		"events": strings.Join(rec.Events, ", "), "baseline": rec.Baseline,
@@ -162,6 +170,40 @@ func (f exceptionForm) record() diffview.ExceptionRecord {
 		Cause: strings.TrimSpace(f.value("cause")), RegressionTest: strings.TrimSpace(f.value("regression_test")),
 		Impact: strings.TrimSpace(f.value("impact")), Disposition: strings.TrimSpace(f.value("disposition")),
 	}
+}
+
+// setValue replaces a field's value.
+func (f *exceptionForm) setValue(name, v string) {
+	for i := range f.fields {
+		if ff := &f.fields[i]; ff.name == name {
+			if ff.multi {
+				ff.area.SetValue(v)
+			} else {
+				ff.input.SetValue(v)
+			}
+		}
+	}
+}
+
+// redraft drafts the requests and events again from what c's patterns cover, once they are
+// other patterns than the ones drafted for: a field the author typed into keeps its text.
+// It returns the fields it kept although the patterns changed.
+func (f *exceptionForm) redraft(d *diffview.Diff, c coverage) (kept []string) {
+	if d == nil || !c.done || c.key == f.draftedFor {
+		return nil
+	}
+	draft := d.DraftRecord(c.sel)
+	for name, v := range map[string]string{"requests": strings.Join(draft.Requests, ", "), "events": strings.Join(draft.Events, ", ")} {
+		if f.value(name) != f.drafted[name] {
+			kept = append(kept, name)
+			continue
+		}
+		f.setValue(name, v)
+		f.drafted[name] = v
+	}
+	f.draftedFor = c.key
+	sort.Strings(kept)
+	return kept
 }
 
 func (f exceptionForm) update(msg tea.Msg) (exceptionForm, tea.Cmd) {

@@ -58,6 +58,9 @@ func (f exceptionForm) view(d *diffview.Diff, w, h int) []string {
 	if f.err != "" {
 		pinned = append(pinned, st.Bad.Render(cut("cannot save: "+f.err, w)))
 	}
+	if f.note != "" {
+		pinned = append(pinned, st.Warn.Render(cut("    "+f.note, w)))
+	}
 	if f.confirm != "" {
 		pinned = append(pinned, f.confirmLines(w)...)
 	}

@@ -187,6 +187,13 @@ func (p Model) updateList(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		} else {
 			p.diagSet = 1
 		}
+	case key.Matches(msg, k.WholeDiagnosis):
+		if p.diff == nil || len(p.diff.Diagnosis) == 0 {
+			cmd = p.tell("no diagnosis: nothing differs, or no diff is open", false)
+			break
+		}
+		p.mode = modeDiagnosis
+		p.selectCause(min(p.diagCursor, len(p.diff.Diagnosis)-1))
 	case key.Matches(msg, k.Filter):
 		return p.startFilter()
 	case key.Matches(msg, k.ClearFilter):

@@ -57,6 +57,7 @@ const (
 	modeFilter
 	modeForm
 	modeRecords
+	modeDiagnosis // the whole diagnosis (I)
 )
 
 // A row of the group list: a group header or one change inside an expanded group.
@@ -84,6 +85,9 @@ type Model struct {
 	groups  [2]grouping // by request/event and by field pattern
 	by      groupBy
 	diagSet int // 0: the diagnosis opens when there is room; 1 open; -1 closed (i)
+	// diagCursor is the cause selected in the whole diagnosis (I).
+	diagCursor int
+	diagOffset int // its first line shown (pgup/pgdn scroll it)
 
 	recs      []diffview.ExceptionRecord
 	recErr    error
@@ -169,9 +173,10 @@ func (p Model) Capturing() bool {
 	return p.mode == modeFilter || p.mode == modeForm || (p.mode == modeRecords && p.confirmDel)
 }
 
-// Modal reports that the pane shows something esc backs out of (the record list) before esc
+// Modal reports that the pane shows something esc backs out of (the record list, the whole
+// diagnosis) before esc
 // means anything to the workbench.
-func (p Model) Modal() bool { return p.Capturing() || p.mode == modeRecords }
+func (p Model) Modal() bool { return p.Capturing() || p.mode == modeRecords || p.mode == modeDiagnosis }
 
 // Loaded reports that a diff is open and loaded (not loading, no error).
 func (p Model) Loaded() bool { return p.diff != nil && !p.loading && p.err == nil }
@@ -261,6 +266,8 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return p.updateForm(msg)
 		case modeRecords:
 			return p.updateRecords(msg)
+		case modeDiagnosis:
+			return p.updateDiagnosis(msg)
 		}
 		return p.updateList(msg)
 	}
@@ -334,6 +341,8 @@ func (p Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Edit, k.Delete, k.Cancel}
 	case modeFilter:
 		return []key.Binding{k.Apply, k.Cancel}
+	case modeDiagnosis:
+		return []key.Binding{k.Up, k.Down, k.PageDown, k.Cover, k.Cancel}
 	}
 	return []key.Binding{k.NextDiff, k.Toggle, k.GroupBy, k.Cover, k.Filter, k.Mark, k.NewException, k.Records, k.Diagnosis, k.CopyPointer}
 }
@@ -346,11 +355,16 @@ func (p Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextDiff},
 		{k.PrevDiff, k.Toggle, k.Collapse, k.ExpandAll, k.CollapseAll, k.GroupBy, k.Filter},
-		{k.ClearFilter, k.Diagnosis, k.Mark, k.NewException, k.Cover, k.Records, copyKeys},
+		{k.ClearFilter, k.Diagnosis, k.WholeDiagnosis, k.Mark, k.NewException, k.Cover, k.Records, copyKeys},
 	}
 }
 
-// HelpNote is the record list's and the form's keys in one line.
+// HelpNote is the record list's, the whole diagnosis's and the form's keys, from the bindings.
 func (p Model) HelpNote() string {
-	return "records: enter edit · D delete · esc back   form: tab/shift+tab field · ctrl+s save · esc discard · y/n confirm"
+	k := p.keys
+	h := func(b key.Binding) string { return b.Help().Key }
+	return fmt.Sprintf("records (%s): %s edit · %s delete · %s back   diagnosis (%s): %s/%s cause · %s drafts a record covering it · %s back   "+
+		"form: %s/%s field · %s save · %s discard · %s/%s confirm",
+		h(k.Records), h(k.Edit), h(k.Delete), h(k.Cancel), h(k.WholeDiagnosis), h(k.Up), h(k.Down), h(k.Cover), h(k.Cancel),
+		h(k.NextField), h(k.PrevField), h(k.Save), h(k.Cancel), h(k.Confirm), h(k.Refuse))
 }

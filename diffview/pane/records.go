@@ -40,17 +40,26 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	return p, nil
 }
 
-func (p Model) recordsView() []string {
-	st := p.styles
-	lines := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
+// recordsView is the record list in h lines: the title, each record (the selected one with its
+// details), and the keys or the last outcome. When the records do not fit, the list scrolls to
+// keep the selected one in view and counts the records above and below it.
+func (p Model) recordsView(h int) []string {
+	st, k := p.styles, p.keys
+	title := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
+	var body []string
 	if len(p.recs) == 0 {
-		lines = append(lines, st.Faint.Render("none yet: select differences in the list and press e, or c on a field pattern"))
+		body = append(body, st.Faint.Render(cut(fmt.Sprintf("none yet: select differences in the list and press %s, or %s on a field pattern",
+			k.NewException.Help().Key, k.Cover.Help().Key), p.width)))
 	}
 	total := 0
 	if p.diff != nil {
 		total = p.diff.Count
 	}
+	start, end := 0, 0 // the selected record's lines in body
 	for i, r := range p.recs {
+		if i == p.recCursor {
+			start = len(body)
+		}
 		// Broad is computed from the patterns and this diff's coverage (standingOf); the file's
 		// "broad" only says whether the author confirmed it.
 		why := p.recBroad[r.ID]
@@ -69,23 +78,40 @@ func (p Model) recordsView() []string {
 		if i == p.recCursor {
 			s = st.Selected
 		}
-		lines = append(lines, s.Render(pad(txt, p.width)))
+		body = append(body, s.Render(pad(txt, p.width)))
 		if i == p.recCursor {
 			switch {
 			case why != "" && !r.Broad:
-				lines = append(lines, st.Warn.Render(cut("    BROAD: it "+why+"; never confirmed as broad (saved by hand, or against a narrower diff)", p.width)))
+				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; never confirmed as broad (saved by hand, or against a narrower diff)", p.width)))
 			case why != "":
-				lines = append(lines, st.Warn.Render(cut("    BROAD: it "+why+"; confirmed by its author", p.width)))
+				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; confirmed by its author", p.width)))
 			case r.Broad:
-				lines = append(lines, st.Faint.Render(cut("    saved as broad by its author; not broad against this diff", p.width)))
+				body = append(body, st.Faint.Render(cut("    saved as broad by its author; not broad against this diff", p.width)))
 			}
-			lines = append(lines, st.Faint.Render(cut("    differs: "+r.Differs, p.width)))
-			lines = append(lines, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
+			body = append(body, st.Faint.Render(cut("    differs: "+r.Differs, p.width)))
+			body = append(body, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
+			end = len(body)
 		}
 	}
-	status := "enter edit · D delete · esc back"
+	status := fmt.Sprintf("%s edit · %s delete · %s back", k.Edit.Help().Key, k.Delete.Help().Key, k.Cancel.Help().Key)
 	if p.status != "" {
 		status = p.status
 	}
-	return append(lines, st.Warn.Render(cut(status, p.width)))
+	foot := st.Warn.Render(cut(status, p.width))
+	room := h - 2 // title and keys
+	if room < 1 || len(body) <= room {
+		return append(append(title, body...), foot)
+	}
+	first := 0
+	if end > room {
+		first = max(0, min(start, end-room))
+	}
+	first = min(first, len(body)-room)
+	above, below := first, len(body)-first-room
+	// The title counts what is off screen, so the selected record's lines are never replaced.
+	off := fmt.Sprintf("EXCEPTION RECORDS (%d) · ↑ %d ↓ %d line(s) off screen (%s/%s) · in %s", len(p.recs), above, below,
+		k.Up.Help().Key, k.Down.Help().Key, p.campaign)
+	title = []string{st.Diff.Title.Render(cut(off, p.width))}
+	win := body[first : first+room]
+	return append(append(title, win...), foot)
 }

@@ -71,6 +71,9 @@ func (p Model) diagLines(open bool) int {
 		return 1
 	}
 	n := 1 + min(evidenceShown, len(p.diff.Diagnosis[0].Evidence))
+	if len(p.diff.Diagnosis[0].Evidence) > evidenceShown {
+		n++ // "+N more"
+	}
 	if len(p.diff.Diagnosis) > 1 {
 		n++
 	}
@@ -175,33 +178,64 @@ func (p Model) headerLines() []string {
 		first = shortenIDs(first, p.groups[byRequest].short) // the ids' telling part, not their zeros
 	}
 	lines = append(lines, st.Bold.Render("first ")+st.Diff.Row.Render(cut(first, w-6)))
-	if ds := p.diff.Diagnosis; len(ds) > 0 {
-		if !p.diagOpen() {
-			more := " · i opens it"
-			if len(ds) > 1 {
-				more = fmt.Sprintf(" · +%d more (i)", len(ds)-1)
-			}
-			head := cut("1. "+ds[0].String(), max(10, w-6-len([]rune(more))))
-			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(head)+st.Faint.Render(cut(more, w-6-len([]rune(head)))))
-		} else {
-			lines = append(lines, st.Bold.Render("why   ")+st.Warn.Render(cut("1. "+ds[0].String(), w-6)))
-			for k, e := range ds[0].Evidence {
-				if k == evidenceShown {
-					break
-				}
-				lines = append(lines, st.Faint.Render(cut("      · "+e, w)))
-			}
-			if len(ds) > 1 {
-				var rest []string
-				for j, o := range ds[1:] {
-					rest = append(rest, fmt.Sprintf("%d. %s", j+2, o.String()))
-				}
-				lines = append(lines, st.Faint.Render(cut("also  "+strings.Join(rest, "; "), w)))
-			}
-		}
+	if p.mode == modeDiagnosis {
+		return lines // the whole diagnosis follows
 	}
+	lines = append(lines, p.whyLines()...)
 	lines = append(lines, p.excludedLines()...)
 	return append(lines, p.semanticLine())
+}
+
+// whyLines is the diagnosis on top of the list: closed, one line with how many causes more;
+// open, the top cause with its first evidence and how much more there is, and the other causes
+// on one line. Whatever is cut says how to see it (i opens, I shows the whole diagnosis).
+func (p Model) whyLines() []string {
+	w, st, k := p.width, p.styles, p.keys
+	ds := p.diff.Diagnosis
+	if len(ds) == 0 {
+		return nil
+	}
+	whole := k.WholeDiagnosis.Help().Key
+	if !p.diagOpen() {
+		more := fmt.Sprintf(" · %s opens it", k.Diagnosis.Help().Key)
+		if len(ds) > 1 {
+			more = fmt.Sprintf(" · +%d more (%s)", len(ds)-1, k.Diagnosis.Help().Key)
+		}
+		head := cut("1. "+ds[0].String(), max(10, w-6-len([]rune(more))))
+		return []string{st.Bold.Render("why   ") + st.Warn.Render(head) + st.Faint.Render(cut(more, w-6-len([]rune(head))))}
+	}
+	lines := []string{st.Bold.Render("why   ") + st.Warn.Render(cut("1. "+ds[0].String(), w-6))}
+	ev := ds[0].Evidence
+	for _, e := range ev[:min(evidenceShown, len(ev))] {
+		lines = append(lines, st.Faint.Render(cut("      · "+e, w)))
+	}
+	if n := len(ev) - evidenceShown; n > 0 {
+		lines = append(lines, st.Warn.Render(cut(fmt.Sprintf("      +%d more (%s shows the whole diagnosis)", n, whole), w)))
+	}
+	if len(ds) > 1 {
+		// As many of the other causes as fit, then how many more and where they are.
+		var parts []string
+		for j, o := range ds[1:] {
+			parts = append(parts, fmt.Sprintf("%d. %s", j+2, o.String()))
+		}
+		also := func(n int) string {
+			txt := "also  " + strings.Join(parts[:n], "; ")
+			if n < len(parts) {
+				txt += fmt.Sprintf(" · +%d more (%s)", len(parts)-n, whole)
+			}
+			return txt
+		}
+		n := len(parts)
+		for n > 1 && len([]rune(also(n))) > w {
+			n--
+		}
+		txt := also(n)
+		if tail := strings.TrimPrefix(txt, "also  "+strings.Join(parts[:n], "; ")); len([]rune(txt)) > w && tail != "" {
+			txt = cut("also  "+parts[0], max(0, w-len([]rune(tail)))) + tail // the count is never the part cut
+		}
+		lines = append(lines, st.Faint.Render(cut(txt, w)))
+	}
+	return lines
 }
 
 // excludedLines says which of the canonical profile's excluded pointers differ (they are not
@@ -269,7 +303,11 @@ func (p Model) View() string {
 		head := p.headerLines()
 		lines = append(head, p.form.view(p.diff, p.width, p.height-len(head))...)
 	case modeRecords:
-		lines = append(p.headerLines(), p.recordsView()...)
+		head := p.headerLines()
+		lines = append(head, p.recordsView(p.height-len(head))...)
+	case modeDiagnosis:
+		head := p.headerLines()
+		lines = append(head, p.diagnosisView(p.height-len(head))...)
 	default:
 		lines = p.headerLines()
 		if p.diff != nil && !p.diff.Equal() && !p.loading && p.err == nil {
@@ -304,12 +342,30 @@ func (p Model) groupingLine() string {
 	if p.by == byPattern {
 		other = byRequest
 	}
-	txt := fmt.Sprintf("── by %s: %d groups · f groups by %s ", p.by, len(p.cur().groups), other)
+	k := p.keys
+	txt := fmt.Sprintf("── by %s: %d groups · %s groups by %s ", p.by, len(p.cur().groups), k.GroupBy.Help().Key, other)
 	if p.by == byPattern {
-		txt = fmt.Sprintf("── by field pattern: %d patterns, largest first · c covers one · f groups by %s ", len(p.cur().groups), other)
+		txt = fmt.Sprintf("── by field pattern: %d patterns, largest first · %s covers one · %s groups by %s ", len(p.cur().groups),
+			k.Cover.Help().Key, k.GroupBy.Help().Key, other)
 	}
 	if p.pattern != "" {
 		txt += fmt.Sprintf("· filter %s: %d of %d%s ", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held())
+	}
+	// Rows off the list's window are counted here, before the rule could be cut.
+	h := p.listHeight()
+	if below := len(p.rows) - (p.offset + h); p.offset > 0 || below > 0 {
+		off := ""
+		if p.offset > 0 {
+			off = fmt.Sprintf("↑ %d ", p.offset)
+		}
+		if below > 0 {
+			off += fmt.Sprintf("↓ %d ", below)
+		}
+		more := fmt.Sprintf("· %smore row(s) (%s/%s) ", off, k.PageUp.Help().Key, k.PageDown.Help().Key)
+		if len([]rune(txt+more)) > p.width {
+			txt = cut(txt, max(0, p.width-len([]rune(more))-1)) + " "
+		}
+		txt += more
 	}
 	n := len([]rune(txt))
 	if n < p.width {
@@ -396,9 +452,12 @@ func (p Model) detailLines() []string {
 		if reqs := p.requestsIn(g); reqs > 0 {
 			txt += fmt.Sprintf(" in %d request(s)", reqs)
 		}
-		hint := "enter expands · n next difference · space selects · e drafts a record · c covers its field patterns"
+		k := p.keys
+		hint := fmt.Sprintf("%s expands · %s next difference · %s selects · %s drafts a record · %s covers its field patterns",
+			k.Toggle.Help().Key, k.NextDiff.Help().Key, k.Mark.Help().Key, k.NewException.Help().Key, k.Cover.Help().Key)
 		if g.pattern != "" {
-			hint = "enter expands · c covers this pattern with an exception record · y copies it"
+			hint = fmt.Sprintf("%s expands · %s covers this pattern with an exception record · %s copies it",
+				k.Toggle.Help().Key, k.Cover.Help().Key, k.CopyPointer.Help().Key)
 		}
 		return append([]string{rule(txt)}, append([]string{st.Faint.Render(cut("   "+hint, p.width))}, blank[1:]...)...)
 	}
@@ -468,7 +527,7 @@ func (p Model) statusLine() string {
 	case p.pattern != "":
 		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held()), p.width))
 	case len(p.marked) > 0:
-		return st.Faint.Render(cut(fmt.Sprintf("%d selected · e drafts an exception record for them", len(p.marked)), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them", len(p.marked), p.keys.NewException.Help().Key), p.width))
 	}
 	return "" // the workbench's footer lists the keys: the line goes to the list
 }

@@ -15,6 +15,7 @@ type DiffKeys struct {
 	Filter, ClearFilter, Apply              key.Binding
 	Mark, NewException, Cover               key.Binding
 	GroupBy, Diagnosis, Records             key.Binding
+	WholeDiagnosis                          key.Binding
 	CopyPointer, CopyValue                  key.Binding
 	// form and record list
 	NextField, PrevField, Save, Cancel key.Binding
@@ -45,15 +46,17 @@ func defaultDiff() DiffKeys {
 		GroupBy:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "by field/request")),
 		Diagnosis:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "diagnosis")),
 		Records:      key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "records")),
-		CopyPointer:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy pointer")),
-		CopyValue:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy values")),
-		NextField:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
-		PrevField:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-		Save:         key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
-		Cancel:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Edit:         key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit")),
-		Delete:       key.NewBinding(key.WithKeys("D", "delete"), key.WithHelp("D", "delete")),
-		Confirm:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		Refuse:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
+		// I lists every cause of the diagnosis with all its evidence; c there covers one.
+		WholeDiagnosis: key.NewBinding(key.WithKeys("I"), key.WithHelp("I", "whole diagnosis")),
+		CopyPointer:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy pointer")),
+		CopyValue:      key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy values")),
+		NextField:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
+		PrevField:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+		Save:           key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
+		Cancel:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Edit:           key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit")),
+		Delete:         key.NewBinding(key.WithKeys("D", "delete"), key.WithHelp("D", "delete")),
+		Confirm:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		Refuse:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "no")),
 	}
 }

@@ -53,7 +53,7 @@ func TestDiffPaneKeysDoNotShadowGlobalKeys(t *testing.T) {
 	shared := map[string]bool{"e": true, "esc": true}
 	for _, b := range []key.Binding{d.Up, d.Down, d.PageUp, d.PageDown, d.Top, d.Bottom, d.Toggle, d.Collapse,
 		d.ExpandAll, d.CollapseAll, d.NextDiff, d.PrevDiff, d.Filter, d.ClearFilter, d.Mark, d.NewException,
-		d.Cover, d.GroupBy, d.Diagnosis, d.Records, d.CopyPointer, d.CopyValue, d.Edit, d.Delete} {
+		d.Cover, d.GroupBy, d.Diagnosis, d.WholeDiagnosis, d.Records, d.CopyPointer, d.CopyValue, d.Edit, d.Delete} {
 		for _, s := range b.Keys() {
 			if g, ok := global[s]; ok && !shared[s] {
 				t.Errorf("diff pane key %q (%s) shadows the global %q", s, b.Help().Desc, g)
