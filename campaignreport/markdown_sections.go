@@ -311,7 +311,8 @@ func (m *md) diagnostics(res *engine.PerfResult) {
 		}
 		m.p("- n = %d; median ratio %.6f; lower bound X(%d) = %.6f, upper bound X(%d) = %.6f (exact one-sided coverage %.4f%% each, conditional on the sampling assumption); K = #{r ≤ %.4g} = %d",
 			b.N, b.Median, b.MedianOrders.Lower, b.Lower, b.MedianOrders.Upper, b.Upper, 100*b.OneSidedCoverage, b.Threshold, b.K)
-		m.p("- gate: PASS when the upper bound ≤ %.4g, FAIL when the lower bound > %.4g, INCONCLUSIVE otherwise or when a diagnostic breaches", b.Threshold, b.Threshold)
+		m.p("- gate: PASS when the upper bound ≤ %.4g, FAIL when the lower bound > %.4g, INCONCLUSIVE otherwise or when a diagnostic breaches (unless the row's predeclared dependence-aware method decides)", b.Threshold, b.Threshold)
+		m.dependenceMethod(res)
 		if bs := a.Bootstrap; bs != nil {
 			m.p("- paired bootstrap of log ratios (secondary, never the verdict): median %.4f, %.0f%% interval [%.4f, %.4f] → %s; mean %.4f, 20%%-trimmed %.4f; block/iid width %.2f",
 				bs.Median, 100*bs.Config.Confidence, bs.Lower, bs.Upper, bs.Verdict, bs.MeanRatio, bs.TrimmedMeanRatio, bs.BlockWidthRatio)
