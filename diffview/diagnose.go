@@ -10,7 +10,7 @@ import (
 // with the evidence that supports it. Diff.Diagnosis ranks them by the share they explain
 // (rankSignatures).
 type Signature struct {
-	Code     string   `json:"code"`     // stable id: configuration, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
+	Code     string   `json:"code"`     // stable id: configuration, schema-change, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
 	Label    string   `json:"label"`    // in words, for the pane and the CLI
 	Evidence []string `json:"evidence"` // facts with numbers and pointers
 	Explains int      `json:"explains"` // how many differing pointers this signature accounts for
@@ -22,12 +22,16 @@ type Signature struct {
 	// consequence: the signature follows from an earlier difference (a cascade whose flip is
 	// preceded by other differences): a cause found for those leads it.
 	consequence bool
+	flipAt      float64 // a cascade's first flipped decision
+	leads       bool    // the cause at the first divergence that explains the rest (earlyTiming)
+	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
 }
 
 // Signature codes, most specific first: the order the lenses run in, which breaks ties of the
 // diagnosis's ranking.
 const (
 	SigConfig            = "configuration"
+	SigSchema            = "schema-change"
 	SigNumberSpelling    = "number-spelling"
 	SigChildBeforeParent = "child-before-parent"
 	SigTieOrder          = "tie-order"
@@ -36,6 +40,7 @@ const (
 	SigFloatNoise        = "float-noise"
 	SigQuantum           = "constant-quantum"
 	SigCascade           = "decision-cascade"
+	SigTiming            = "timing-change"
 	SigUnclassified      = "unclassified"
 )
 
@@ -53,8 +58,8 @@ func diagnose(d *Diff) []Signature {
 	}
 	var out []Signature
 	for _, det := range []func(*Diff) *Signature{
-		detectConfig, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation,
-		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectWallDurations, detectFloatNoise, detectQuantum, detectCascade,
+		detectConfig, detectSchemaChange, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation, detectPlacementTie,
+		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectWallDurations, detectWallRates, detectFloatNoise, detectQuantum, detectCascade,
 	} {
 		s := det(d)
 		if s == nil || s.Explains == 0 {
@@ -64,6 +69,26 @@ func diagnose(d *Diff) []Signature {
 		merged := false
 		for i := range out {
 			if out[i].Code == s.Code { // two lenses found the same signature: one entry
+				out[i].Evidence = append(out[i].Evidence, s.Evidence...)
+				out[i].Explains = min(s.Of, out[i].Explains+s.Explains)
+				merged = true
+			}
+		}
+		if !merged {
+			out = append(out, *s)
+		}
+	}
+	// Lenses that read what the others found: values moved before the first differing
+	// decision, and a summary that moved with nothing else to account for it.
+	for _, det := range []func(*Diff, []Signature) *Signature{earlyTiming, summaryDerivation} {
+		s := det(d, out)
+		if s == nil {
+			continue
+		}
+		s.Of = len(d.Changes)
+		merged := false
+		for i := range out {
+			if out[i].Code == s.Code {
 				out[i].Evidence = append(out[i].Evidence, s.Evidence...)
 				out[i].Explains = min(s.Of, out[i].Explains+s.Explains)
 				merged = true
@@ -171,18 +196,20 @@ func rankSignatures(out []Signature) {
 	// A cascade whose flip has an earlier difference is the consequence of a cause: of one of
 	// the ordering or identity signatures found beside it, when there is one.
 	cause := map[string]bool{SigChildBeforeParent: true, SigTieOrder: true, SigIDDrift: true, SigWallClock: true}
-	caused := false
+	caused, hasLead := false, false
 	for _, s := range out {
-		caused = caused || cause[s.Code]
+		caused, hasLead = caused || cause[s.Code], hasLead || s.leads
 	}
 	tier := func(s Signature) int {
 		switch {
 		case s.Code == SigConfig:
 			return 0
-		case s.consequence && caused:
-			return 2
+		case s.leads: // the cause at the first divergence that explains the rest
+			return 1
+		case s.consequence && (caused || hasLead):
+			return 3
 		}
-		return 1
+		return 2
 	}
 	slices.SortStableFunc(out, func(a, b Signature) int {
 		if ta, tb := tier(a), tier(b); ta != tb {

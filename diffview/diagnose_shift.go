@@ -332,7 +332,11 @@ func detectCascade(d *Diff) *Signature {
 			continue
 		}
 		if ok && t < ft {
-			before++
+			// A renamed request's identity and one version's extra fields precede nothing:
+			// they do not make the flip a consequence.
+			if c := &d.Changes[i]; !d.schemaPointer(c) && !(c.RequestA != "" && idKeys[lastSeg(c.Pointer)]) {
+				before++
+			}
 			continue
 		}
 		after++
@@ -371,5 +375,5 @@ func detectCascade(d *Diff) *Signature {
 			ev = append(ev, s+": identical candidates visited in another order (map iteration or unsorted candidates)")
 		}
 	}
-	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0}
+	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0, flipAt: ft}
 }

@@ -76,6 +76,7 @@ type Diff struct {
 	renamed    []*namespace // wholeRunRenamings of decs, filled on first use
 	renamedSet bool
 	fieldPats  patternCache
+	schema     *recordSchema // members one side's records carry and the other's do not
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
 }
@@ -159,6 +160,7 @@ type differ struct {
 	// ex is the canonical profile's node of the current path (the exclusions below it).
 	ex       report.ProfileNode
 	excluded []Exclusion
+	schema   *recordSchema // the records' one-sided members (schema.go), read once
 }
 
 // changeChunk is how many changes one chunk holds (about 400 KB).
@@ -209,7 +211,7 @@ func diffDocs(a, b *doc) (*Diff, error) {
 	}
 	sort.Strings(notes)
 	df.notes = append(notes, df.notes...)
-	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, hold: df.hold, quota: quota, aligned: aligned}
+	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, hold: df.hold, quota: quota, aligned: aligned, schema: df.schema}
 	if d.Truncated() {
 		d.Notes = append(d.Notes, truncationNote(d))
 	}
@@ -484,7 +486,15 @@ func (df *differ) requests(ta, tb int32) error {
 	}
 	ea, eb, ua, ub := df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids
 	df.ex = report.ProfileNode{} // records are paired by uuid: an index names no record across the two
-	pairs, onlyA, onlyB := pairRecords(df.a, df.b, ea, eb, ua, ub)
+	if df.schema == nil {
+		df.schema = schemaOf(df.a, df.b, ea, eb)
+	}
+	pairs, onlyA, onlyB := pairRecords(df.a, df.b, ea, eb, ua, ub, df.schema)
+	if df.perArray != nil { // the first walk says it once
+		if note := emissionOrder(pairs, ua, ub); note != "" {
+			df.notes = append(df.notes, note)
+		}
+	}
 	for _, p := range pairs {
 		df.req, df.reqA, df.idxA, df.idxB = ub[p.b], "", p.a, p.b
 		if ua[p.a] != ub[p.b] {

@@ -226,6 +226,11 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 		}
 		if keys, ok := derivedFrom[f]; ok {
 			t, ok := d.recordTime(c, keys...)
+			if !ok && decisionKey(c.Pointer) {
+				// No hand-off instants: an aggregated run's worker is chosen at the arrival.
+				keys = []string{"arrival_time_ms"}
+				t, ok = d.recordTime(c, keys...)
+			}
 			return t, ok, f + " (" + timeFields[keys[0]] + ")"
 		}
 		switch f {
@@ -329,7 +334,18 @@ func firstDivergence(d *Diff) *Divergence {
 	var bt float64
 	var bTimed bool
 	var bev string
+	// A field that one version's records carry and the other's do not is the layout, not the
+	// history: the first divergence is found among the rest, when there is a rest.
+	layout := 0
 	for i := range d.Changes {
+		if d.schemaPointer(&d.Changes[i]) {
+			layout++
+		}
+	}
+	for i := range d.Changes {
+		if layout > 0 && layout < len(d.Changes) && d.schemaPointer(&d.Changes[i]) {
+			continue
+		}
 		t, timed, ev := d.eventAt(i)
 		better := best < 0 || rankOf(timed, t) < rankOf(bTimed, bt) ||
 			(rankOf(timed, t) == rankOf(bTimed, bt) && timed && (t < bt ||

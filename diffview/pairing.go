@@ -1,6 +1,8 @@
 package diffview
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,8 +18,13 @@ import (
 //     what the trace fixes (arrival time, lengths) when that names one record on each side,
 //     so the renaming and the second cause are both seen field by field.
 //
-// What is left is removed (only in A) or added (only in B). Pairs are in B's order.
-func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string) (pairs []pair, onlyA, onlyB []int) {
+// Content and trace keys are read on the members both sides' records have (schema: a field
+// added, removed or renamed between versions would otherwise unpair every record). What is
+// left is removed (only in A) or added (only in B). Pairs are in B's order.
+func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string, schema *recordSchema) (pairs []pair, onlyA, onlyB []int) {
+	fingerprint := func(d *doc, e int32) string {
+		return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] || schema.oneSided(k) })
+	}
 	same := len(ea) == len(eb)
 	for k := 0; same && k < len(ea); k++ {
 		same = ua[k] == ub[k]
@@ -40,7 +47,7 @@ func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string) (pairs []pair, only
 	}
 	onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 	if len(onlyA) > 0 && len(onlyB) > 0 {
-		if cp, ok := contentPairs(a, b, ea, eb, pairs); ok {
+		if cp, ok := contentPairs(ea, eb, pairs, func(side int, e int32) string { return fingerprint([]*doc{a, b}[side], e) }); ok {
 			pairs = cp
 			onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 		}
@@ -61,7 +68,7 @@ func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string) (pairs []pair, only
 		onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 	}
 	if len(onlyA) > 0 && len(onlyB) > 0 {
-		pairs = append(pairs, pairByTrace(a, b, ea, eb, onlyA, onlyB)...)
+		pairs = append(pairs, pairByTrace(a, b, ea, eb, onlyA, onlyB, schema)...)
 		onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].b < pairs[j].b })
@@ -90,15 +97,15 @@ func unpaired(nA, nB int, pairs []pair) (onlyA, onlyB []int) {
 // contentPairs pairs every record of A with a record of B of equal content without identity
 // fields, and reports whether that pairs more than half the records and more than twice as
 // many records with equal content as the uuid pairing (byUUID) does.
-func contentPairs(a, b *doc, ea, eb []int32, byUUID []pair) ([]pair, bool) {
+func contentPairs(ea, eb []int32, byUUID []pair, fingerprint func(int, int32) string) ([]pair, bool) {
 	fa := make([]string, len(ea))
 	for k := range ea {
-		fa[k] = fingerprint(a, ea[k])
+		fa[k] = fingerprint(0, ea[k])
 	}
 	fb := map[string][]int{}
 	fbOf := make([]string, len(eb))
 	for j := range eb {
-		fbOf[j] = fingerprint(b, eb[j])
+		fbOf[j] = fingerprint(1, eb[j])
 		fb[fbOf[j]] = append(fb[fbOf[j]], j)
 	}
 	same := 0
@@ -120,12 +127,18 @@ func contentPairs(a, b *doc, ea, eb []int32, byUUID []pair) ([]pair, bool) {
 // traceKeys are the members of a request record the trace itself fixes.
 var traceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
 
-// pairByTrace pairs leftover records whose trace-fixed members are equal and unique on both
-// sides.
-func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int) (pairs []pair) {
+// pairByTrace pairs leftover records whose trace-fixed members (those both sides' records
+// have) are equal and unique on both sides.
+func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSchema) (pairs []pair) {
+	var keys []string
+	for _, k := range traceKeys {
+		if !schema.oneSided(k) {
+			keys = append(keys, k)
+		}
+	}
 	key := func(d *doc, e int32) string {
 		var sb strings.Builder
-		for _, k := range traceKeys {
+		for _, k := range keys {
 			if v, ok := d.sc.Member(e, k); ok {
 				sb.WriteString(d.raw(v))
 			}
@@ -148,4 +161,25 @@ func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int) (pairs []pair) {
 		}
 	}
 	return pairs
+}
+
+// emissionOrder says when the paired records stand in another order in B than in A and
+// neither side is sorted by uuid (as the canonical profile sorts them): a run that writes its
+// records as requests finish. The pairing is by identity, so the order is no difference, but
+// it is said, not left to the pairing. pairs are in B's order.
+func emissionOrder(pairs []pair, ua, ub []string) string {
+	if slices.IsSorted(ua) || slices.IsSorted(ub) || len(pairs) < 2 {
+		return ""
+	}
+	moved, last := 0, -1
+	for _, p := range pairs {
+		if p.a < last {
+			moved++
+		}
+		last = max(last, p.a)
+	}
+	if moved == 0 {
+		return ""
+	}
+	return fmt.Sprintf("records emitted in another order: %d of %d paired records stand earlier in B than in A's order (records written as requests finish, not sorted by uuid); paired by identity, so the order itself is no difference", moved, len(pairs))
 }

@@ -128,6 +128,9 @@ func place(l *leaf, a, b *Report) placed {
 		return timed(*l.secondToken(), true, rec)
 	case derivedFrom[f] != nil:
 		t, ok := l.recTime(derivedFrom[f]...)
+		if !ok && (f == "decode_worker_idx" || f == "prefill_worker_idx") {
+			t, ok = l.recTime("arrival_time_ms") // aggregated: the worker is chosen at the arrival
+		}
 		return timed(t, ok, rec)
 	case f == "admission_history" && len(toks) >= 4:
 		if t, ok := minTime(l.elem(f, toks[3], "at_ms")); ok {

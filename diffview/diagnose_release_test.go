@@ -1,0 +1,178 @@
+package diffview
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Lenses for what Dynamo's release replays write (issue 26), on small runs laid out the way
+// the release writes them (DiffRelease over --report-jsonl and --report-json files).
+
+// rec is one release record; extra members are appended verbatim.
+type rec struct {
+	uuid                 string
+	arrival, first, last float64
+	worker               int
+	extra                string
+}
+
+func (r rec) line() string {
+	return fmt.Sprintf(`{"uuid":"%s","arrival_time_ms":%s,"first_token_ms":%s,"last_token_ms":%s,"ttft_ms":%s,"input_length":%d,"output_length":8,"decode_worker_idx":%d%s}`,
+		r.uuid, ff(r.arrival), ff(r.first), ff(r.last), ff(r.first-r.arrival), 100+int(r.arrival), r.worker, r.extra)
+}
+
+func releaseDiff(t *testing.T, a, b []rec, sumA, sumB string) *Diff {
+	t.Helper()
+	dir := t.TempDir()
+	lines := func(rs []rec) string {
+		var sb strings.Builder
+		for _, r := range rs {
+			sb.WriteString(r.line() + "\n")
+		}
+		return sb.String()
+	}
+	ra, rb := ReleaseRun{Records: writeFile(t, dir, "a.jsonl", lines(a))}, ReleaseRun{Records: writeFile(t, dir, "b.jsonl", lines(b))}
+	if sumA != "" {
+		ra.Summary, rb.Summary = writeFile(t, dir, "a.json", sumA), writeFile(t, dir, "b.json", sumB)
+	}
+	d, err := DiffRelease(ra, rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func signature(d *Diff, code string) *Signature {
+	for i := range d.Diagnosis {
+		if d.Diagnosis[i].Code == code {
+			return &d.Diagnosis[i]
+		}
+	}
+	return nil
+}
+
+// Mode 1: requests placed on another worker with every timing equal are a tie among
+// interchangeable workers, not a logic change; the placements follow no one renaming.
+func TestPlacementTieWithEqualOutcome(t *testing.T) {
+	a := []rec{{"r-1", 0, 5, 20, 0, ""}, {"r-2", 0, 5, 21, 1, ""}, {"r-3", 0, 5, 22, 2, ""}, {"r-4", 3, 8, 30, 2, ""}}
+	b := []rec{{"r-1", 0, 5, 20, 1, ""}, {"r-2", 0, 5, 21, 1, ""}, {"r-3", 0, 5, 22, 0, ""}, {"r-4", 3, 8, 30, 2, ""}}
+	d := releaseDiff(t, a, b, "", "")
+	s := signature(d, SigTieOrder)
+	if s == nil || !s.placement || s.Explains != 2 || !strings.Contains(evidence(*s), "2 request(s) were placed on another worker while every time") {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	if u := signature(d, SigUnclassified); u != nil {
+		t.Fatalf("unclassified: %v", u)
+	}
+	// A placement whose request's times moved too is no tie of equal outcome.
+	b[2].last = 25
+	if s := signature(releaseDiff(t, a, b, "", ""), SigTieOrder); s == nil || s.Explains != 1 {
+		t.Fatalf("one equal-outcome placement left: %v", s)
+	}
+}
+
+// Mode 2: B's records carry a field A's lack, and a field renamed; records are paired on the
+// common fields (uuids are random per run), the schema change is named with counts, and the
+// one timing that moved is diagnosed apart and is the first divergence.
+func TestSchemaChangeBetweenVersions(t *testing.T) {
+	var a, b []rec
+	for i := range 6 {
+		at := float64(10 * i)
+		a = append(a, rec{fmt.Sprintf("a-%d", i), at, at + 5, at + 9, i % 2, fmt.Sprintf(`,"finish_ms":%s`, ff(at+9))})
+		b = append(b, rec{fmt.Sprintf("b-%d", 5-i), at, at + 5, at + 9, i % 2, fmt.Sprintf(`,"terminal_ms":%s,"requested_output_length":8`, ff(at+9))})
+	}
+	b[3].first = 36 // one first token moved, 1 ms later
+	d := releaseDiff(t, a, b, "", "")
+	for _, c := range d.Changes {
+		if c.IndexA < 0 || c.IndexB < 0 {
+			t.Fatalf("a record left unpaired: %+v", c)
+		}
+	}
+	s := signature(d, SigSchema)
+	if s == nil || s.Explains != 18 || !strings.Contains(s.Label, "1 field(s) added, 0 removed, 1 renamed") ||
+		!strings.Contains(evidence(*s), "fields added in B's records: requested_output_length (6 records)") ||
+		!strings.Contains(evidence(*s), "fields renamed: finish_ms → terminal_ms (6 records, equal values in 6)") {
+		t.Fatalf("schema: %+v", s)
+	}
+	// (identity fields aside: the random uuids are renamings at each arrival)
+	if d.First == nil || !strings.HasSuffix(d.First.Pointer, "/first_token_ms") && !strings.HasSuffix(d.First.Pointer, "/uuid") {
+		t.Fatalf("first divergence %v", d.First)
+	}
+	if signature(d, SigIDDrift) == nil {
+		t.Fatalf("the random uuids are not named: %v", d.Diagnosis)
+	}
+}
+
+// Mode 3: a run duration and the rates taken over it, outside the canonical /summary, moved
+// by tens of percent while the run's virtual span did not: recognised by behaviour (rate ×
+// duration = a count of the object), whatever the fields are called.
+func TestWallRatesOutsideTheCanonicalLayout(t *testing.T) {
+	report := func(elapsed float64, span string) []byte {
+		return fmt.Appendf(nil, `{"per_request":[{"uuid":"r-1","arrival_time_ms":0.0,"last_token_ms":%s,"terminal_time_ms":%s,"terminal_status":"completed"}],"run":{"elapsed":%s,"generated":5000,"gen_speed":%s,"steps":40}}`,
+			span, span, ff(elapsed), fmt.Sprint(5000/(elapsed/1e3)))
+	}
+	d, err := DiffBytes("A", report(1000, "900.0"), "B", report(1400, "900.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := signature(d, SigWallClock)
+	if s == nil || s.Explains != 2 || !strings.Contains(evidence(*s), "/run/elapsed 1000.0 → 1400.0 moved 40%") || !strings.Contains(evidence(*s), "gen_speed are counts over it") {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	// A duration that moved with the virtual span is the run's own: no clock.
+	d, err = DiffBytes("A", report(1000, "900.0"), "B", report(1400, "1260.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := signature(d, SigWallClock); s != nil {
+		t.Fatalf("a virtual duration read as a wall clock: %v", s)
+	}
+}
+
+// Mode 4: records written in another order are said, and paired by identity.
+func TestRecordsEmittedInAnotherOrder(t *testing.T) {
+	a := []rec{{"r-2", 0, 5, 20, 0, ""}, {"r-1", 1, 6, 30, 1, ""}, {"r-3", 2, 7, 40, 1, ""}}
+	b := []rec{{"r-3", 2, 7, 40, 1, ""}, {"r-2", 0, 5, 20, 0, ""}, {"r-1", 1, 6, 31, 1, ""}}
+	d := releaseDiff(t, a, b, "", "")
+	notes := strings.Join(d.Notes, "\n")
+	if !strings.Contains(notes, "records emitted in another order: 2 of 3 paired records stand earlier in B") || d.Count != 1 {
+		t.Fatalf("%d changes, notes %q", d.Count, notes)
+	}
+	// Records sorted by uuid (the canonical profile's order) are no emission order.
+	if n := emissionOrder([]pair{{1, 0}, {0, 1}}, []string{"a", "b"}, []string{"b", "a"}); n != "" {
+		t.Fatalf("sorted side: %q", n)
+	}
+}
+
+// Mode 5: a value that moved before the first differing decision is the cause at the first
+// divergence, and the cascade that follows is ranked after it.
+func TestTimingBeforeTheFirstDecisionLeads(t *testing.T) {
+	a := []rec{{"r-1", 0, 5, 20, 0, ""}, {"r-2", 10, 15, 40, 1, ""}, {"r-3", 11, 16, 41, 0, ""}}
+	b := []rec{{"r-1", 0, 6.37, 20, 0, ""}, {"r-2", 10, 17.91, 44.13, 0, ""}, {"r-3", 11, 18.2, 45.77, 1, ""}}
+	d := releaseDiff(t, a, b, "", "")
+	if len(d.Diagnosis) < 2 || d.Diagnosis[0].Code != SigTiming || signature(d, SigCascade) == nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	if s := d.Diagnosis[0]; s.Explains != 2 || !strings.Contains(s.Label, "from t=5 ms of request r-1") || !strings.Contains(evidence(s), "moved before t=10 ms, where the first decision differs") {
+		t.Fatalf("timing: %+v", s)
+	}
+	if d.First == nil || d.First.Request != "r-1" {
+		t.Fatalf("first divergence %v", d.First)
+	}
+}
+
+// A summary whose statistics moved while every per-request value is equal was computed
+// another way (a percentile's method), not from other results.
+func TestSummaryComputedAnotherWay(t *testing.T) {
+	a := []rec{{"a-1", 0, 5, 20, 0, ""}, {"a-2", 1, 6, 30, 1, ""}, {"a-3", 2, 7, 31, 0, ""}, {"a-4", 3, 8, 32, 1, ""}}
+	b := []rec{{"b-1", 0, 5, 20, 0, ""}, {"b-2", 1, 6, 30, 1, ""}, {"b-3", 2, 7, 31, 0, ""}, {"b-4", 3, 8, 32, 1, ""}}
+	// What 1.3.1 and 1.4.0 wrote for one round-robin run: percentiles of the inter-token
+	// latencies moved, the records they come from did not (std_itl_ms: last-digit noise).
+	sum := "{\n  \"mean_ttft_ms\": 5.0,\n  \"median_itl_ms\": %s,\n  \"p75_output_token_throughput_per_user\": %s,\n  \"std_itl_ms\": %s\n}\n"
+	d := releaseDiff(t, a, b, fmt.Sprintf(sum, "8.287543000013102", "141.20534292777364", "21.425967230754328"), fmt.Sprintf(sum, "8.289587465485914", "141.3163720573597", "21.425967230754384"))
+	s := signature(d, SigSchema)
+	if s == nil || s.Explains != 2 || !strings.Contains(evidence(*s), "2 summary statistic(s) moved (/summary/median_itl_ms, /summary/p75_output_token_throughput_per_user) while every per-request value is equal") || signature(d, SigUnclassified) != nil || signature(d, SigFloatNoise) == nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+}

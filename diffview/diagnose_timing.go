@@ -1,0 +1,117 @@
+package diffview
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ---- values that moved before any decision differed ----
+
+// earlyTiming is the cause of a cascade whose first flipped decision has differences before
+// it, when those are values that moved (times, lengths, reuse: numbers, beyond last-digit
+// noise), not identities, one version's extra fields or a renaming, and no lens that explains
+// moved times (configuration, a clock, a quantum, an ordering) has spoken: the engine timed
+// the same requests otherwise before any decision differed (its timing model changed between
+// versions). It is at the first divergence of the history and the cascade follows from it, so
+// it leads (rankSignatures).
+func earlyTiming(d *Diff, out []Signature) *Signature {
+	var cascade *Signature
+	for i := range out {
+		switch s := &out[i]; {
+		case s.Code == SigCascade:
+			cascade = s
+		case s.Code == SigConfig, s.Code == SigChildBeforeParent, s.Code == SigWallClock, s.Code == SigQuantum,
+			s.Code == SigTieOrder && !s.placement:
+			return nil // a cause that moves times is named already
+		}
+	}
+	if cascade == nil || !cascade.consequence {
+		return nil
+	}
+	n, first := 0, -1
+	var ft float64
+	fields := map[string]int{}
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		t, ok, _ := d.eventAt(i)
+		if !ok || math.IsInf(t, -1) || t >= cascade.flipAt || c.Kind != Changed || d.schemaPointer(c) {
+			continue
+		}
+		k := lastSeg(c.Pointer)
+		if idKeys[k] || decisionKey(c.Pointer) {
+			continue
+		}
+		x, okx := parseNum(c.A)
+		y, oky := parseNum(c.B)
+		if !okx || !oky || noise(x, y) {
+			continue
+		}
+		n++
+		fields[k]++
+		if first < 0 || t < ft {
+			first, ft = i, t
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	c := d.Changes[first]
+	who := ""
+	if c.Request != "" {
+		who = " of request " + c.Request
+	}
+	ev := []string{
+		fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", lastSeg(c.Pointer), who, fmtMs(ft), c.A, c.B),
+		fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", n, fmtMs(cascade.flipAt), countList(fields)),
+		"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it",
+	}
+	return &Signature{Code: SigTiming, Label: fmt.Sprintf("timings moved before any decision differed (from t=%s ms%s)", fmtMs(ft), who), Evidence: ev, Explains: n, leads: true}
+}
+
+// ---- a summary computed another way ----
+
+// summaryDerivation: run-level statistics moved while every per-request value they are
+// computed from is equal (the records differ only in identity fields or one version's extra
+// fields): the summary is computed another way (a percentile's method, a mean over tokens
+// instead of requests), not from other results.
+// Only the renaming, layout and noise lenses may have spoken: a clock, a quantum, a setting
+// or a cascade moves summary values too.
+func summaryDerivation(d *Diff, out []Signature) *Signature {
+	for _, s := range out {
+		switch s.Code {
+		case SigIDDrift, SigSchema, SigFloatNoise, SigNumberSpelling:
+		default:
+			if !s.placement {
+				return nil
+			}
+		}
+	}
+	if _, ok := d.docA.root["per_request"]; !ok {
+		return nil
+	}
+	var ptrs []string
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		if strings.HasPrefix(c.Pointer, "/per_request/") {
+			if d.schemaPointer(c) || (idKeys[lastSeg(c.Pointer)] && strings.Count(c.Pointer, "/") == 3) {
+				continue
+			}
+			return nil // a per-request value moved: the summary may follow it
+		}
+		if !strings.HasPrefix(c.Pointer, "/summary/") {
+			continue
+		}
+		if x, ok := numericDelta(c); ok && x != 0 {
+			ptrs = append(ptrs, c.Pointer)
+		}
+	}
+	if len(ptrs) == 0 {
+		return nil
+	}
+	ev := []string{
+		fmt.Sprintf("%d summary statistic(s) moved (%s) while every per-request value is equal in both runs", len(ptrs), strings.Join(ptrs[:min(4, len(ptrs))], ", ")),
+		"the summary is computed another way from the same requests (a percentile's method, a mean's population): the report changed, not the run",
+	}
+	return &Signature{Code: SigSchema, Label: "summary computed another way (per-request values equal)", Evidence: ev, Explains: len(ptrs)}
+}
