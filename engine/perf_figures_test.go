@@ -22,7 +22,10 @@ import (
 // KVPARITY_FIGURES_CAMPAIGNS (default 3) choose the grid; KVPARITY_FIGURES_REQUESTS shrinks the
 // generated trace (default: the default row's 5000 requests); KVPARITY_FIGURES_LOAD_FRACTION
 // overrides the competing-load limit (1 turns the guard off, for a host shared with other work;
-// the log says so).
+// the log says so); KVPARITY_FIGURES_PLAIN_DETERMINISM=1 turns the perturbed repetitions off
+// (the perf stage needs a finished determinism stage, not its perturbations). Campaign k of a variant uses schedule seed 20261129 + k − 1, so the
+// campaigns are independent replications of the schedule too. Each line says which rule decided
+// (the order statistics, the row's dependence-aware method, or none).
 func TestPerfGateFigures(t *testing.T) {
 	if os.Getenv("KVPARITY_SLOW") != "1" {
 		t.Skip("set KVPARITY_SLOW=1 to measure the gate (minutes per campaign)")
@@ -48,6 +51,10 @@ func TestPerfGateFigures(t *testing.T) {
 		for k := 1; k <= campaigns; k++ {
 			row := DefaultRow()
 			row.Candidate.Variant = v
+			row.Perf.ScheduleSeed += int64(k - 1)
+			if os.Getenv("KVPARITY_FIGURES_PLAIN_DETERMINISM") == "1" {
+				row.Determinism.Perturbations = []Variation{}
+			}
 			if requests > 0 {
 				row.Trace = TraceSpec{Path: fmt.Sprintf("generated:conversation?seed=7&requests=%d", requests), Count: requests}
 				row.Determinism.PressureBand = nil
@@ -86,8 +93,11 @@ func TestPerfGateFigures(t *testing.T) {
 					}
 					valid = "battery BREACHED (" + strings.Join(names, ", ") + ")"
 				}
-				line += fmt.Sprintf("%-12s median %.4f  [X(%d) %.4f, X(%d) %.4f] width %.4f  %s  invalidated %d  perf stage %s",
-					r.Verdict, r.Median, r.LowerOrder, r.Lower, r.UpperOrder, r.Upper, r.Upper-r.Lower, valid, len(r.Invalidations), wall.Round(time.Second))
+				line += fmt.Sprintf("%-12s by %-16s median %.4f  [X(%d) %.4f, X(%d) %.4f] width %.4f  %s  invalidated %d  perf stage %s",
+					r.Verdict, r.DecidedBy, r.Median, r.LowerOrder, r.Lower, r.UpperOrder, r.Upper, r.Upper-r.Lower, valid, len(r.Invalidations), wall.Round(time.Second))
+				if d := r.Analysis; d != nil && d.Dependent != nil {
+					line += fmt.Sprintf("  block medians [%.4f, %.4f] (%s)", d.Dependent.Lower, d.Dependent.Upper, d.Dependent.Basis())
+				}
 				if len(r.Invalidations) > 0 {
 					line += "  first: " + r.Invalidations[0].Reason
 				}

@@ -52,6 +52,14 @@ func ar1(phi float64, innov func(*rand.Rand) float64) func(*rand.Rand, float64, 
 
 func normal(rng *rand.Rand) float64 { return rng.NormFloat64() }
 
+func squares(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * x
+	}
+	return out
+}
+
 // studentT3 has unit variance (t₃ / √3): heavy tails, symmetric about 0.
 func studentT3(rng *rand.Rand) float64 {
 	z := rng.NormFloat64()
@@ -63,7 +71,7 @@ func studentT3(rng *rand.Rand) float64 {
 	return z / math.Sqrt(c/3) / math.Sqrt(3)
 }
 
-func studyScenarios(real []float64) []studyScenario {
+func studyScenarios(real []realSeries) []studyScenario {
 	out := []studyScenario{
 		{"i.i.d. normal", false, ar1(0, normal)},
 		{"AR(1) φ=0.2", true, ar1(0.2, normal)},
@@ -87,16 +95,19 @@ func studyScenarios(real []float64) []studyScenario {
 		{"i.i.d. t₃ (heavy tails)", false, ar1(0, studentT3)},
 		{"AR(1) φ=0.4, t₃ innovations", true, ar1(0.4, studentT3)},
 	}
-	if len(real) > 0 {
+	for _, rs := range real {
 		// Circular blocks of the real series' centred log ratios keep its serial dependence;
 		// centring at the median makes the resampling distribution's median 0.
-		d := LogRatios(real)
+		d := LogRatios(rs.Ratios)
 		med := Median(d)
 		for i := range d {
 			d[i] -= med
 		}
-		L := politisWhiteBlockLength(d)
-		out = append(out, studyScenario{fmt.Sprintf("real A/A series, blocks of %d", L), true, func(rng *rand.Rand, _ float64, e []float64) {
+		// At least ⌈n^⅓⌉ (the block bootstrap's usual length) so that short-range dependence
+		// the automatic rule misses in one series is still carried over.
+		L := max(politisWhiteBlockLength(d), int(math.Ceil(math.Cbrt(float64(len(d))))))
+		name := fmt.Sprintf("real %s (%d pairs, sd %.3f), blocks of %d", strings.TrimSuffix(rs.File, ".json"), len(d), math.Sqrt(mean(squares(d))), L)
+		out = append(out, studyScenario{name, true, func(rng *rand.Rand, _ float64, e []float64) {
 			for i := 0; i < len(e); {
 				start := rng.IntN(len(d))
 				for k := 0; k < L && i < len(e); k++ {
@@ -254,7 +265,7 @@ type studyRow struct {
 	gate        []studyCell // per method, the combined gate over all replicates
 }
 
-func runStudy(reps int, sigma float64, real []float64, methods []studyMethod, seed uint64) []studyRow {
+func runStudy(reps int, sigma float64, real []realSeries, methods []studyMethod, seed uint64) []studyRow {
 	sched, err := BalancedSchedule(20261129, studyN)
 	if err != nil {
 		panic(err)
@@ -315,8 +326,10 @@ func printStudy(w io.Writer, rows []studyRow, methods []studyMethod, sigma float
 	}
 }
 
-// realSeries is a ratio series recorded by a real campaign (testdata/ratios/*.json).
+// realSeries is a ratio series recorded by a real campaign (testdata/ratios/*.json): each
+// becomes a scenario whose noise is block-resampled from it (its own scale and dependence).
 type realSeries struct {
+	File     string    `json:"-"`
 	Campaign string    `json:"campaign"`
 	Row      string    `json:"row"`
 	Host     string    `json:"host"`
@@ -336,9 +349,15 @@ func loadRealSeries(t testing.TB) []realSeries {
 		if err := json.Unmarshal(data, &s); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if len(s.Ratios) != studyN {
-			t.Fatalf("%s: %d ratios, want %d", p, len(s.Ratios), studyN)
+		if len(s.Ratios) < 20 {
+			t.Fatalf("%s: %d ratios, want at least 20 to resample blocks from", p, len(s.Ratios))
 		}
+		for i, r := range s.Ratios {
+			if !(r > 0) || math.IsInf(r, 0) {
+				t.Fatalf("%s: ratio %d is %v", p, i+1, r)
+			}
+		}
+		s.File = filepath.Base(p)
 		out = append(out, s)
 	}
 	return out
@@ -374,10 +393,7 @@ func TestDependenceStudy(t *testing.T) {
 			studyMethod{"self-normalized sign test", selfNormalizedLog},
 		)
 	}
-	var real []float64
-	if rs := loadRealSeries(t); len(rs) > 0 {
-		real = rs[0].Ratios
-	}
+	real := loadRealSeries(t)
 	sigma := studySigma
 	if s := os.Getenv("KVPARITY_STUDY_SIGMA"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
