@@ -45,14 +45,15 @@ type Plan struct {
 
 // Reasons Clean gives, one per kind of file.
 const (
-	whyEvidence  = "campaign evidence the protocol retains"
-	whyRunOutput = "run output whose digest, timing and status are recorded in the journal"
-	whyEvFile    = "lifecycle evidence of a repetition (read by the report)"
-	whyBinary    = "copied binary: its SHA-256, size and .text size are recorded"
-	whyWindow    = "trace window: its SHA-256 and slice are recorded"
-	whyPatch     = "copied determinism patch: its SHA-256 is recorded"
-	whyForeign   = "not written by kvparity: left alone"
-	whyLink      = "symbolic link: left alone (never followed)"
+	whyEvidence    = "campaign evidence the protocol retains"
+	whyRunOutput   = "run output whose digest, timing and status are recorded in the journal"
+	whyEvFile      = "lifecycle evidence of a repetition (read by the report)"
+	whyMetricsFile = "product metrics of a repetition (read by the report's summary and plots)"
+	whyBinary      = "copied binary: its SHA-256, size and .text size are recorded"
+	whyWindow      = "trace window: its SHA-256 and slice are recorded"
+	whyPatch       = "copied determinism patch: its SHA-256 is recorded"
+	whyForeign     = "not written by kvparity: left alone"
+	whyLink        = "symbolic link: left alone (never followed)"
 )
 
 // Clean applies stage 9 to the campaign in dir (dryRun: only says what it would do). It refuses
@@ -142,7 +143,7 @@ func Clean(dir string, dryRun bool) (Plan, error) {
 
 // checkReportCurrent builds the report and requires report.json to hold exactly those bytes.
 func (c *campaign) checkReportCurrent() (*Report, error) {
-	r, _, err := c.build()
+	r, _, err := c.assemble()
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +273,7 @@ func runOfReport(rel string) (engine.RunID, bool) {
 // decide says whether one campaign file goes, and why.
 func (p *policy) decide(rel string) (remove bool, why string) {
 	switch rel {
-	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileTraceSums, layout.FileLock:
+	case layout.FileJournal, layout.FileRow, layout.FileHost, layout.FileArtifacts, layout.FileSchedule, layout.FileExceptions, layout.FileReportMD, layout.FileReportJSON, layout.FileSummaryMD, layout.FileTraceSums, layout.FileLock:
 		return false, whyEvidence
 	case layout.FileExceptionsLock:
 		return false, "the exception records' lock (held only while a record is saved; it names the last saver)"
@@ -297,6 +298,8 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 	switch top {
 	case layout.DirDiffs:
 		return false, "focused diff of a mismatch (stage 4 retains it)"
+	case layout.DirPlots:
+		return false, "the report's plots (written with it from the journal)"
 	case layout.DirPerf:
 		return false, "performance exports: every sample, ratio and bound"
 	case layout.DirArtifacts:
@@ -322,6 +325,9 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		}
 		if path.Base(rest) == layout.FileRunEvidence {
 			return false, whyEvFile
+		}
+		if path.Base(rest) == layout.FileRunMetrics {
+			return false, whyMetricsFile
 		}
 		return true, whyRunOutput
 	}

@@ -63,6 +63,7 @@ func markdown(r *Report) []byte {
 	m.p("Written by kvparity from the campaign's journal (%d records, seq 1–%d, %s to %s); nothing was rerun to write it.",
 		r.Journal.Records, r.Journal.LastSeq, stamp(r.Journal.First), stamp(r.Journal.Last))
 	m.verdicts(r)
+	m.plots(r)
 	m.revisions(r)
 	m.trace(r)
 	m.config(r)

@@ -49,6 +49,10 @@ type Report struct {
 	Statements []Statement `json:"coverage_statements"` // skipped or unsupported coverage
 	// Profiler is stage 7's investigation (kvparity investigate), when one ran.
 	Profiler *engine.Investigation `json:"profiler_findings"`
+	// Metrics is each arm's product metrics (baseline, then candidate), from its counted
+	// repetitions' canonical summaries; Plots the images of plots/ the report links.
+	Metrics []ArmMetrics `json:"metrics"`
+	Plots   []string     `json:"plots"`
 }
 
 // Verdicts is the report's verdicts as verdict.Decide gave them: what every other surface

@@ -12,9 +12,10 @@ import (
 	"kvparity/verdict"
 )
 
-// Write writes report.md and report.json into the campaign directory dir (and the focused
-// diffs under diffs/ when canonical reports disagree). It reads only what the campaign recorded,
-// so writing it twice on an unchanged campaign gives the same bytes. The workbench's save key
+// Write writes report.md, report.json, summary.md (the report sized for a pull request) and
+// the plots under plots/ into the campaign directory dir (and the focused diffs under diffs/
+// when canonical reports disagree). It reads only what the campaign recorded, so writing it
+// twice on an unchanged campaign gives the same bytes. The workbench's save key
 // and `kvparity report DIR` both call it.
 func Write(dir string) error {
 	_, err := WriteReport(dir)
@@ -28,8 +29,22 @@ func Build(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, _, err := c.build()
+	r, _, err := c.assemble()
 	return r, err
+}
+
+// assemble is build with what the report derives from the figures it built: both arms' product
+// metrics and the names of the plots drawn from them (drawn only when the report is written).
+func (c *campaign) assemble() (*Report, map[string][]byte, error) {
+	r, files, err := c.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Metrics, err = c.armMetrics(r.Arms); err != nil {
+		return nil, nil, err
+	}
+	r.Plots = plotNames(r)
+	return r, files, nil
 }
 
 // Assess is the campaign's verdicts: exactly what its report would say, computed by the same
@@ -50,11 +65,19 @@ func WriteReport(dir string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, files, err := c.build()
+	r, files, err := c.assemble()
 	if err != nil {
 		return nil, err
 	}
 	r.Warnings = c.warnings
+	images, err := renderPlots(r)
+	if err != nil {
+		return nil, fmt.Errorf("campaign report: %w", err)
+	}
+	for n, b := range images {
+		files[n] = b
+	}
+	files[layout.FileSummaryMD] = summary(r)
 	js, err := encodeJSON(r)
 	if err != nil {
 		return nil, err

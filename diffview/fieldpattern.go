@@ -45,6 +45,18 @@ func (d *Diff) FieldPatterns() []PatternCount {
 	return d.fieldPats.patterns
 }
 
+// FieldPatternsOf is FieldPatterns of a list of differing pointers (a focused diff's file
+// keeps them all), for a reader that has no Diff.
+func FieldPatternsOf(pointers []string) []PatternCount {
+	return fieldPatterns(func(yield func(string, int) bool) {
+		for _, p := range pointers {
+			if !yield(p, -1) {
+				return
+			}
+		}
+	})
+}
+
 // FieldPattern is the field pattern of one pointer before folding: indices and ids wildcarded.
 func FieldPattern(ptr string) string {
 	if ptr == "" || ptr == "/" || ptr[0] != '/' {

@@ -89,6 +89,16 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
 	}
 	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
+	// The product metrics beside the evidence: the full report is deleted once it matches, and
+	// the campaign report's table of what changed and its latency plots read them from here.
+	metrics, err := report.ExtractMetrics(canon)
+	if err != nil {
+		return out, fmt.Errorf("%s: %s: %w", spec.ID, raw, err)
+	}
+	mPath := filepath.Join(spec.Dir, layout.FileRunMetrics)
+	if err := writeJSONFile(mPath, metrics); err != nil {
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, mPath, err)}
+	}
 	return out, nil
 }
 

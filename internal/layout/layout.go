@@ -19,6 +19,7 @@ const (
 	FileExceptions = "exceptions.jsonl"     // semantic exception records (diffview)
 	FileReportMD   = "report.md"            // the campaign report, for people
 	FileReportJSON = "report.json"          // the campaign report, in the shared verdict schema
+	FileSummaryMD  = "summary.md"           // the report's summary, sized for a pull request
 	// FileLock is the campaign lock: the one kvparity that writes the campaign holds an flock
 	// on it and names itself in it (pid, start time, command, since when).
 	FileLock = "campaign.lock"
@@ -38,11 +39,13 @@ const (
 	DirPatch     = "patch"     // the row's declared determinism patch, copied
 	DirPerf      = "perf"      // the performance exports: every sample, ratio and bound
 	DirDiffs     = "diffs"     // the report's focused diffs of mismatching canonical reports
+	DirPlots     = "plots"     // the report's plots as images (SVG and PNG)
 )
 
 // A run folder (runs/<run id>/).
 const (
 	FileRunEvidence = "evidence.json" // a repetition's lifecycle evidence (kept by the cleanup)
+	FileRunMetrics  = "metrics.json"  // a repetition's product metrics (kept by the cleanup)
 )
 
 // The matrix folder (DIR) and the matrix's files in each row's campaign folder (DIR/<row>).

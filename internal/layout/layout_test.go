@@ -10,10 +10,10 @@ import (
 func TestNamesAreDistinctRelativePaths(t *testing.T) {
 	folders := map[string][]string{
 		"campaign or matrix row": {FileRow, FileHost, FileArtifacts, FileJournal, FileSchedule, FileTraceSums, FileWindow,
-			FileExceptions, FileReportMD, FileReportJSON, FileLock, DirRuns, DirArtifacts, DirPatch, DirPerf, DirDiffs,
+			FileExceptions, FileReportMD, FileReportJSON, FileSummaryMD, FileLock, DirRuns, DirArtifacts, DirPatch, DirPerf, DirDiffs, DirPlots,
 			FileJobs, FilePlacement, FileJobScript, FileLocalRunOutput},
 		"matrix": {FileMatrixMD, FileMatrixJSON, FileMatrixLock, MatrixBinary},
-		"run":    {FileRunEvidence},
+		"run":    {FileRunEvidence, FileRunMetrics},
 	}
 	for folder, names := range folders {
 		seen := map[string]bool{}

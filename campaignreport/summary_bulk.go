@@ -1,0 +1,140 @@
+package campaignreport
+
+import (
+	"fmt"
+
+	"kvparity/internal/layout"
+)
+
+// plotLinks writes the plots' links, SVG shown and PNG beside it (the PNG is what a PR comment
+// upload or a viewer without SVG takes). report.md and summary.md both use it.
+func (m *md) plotLinks(r *Report) {
+	if len(r.Plots) == 0 {
+		m.p("No plot: the campaign has no paired ratio, lifecycle evidence or product metrics yet.")
+		return
+	}
+	for _, p := range r.Plots {
+		m.p("![%s](%s) ([PNG](%s))", plotAlt(p), p, pngOf(p))
+		m.blank()
+	}
+	m.p("Every plot is in `%s/` as SVG and PNG, drawn from the journal's figures.", layout.DirPlots)
+}
+
+func sumPlots(m *md, r *Report) {
+	m.h(3, "Plots")
+	m.plotLinks(r)
+}
+
+func sumPairs(m *md, r *Report) bool {
+	res := r.Performance.Result
+	if res == nil || len(res.Pairs) == 0 {
+		return false
+	}
+	m.blank()
+	m.p("<details><summary>The %d paired ratios (%s)</summary>", len(res.Pairs), res.TimingField)
+	m.blank()
+	m.head("pair", "order", "baseline ms", "candidate ms", "ratio")
+	for _, p := range res.Pairs[:min(len(res.Pairs), sumBulkRows)] {
+		mark := ""
+		if p.Ratio > res.Threshold {
+			mark = " > gate"
+		}
+		m.row(fmt.Sprint(p.Pair), string(p.Order), fmt.Sprintf("%.3f", p.BaselineMs), fmt.Sprintf("%.3f", p.CandidateMs), fmt.Sprintf("%.4f%s", p.Ratio, mark))
+	}
+	if len(res.Pairs) > sumBulkRows {
+		m.blank()
+		m.p("… %d more in report.md and `%s/`.", len(res.Pairs)-sumBulkRows, layout.DirPerf)
+	}
+	if n := len(res.Invalidations); n > 0 {
+		m.blank()
+		m.p("%d invalidated pair attempt(s), each rerun:", n)
+		m.blank()
+		for _, inv := range res.Invalidations[:min(n, 12)] {
+			m.p("- pair %d attempt %d: %s", inv.Pair, inv.Attempt, clipTo(inv.Reason, 200))
+		}
+		if n > 12 {
+			m.p("- … %d more in report.md", n-12)
+		}
+	}
+	m.blank()
+	m.p("</details>")
+	return true
+}
+
+func sumRuns(m *md, r *Report) bool {
+	if len(r.Arms) == 0 {
+		return false
+	}
+	m.blank()
+	m.p("<details><summary>Determinism runs and lifecycle rules</summary>")
+	for _, a := range r.Arms {
+		m.blank()
+		m.p("**%s** %s — %s", a.Arm, code(a.Revision), a.Verdict)
+		m.blank()
+		m.head("run", "status", "digest")
+		for _, ri := range a.Runs[:min(len(a.Runs), sumBulkRows/2)] {
+			what := code(short(ri.Digest))
+			if ri.Error != "" {
+				what = "✗ " + clipTo(ri.Error, 160)
+			}
+			m.row(code(string(ri.Run)), ri.Status, what)
+		}
+		if len(a.Runs) > sumBulkRows/2 {
+			m.row(fmt.Sprintf("… %d more", len(a.Runs)-sumBulkRows/2), "", "")
+		}
+		if ev := a.Evidence; ev != nil {
+			m.blank()
+			for _, rule := range ev.Rules {
+				m.p("- %s %s: %s", map[bool]string{true: "✓", false: "✗"}[rule.Passed], rule.Name, clipTo(rule.Why, 200))
+			}
+		}
+	}
+	m.blank()
+	m.p("</details>")
+	return true
+}
+
+// sumReproduce says how to reproduce the campaign from its folder: only relative paths.
+func sumReproduce(m *md, r *Report) {
+	m.h(3, "Reproduce")
+	m.p("From the campaign folder (frozen row `%s` SHA-256 %s; trace window %s SHA-256 %s):", layout.FileRow, code(short(r.Config.RowSHA256)), code(layout.FileWindow), code(short(r.Trace.WindowSHA256)))
+	m.blank()
+	m.p("```sh")
+	m.p("kvparity report .                               # summary.md, report.md, report.json, plots/: the same bytes again")
+	m.p("kvparity diff --campaign . --patterns           # the semantic diff by field pattern, with the exception records")
+	m.p("kvparity run %s --campaign . --stage all   # resume: finished runs are never rerun", layout.FileRow)
+	m.p("kvparity run %s --campaign ../%s-again --stage all   # the same frozen row, anew", layout.FileRow, r.Row)
+	m.p("```")
+	m.blank()
+	var arts []string
+	for _, a := range r.Artifacts {
+		if a.Current {
+			arts = append(arts, fmt.Sprintf("%s %s (SHA-256 %s)", a.Arm, code(a.Path), code(short(a.SHA256))))
+		}
+	}
+	if len(arts) > 0 {
+		m.p("Pinned artifacts (the binaries the arms ran): %s.", joinAnd(arts))
+	}
+}
+
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	out := xs[0]
+	for _, x := range xs[1 : len(xs)-1] {
+		out += ", " + x
+	}
+	return out + " and " + xs[len(xs)-1]
+}
+
+// plots is report.md's section of images and the pointer to summary.md.
+func (m *md) plots(r *Report) {
+	m.h(2, "Plots")
+	m.p("`%s` beside this file is this report sized for a pull request (verdicts with their caveats, what changed, the diagnosis).", layout.FileSummaryMD)
+	m.blank()
+	m.plotLinks(r)
+}
