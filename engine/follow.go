@@ -130,6 +130,10 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 					t.poll(true)
 					delete(runs, r.Run)
 				}
+				if r.Kind == KindWarmup && r.Error == "" {
+					// The writer announces a finished warmup live; its journal has only the run's end.
+					c.Emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
+				}
 			case RecStageStart:
 				c.Emit(c.stageStarted(r.Stage))
 			case RecStageEnd:

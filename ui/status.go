@@ -44,6 +44,9 @@ func (m Model) statusText() (string, bool) {
 	if m.status.text != "" {
 		parts = append(parts, m.status.text)
 	}
+	if m.following != "" {
+		parts = append(parts, m.following) // before the other marks: it says why keys are refused
+	}
 	if m.blocked != "" && !(m.status.problem && strings.Contains(m.status.text, m.blocked)) {
 		parts = append(parts, "BLOCKED: "+m.blocked)
 	}
@@ -52,9 +55,6 @@ func (m Model) statusText() (string, bool) {
 	}
 	if m.rowChanged {
 		parts = append(parts, "STALE: the row file changed; this campaign keeps its frozen row.toml")
-	}
-	if m.following != "" {
-		parts = append(parts, m.following)
 	}
 	line := " " + strings.Join(parts, " │ ")
 	// The hint only where it does not cost a second line.
