@@ -209,7 +209,7 @@ func markdownWords(t *testing.T, md string) surfaceWords {
 	}
 	w.Semantic, w.Performance = cell("**semantic**"), cell("**performance**")
 	w.Footprint, w.Overall = cell("footprint (binary and .text growth ≤ 5%)"), cell("**overall**")
-	if m := regexp.MustCompile(`headless exit status (\d)`).FindStringSubmatch(md); m != nil {
+	if m := regexp.MustCompile("exit status of `kvparity run --stage all` (\\d)").FindStringSubmatch(md); m != nil {
 		w.Exit = int(m[1][0] - '0')
 	} else {
 		t.Error("report.md states no exit status")

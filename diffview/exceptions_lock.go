@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"kvparity/internal/layout"
 )
@@ -25,20 +25,20 @@ var lockWait = 10 * time.Second
 // it dies. A filesystem without flock is an error: saving unlocked could lose a record.
 func lockExceptions(campaignDir string) (unlock func(), err error) {
 	path := filepath.Join(campaignDir, layout.FileExceptionsLock)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("locking the exception records: %w", err)
 	}
 	deadline := time.Now().Add(lockWait)
 	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			break
 		}
-		if errors.Is(err, unix.EINTR) {
+		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return nil, fmt.Errorf("%s cannot be locked (%v): exception records are saved only under this lock, so that two kvparity processes lose none", path, err)
 		}
@@ -54,7 +54,7 @@ func lockExceptions(campaignDir string) (unlock func(), err error) {
 		f.WriteAt(fmt.Appendf(nil, "pid %d (%s) since %s\n", os.Getpid(), strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339)), 0)
 	}
 	return func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"kvparity/internal/layout"
 	"kvparity/internal/procgroup"
@@ -174,7 +174,7 @@ func TestExceptionsLockNamesItsHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
 	f.Truncate(0)
