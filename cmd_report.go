@@ -15,19 +15,25 @@ func init() {
 	register("report", "write a campaign's report.md and report.json from its journal", reportCmd)
 }
 
-const reportUsage = `usage: kvparity report DIR
+const reportUsage = `usage: kvparity report [--github] DIR
 
-Writes DIR/report.md and DIR/report.json (and DIR/diffs/*.json when canonical reports differ)
-from what the campaign recorded: journal, frozen row, host, artifacts, trace checksums, lifecycle
-evidence, exception records. Nothing is rerun, and an unchanged campaign gives the same bytes.
+Writes DIR/report.md, DIR/report.json, DIR/summary.md (the report sized for a pull request) and
+the plots DIR/plots/*.svg and *.png (and DIR/diffs/*.json when canonical reports differ) from what
+the campaign recorded: journal, frozen row, host, artifacts, trace checksums, lifecycle evidence,
+product metrics, exception records. Nothing is rerun, and an unchanged campaign gives the same
+bytes. --github also appends the summary to the file $GITHUB_STEP_SUMMARY names (GitHub Actions'
+job summary; the plots are named there, not shown); without the variable it says so and appends
+nothing.
 
-exit status: 0 written, 3 usage or input error (the message names the file).
+exit status: 0 written, 3 usage or input error, or a $GITHUB_STEP_SUMMARY that cannot be
+appended to (the message names the file; the campaign's report is written all the same).
 `
 
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
+	github := fs.Bool("github", false, "also append summary.md to $GITHUB_STEP_SUMMARY (GitHub Actions)")
 	dir, code, ok := parseDirArgs(fs, args)
 	if !ok {
 		return code
@@ -40,9 +46,21 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	for _, w := range r.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	fmt.Fprintf(stdout, "%s\n%s\n", filepath.Join(dir, layout.FileReportMD), filepath.Join(dir, layout.FileReportJSON))
+	fmt.Fprintf(stdout, "%s\n%s\n%s\n", filepath.Join(dir, layout.FileReportMD), filepath.Join(dir, layout.FileReportJSON), filepath.Join(dir, layout.FileSummaryMD))
 	fmt.Fprintf(stdout, "semantic %s · performance %s · footprint %s · overall %s (exit status of kvparity run --stage all: %d; --stage determinism, the semantic verdict alone: %d)\n",
 		r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, r.ExitCode, r.SemanticExitCode)
+	if *github {
+		path, appended, err := campaignreport.AppendStepSummary(r)
+		switch {
+		case err != nil:
+			fmt.Fprintln(stderr, "kvparity report --github:", err)
+			return verdict.ExitUsage
+		case appended:
+			fmt.Fprintf(stdout, "summary appended to %s ($%s)\n", path, campaignreport.EnvStepSummary)
+		default:
+			fmt.Fprintf(stderr, "kvparity report --github: $%s is not set (not under GitHub Actions): nothing appended\n", campaignreport.EnvStepSummary)
+		}
+	}
 	return 0
 }
 

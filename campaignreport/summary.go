@@ -32,7 +32,11 @@ type part struct {
 	bulk string // what the part is, when it is bulk ("" above the fold)
 }
 
-func summary(r *Report) []byte {
+func summary(r *Report) []byte { return summaryFor(r, sumPlots) }
+
+// summaryFor is summary.md with plots as its plots section (a job summary cannot show the
+// campaign's images: GitHubSummary says where they are instead).
+func summaryFor(r *Report, plots func(m *md, r *Report)) []byte {
 	var parts []part
 	add := func(f func(m *md, r *Report)) {
 		m := &md{}
@@ -48,7 +52,7 @@ func summary(r *Report) []byte {
 	add(sumHead)
 	add(sumVerdicts)
 	add(sumChanges)
-	add(sumPlots)
+	add(plots)
 	add(sumDiagnosis)
 	bulk("the diagnosis's evidence", sumDiagnosisEvidence)
 	add(sumPatterns)

@@ -30,11 +30,13 @@ func sumHead(m *md, r *Report) {
 func sumVerdicts(m *md, r *Report) {
 	m.h(3, "Verdicts")
 	m.head("question", "verdict", "why")
+	// The reason is clipped, never its caveats (each is clipped and their number capped).
 	row := func(q, word, why string, caveats ...string) {
+		why = clipTo(why, sumCell)
 		if len(caveats) > 0 {
 			why = strings.TrimSuffix(why, ".") + ".<br>" + strings.Join(caveats, "<br>")
 		}
-		m.row(q, word, clipTo(why, 3*sumCell))
+		m.row(q, word, why)
 	}
 	row("**semantic**", "**"+r.Semantic.Verdict.String()+"**", r.Semantic.Reason, semanticCaveats(r)...)
 	row("**performance**", "**"+r.Performance.Verdict.String()+"**", r.Performance.Reason, perfCaveats(r)...)

@@ -52,4 +52,3 @@ func TestExtractMetricsEmptyAndMalformed(t *testing.T) {
 		t.Errorf("malformed: %v", err)
 	}
 }
-

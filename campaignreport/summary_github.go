@@ -1,0 +1,48 @@
+package campaignreport
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"kvparity/internal/layout"
+)
+
+// EnvStepSummary is the variable GitHub Actions sets to the file of the job's summary.
+const EnvStepSummary = "GITHUB_STEP_SUMMARY"
+
+// GitHubSummary is summary.md as a GitHub Actions job summary: the same sections, except that
+// the plots are named instead of shown (a job summary renders Markdown but cannot load an
+// image of the job's workspace; the workflow uploads plots/ as an artifact).
+func GitHubSummary(r *Report) []byte {
+	return summaryFor(r, func(m *md, r *Report) {
+		m.h(3, "Plots")
+		if len(r.Plots) == 0 {
+			m.p("No plot: the campaign has no paired ratio, lifecycle evidence or product metrics yet.")
+			return
+		}
+		m.p("In the campaign folder's `%s/` (SVG and PNG; upload the folder as an artifact to see them):", layout.DirPlots)
+		m.blank()
+		for _, p := range r.Plots {
+			m.p("- %s: %s, %s", plotAlt(p), code(p), code(pngOf(p)))
+		}
+	})
+}
+
+// AppendStepSummary appends GitHubSummary to the file $GITHUB_STEP_SUMMARY names. appended is
+// false, with no error, when the variable is not set (not running under GitHub Actions).
+func AppendStepSummary(r *Report) (path string, appended bool, err error) {
+	path = os.Getenv(EnvStepSummary)
+	if path == "" {
+		return "", false, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return path, false, fmt.Errorf("$%s is %s, which cannot be opened for appending: %w", EnvStepSummary, path, err)
+	}
+	_, werr := f.Write(GitHubSummary(r))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return path, false, fmt.Errorf("$%s is %s, which could not be written: %w", EnvStepSummary, path, err)
+	}
+	return path, true, nil
+}
