@@ -25,11 +25,13 @@ func writeFile(t *testing.T, dir, name, content string) {
 }
 
 // retained is what stage 9 keeps of a resolved campaign: the evidence files, the perf exports,
-// the repetitions' lifecycle evidence, and the report.
+// the repetitions' lifecycle evidence and product metrics, and the report, its summary and plots.
 func retained(extra ...string) []string {
 	keep := []string{"artifacts.json", "host.json", "journal.jsonl", "perf/result.json", "perf/samples.json", "perf/samples.txt",
 		"report.json", "report.md", "row.toml", "runs/det/baseline-1/evidence.json", "runs/det/baseline-2/evidence.json",
-		"runs/det/candidate-1/evidence.json", "runs/det/candidate-2/evidence.json", "schedule.json", "trace/checksums.json", layout.FileLock}
+		"runs/det/candidate-1/evidence.json", "runs/det/candidate-2/evidence.json", "schedule.json", "trace/checksums.json", layout.FileLock,
+		"runs/det/baseline-1/metrics.json", "runs/det/baseline-2/metrics.json", "runs/det/candidate-1/metrics.json", "runs/det/candidate-2/metrics.json",
+		"summary.md", "plots/ratios.svg", "plots/ratios.png", "plots/pressure.svg", "plots/pressure.png", "plots/ttft.svg", "plots/ttft.png", "plots/e2e.svg", "plots/e2e.png"}
 	keep = append(keep, extra...)
 	slices.Sort(keep)
 	return keep

@@ -53,6 +53,9 @@ type Report struct {
 	// repetitions' canonical summaries; Plots the images of plots/ the report links.
 	Metrics []ArmMetrics `json:"metrics"`
 	Plots   []string     `json:"plots"`
+	// LoadPreflight is the perf stage's last load preflight in words ("" when none ran): said
+	// with the performance verdict even before the stage has a result.
+	LoadPreflight string `json:"load_preflight,omitempty"`
 }
 
 // Verdicts is the report's verdicts as verdict.Decide gave them: what every other surface

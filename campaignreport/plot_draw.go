@@ -234,7 +234,14 @@ func quantilesOf(am ArmMetrics, f func(*report.Metrics) []float64) []float64 {
 // latencyPlot: the distribution of one per-request latency of both arms, as the fraction of
 // completed requests at or below each latency (from the p0..p100 quantiles).
 func latencyPlot(r *Report, which latency) *plot.Plot {
-	p := newPlot(which.name+" distribution (virtual time, completed requests)", which.name+" (ms)", "requests at or below (%)")
+	// Latencies of 10 s and more are drawn in seconds, as the summary's table says them.
+	unit, scale := "ms", 1.0
+	for _, am := range r.Metrics {
+		if qs := which.of(am); len(qs) > 0 && qs[len(qs)-1] >= 10_000 {
+			unit, scale = "s", 1000
+		}
+	}
+	p := newPlot(which.name+" distribution (virtual time, completed requests)", which.name+" ("+unit+")", "requests at or below (%)")
 	drawn := false
 	for i, am := range r.Metrics {
 		qs := which.of(am)
@@ -244,7 +251,7 @@ func latencyPlot(r *Report, which latency) *plot.Plot {
 		drawn = true
 		pts := make(plotter.XYs, len(qs))
 		for k, q := range qs {
-			pts[k] = plotter.XY{X: q, Y: 100 * float64(k) / float64(len(qs)-1)}
+			pts[k] = plotter.XY{X: q / scale, Y: 100 * float64(k) / float64(len(qs)-1)}
 		}
 		l, _ := plotter.NewLine(pts)
 		l.LineStyle.Color, l.LineStyle.Width = armColor(am.Arm), vg.Points(1.5)
@@ -252,8 +259,7 @@ func latencyPlot(r *Report, which latency) *plot.Plot {
 			l.LineStyle.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 		}
 		p.Add(l)
-		n := qs[len(qs)/2]
-		p.Legend.Add(fmt.Sprintf("%s: p50 %s ms, p99 %s ms", am.Arm, num(n), num(qs[len(qs)*99/100])), l)
+		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s", am.Arm, withUnit(qs[len(qs)/2], "ms"), withUnit(qs[len(qs)*99/100], "ms")), l)
 	}
 	if !drawn {
 		return nil

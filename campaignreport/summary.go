@@ -2,6 +2,7 @@ package campaignreport
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -115,22 +116,18 @@ func clipTo(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// num formats a figure with about four significant digits, without exponent for usual sizes.
+// num formats a figure with about three significant digits, never with an exponent.
 func num(v float64) string {
-	a := v
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case v == 0:
-		return "0"
-	case a >= 1e6:
-		return fmt.Sprintf("%.4g", v)
-	case a >= 100:
+	if math.Abs(v) >= 100 {
 		return fmt.Sprintf("%.0f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.3g", v)
-	default:
-		return fmt.Sprintf("%.3g", v)
 	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// withUnit is num with its unit; milliseconds of 10 s and more are said in seconds.
+func withUnit(v float64, unit string) string {
+	if unit == "ms" && math.Abs(v) >= 10_000 {
+		return fmt.Sprintf("%.1f s", v/1000)
+	}
+	return strings.TrimSpace(num(v) + " " + unit)
 }

@@ -81,12 +81,15 @@ func semanticCaveats(r *Report) []string {
 func perfCaveats(r *Report) []string {
 	res := r.Performance.Result
 	if res == nil {
+		if r.LoadPreflight != "" { // the stage ran (or runs) without a result yet
+			return []string{loadCaveat(r.LoadPreflight)}
+		}
 		return nil
 	}
 	var loaded, other []string
 	for _, c := range res.Caveats {
 		if strings.HasPrefix(c, "load preflight") {
-			loaded = append(loaded, "⚠ loaded host — "+clipTo(c, 300))
+			loaded = append(loaded, loadCaveat(c))
 		} else {
 			other = append(other, "Caveat: "+clipTo(c, 200))
 		}
@@ -99,6 +102,14 @@ func perfCaveats(r *Report) []string {
 		out = append(out, fmt.Sprintf("%d warning(s) in report.md.", n))
 	}
 	return out
+}
+
+// loadCaveat labels the load preflight's words: a warning unless the CPU was quiet.
+func loadCaveat(c string) string {
+	if strings.Contains(c, ": quiet, ") {
+		return "Host: " + clipTo(c, 300)
+	}
+	return "⚠ loaded host — " + clipTo(c, 300)
 }
 
 // capList keeps the first n items and says how many more there are.
@@ -140,7 +151,7 @@ func (ch change) cell(v *float64, text string) string {
 	if ch.unit == "B" {
 		return fmt.Sprintf("%.2f MiB", *v/(1<<20))
 	}
-	return strings.TrimSpace(num(*v) + " " + ch.unit)
+	return withUnit(*v, ch.unit)
 }
 
 func (ch change) delta() string {
@@ -154,11 +165,11 @@ func (ch change) delta() string {
 	case ch.points:
 		return fmt.Sprintf("%+.2f pp", 100*(c-b))
 	case b == 0:
-		return strings.TrimSpace(fmt.Sprintf("%s%s %s", sign(c-b), num(math.Abs(c-b)), ch.unit))
+		return sign(c-b) + withUnit(math.Abs(c-b), ch.unit)
 	case ch.unit == "B":
 		return fmt.Sprintf("%+d B (%+.2f%%)", int64(c-b), 100*(c/b-1))
 	}
-	return fmt.Sprintf("%s%s %s (%+.2f%%)", sign(c-b), num(math.Abs(c-b)), ch.unit, 100*(c/b-1))
+	return fmt.Sprintf("%s%s (%+.2f%%)", sign(c-b), withUnit(math.Abs(c-b), ch.unit), 100*(c/b-1))
 }
 
 func sign(x float64) string {

@@ -44,6 +44,7 @@ func (c *campaign) assemble() (*Report, map[string][]byte, error) {
 		return nil, nil, err
 	}
 	r.Plots = plotNames(r)
+	r.LoadPreflight = c.loadPreflight()
 	return r, files, nil
 }
 

@@ -70,7 +70,7 @@ grep -qE "^## Performance verdict: (PASS|FAIL|INCONCLUSIVE)$" "$dir/report.md" |
 
 "$bin" clean "$dir"
 left="$(cd "$dir" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')"
-want="artifacts.json host.json journal.jsonl perf/result.json perf/samples.json perf/samples.txt report.json report.md row.toml runs/det/baseline-1/evidence.json runs/det/baseline-2/evidence.json runs/det/candidate-1/evidence.json runs/det/candidate-2/evidence.json schedule.json trace/checksums.json "
+want="artifacts.json campaign.lock host.json journal.jsonl perf/result.json perf/samples.json perf/samples.txt plots/e2e.png plots/e2e.svg plots/pressure.png plots/pressure.svg plots/ratios.png plots/ratios.svg plots/ttft.png plots/ttft.svg report.json report.md row.toml runs/det/baseline-1/evidence.json runs/det/baseline-1/metrics.json runs/det/baseline-2/evidence.json runs/det/baseline-2/metrics.json runs/det/candidate-1/evidence.json runs/det/candidate-1/metrics.json runs/det/candidate-2/evidence.json runs/det/candidate-2/metrics.json schedule.json summary.md trace/checksums.json "
 [[ "$left" == "$want" ]] || fail "after clean: $left (want $want)"
 cp "$dir/report.md" "$work/cleaned.md"
 "$bin" report "$dir" >/dev/null
