@@ -17,8 +17,10 @@ checkout: the trace windows, each run's --report-jsonl and --report-json, and pa
 to draw them again). Each replay runs from an argument vector in its own process group, two at
 a time (the machine has two cores); a failed replay fails the script with its stderr's tail.
 
-usage: scripts/release-pairs.py [--out DIR] [--traces DIR] [--small]
+usage: scripts/release-pairs.py [--out DIR] [--traces DIR] [--small | --heldout]
   --small: only the agg/disagg KV-router pairs on the mooncake window (the CI test's set)
+  --heldout: the independent held-out set (default OUT ~/.cache/kvparity/release-heldout):
+             other trace windows, engines (trtllm, sglang), worker counts and arrival speeds
 """
 import argparse
 import os
@@ -40,6 +42,21 @@ ROUTERS = {"kv": ["--router-mode", "kv_router"], "rr": ["--router-mode", "round_
 TRACES = [("moon1000", "mooncake_trace_1000.jsonl", 0, 1000),
           ("conv1000", "conversation_trace.jsonl", 3000, 1000)]
 BIG = ("conv5000", "conversation_trace.jsonl", 0, 5000)
+# The held-out set: (name, topology flags, trace window), each with both routers. Its traces,
+# engines, worker counts and arrival speeds are none of the set above. (1.3.1's disaggregated
+# sglang replay does not finish; TRT-LLM has no disaggregated trace replay.)
+HELDOUT = [
+    ("agg3-trtllm-x2", ["--num-workers", "3", "--extra-engine-args", '{"engine_type":"trtllm"}', "--arrival-speedup-ratio", "2"],
+     ("conv800b", "conversation_trace.jsonl", 8000, 800)),
+    ("agg2-sglang-b64", ["--num-workers", "2", "--extra-engine-args", '{"engine_type":"sglang","block_size":64,"num_gpu_blocks":3000}'],
+     ("moon800b", "mooncake_trace_1000.jsonl", 200, 800)),
+    ("disagg1+3-x2", ["--num-prefill-workers", "1", "--num-decode-workers", "3",
+                      "--prefill-engine-args", '{"worker_type":"prefill"}', "--decode-engine-args", '{"worker_type":"decode"}',
+                      "--arrival-speedup-ratio", "2"],
+     ("conv800b", "conversation_trace.jsonl", 8000, 800)),
+]
+# A replay of 5,000 requests takes under a minute; one that runs past this has hung.
+TIMEOUT_S = 600
 
 
 def venv_python(version):
@@ -62,11 +79,12 @@ def window(traces, out, name, trace, first, count):
 
 
 class Run:
-    def __init__(self, out, version, topo, router, trace_name, trace_path, rep):
+    def __init__(self, out, version, topo, router, trace_name, trace_path, rep, topo_flags=None):
         self.name = f"{version}-{topo}-{router}-{trace_name}-r{rep}"
         self.dir = out / "runs" / self.name
         self.records, self.summary = self.dir / "records.jsonl", self.dir / "summary.json"
-        self.argv = [str(venv_python(version)), "-m", "dynamo.replay", *TOPOLOGIES[topo], *ROUTERS[router],
+        flags = TOPOLOGIES[topo] if topo_flags is None else topo_flags
+        self.argv = [str(venv_python(version)), "-m", "dynamo.replay", *flags, *ROUTERS[router],
                      "--trace-block-size", "512", "--report-json", str(self.summary),
                      "--report-jsonl", str(self.records), str(trace_path)]
 
@@ -90,6 +108,8 @@ def run_all(runs, parallel=2):
             for item in list(live):
                 r, p, log, t0 = item
                 if p.poll() is None:
+                    if time.monotonic() - t0 > TIMEOUT_S:
+                        sys.exit(f"{r.name}: dynamo.replay still running after {TIMEOUT_S} s (hung?); see {r.dir / 'stderr.log'}")
                     continue
                 live.remove(item)
                 log.close()
@@ -109,14 +129,17 @@ def run_all(runs, parallel=2):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path.home() / ".cache" / "kvparity" / "release-pairs")
+    ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--traces", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared" / "traces")
-    ap.add_argument("--small", action="store_true")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--small", action="store_true")
+    mode.add_argument("--heldout", action="store_true")
     args = ap.parse_args()
     for v in VERSIONS:
         if not venv_python(v).exists():
             sys.exit(f"{venv_python(v)} missing: run scripts/release-venvs.sh first")
-    out = args.out.expanduser()
+    out = args.out or Path.home() / ".cache" / "kvparity" / ("release-heldout" if args.heldout else "release-pairs")
+    out = out.expanduser()
     traces = TRACES[:1] if args.small else TRACES
     topos = list(TOPOLOGIES)
     routers = ["kv"] if args.small else list(ROUTERS)
@@ -128,13 +151,23 @@ def main():
         runs.setdefault(r.name, r)
         return r
 
+    if args.heldout:
+        for topo, flags, tr in HELDOUT:
+            for router in ROUTERS:
+                def hrun(v, rep, topo=topo, flags=flags, tr=tr, router=router):
+                    r = Run(out, v, topo, router, tr[0], window(args.traces, out, *tr), rep, flags)
+                    return runs.setdefault(r.name, r)
+                for v in VERSIONS:
+                    pairs.append((f"same-{v}-{topo}-{router}-{tr[0]}", hrun(v, 1), hrun(v, 2)))
+                pairs.append((f"1.3.1-vs-1.4.0-{topo}-{router}-{tr[0]}", hrun("1.3.1", 1), hrun("1.4.0", 1)))
+        traces = []
     for tr in traces:
         for topo in topos:
             for router in routers:
                 for v in VERSIONS:
                     pairs.append((f"same-{v}-{topo}-{router}-{tr[0]}", run(v, topo, router, tr, 1), run(v, topo, router, tr, 2)))
                 pairs.append((f"1.3.1-vs-1.4.0-{topo}-{router}-{tr[0]}", run("1.3.1", topo, router, tr, 1), run("1.4.0", topo, router, tr, 1)))
-    if not args.small:
+    if not args.small and not args.heldout:
         pairs.append((f"same-1.4.0-agg-kv-{BIG[0]}", run("1.4.0", "agg", "kv", BIG, 1), run("1.4.0", "agg", "kv", BIG, 2)))
         pairs.append((f"1.3.1-vs-1.4.0-agg-kv-{BIG[0]}", run("1.3.1", "agg", "kv", BIG, 1), run("1.4.0", "agg", "kv", BIG, 1)))
     print(f"{len(runs)} replays ({sum(not r.done() for r in runs.values())} to run) under {out}", file=sys.stderr)
