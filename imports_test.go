@@ -33,13 +33,16 @@ var rooms = map[string]struct {
 	"engine/build":        {may: []string{"internal/*"}},
 	"engine/profile":      {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":       {may: []string{"engine", "verdict", "internal/*"}},
-	"campaignreport":      {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true},
+	"campaignreport":      {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":              {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":               {may: []string{"verdict"}, stdOnly: true},
 	"verdict":             {stdOnly: true},
 	"internal/*":          {may: []string{"internal/*"}, stdOnly: true},
 	"mocker":              {may: []string{"report", "internal/*"}},
 }
+
+// plotPackages draw the campaign report's plots/ (gonum.org/v1/plot).
+var plotPackages = []string{"gonum.org/v1/plot", "gonum.org/v1/plot/plotter", "gonum.org/v1/plot/vg", "gonum.org/v1/plot/vg/draw", "gonum.org/v1/plot/vg/vgimg", "gonum.org/v1/plot/vg/vgsvg"}
 
 // room finds the table entry of a package path relative to the module ("" is the root).
 func room(rel string) (string, bool) {

@@ -15,9 +15,11 @@ import (
 // verdict and reason beside their details), then the campaign's record.
 type Report struct {
 	// Warnings say what the report ignored (a torn journal tail); never part of the files.
-	Warnings      []string `json:"-"`
-	SchemaVersion int      `json:"schema_version"`
-	Kind          string   `json:"kind"`
+	Warnings []string `json:"-"`
+	// dir is the campaign folder, which summary.md says every path relative to.
+	dir           string
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"`
 	// Overall is the worst of the semantic, performance and footprint verdicts
 	// (PASS_WITH_SEMANTIC_EXCEPTIONS counts as a pass); ExitCode is what
 	// `kvparity run --stage all` exits with for this state.

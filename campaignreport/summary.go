@@ -39,15 +39,16 @@ func summary(r *Report) []byte { return summaryFor(r, sumPlots) }
 // campaign's images: GitHubSummary says where they are instead).
 func summaryFor(r *Report, plots func(m *md, r *Report)) []byte {
 	var parts []part
+	local := localPaths(r)
 	add := func(f func(m *md, r *Report)) {
 		m := &md{}
 		f(m, r)
-		parts = append(parts, part{text: m.b.String()})
+		parts = append(parts, part{text: local.Replace(m.b.String())})
 	}
 	bulk := func(what string, f func(m *md, r *Report) bool) {
 		m := &md{}
 		if f(m, r) {
-			parts = append(parts, part{text: m.b.String(), bulk: what})
+			parts = append(parts, part{text: local.Replace(m.b.String()), bulk: what})
 		}
 	}
 	add(sumHead)

@@ -22,7 +22,7 @@ func sumHead(m *md, r *Report) {
 		revs = append(revs, s)
 	}
 	m.p("%s · trace %s · journal seq %d. The full audit is `report.md` beside this file; every path below is relative to the campaign folder.",
-		strings.Join(revs, " → "), code(r.Trace.Spec), r.Journal.LastSeq)
+		strings.Join(revs, " → "), code(traceLabel(r.Trace)), r.Journal.LastSeq)
 }
 
 // sumVerdicts is the verdict table, each row with its caveats on the same line: a loaded

@@ -45,6 +45,7 @@ func (c *campaign) assemble() (*Report, map[string][]byte, error) {
 	}
 	r.Plots = plotNames(r)
 	r.LoadPreflight = c.loadPreflight()
+	r.dir = c.dir
 	return r, files, nil
 }
 
