@@ -101,7 +101,8 @@ func ratioPlot(r *Report) *plot.Plot {
 	first, last := res.Pairs[0].Pair, res.Pairs[len(res.Pairs)-1].Pair
 	x0, x1 := float64(first)-0.5, float64(last)+0.5
 	p.X.Tick.Marker = pairTicks(first, last)
-	p.Add(hline(1, x0, x1, color.Gray{Y: 0x90}, false))
+	one := hline(1, x0, x1, color.Gray{Y: 0x90}, false)
+	p.Add(one)
 	gate := hline(res.Threshold, x0, x1, gateColor, true)
 	p.Add(gate)
 	p.Legend.Add(fmt.Sprintf("gate threshold %.4g", res.Threshold), gate)
@@ -117,6 +118,7 @@ func ratioPlot(r *Report) *plot.Plot {
 	} else {
 		p.Legend.Add(fmt.Sprintf("no bound yet (%d valid pairs)", len(res.Pairs)))
 	}
+	p.Legend.Add("r = 1 (no change)", one)
 	for _, s := range []struct {
 		pts   plotter.XYs
 		label string

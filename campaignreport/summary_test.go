@@ -94,7 +94,7 @@ func TestSummarySectionsAndBound(t *testing.T) {
 		"### Verdicts", "### What changed (baseline → candidate)", "### Plots", "### Diagnosis", "### Field patterns",
 		"### Exception records (40)", "### Reproduce",
 		"| TTFT p99 | 900 ms | 990 ms | +90 ms (+10.00%) |",
-		"| binary size | 100.00 MiB | 101.00 MiB | +1048576 B (+1.00%) |",
+		"| binary size | 100.00 MiB | 101.00 MiB | +1048576 B (+1.00%) |", "| end-to-end p50 |",
 		"| routing decisions with overlap > 0 | 40.0% (200 of 500) | 40.0% (200 of 500) | no change |",
 		"random UUIDv4 pattern in request ids",
 		"`/per_request/*/ttft_ms`",

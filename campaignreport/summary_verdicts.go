@@ -167,10 +167,13 @@ func (ch change) delta() string {
 	case b == 0:
 		return sign(c-b) + withUnit(math.Abs(c-b), ch.unit)
 	case ch.unit == "B":
-		return fmt.Sprintf("%+d B (%+.2f%%)", int64(c-b), 100*(c/b-1))
+		return fmt.Sprintf("%s%d B (%s)", sign(c-b), int64(math.Abs(c-b)), percent(c/b-1))
 	}
-	return fmt.Sprintf("%s%s (%+.2f%%)", sign(c-b), withUnit(math.Abs(c-b), ch.unit), 100*(c/b-1))
+	return fmt.Sprintf("%s%s (%s)", sign(c-b), withUnit(math.Abs(c-b), ch.unit), percent(c/b-1))
 }
+
+// percent is a relative change with the same minus sign as the figures.
+func percent(x float64) string { return fmt.Sprintf("%s%.2f%%", sign(x), 100*math.Abs(x)) }
 
 func sign(x float64) string {
 	if x < 0 {
