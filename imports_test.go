@@ -23,7 +23,7 @@ var rooms = map[string]struct {
 }{
 	"kvparity":            {may: []string{"*"}},
 	"headless":            {may: []string{"engine", "campaignreport", "verdict"}, stdOnly: true},
-	"ui":                  {may: []string{"engine", "diffview", "diffview/pane", "stats", "report", "verdict", "ui/*"}},
+	"ui":                  {may: []string{"engine", "diffview", "diffview/pane", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},         // atomicfile: ui-state.json
 	"ui/*":                {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "ui/*"}},                                // engine/matrix: ui/matrixview shows matrix.RowStatus
 	"diffview":            {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/pane":       {may: []string{"diffview", "ui/keys", "ui/theme", "verdict"}},

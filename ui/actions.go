@@ -53,7 +53,7 @@ func actWatch(ctl engine.Controller, on bool) tea.Cmd {
 func (m *Model) onActionDone(msg actionDoneMsg) {
 	switch {
 	case msg.err != nil:
-		m.alarm(fmt.Sprintf("%s refused: %v", msg.action, msg.err))
+		m.alarm(refusal(msg.action, msg.err))
 	case msg.watch != nil:
 		m.watching = *msg.watch
 		m.arts.SetWatching(m.watching)
@@ -69,6 +69,17 @@ func (m *Model) onActionDone(msg actionDoneMsg) {
 		m.watching = *msg.watch
 		m.arts.SetWatching(m.watching)
 	}
+}
+
+// refusal words a Controller call that failed: "start performance refused: candidate is
+// UNSTABLE (…)". The engine's error may already say what it refused ("performance refused:
+// …"): that head is dropped rather than said twice.
+func refusal(action string, err error) string {
+	why := err.Error()
+	if head, rest, ok := strings.Cut(why, " refused: "); ok && !strings.ContainsAny(head, ":(") {
+		why = rest
+	}
+	return action + " refused: " + why
 }
 
 // saveReport runs the injected campaign-report writer in a command.

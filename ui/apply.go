@@ -16,7 +16,15 @@ import (
 func (m *Model) apply(ev engine.Event) tea.Cmd {
 	var cmd tea.Cmd
 	switch ev := ev.(type) {
-	case engine.RunStarted, engine.RunProgress, engine.DigestReady:
+	case engine.RunStarted:
+		m.det, _ = m.det.Update(ev)
+		m.perf, _ = m.perf.Update(ev)
+		// A run start clears the campaign's recorded blocks (the journal's fold): reassess so
+		// the header stops showing a block the resumed stage has retried.
+		if v := m.header.Verdicts(); v != nil && len(v.Blocked) > 0 {
+			m.stale = true
+		}
+	case engine.RunProgress, engine.DigestReady:
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
 	case engine.RunFinished:
@@ -87,6 +95,8 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning, m.stopping = true, false
+		m.header.SetRunning(ev.Stage)
+		m.stale = true
 		m.blocked = ""
 		m.status = news("")
 		m.say(string(ev.Stage) + " stage started")
@@ -110,6 +120,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.det, _ = m.det.Update(ev)
 		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning = false
+		m.header.SetRunning("")
 		m.stale = true
 		switch {
 		case ev.Cancelled && m.stopping:

@@ -14,6 +14,7 @@ import (
 // fakeController is a Controller that records calls and, when a stage starts, replays a
 // scripted event sequence on its channel (what the engine would publish).
 type fakeController struct {
+	dir      string // the campaign folder; the goldens' fixed (absent) one when empty
 	mu       sync.Mutex
 	ch       chan engine.Event
 	info     engine.CampaignInfo
@@ -99,7 +100,12 @@ func (f *fakeController) Running() bool {
 	defer f.mu.Unlock()
 	return f.running
 }
-func (f *fakeController) Dir() string { return "/campaigns/vllm-disagg-20261129T090000Z" }
+func (f *fakeController) Dir() string {
+	if f.dir != "" {
+		return f.dir
+	}
+	return "/campaigns/vllm-disagg-20261129T090000Z"
+}
 func (f *fakeController) Close() error {
 	f.record("Close")
 	f.mu.Lock()

@@ -116,7 +116,7 @@ func TestGoldenDiff(t *testing.T) {
 				return m.focus == focusDiff && m.diff.pane.Loaded() && m.assessed == m.assessN
 			})
 			tm.Type("fz")
-			s := waitScreen(t, tm, "zoomed patterns", func(m *settledModel) bool { return m.zoomed && m.diff.pane.GroupedByPattern() })
+			s := waitScreen(t, tm, "zoomed patterns", func(m *settledModel) bool { return m.zoomed && m.diff.pane.GroupedByPattern() && m.uiSaved == 1 })
 			goldenFile(t, "zoomed-patterns", s)
 			tm.Type("?")
 			goldenFile(t, "help", waitScreen(t, tm, "help", func(m *settledModel) bool { return m.overlay == overlayHelp }))

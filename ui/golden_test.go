@@ -77,6 +77,7 @@ type settledModel struct {
 	Model
 	events, actions int
 	assessed        int // the newest assessment applied (Model.assessN when current)
+	uiSaved         int // ui-state.json saves answered (the fake campaign folder does not exist)
 }
 
 type settledQuery struct {
@@ -93,6 +94,8 @@ func (s *settledModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		s.events += len(msg.events)
 	case actionDoneMsg:
 		s.actions++
+	case uiStateSavedMsg:
+		s.uiSaved++
 	case verdictsMsg:
 		if msg.n == s.assessN {
 			s.assessed = msg.n

@@ -106,11 +106,12 @@ func (m Model) compose() string {
 		rows = append(rows, m.arts.View())
 	}
 	rows = append(rows, m.statusLine())
+	used := lipgloss.Height(strings.Join(rows, "\n")) // the status line may take two
 	switch {
 	case m.overlay == overlayHelp:
-		rows = append(rows, m.helpOverlay(m.height-len(rows)-1))
+		rows = append(rows, m.helpOverlay(m.height-used-1))
 	case m.overlay == overlayVerdicts:
-		rows = append(rows, m.verdictsOverlay(m.height-len(rows)-1))
+		rows = append(rows, m.verdictsOverlay(m.height-used-1))
 	case p.tiny:
 		rows = append(rows, m.focusedView())
 	default:
@@ -154,39 +155,59 @@ func (m Model) focusedView() string {
 	}
 }
 
-// helpOverlay renders the focused pane's keys first, then the workbench's (the same in every
-// pane), from the key map, centred in h rows.
+// helpOverlay renders the campaign folder, the focused pane's keys, then the workbench's (the
+// same in every pane), from the key map, centred in h rows. When that does not fit, it gives
+// up the notes, the border, the blank line between the sections and then the folder line (the
+// v overlay says it too), never a key.
 func (m Model) helpOverlay(h int) string {
 	hm := m.help
 	hm.ShowAll = true
 	name, paneKeys := m.paneHelp()
-	var b strings.Builder
-	b.WriteString(strings.ToUpper(name) + " KEYS (it has focus)\n")
-	if len(paneKeys) == 0 {
-		b.WriteString("  no keys of its own\n")
-	} else {
-		b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
-	}
-	if m.focus == focusDiff {
-		for _, l := range text.Wrap(m.diff.pane.HelpNote(), m.width-4, 2, "  ") {
-			b.WriteString(l + "\n")
+	section := func(folder, gap bool) string {
+		var b strings.Builder
+		if folder {
+			// Where everything is kept (journal, runs, reports, exception records): whole, wrapped.
+			for _, l := range text.Wrap("CAMPAIGN FOLDER "+m.dir, m.width-4, 3, "  ") {
+				b.WriteString(l + "\n")
+			}
 		}
-		if m.diff.Capturing() {
-			b.WriteString("while its field or form takes text, the workbench keys wait (esc leaves it)\n")
+		b.WriteString(strings.ToUpper(name) + " KEYS (it has focus)\n")
+		if len(paneKeys) == 0 {
+			b.WriteString("  no keys of its own\n")
+		} else {
+			b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
 		}
+		if m.focus == focusDiff {
+			for _, l := range text.Wrap(m.diff.pane.HelpNote(), m.width-4, 4, "  ") {
+				b.WriteString(l + "\n")
+			}
+			if m.diff.Capturing() {
+				b.WriteString("while its field or form takes text, the workbench keys wait (esc leaves it)\n")
+			}
+		}
+		if gap {
+			b.WriteString("\n")
+		}
+		b.WriteString("WORKBENCH KEYS (the same in every pane)\n")
+		b.WriteString(helpGrid(hm, m.keys.FullHelp(), m.width-4))
+		return b.String()
 	}
-	b.WriteString("\nWORKBENCH KEYS (the same in every pane)\n")
-	b.WriteString(helpGrid(hm, m.keys.FullHelp(), m.width-4))
 	notes := "\n\ng runs the determinism stage: repetitions, STABLE and parity; p the performance stage." +
 		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." +
 		"\nesc closes this help."
-	body := b.String()
-	box := m.styles.Overlay.Render(body + notes)
-	if lipgloss.Height(box) > h || lipgloss.Width(box) > m.width {
-		box = m.styles.Overlay.Render(body + "\nesc closes this help.")
-	}
-	if lipgloss.Height(box) > h || lipgloss.Width(box) > m.width {
-		box = body // no room for the border: the keys matter more
+	fits := func(box string) bool { return lipgloss.Height(box) <= h && lipgloss.Width(box) <= m.width }
+	full := section(true, true)
+	box := m.styles.Overlay.Render(full + notes)
+	for _, try := range []func() string{
+		func() string { return m.styles.Overlay.Render(full + "\nesc closes this help.") },
+		func() string { return full }, // no room for the border: the keys matter more
+		func() string { return section(true, false) },
+		func() string { return section(false, false) },
+	} {
+		if fits(box) {
+			break
+		}
+		box = try()
 	}
 	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, block(box))
 	return text.Fit(strings.Split(placed, "\n"), m.width, h)

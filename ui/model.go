@@ -147,12 +147,20 @@ func New(o Options) Model {
 	m.watching = o.Controller.Watching()
 	m.arts.SetWatching(m.watching)
 	m.diff.SetCampaign(m.dir)
+	m.perf.SetZoomKey(km.Zoom)
 	m.setStyles(st)
 	m.setFocus(focusDeterminism)
 	m.title = "kvparity · " + info.Row
 	m.status = news("press g to start the determinism stage · ? for every key")
 	if o.Reopened {
 		m.status = news("campaign reopened from its journal: g resumes the determinism stage, p the performance stage")
+	}
+	// The choices the workbench keeps in the campaign folder (the diff pane's grouping).
+	switch ui, err := loadUIState(m.dir); {
+	case err != nil:
+		m.alarm("the workbench's saved choices are not used: " + err.Error())
+	case ui.DiffGrouping == "pattern":
+		m.diff.pane.SetGroupedByPattern(true)
 	}
 	return m
 }
@@ -217,6 +225,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.invalidate()
 	case diffpane.RecordsChangedMsg:
 		return m, tea.Batch(m.reassess(), m.invalidate())
+	case diffpane.GroupingChangedMsg:
+		if m.following != "" {
+			return m, nil // read-only: the campaign's writer owns its folder
+		}
+		s := uiState{DiffGrouping: "request"}
+		if msg.ByPattern {
+			s.DiffGrouping = "pattern"
+		}
+		return m, saveUIState(m.dir, s)
+	case uiStateSavedMsg:
+		if msg.err != nil {
+			m.alarm("the diff grouping was not kept for the next open: " + msg.err.Error())
+		}
+		return m, m.invalidate()
 	case infoFetchedMsg:
 		m.arts.SetArtifacts(msg.info.Artifacts)
 		m.header.SetInfo(msg.info)

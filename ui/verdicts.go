@@ -38,7 +38,8 @@ func (m *Model) reassess() tea.Cmd {
 // verdictsOverlay is the v overlay: every verdict with its reason, as the report words it.
 func (m Model) verdictsOverlay(h int) string {
 	w := min(m.width-4, 100)
-	box := m.styles.Overlay.Width(w).Render(strings.TrimRight(m.header.Reasons(w-4), "\n"))
+	body := strings.TrimRight(m.header.Reasons(w-4), "\n") + "\n" + m.styles.Faint.Render("campaign folder "+m.dir)
+	box := m.styles.Overlay.Width(w).Render(body)
 	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, box)
 	return text.Fit(strings.Split(placed, "\n"), m.width, h)
 }

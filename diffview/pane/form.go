@@ -180,6 +180,7 @@ func (f *exceptionForm) setValue(name, v string) {
 				ff.area.SetValue(v)
 			} else {
 				ff.input.SetValue(v)
+				ff.input.CursorStart() // shown from its start, like a field the form opened with
 			}
 		}
 	}

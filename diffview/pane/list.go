@@ -181,6 +181,8 @@ func (p Model) updateList(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		cmd = p.step(-1)
 	case key.Matches(msg, k.GroupBy):
 		p.switchGrouping()
+		byPattern := p.by == byPattern
+		cmd = func() tea.Msg { return GroupingChangedMsg{ByPattern: byPattern} }
 	case key.Matches(msg, k.Diagnosis):
 		if p.diagOpen() {
 			p.diagSet = -1

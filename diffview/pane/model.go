@@ -36,6 +36,10 @@ type diffLoadedMsg struct {
 	stand   standing // of diff and records
 }
 
+// GroupingChangedMsg says the user switched the list's grouping (f): the workbench keeps the
+// choice in the campaign folder so a reopened campaign groups the same way.
+type GroupingChangedMsg struct{ ByPattern bool }
+
 // RecordsChangedMsg tells the workbench that the campaign's exception records changed (a
 // save or delete): the campaign's semantic verdict may have changed with them.
 type RecordsChangedMsg struct{}
@@ -180,6 +184,20 @@ func (p Model) Modal() bool { return p.Capturing() || p.mode == modeRecords || p
 
 // Loaded reports that a diff is open and loaded (not loading, no error).
 func (p Model) Loaded() bool { return p.diff != nil && !p.loading && p.err == nil }
+
+// SetGroupedByPattern chooses the list's grouping (a reopened campaign's saved choice); the
+// selection starts over.
+func (p *Model) SetGroupedByPattern(on bool) {
+	if (p.by == byPattern) == on {
+		return
+	}
+	p.by = byRequest
+	if on {
+		p.by = byPattern
+	}
+	p.cursor, p.offset = 0, 0
+	p.rebuild()
+}
 
 // GroupedByPattern reports that the list is grouped by field pattern.
 func (p Model) GroupedByPattern() bool { return p.by == byPattern }

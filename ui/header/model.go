@@ -23,6 +23,7 @@ type Model struct {
 	verdicts  *verdict.Verdicts
 	assessErr error
 	pending   bool // an assessment is on its way and none has arrived yet
+	running   engine.Stage
 }
 
 // New builds the header for a campaign.

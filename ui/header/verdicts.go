@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"kvparity/engine"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -53,10 +54,17 @@ func (m Model) verdictPhrase(detail int) string {
 	}
 	out := make([]string, len(parts))
 	for i, p := range parts {
-		out[i] = st.Faint.Render(p.label+" ") + st.Verdict(p.w)
+		word := st.Verdict(p.w)
+		switch {
+		case p.label == "overall" && m.redeciding(v.Overall):
+			word = st.Faint.Render("pending") // the running stage may change it
+		case p.label != "overall" && m.decides(p.label):
+			word = st.Running.Render("running") // its last word (a BLOCKED one too) is being decided again
+		}
+		out[i] = st.Faint.Render(p.label+" ") + word
 	}
 	hint := ""
-	if !v.Overall.Verdict.Passes() {
+	if !v.Overall.Verdict.Passes() && !m.redeciding(v.Overall) {
 		hint = st.Faint.Render(" (v why)")
 	}
 	return strings.Join(out, st.Faint.Render(" · ")) + hint
@@ -103,4 +111,42 @@ func (m Model) Reasons(width int) string {
 	}
 	fmt.Fprintf(&b, "\nexit status %d (kvparity run --stage all)", v.ExitCode)
 	return b.String()
+}
+
+// SetRunning says which stage runs ("" for none): while it runs, the verdicts it decides read
+// "running" rather than their last word, so a resumed stage is never shown BLOCKED.
+func (m *Model) SetRunning(s engine.Stage) { m.running = s }
+
+// decides reports whether the running stage decides the verdict labelled label: the
+// determinism stage the semantic verdict, the performance stage performance and footprint.
+func (m Model) decides(label string) bool {
+	switch m.running {
+	case engine.StageDeterminism:
+		return label == "semantic"
+	case engine.StagePerf:
+		return label == "performance" || label == "perf" || label == "footprint"
+	}
+	return false
+}
+
+// redeciding reports whether the overall verdict may change with the running stage: it comes
+// from a verdict the stage decides, or from blocks of that stage alone (stage 8's combine words
+// its reason "semantic: …", "performance: …" or "blocked: perf: …").
+func (m Model) redeciding(o verdict.Outcome) bool {
+	if m.running == "" {
+		return false
+	}
+	if o.Verdict.Passes() || !o.Verdict.Decided() {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(o.Reason, "blocked: "); ok {
+		for _, b := range strings.Split(rest, "; ") {
+			if !strings.HasPrefix(b, string(m.running)+": ") {
+				return false
+			}
+		}
+		return true
+	}
+	head, _, _ := strings.Cut(o.Reason, ":")
+	return m.decides(head)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
@@ -33,7 +34,15 @@ type Model struct {
 	attempts    map[int]int     // pair → attempts so far (1 + its invalidations seen)
 	causes      map[string]int  // invalidations by the condition that caused them
 	runTimes    []time.Duration // wall time of each finished warmup and sample process
+	// starts are the start instants of this stage run's warmups and samples (since its
+	// StageStarted): their spacing is what a process costs on this machine, the waits after
+	// invalidations and the gaps between processes included.
+	starts []time.Time
+	zoom   key.Binding // the workbench's zoom key, named when something does not fit
 }
+
+// SetZoomKey names the workbench's zoom binding: what the pane cannot show, it says z shows.
+func (m *Model) SetZoomKey(b key.Binding) { m.zoom = b }
 
 // New builds the pane for a row's perf settings (pairs, warmups per arm, threshold).
 func New(st theme.Styles, pairs, warmupsPerArm int, threshold float64) Model {
@@ -94,6 +103,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if ev.Stage == engine.StagePerf {
 			m.running = true
 			m.verdict = engine.StageVerdict{}
+			m.starts = nil
 		}
 	case engine.StageStopped:
 		if ev.Stage == engine.StagePerf {
@@ -104,6 +114,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.RunStarted:
 		if ev.Kind == engine.KindSample || ev.Kind == engine.KindWarmup {
 			m.live[ev.Run] = ev
+			if m.running && !ev.At.IsZero() {
+				m.starts = append(m.starts, ev.At)
+			}
 		}
 	case engine.RunProgress:
 		if _, ok := m.live[ev.Run]; ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
 
@@ -140,8 +141,12 @@ func TestOutliersDoNotFlattenThePlot(t *testing.T) {
 	}
 	lines := m.plot(70, 6)
 	all := ansi.Strip(strings.Join(lines, "\n"))
-	if !strings.Contains(ansi.Strip(lines[0]), "↑") || !strings.Contains(ansi.Strip(lines[5]), "↓") {
+	if !strings.Contains(ansi.Strip(lines[0]), "↑") || !strings.Contains(ansi.Strip(lines[4]), "↓") {
 		t.Fatalf("outliers go to the edge rows as arrows:\n%s", all)
+	}
+	// Both axes are named: the ratios' value at the left, the pairs from first to last below.
+	if x := ansi.Strip(lines[5]); !strings.HasPrefix(x, "ratio└1─") || !strings.HasSuffix(x, "─60") || !strings.Contains(x, " candidate/baseline by pair ") {
+		t.Fatalf("x axis %q", x)
 	}
 	rows := 0
 	for _, l := range lines {
@@ -231,5 +236,30 @@ func TestBusyMachineIsExplainedLive(t *testing.T) {
 	}
 	if got := engine.InvalidationCauses(competing(1, 1).Reason); len(got) != 1 || got[0] != "competing load on CPU 1" {
 		t.Fatalf("causes %q", got)
+	}
+}
+
+// A pane too short for the plot says so and how to see it; once the verdict stands, the
+// progress line gives up what the verdict says (the gate, the warmups) so the plot has rows.
+func TestShortPaneSaysThePlotIsHiddenAndMakesRoomForIt(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m.SetZoomKey(keys.Default().Zoom)
+	for p := 1; p <= 60; p++ {
+		m, _ = m.Update(engine.PairDone{Pair: p, Ratio: 1.0 + 0.01*float64(p%3), Done: p, Total: 60})
+	}
+	m.SetSize(54, 4)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "PERFORMANCE plot hidden: z zooms") {
+		t.Fatalf("a hidden plot is said:\n%s", s)
+	}
+	m, _ = m.Update(engine.PerfSummary{Done: 60, Total: 60, Median: 1.01, Final: true, Lower: 1.0, Upper: 1.02,
+		Verdict: "PASS", Reason: "upper bound 1.020 ≤ 1.05"})
+	m.SetSize(54, 8) // the perf pane at 100×30
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "ratio└1") || strings.Contains(s, "gate ≤") || !strings.Contains(s, "vs 1.05") {
+		t.Fatalf("the final pane at 100×30 plots with its axes:\n%s", s)
+	}
+	m.SetSize(38, 3)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "+1 line, plot: z zooms") {
+		t.Fatalf("lines cut are said:\n%s", s)
 	}
 }

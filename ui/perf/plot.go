@@ -7,18 +7,24 @@ import (
 	"strings"
 )
 
-// plot draws the pair ratios in pair order as a scatter of h rows: one column per pair (pairs
-// share a column when the box is narrower than the series), a dotted guide at the threshold
-// and a faint one at 1.0, and the y value of each guide at the left. The y range is robust:
-// it spans the central 90% of the ratios, and the few beyond it are drawn as ↑ or ↓ on the
-// edge rows, so one outlier cannot flatten the rest into a single row.
+// minPlotRows is the fewest lines a plot is drawn in: two rows of ratios and the x axis.
+const minPlotRows = 3
+
+// plot draws the pair ratios in pair order as a scatter in h lines: h-1 rows of ratios, one
+// column per pair (pairs share a column when the box is narrower than the series), a dotted
+// guide at the threshold and a faint one at 1.0, the y value of each guide and of the edges at
+// the left, and under them the x axis, named: "ratio└1───candidate/baseline by pair───60". The
+// y range is robust: it spans the central 90% of the ratios, and the few beyond it are drawn as
+// ↑ or ↓ on the edge rows, so one outlier cannot flatten the rest into a single row.
 func (m Model) plot(w, h int) []string {
 	st := m.Styles
 	const axis = 6 // "1.050┤"
 	cols := w - axis
-	if cols < 4 || h < 2 || len(m.ratios) == 0 {
+	if cols < 4 || h < minPlotRows || len(m.ratios) == 0 {
 		return nil
 	}
+	xAxis := m.xAxis(min(cols, len(m.ratios)))
+	h-- // the x axis
 	// The y range fits the ratios and 1.0; the threshold joins it only when it is near, so a
 	// tight series around 1.0 is not squashed into one row by a far-away gate.
 	lo, hi := robustRange(m.ratios)
@@ -87,7 +93,26 @@ func (m Model) plot(w, h int) []string {
 	if !showGate && axis+used+len([]rune(note)) <= w {
 		out[at] += st.Faint.Render(note)
 	}
-	return out
+	return append(out, st.Faint.Render(xAxis))
+}
+
+// xAxis is the plot's x axis under used columns: the y axis's name at the corner, the first and
+// last pair at the ends and what is plotted in between, as much of it as fits.
+func (m Model) xAxis(used int) string {
+	first, last := "1", fmt.Sprint(len(m.ratios))
+	line := []rune(strings.Repeat("─", used))
+	copy(line, []rune(first))
+	if used > len(first)+len(last) {
+		copy(line[used-len(last):], []rune(last))
+	}
+	for _, name := range []string{" candidate/baseline by pair ", " ratio by pair ", " pair "} {
+		if n := len([]rune(name)); n+len(first)+len(last)+2 <= used {
+			at := (used - n) / 2
+			copy(line[at:], []rune(name))
+			break
+		}
+	}
+	return "ratio└" + string(line)
 }
 
 // colour styles plot markers and guides without one Render call per cell: runs of the same

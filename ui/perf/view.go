@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"kvparity/engine"
 	"kvparity/stats"
@@ -13,9 +12,10 @@ import (
 )
 
 // View renders the progress line, the diagnostics, the ratio plot and, at the end, the bounds
-// and verdict line.
+// and verdict line. Nothing is cut silently: when the plot or lines do not fit, the title says
+// so and how to see them.
 func (m Model) View() string {
-	lines := []string{m.Title("PERFORMANCE", m.note())}
+	var lines []string
 	// On a machine too busy for a verdict the plain statement is the headline, before the
 	// figures, so a short pane (80×24) still says it whole.
 	if b := m.tooBusy(); b != "" {
@@ -23,34 +23,75 @@ func (m Model) View() string {
 			lines = append(lines, " "+m.Styles.Bad.Render(l))
 		}
 	}
-	sep := m.Styles.Faint.Render(" · ")
-	for _, l := range text.Flow(m.progressParts(), sep, m.Width-1) {
-		lines = append(lines, " "+l)
-	}
-	for _, l := range text.Flow(m.busyParts(), sep, m.Width-1) {
-		lines = append(lines, " "+l)
-	}
-	if d := m.diagnosticsLine(); d != "" {
-		lines = append(lines, " "+d)
-	}
 	var final []string
 	for _, l := range text.Flow(m.finalParts(), " ", m.Width-1) {
 		final = append(final, " "+l)
 	}
-	room := m.Height - len(lines) - len(final)
+	sep := m.Styles.Faint.Render(" · ")
+	// Once the verdict and its bounds stand, the gate and the warmups are said by them: the plot
+	// has the line.
+	progress := text.Flow(m.progressParts(len(final) > 0 && m.summary.Final), sep, m.Width-1)
+	rest := m.busyLines(sep)
+	for _, l := range progress {
+		lines = append(lines, " "+l)
+	}
+	lines = append(lines, rest...)
+	room := m.Height - 1 - len(lines) - len(final)
+	hidden := ""
 	switch {
 	case m.pairsDone == 0 && room >= 1:
 		lines = append(lines, m.Styles.Faint.Render("  pair ratios (candidate/baseline) are plotted here as pairs arrive"))
-	case room >= 2:
-		lines = append(lines, m.plot(m.Width-1, room)...)
+	case room >= minPlotRows:
+		lines = append(lines, m.plot(m.Width-1, min(room, maxPlotRows))...)
+	case m.pairsDone > 0:
+		hidden = "plot hidden"
 	}
 	if room < 0 {
 		// Too short for everything: the verdict and its bounds before the diagnostics.
-		lines = append(lines[:max(1, m.Height-len(final))], final...)
-		return text.Fit(lines, m.Width, m.Height)
+		keep := max(0, m.Height-1-len(final))
+		hidden = "+" + text.Plural(len(lines)-keep, "line")
+		if m.pairsDone > 0 {
+			hidden += ", plot"
+		}
+		lines = append(lines[:min(keep, len(lines))], final...)
+	} else {
+		lines = append(lines, final...)
 	}
-	lines = append(lines, final...)
-	return text.Fit(lines, m.Width, m.Height)
+	return text.Fit(append([]string{m.title(hidden)}, lines...), m.Width, m.Height)
+}
+
+// maxPlotRows bounds the plot's height in a tall (zoomed) pane: more rows add no resolution
+// to a few dozen ratios.
+const maxPlotRows = 16
+
+// title is the pane's title: what runs now, or what the pane could not show and how to see
+// it ("plot hidden: z zooms", "+2 lines, plot: z zooms").
+func (m Model) title(hidden string) string {
+	note := m.note()
+	if hidden != "" {
+		more := hidden
+		if k := m.zoom.Help().Key; k != "" {
+			more += ": " + k + " zooms"
+		}
+		more = m.Styles.Warn.Render(more)
+		if note != "" && text.Width(m.Title("PERFORMANCE", more+" · "+note)) <= m.Width {
+			return m.Title("PERFORMANCE", more+" · "+note)
+		}
+		return m.Title("PERFORMANCE", more)
+	}
+	return m.Title("PERFORMANCE", note)
+}
+
+// busyLines are the busy machine's parts and the diagnostics line.
+func (m Model) busyLines(sep string) []string {
+	var out []string
+	for _, l := range text.Flow(m.busyParts(), sep, m.Width-1) {
+		out = append(out, " "+l)
+	}
+	if d := m.diagnosticsLine(); d != "" {
+		out = append(out, " "+d)
+	}
+	return out
 }
 
 func (m Model) note() string {
@@ -74,8 +115,9 @@ func (m Model) note() string {
 }
 
 // progressParts are the progress figures, key ones first: pairs, the median ratio, then
-// warmups, invalidations, the gate and the timing field.
-func (m Model) progressParts() []string {
+// warmups, invalidations, the gate and the timing field. Compact leaves out what a final
+// verdict line says anyway (the warmups are done, the gate is its "vs").
+func (m Model) progressParts(compact bool) []string {
 	st := m.Styles
 	// The engine's summary counts warmups per arm; before its first summary, count samples.
 	done, total := m.warmupsDone, m.warmupTotal
@@ -94,14 +136,18 @@ func (m Model) progressParts() []string {
 	if !math.IsNaN(med) && med > 0 {
 		parts = append(parts, "median "+st.Accent.Render(text.Ratio(med)))
 	}
-	if left, ok := m.timeLeft(); ok {
-		parts = append(parts, "≈ "+text.Dur(left)+" left")
+	if e, ok := m.eta(); ok {
+		parts = append(parts, e.String())
 	}
-	parts = append(parts, w)
+	if !compact {
+		parts = append(parts, w)
+	}
 	if n := m.invalidated(); n > 0 && len(m.causes) == 0 {
 		parts = append(parts, st.Warn.Render(fmt.Sprintf("%s rerun", text.Plural(n, "invalidated pair"))))
 	}
-	parts = append(parts, fmt.Sprintf("gate ≤ %.2f", m.threshold))
+	if !compact {
+		parts = append(parts, fmt.Sprintf("gate ≤ %.2f", m.threshold))
+	}
 	if m.summary.TimingProxy {
 		parts = append(parts, st.Warn.Render("timing "+m.summary.TimingField+" (proxy)"))
 	}
@@ -110,33 +156,6 @@ func (m Model) progressParts() []string {
 
 // invalidated is how many pair attempts did not count so far.
 func (m Model) invalidated() int { return max(len(m.invalid), m.summary.Invalidated) }
-
-// timeLeft estimates the stage's remaining time: the median process time so far times the
-// processes still to run (warmups, then both members of every pair not in), scaled by the
-// attempts a valid pair has taken so far on this machine.
-func (m Model) timeLeft() (time.Duration, bool) {
-	if !m.running || len(m.runTimes) == 0 || m.summary.Final {
-		return 0, false
-	}
-	done, total := m.warmupsDone, m.warmupTotal
-	if m.summary.WarmupsTotal > 0 {
-		done, total = 2*m.summary.WarmupsDone, 2*m.summary.WarmupsTotal
-	}
-	runs := float64(max(total-done, 0) + 2*max(m.pairsTotal-m.pairsDone, 0))
-	if runs == 0 {
-		return 0, false
-	}
-	if n := m.invalidated(); n > 0 {
-		runs *= float64(max(m.pairsDone, 1)+n) / float64(max(m.pairsDone, 1))
-	}
-	times := slices.Clone(m.runTimes)
-	slices.Sort(times)
-	med := times[len(times)/2]
-	if len(times)%2 == 0 {
-		med = (times[len(times)/2-1] + med) / 2
-	}
-	return time.Duration(runs * float64(med)).Round(time.Second), true
-}
 
 // busyParts say live how hard the machine makes measuring: the pair that took the most
 // attempts, the pair being rerun with the attempts it has left, and the invalidations with
