@@ -2,6 +2,7 @@ package campaignreport
 
 import (
 	"fmt"
+	"slices"
 
 	"kvparity/internal/layout"
 )
@@ -67,7 +68,7 @@ func sumRuns(m *md, r *Report) bool {
 	}
 	m.blank()
 	m.p("<details><summary>Determinism runs and lifecycle rules</summary>")
-	for _, a := range r.Arms {
+	for i, a := range r.Arms {
 		m.blank()
 		m.p("**%s** %s — %s", a.Arm, code(a.Revision), a.Verdict)
 		m.blank()
@@ -84,6 +85,10 @@ func sumRuns(m *md, r *Report) bool {
 		}
 		if ev := a.Evidence; ev != nil {
 			m.blank()
+			if i > 0 && r.Arms[0].Evidence != nil && slices.Equal(ev.Rules, r.Arms[0].Evidence.Rules) {
+				m.p("Lifecycle rules: the same as %s's, word for word.", r.Arms[0].Arm)
+				continue
+			}
 			for _, rule := range ev.Rules {
 				m.p("- %s %s: %s", map[bool]string{true: "✓", false: "✗"}[rule.Passed], rule.Name, clipTo(rule.Why, 200))
 			}
