@@ -16,7 +16,7 @@ func TestReportAndCleanInputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"report without DIR", func(a []string, o, e *bytes.Buffer) int { return reportCmd(a, o, e) }, nil, "usage: kvparity report DIR"},
+		{"report without DIR", func(a []string, o, e *bytes.Buffer) int { return reportCmd(a, o, e) }, nil, "usage: kvparity report [--github] DIR"},
 		{"report on a non-campaign", func(a []string, o, e *bytes.Buffer) int { return reportCmd(a, o, e) }, []string{empty}, "journal.jsonl"},
 		{"clean without DIR", func(a []string, o, e *bytes.Buffer) int { return cleanCmd(a, o, e) }, nil, "usage: kvparity clean DIR"},
 		{"clean on a non-campaign", func(a []string, o, e *bytes.Buffer) int { return cleanCmd(a, o, e) }, []string{"--dry-run", empty}, "journal.jsonl"},

@@ -9,28 +9,22 @@ import (
 	"kvparity/diffview"
 )
 
-// diffs is the focused diffs the summary diagnoses: the parity mismatch, then each UNSTABLE
-// arm's repetitions.
-func diffs(r *Report) []struct {
+// A namedDiff is one focused diff the summary diagnoses, with what it compares.
+type namedDiff struct {
 	what string
 	d    *DiffSummary
-} {
-	var out []struct {
-		what string
-		d    *DiffSummary
-	}
+}
+
+// diffs is the focused diffs the summary diagnoses: the parity mismatch, then each UNSTABLE
+// arm's repetitions.
+func diffs(r *Report) []namedDiff {
+	var out []namedDiff
 	if d := r.Semantic.Diff; d != nil {
-		out = append(out, struct {
-			what string
-			d    *DiffSummary
-		}{"baseline vs candidate", d})
+		out = append(out, namedDiff{"baseline vs candidate", d})
 	}
 	for _, a := range r.Arms {
 		if a.Instability != nil {
-			out = append(out, struct {
-				what string
-				d    *DiffSummary
-			}{string(a.Arm) + "'s own repetitions (" + a.Verdict.String() + ")", a.Instability})
+			out = append(out, namedDiff{string(a.Arm) + "'s own repetitions (" + a.Verdict.String() + ")", a.Instability})
 		}
 	}
 	return out

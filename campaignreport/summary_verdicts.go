@@ -16,6 +16,9 @@ func sumHead(m *md, r *Report) {
 	var revs []string
 	for _, rv := range r.Revisions {
 		s := fmt.Sprintf("%s %s", rv.Arm, code(rv.Revision))
+		if rv.Source != "" && !strings.Contains(rv.Source, rv.Revision) {
+			s += " from " + code(rv.Source)
+		}
 		if rv.Variant != "" {
 			s += " (variant " + rv.Variant + ")"
 		}
