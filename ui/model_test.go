@@ -50,7 +50,7 @@ func TestStartDeterminismKeyCallsControllerAndPanesFill(t *testing.T) {
 	}
 	s := screen(m)
 	for _, want := range []string{"base STABLE · cand STABLE · parity PASS", "cand#2", "dd6938", "LIFECYCLE (cand#2)",
-		"14 events · 14 readmitted", "all 6 validity rules passed"} {
+		"PRESSURE (cand#2) +8 more (z zooms)", "all 6 validity rules passed"} {
 		mustContain(t, s, want)
 	}
 }

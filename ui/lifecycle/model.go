@@ -94,15 +94,17 @@ func (m Model) View() string {
 	}
 	body := m.lines()
 	offset := min(m.offset, max(len(body)-1, 0))
+	// What is off screen is counted, with the key that shows it.
 	note := ""
-	if len(body)-offset > m.Height-1 {
-		note = "↓ more"
-		if m.Focused() {
-			note += " (j)"
-		}
+	how := m.keys.Zoom.Help().Key + " zooms"
+	if m.Focused() {
+		how = m.keys.Down.Help().Key + ", " + how
+	}
+	if below := len(body) - offset - (m.Height - 1); below > 0 {
+		note = fmt.Sprintf("↓ %d more (%s)", below, how)
 	}
 	if offset > 0 {
-		note = "↑ " + note
+		note = strings.TrimSpace(fmt.Sprintf("↑ %d %s", offset, note))
 	}
 	return text.Fit(append([]string{m.Title(title, note)}, body[offset:]...), m.Width, m.Height)
 }

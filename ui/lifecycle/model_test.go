@@ -63,7 +63,7 @@ func TestScrollShowsEveryRule(t *testing.T) {
 	m, _ = m.Update(engine.CoverageReady{Run: "r", Evidence: ev})
 	m.SetRun("r", "base#1")
 	m.SetSize(80, 5)
-	if s := ansi.Strip(m.View()); !strings.Contains(s, "↓ more") || strings.Contains(s, "rule 7") {
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "↓ 7 more (z zooms)") || strings.Contains(s, "rule 7") {
 		t.Fatalf("a short box shows the top and says there is more:\n%s", s)
 	}
 	down := tea.KeyPressMsg{Code: 'j', Text: "j"}
@@ -76,7 +76,7 @@ func TestScrollShowsEveryRule(t *testing.T) {
 		m, _ = m.Update(down)
 	}
 	s := ansi.Strip(m.View())
-	if !strings.Contains(s, "✓ rule 7 fine") || strings.Contains(s, "↓ more") {
+	if !strings.Contains(s, "✓ rule 7 fine") || strings.Contains(s, "↓ ") || !strings.Contains(s, "↑ 7") {
 		t.Fatalf("scrolled to the end, the last rule shows:\n%s", s)
 	}
 }

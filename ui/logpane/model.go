@@ -131,18 +131,28 @@ func (m Model) View() string {
 	}
 	// From the newest shown line upwards, as many wrapped lines as fit.
 	var rows []string
+	oldest := len(m.ring) - m.back // the oldest line shown
 	for i := len(m.ring) - 1 - m.back; i >= 0 && len(rows) < body; i-- {
 		w := m.wrapped(m.at(i))
 		if len(rows) > 0 && len(rows)+len(w) > body {
 			break // whole lines only: a cut-off tail of an older line reads as noise
 		}
 		rows = append(w, rows...)
+		oldest = i
 	}
 	if len(rows) > body {
 		rows = rows[len(rows)-body:]
 	}
 	for len(rows) < body && len(m.ring) > body {
 		rows = append([]string{""}, rows...) // the newest line stays at the bottom
+	}
+	// The older lines off the top are counted in the title, with the keys that show them.
+	if older := oldest; older > 0 {
+		more := st.Faint.Render(fmt.Sprintf("↑ %d older (%s scrolls, %s zooms)", older, m.keys.Up.Help().Key, m.keys.Zoom.Help().Key))
+		if len(notes) > 0 {
+			more = strings.Join(notes, " · ") + " · " + more
+		}
+		lines[0] = m.Title("LOG", more)
 	}
 	return text.Fit(append(lines, rows...), m.Width, m.Height)
 }

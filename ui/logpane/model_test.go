@@ -72,3 +72,15 @@ func TestLongLinesWrapAndPagesScroll(t *testing.T) {
 		t.Fatal("a zoomed log says so")
 	}
 }
+
+// Older lines scrolled off the top are counted in the title.
+func TestOlderLinesAreCounted(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	for i := 0; i < 10; i++ {
+		m.Note(fmt.Sprintf("line %d", i))
+	}
+	m.SetSize(80, 4) // title and three lines
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "↑ 7 older (↑/k scrolls, z zooms)") || !strings.Contains(s, "line 9") {
+		t.Fatalf("older lines are counted:\n%s", s)
+	}
+}

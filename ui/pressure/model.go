@@ -144,8 +144,9 @@ func (m Model) View() string {
 			note = "⟳ " + note // live, so far: the run's evidence has not arrived yet
 		}
 	}
-	lines := []string{m.Title(title, note)}
+	lines := []string{""} // the title, once what the list hides is known
 	if len(recs) == 0 {
+		lines[0] = m.Title(title, note)
 		lines = append(lines, st.Faint.Render("  no pressure events for the selected run"))
 		return text.Fit(lines, m.Width, m.Height)
 	}
@@ -164,6 +165,12 @@ func (m Model) View() string {
 		ids[i] = r.RequestUUID
 	}
 	short := diffview.ShortIDs(ids, 4) // zero-padded uuids differ only at the end: "…007d"
+	// The events off the list are counted in the title, with the key that shows them.
+	// First, so a narrow title never cuts it.
+	if hidden := len(recs) - min(body, len(recs)); hidden > 0 && body >= 0 {
+		note = st.Warn.Render(fmt.Sprintf("+%d more (%s zooms)", hidden, m.keys.Zoom.Help().Key)) + st.Faint.Render(" · ") + note
+	}
+	lines[0] = m.Title(title, note)
 	for i := first; i < len(recs) && i < first+body; i++ {
 		line := " " + recordLine(recs[i], short[recs[i].RequestUUID])
 		if i == m.cursor && m.Focused() {

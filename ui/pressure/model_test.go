@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,5 +127,27 @@ func TestLiveRecordsThenEvidenceReconcileByOrdinal(t *testing.T) {
 	}
 	if s := ansi.Strip(m.View()); len(m.Records("r")) != 2 || !strings.Contains(s, "2 events · 2 readmitted") || strings.Contains(s, "⟳") {
 		t.Fatalf("after the evidence: %d records\n%s", len(m.Records("r")), s)
+	}
+}
+
+// A list too short for every event counts the hidden ones in the title, with the key that
+// shows them.
+func TestHiddenEventsAreCounted(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	var evs []engine.Event
+	for i := 0; i < 6; i++ {
+		evs = append(evs, engine.PressureEvent{Run: "r", Record: report.PressureRecord{Ordinal: i, Kind: "preemption", AtMs: float64(100 * i), RequestUUID: fmt.Sprintf("u%d", i)}})
+	}
+	for _, ev := range evs {
+		m, _ = m.Update(ev)
+	}
+	m.SetRun("r", "cand#1")
+	m.SetSize(80, 5) // title, timeline, three events
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "+3 more (z zooms)") {
+		t.Fatalf("hidden events are counted:\n%s", s)
+	}
+	m.SetSize(80, 10)
+	if s := ansi.Strip(m.View()); strings.Contains(s, "more (") {
+		t.Fatalf("nothing hidden:\n%s", s)
 	}
 }
