@@ -9,7 +9,7 @@ import (
 // ---- values that moved before any decision differed ----
 
 // earlyTiming is the cause of a cascade whose first flipped decision has differences before
-// it, when those are values that moved (times, lengths, reuse: numbers, beyond last-digit
+// it (or of every difference, when no decision differs at all), when those are values that moved (times, lengths, reuse: numbers, beyond last-digit
 // noise), not identities, one version's extra fields or a renaming, and no lens that explains
 // moved times (configuration, a clock, a quantum, an ordering) has spoken: the engine timed
 // the same requests otherwise before any decision differed (its timing model changed between
@@ -26,8 +26,19 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 			return nil // a cause that moves times is named already
 		}
 	}
-	if cascade == nil || !cascade.consequence {
+	flipAt := math.Inf(1) // with no differing decision, every moved value is before one
+	switch {
+	case cascade != nil && !cascade.consequence:
 		return nil
+	case cascade != nil:
+		flipAt = cascade.flipAt
+	default:
+		flips := newFlipTest(d)
+		for i := range d.Changes {
+			if flips.flipped(&d.Changes[i]) {
+				return nil // a decision differs that the cascade could not place in time
+			}
+		}
 	}
 	n, first := 0, -1
 	var ft float64
@@ -35,8 +46,8 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		t, ok, _ := d.eventAt(i)
-		if !ok || math.IsInf(t, -1) || t >= cascade.flipAt || c.Kind != Changed || d.schemaPointer(c) {
-			continue
+		if math.IsInf(t, -1) || (ok && t >= flipAt) || (!ok && cascade != nil) || c.Kind != Changed || d.schemaPointer(c) {
+			continue // (with no decision differing, untimed run-level values follow the moved ones)
 		}
 		k := lastSeg(c.Pointer)
 		if idKeys[k] || decisionKey(c.Pointer) {
@@ -49,11 +60,11 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		}
 		n++
 		fields[k]++
-		if first < 0 || t < ft {
+		if ok && (first < 0 || t < ft) {
 			first, ft = i, t
 		}
 	}
-	if n == 0 {
+	if n == 0 || first < 0 {
 		return nil
 	}
 	c := d.Changes[first]
@@ -61,10 +72,13 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	if c.Request != "" {
 		who = " of request " + c.Request
 	}
-	ev := []string{
-		fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", lastSeg(c.Pointer), who, fmtMs(ft), c.A, c.B),
-		fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", n, fmtMs(cascade.flipAt), countList(fields)),
-		"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it",
+	ev := []string{fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", lastSeg(c.Pointer), who, fmtMs(ft), c.A, c.B)}
+	if cascade != nil {
+		ev = append(ev, fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", n, fmtMs(flipAt), countList(fields)),
+			"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it")
+	} else {
+		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", n, countList(fields)),
+			"the same requests on the same workers were timed otherwise: the engine's timing model changed, the run-level values follow")
 	}
 	return &Signature{Code: SigTiming, Label: fmt.Sprintf("timings moved before any decision differed (from t=%s ms%s)", fmtMs(ft), who), Evidence: ev, Explains: n, leads: true}
 }

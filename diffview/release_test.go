@@ -8,7 +8,14 @@ import (
 	"testing"
 )
 
-func ff(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+// ff spells a float as Python's json does (shortest, always with a decimal point).
+func ff(x float64) string {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
 
 // releaseRecord is one --report-jsonl line the way a release replay writes it: keys in its own
 // order, not in byte order.

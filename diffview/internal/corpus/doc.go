@@ -36,6 +36,11 @@
 //	                     so the digests differ and the diagnosis must say number-spelling
 //	negative-control     nothing differs: byte-identical, re-encoded, only the excluded
 //	                     /summary timing fields differ; the truth says "equal"
+//	release              over a real run of Dynamo's release replay (ReleaseBase: its
+//	                     --report-jsonl records, no routing history, pressure or metadata; only
+//	                     this family's mutators apply to it): a placement tie of equal outcome,
+//	                     a field added to every record or renamed (schema-change), the records
+//	                     written in another order (equal), uuids drawn anew
 //
 // # Truth
 //

@@ -23,6 +23,7 @@ type Base struct {
 	Queued           bool             // some routing decisions waited in the router queue
 	Pools            map[string][]int // workers each pool routed to
 	KVIngest         bool             // the report carries the KV event digest
+	Release          bool             // a release replay's records (ReleaseBase): the release family's only
 
 	rep *Report
 }
@@ -94,7 +95,7 @@ func Generate(bases []Base, seed int64) []Case {
 	for _, v := range variants() {
 		var fit []int
 		for i := range bases {
-			if bases[i].rep != nil && (v.needs == nil || v.needs(&bases[i])) {
+			if bases[i].rep != nil && bases[i].Release == v.release && (v.needs == nil || v.needs(&bases[i])) {
 				fit = append(fit, i)
 			}
 		}

@@ -15,6 +15,7 @@ type variant struct {
 	secondary    []string
 	equal        bool             // a negative control: the diff must find no difference
 	needs        func(*Base) bool // the base has what the mutator needs (nil: any base)
+	release      bool             // made on release replay bases only (and no other variant is)
 	apply        func(*mutation) error
 }
 

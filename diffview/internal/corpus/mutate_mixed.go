@@ -47,7 +47,7 @@ func variants() []variant {
 	var out []variant
 	for _, f := range []func() []variant{
 		tieVariants, parentVariants, idVariants, wallVariants, floatVariants, quantumVariants,
-		cascadeVariants, configVariants, mixedVariants, equalVariants,
+		cascadeVariants, configVariants, mixedVariants, equalVariants, releaseVariants,
 	} {
 		out = append(out, f()...)
 	}
