@@ -99,13 +99,26 @@ type patternRow struct {
 	records   []string // the records covering some of its pointers
 }
 
-// patternRows counts the parity diff's differing pointers by field pattern and, per pattern,
-// how many of them the exception records cover.
+// patternDiff is the diff the field-pattern table is of: the parity mismatch, else the first
+// UNSTABLE arm's repetitions (whose differences no record can cover: exceptions never waive
+// leaked entropy).
+func patternDiff(r *Report) (namedDiff, bool) {
+	ds := diffs(r)
+	if len(ds) == 0 || len(ds[0].d.Pointers) == 0 {
+		return namedDiff{}, false
+	}
+	return ds[0], true
+}
+
+// patternRows counts the diff's differing pointers by field pattern and, per pattern, how
+// many of them the exception records cover (of the parity mismatch only).
 func patternRows(r *Report) []patternRow {
-	d := r.Semantic.Diff
-	if d == nil || len(d.Pointers) == 0 {
+	nd, ok := patternDiff(r)
+	if !ok {
 		return nil
 	}
+	d := nd.d
+	parity := d == r.Semantic.Diff
 	pcs := diffview.FieldPatternsOf(d.Pointers)
 	index := map[string]int{}
 	for i, pc := range pcs {
@@ -125,7 +138,7 @@ func patternRows(r *Report) []patternRow {
 	rows := make([]patternRow, len(pcs))
 	for i, pc := range pcs {
 		rows[i] = patternRow{PatternCount: pc, uncovered: pc.Count}
-		if len(r.Semantic.Exceptions) == 0 || len(members[i]) == 0 {
+		if !parity || len(r.Semantic.Exceptions) == 0 || len(members[i]) == 0 {
 			continue
 		}
 		x, counts := diffview.CoverageByRecord(slices.Values(members[i]), r.Semantic.Exceptions)
@@ -155,8 +168,9 @@ func sumPatterns(m *md, r *Report) {
 	if rows == nil {
 		return
 	}
+	nd, _ := patternDiff(r)
 	m.h(3, "Field patterns")
-	m.p("The %d differing pointers of baseline vs candidate by field pattern (array indices and ids as `*`; each pattern is a valid exception pointer pattern):", r.Semantic.Diff.Count)
+	m.p("The %d differing pointers of %s by field pattern (array indices and ids as `*`; each pattern is a valid exception pointer pattern):", nd.d.Count, nd.what)
 	m.blank()
 	m.patternTable(rows[:min(len(rows), sumPatternRows)])
 	if len(rows) > sumPatternRows {
