@@ -125,3 +125,21 @@ func TestDiffGroupingIsRestoredOnReopen(t *testing.T) {
 		t.Fatalf("the failed save is reported: %v", msgs)
 	}
 }
+
+// With the diff pane focused and a two-line message on the status line, the help at 80×24
+// still shows every workbench key and the footer: it gives up notes, never keys.
+func TestHelpNeverCutsAKey(t *testing.T) {
+	f := newFake(testInfo(5000, 60))
+	m := newTestModel(t, f, 80, 24)
+	m.setFocus(focusDiff)
+	m.layout()
+	m.alarm("BLOCKED: parity stage: candidate is UNSTABLE: parity and performance are refused until its entropy leak is fixed")
+	m = update(t, m, press("?"))
+	s := screen(m)
+	for _, w := range []string{"w watch", "+ add repetition", "I     whole diagnosis", "? help · q quit"} {
+		mustContain(t, s, w)
+	}
+	if n := strings.Count(s, "\n") + 1; n != 24 {
+		t.Fatalf("%d lines", n)
+	}
+}

@@ -157,13 +157,14 @@ func (m Model) focusedView() string {
 
 // helpOverlay renders the campaign folder, the focused pane's keys, then the workbench's (the
 // same in every pane), from the key map, centred in h rows. When that does not fit, it gives
-// up the notes, the border, the blank line between the sections and then the folder line (the
-// v overlay says it too), never a key.
+// up the notes, the border, the blank line between the sections, the folder line (the v
+// overlay says it too) and then the diff pane's modes' keys (its footer lists them in each
+// mode), never a key of the focused pane or the workbench.
 func (m Model) helpOverlay(h int) string {
 	hm := m.help
 	hm.ShowAll = true
 	name, paneKeys := m.paneHelp()
-	section := func(folder, gap bool) string {
+	section := func(folder, gap, note bool) string {
 		var b strings.Builder
 		if folder {
 			// Where everything is kept (journal, runs, reports, exception records): whole, wrapped.
@@ -177,7 +178,7 @@ func (m Model) helpOverlay(h int) string {
 		} else {
 			b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
 		}
-		if m.focus == focusDiff {
+		if m.focus == focusDiff && note {
 			for _, l := range text.Wrap(m.diff.pane.HelpNote(), m.width-4, 4, "  ") {
 				b.WriteString(l + "\n")
 			}
@@ -196,13 +197,15 @@ func (m Model) helpOverlay(h int) string {
 		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." +
 		"\nesc closes this help."
 	fits := func(box string) bool { return lipgloss.Height(box) <= h && lipgloss.Width(box) <= m.width }
-	full := section(true, true)
+	full := section(true, true, true)
 	box := m.styles.Overlay.Render(full + notes)
 	for _, try := range []func() string{
 		func() string { return m.styles.Overlay.Render(full + "\nesc closes this help.") },
 		func() string { return full }, // no room for the border: the keys matter more
-		func() string { return section(true, false) },
-		func() string { return section(false, false) },
+		func() string { return section(true, false, true) },
+		func() string { return section(false, false, true) },
+		// The record list's, diagnosis's and form's keys are in the pane's footer in those modes.
+		func() string { return section(false, false, false) },
 	} {
 		if fits(box) {
 			break

@@ -360,7 +360,8 @@ func (p Model) ShortHelp() []key.Binding {
 	case modeFilter:
 		return []key.Binding{k.Apply, k.Cancel}
 	case modeDiagnosis:
-		return []key.Binding{k.Up, k.Down, k.PageDown, k.Cover, k.Cancel}
+		cover := key.NewBinding(key.WithKeys(k.Cover.Keys()...), key.WithHelp(k.Cover.Help().Key, "cover this cause"))
+		return []key.Binding{k.Up, k.Down, k.PageDown, cover, k.Cancel}
 	}
 	return []key.Binding{k.NextDiff, k.Toggle, k.GroupBy, k.Cover, k.Filter, k.Mark, k.NewException, k.Records, k.Diagnosis, k.CopyPointer}
 }

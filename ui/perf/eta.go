@@ -21,7 +21,7 @@ type estimate struct {
 func (e estimate) String() string {
 	s := "≈ " + text.Dur(e.left) + " left"
 	if e.reruns > 0 {
-		s += fmt.Sprintf(" (≈ %d reruns at %.0f%% invalidated)", e.reruns, 100*e.rate)
+		s += fmt.Sprintf(" (≈ %s at %.0f%% invalidated)", text.Plural(e.reruns, "rerun"), 100*e.rate)
 	}
 	return s
 }

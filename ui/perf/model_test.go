@@ -263,3 +263,21 @@ func TestShortPaneSaysThePlotIsHiddenAndMakesRoomForIt(t *testing.T) {
 		t.Fatalf("lines cut are said:\n%s", s)
 	}
 }
+
+// Two lines are enough for a strip: one row whose block height is the ratio, and the x axis
+// naming the range it spans.
+func TestTwoLinesPlotAStripWithItsRange(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 20, 1, 1.05)
+	for p := 1; p <= 20; p++ {
+		m = apply(m, engine.PairDone{Pair: p, Ratio: 0.95 + 0.01*float64(p%10), Done: p, Total: 20})
+	}
+	lines := m.plot(53, 2)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	row, axis := ansi.Strip(lines[0]), ansi.Strip(lines[1])
+	if !strings.Contains(row, "▁") || !strings.Contains(row, "█") || !strings.HasPrefix(axis, "ratio└1") ||
+		!strings.HasSuffix(axis, "20  ▁0.950–█1.040") {
+		t.Fatalf("strip:\n%s\n%s", row, axis)
+	}
+}

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// minPlotRows is the fewest lines a plot is drawn in: two rows of ratios and the x axis.
-const minPlotRows = 3
+// minPlotRows is the fewest lines a plot is drawn in: a strip of ratios and the x axis.
+const minPlotRows = 2
 
 // plot draws the pair ratios in pair order as a scatter in h lines: h-1 rows of ratios, one
 // column per pair (pairs share a column when the box is narrower than the series), a dotted
@@ -24,6 +24,9 @@ func (m Model) plot(w, h int) []string {
 		return nil
 	}
 	xAxis := m.xAxis(min(cols, len(m.ratios)))
+	if h == 2 {
+		return m.strip(cols)
+	}
 	h-- // the x axis
 	// The y range fits the ratios and 1.0; the threshold joins it only when it is near, so a
 	// tight series around 1.0 is not squashed into one row by a far-away gate.
@@ -94,6 +97,33 @@ func (m Model) plot(w, h int) []string {
 		out[at] += st.Faint.Render(note)
 	}
 	return append(out, st.Faint.Render(xAxis))
+}
+
+// strip is the plot in two lines: one row of ratios whose block height is the ratio between
+// the lowest and the highest (robust range, like the scatter), and the x axis, with that range
+// beside it where the line has room.
+func (m Model) strip(cols int) []string {
+	st := m.Styles
+	lo, hi := robustRange(m.ratios)
+	n := len(m.ratios)
+	used := min(cols, n)
+	row := []rune(strings.Repeat(" ", used))
+	bars := []rune("▁▂▃▄▅▆▇█")
+	for i, r := range m.ratios {
+		if math.IsNaN(r) {
+			continue
+		}
+		k := len(bars) - 1
+		if hi > lo {
+			k = int(math.Round((min(max(r, lo), hi) - lo) / (hi - lo) * float64(len(bars)-1)))
+		}
+		row[i*used/n] = bars[k]
+	}
+	axis := m.xAxis(used)
+	if span := fmt.Sprintf("  ▁%.3f–█%.3f", lo, hi); used+len([]rune(span)) <= cols {
+		axis += span // the blocks' range beside the axis, when the line has room
+	}
+	return []string{st.Faint.Render("     │") + st.PlotMarker.Render(string(row)), st.Faint.Render(axis)}
 }
 
 // xAxis is the plot's x axis under used columns: the y axis's name at the corner, the first and
