@@ -40,7 +40,10 @@ func newPlot(title, x, y string) *plot.Plot {
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 0xe0}, color.Gray{Y: 0xe0}
 	p.Add(g)
-	p.Legend.Top = true
+	// Top left, thumbnails first: the SVG names its font, and a viewer that substitutes a wider
+	// one then runs the text rightwards into free space, never over its own thumbnail.
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
 	p.Legend.Padding = vg.Points(2)
 	p.Title.Padding = vg.Points(8)
 	return p
@@ -134,7 +137,7 @@ func ratioPlot(r *Report) *plot.Plot {
 		p.Legend.Add(s.label, sc)
 	}
 	lo, hi := ratioScale(ratiosOf(res), res.Threshold)
-	p.Y.Min, p.Y.Max = lo, hi
+	p.Y.Min, p.Y.Max = lo, hi+0.5*(hi-lo) // headroom above the points for the legend
 	p.X.Min, p.X.Max = x0, x1
 	return p
 }
@@ -205,7 +208,6 @@ func pressurePlot(r *Report) *plot.Plot {
 	if !drawn {
 		return nil
 	}
-	p.Legend.Left = true
 	p.Y.Min, p.Y.Max = 0, math.Max(1, maxN*1.1)
 	p.X.Min, p.X.Max = 0, math.Max(maxT, 1e-3)
 	return p
@@ -266,7 +268,6 @@ func latencyPlot(r *Report, which latency) *plot.Plot {
 	if !drawn {
 		return nil
 	}
-	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Min, p.Y.Max, p.X.Min = 0, 100, 0
 	return p
 }
