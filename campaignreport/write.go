@@ -54,7 +54,11 @@ func (c *campaign) assemble() (*Report, map[string][]byte, error) {
 // nothing written. The headless run, diff --campaign, the workbench header and the matrix all
 // read their words from it, so no surface can disagree with report.json.
 func Assess(dir string) (verdict.Verdicts, error) {
-	r, err := Build(dir)
+	c, err := load(dir)
+	if err != nil {
+		return verdict.Verdicts{}, err
+	}
+	r, _, err := c.build() // the verdicts never read the metrics or the plots
 	if err != nil {
 		return verdict.Verdicts{}, err
 	}
