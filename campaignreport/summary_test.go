@@ -88,6 +88,7 @@ func TestSummarySectionsAndBound(t *testing.T) {
 	if len(s) > summaryLimit {
 		t.Fatalf("summary.md is %d bytes, over %d", len(s), summaryLimit)
 	}
+	t.Logf("summary.md at the edge of every cap: %d bytes", len(s))
 	out := string(s)
 	for _, want := range []string{
 		"## kvparity: row `big` — **INCONCLUSIVE**",
