@@ -178,15 +178,24 @@ func TestSummaryComputedAnotherWay(t *testing.T) {
 }
 
 // With no decision differing at all (round robin places every request alike), values that
-// moved are the timing model's, and the summary follows them.
+// moved between two versions are the timing model's, and the summary follows them.
 func TestTimingChangeWithNoDecisionDiffering(t *testing.T) {
 	a := []rec{{"r-1", 0, 5, 20, 0, ""}, {"r-2", 10, 15, 40, 1, ""}, {"r-3", 11, 16, 41, 0, ""}}
 	b := []rec{{"r-1", 0, 5.3712345, 21.9634567, 0, ""}, {"r-2", 10, 15.4187213, 43.1302481, 1, ""}, {"r-3", 11, 16.2093177, 45.7734109, 0, ""}}
+	// One version's runs: moved values with equal decisions are any logic change.
 	d := releaseDiff(t, a, b, "{\"mean_ttft_ms\": 5.0}", "{\"mean_ttft_ms\": 5.3330911}")
-	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigTiming || signature(d, SigUnclassified) != nil {
-		t.Fatalf("diagnosis %v", d.Diagnosis)
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigUnclassified || signature(d, SigTiming) != nil {
+		t.Fatalf("one version: diagnosis %v", d.Diagnosis)
 	}
-	if s := d.Diagnosis[0]; s.Explains != d.Count || !strings.Contains(evidence(s), "no decision differs in the whole run") {
+	// Two versions (B's records carry a field A's lack): the timing model's.
+	for i := range b {
+		b[i].extra = `,"requested_output_length":8`
+	}
+	d = releaseDiff(t, a, b, "{\"mean_ttft_ms\": 5.0}", "{\"mean_ttft_ms\": 5.3330911}")
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigTiming || signature(d, SigUnclassified) != nil {
+		t.Fatalf("two versions: diagnosis %v", d.Diagnosis)
+	}
+	if s := d.Diagnosis[0]; s.Explains != d.Count-3 || !strings.Contains(evidence(s), "no decision differs in the whole run") {
 		t.Fatalf("timing: %+v (of %d)", s, d.Count)
 	}
 }

@@ -9,7 +9,8 @@ import (
 // ---- values that moved before any decision differed ----
 
 // earlyTiming is the cause of a cascade whose first flipped decision has differences before
-// it (or of every difference, when no decision differs at all), when those are values that moved (times, lengths, reuse: numbers, beyond last-digit
+// it (or, between two versions, of every difference when no decision differs at all), when
+// those are values that moved (times, lengths, reuse: numbers, beyond last-digit
 // noise), not identities, one version's extra fields or a renaming, and no lens that explains
 // moved times (configuration, a clock, a quantum, an ordering) has spoken: the engine timed
 // the same requests otherwise before any decision differed (its timing model changed between
@@ -32,6 +33,10 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		return nil
 	case cascade != nil:
 		flipAt = cascade.flipAt
+	case d.schema.empty():
+		// With no decision differing, moved values are any logic change: they read as the
+		// timing model's only between two versions (their record schemas differ).
+		return nil
 	default:
 		flips := newFlipTest(d)
 		for i := range d.Changes {
@@ -78,9 +83,13 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 			"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it")
 	} else {
 		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", n, countList(fields)),
-			"the same requests on the same workers were timed otherwise: the engine's timing model changed, the run-level values follow")
+			"the records' schemas differ, so the runs are of two versions: the same requests on the same workers were timed otherwise (the engine's timing model changed), the run-level values follow")
 	}
-	return &Signature{Code: SigTiming, Label: fmt.Sprintf("timings moved before any decision differed (from t=%s ms%s)", fmtMs(ft), who), Evidence: ev, Explains: n, leads: true}
+	label := "timings moved before any decision differed"
+	if cascade == nil {
+		label = "timings moved, no decision differs"
+	}
+	return &Signature{Code: SigTiming, Label: fmt.Sprintf("%s (from t=%s ms%s)", label, fmtMs(ft), who), Evidence: ev, Explains: n, leads: true}
 }
 
 // ---- a summary computed another way ----

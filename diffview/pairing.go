@@ -128,7 +128,7 @@ func contentPairs(ea, eb []int32, byUUID []pair, fingerprint func(int, int32) st
 var traceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
 
 // pairByTrace pairs leftover records whose trace-fixed members (those both sides' records
-// have) are equal and unique on both sides.
+// have) are equal and unique on both sides, or equal in as many records on each side.
 func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSchema) (pairs []pair) {
 	var keys []string
 	for _, k := range traceKeys {
@@ -155,9 +155,36 @@ func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSc
 		return m
 	}
 	ka, kb := count(a, ea, onlyA), count(b, eb, onlyB)
+	// Within a group the trace cannot tell apart, records placed alike pair first: the side
+	// that wrote them in another order (as they finished) did not place them otherwise.
+	placed := func(d *doc, es []int32, idx []int) {
+		key := func(k int) string {
+			var sb strings.Builder
+			for _, w := range []string{"prefill_worker_idx", "decode_worker_idx", "worker_id", "dp_rank"} {
+				if v, ok := d.sc.Member(es[k], w); ok {
+					sb.WriteString(d.raw(v))
+				}
+				sb.WriteByte(0)
+			}
+			return sb.String()
+		}
+		sort.SliceStable(idx, func(i, j int) bool { return key(idx[i]) < key(idx[j]) })
+	}
+	for f, g := range ka {
+		if len(g) > 1 && len(g) == len(kb[f]) {
+			placed(a, ea, g)
+			placed(b, eb, kb[f])
+		}
+	}
 	for _, k := range onlyA {
-		if f := key(a, ea[k]); len(ka[f]) == 1 && len(kb[f]) == 1 {
+		f := key(a, ea[k])
+		switch {
+		case len(ka[f]) == 1 && len(kb[f]) == 1:
 			pairs = append(pairs, pair{k, kb[f][0]})
+		case len(ka[f]) == len(kb[f]) && f != strings.Repeat("\x00", len(keys)):
+			// Requests the trace cannot tell apart (same arrival, same lengths), as many on
+			// each side: interchangeable, paired in the order each side wrote them.
+			pairs = append(pairs, pair{k, kb[f][slices.Index(ka[f], k)]})
 		}
 	}
 	return pairs
