@@ -6,6 +6,11 @@
 // the diff pane and exception form come from package diffview/pane. Keys (ui/keys) and styles
 // (ui/theme) are defined once, the diff pane's included.
 //
+// No pane hides a line silently: what does not fit is counted in its title or on its edge
+// lines, with the key that shows it (z zooms the focused pane). The workbench keeps its own
+// choices (the diff pane's grouping) in the campaign folder's ui-state.json, written
+// atomically and never outside that folder; the report never reads it.
+//
 // Engine events arrive through one re-armed command that drains whatever is waiting into one
 // message, so a burst costs one Update. Update never calls anything that may block: Controller
 // calls run in commands that capture values. View returns the frame composed on the last paced
