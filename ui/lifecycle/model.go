@@ -103,8 +103,11 @@ func (m Model) View() string {
 	if below := len(body) - offset - (m.Height - 1); below > 0 {
 		note = fmt.Sprintf("↓ %d more (%s)", below, how)
 	}
-	if offset > 0 {
-		note = strings.TrimSpace(fmt.Sprintf("↑ %d %s", offset, note))
+	switch {
+	case offset > 0 && note == "":
+		note = fmt.Sprintf("↑ %d above (%s)", offset, m.keys.Up.Help().Key)
+	case offset > 0:
+		note = fmt.Sprintf("↑ %d %s", offset, note)
 	}
 	return text.Fit(append([]string{m.Title(title, note)}, body[offset:]...), m.Width, m.Height)
 }

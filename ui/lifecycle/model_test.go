@@ -76,7 +76,7 @@ func TestScrollShowsEveryRule(t *testing.T) {
 		m, _ = m.Update(down)
 	}
 	s := ansi.Strip(m.View())
-	if !strings.Contains(s, "✓ rule 7 fine") || strings.Contains(s, "↓ ") || !strings.Contains(s, "↑ 7") {
+	if !strings.Contains(s, "✓ rule 7 fine") || strings.Contains(s, "↓ ") || !strings.Contains(s, "↑ 7 above (↑/k)") {
 		t.Fatalf("scrolled to the end, the last rule shows:\n%s", s)
 	}
 }
