@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -64,4 +65,54 @@ func detectPlacementTie(d *Diff) *Signature {
 		"the candidates were interchangeable and tied on cost: the tie was broken another way (release builds break router ties at random), no outcome depends on it",
 	}
 	return &Signature{Code: SigTieOrder, Label: "placement tie among interchangeable workers (outcome equal)", Evidence: ev, Explains: n, placement: true}
+}
+
+// recordPlacements are the placements of every paired record (its prefill and decode worker,
+// at its arrival) as decisions, for a run whose records hold no routing history (a release
+// replay's): the renaming lens reads them as it reads routing decisions, so a whole run placed
+// on the workers under other names is a renaming, not a cascade of flips. Computed once.
+func (d *Diff) recordPlacements() []decision {
+	if d.placementsSet {
+		return d.placements
+	}
+	d.placementsSet = true
+	a, b := d.docA, d.docB
+	if len(a.reqs) == 0 || len(b.reqs) == 0 {
+		return nil
+	}
+	pairedB := make(map[int]int, len(b.reqs)) // B index → A index
+	for i := range d.Changes {
+		if c := &d.Changes[i]; c.IndexA >= 0 && c.IndexB >= 0 {
+			pairedB[c.IndexB] = c.IndexA
+		}
+	}
+	inA := make(map[string]int, len(a.uuids))
+	for i, u := range a.uuids {
+		inA[u] = i
+	}
+	var out []decision
+	for j := range b.reqs {
+		i, ok := pairedB[j]
+		if !ok {
+			if i, ok = inA[b.uuids[j]]; !ok {
+				continue // a record only B has
+			}
+		}
+		at, okT := b.field(j, "arrival_time_ms")
+		t, okN := parseNum(at)
+		if !okT || !okN {
+			continue
+		}
+		for _, p := range [][2]string{{"prefill", "prefill_worker_idx"}, {"decode", "decode_worker_idx"}} {
+			wa, okA := a.field(i, p[1])
+			wb, okB := b.field(j, p[1])
+			if !okA || !okB || wa == "null" || wb == "null" {
+				continue
+			}
+			out = append(out, decision{req: b.uuids[j], pool: p[0], t: t, wa: wa, wb: wb, changed: wa != wb, ptrIndex: j, aIndex: i, arrival: true})
+		}
+	}
+	sort.SliceStable(out, func(x, y int) bool { return out[x].t < out[y].t })
+	d.placements = out
+	return out
 }

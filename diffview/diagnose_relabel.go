@@ -39,9 +39,18 @@ func renamedPlacement(renamed []*namespace, key, a, b string) bool {
 // renamings is wholeRunRenamings of the diff's decisions, computed once (three lenses ask).
 func (d *Diff) renamings() []*namespace {
 	if !d.renamedSet {
-		d.renamed, d.renamedSet = wholeRunRenamings(d.decisions()), true
+		d.renamed, d.renamedSet = wholeRunRenamings(d.renamingDecisions()), true
 	}
 	return d.renamed
+}
+
+// renamingDecisions are the routing decisions, or, when the records hold none (a release
+// replay's), the records' own placements.
+func (d *Diff) renamingDecisions() []decision {
+	if decs := d.decisions(); len(decs) > 0 {
+		return decs
+	}
+	return d.recordPlacements()
 }
 
 // wholeRunRenamings are the placements (workers, dp ranks) that every routing decision of the
@@ -74,7 +83,7 @@ func wholeRunRenamings(decs []decision) []*namespace {
 // worker); other differences are a second cause's, left to their lenses. A renaming that
 // breaks during the run is no renaming: the cascade lens speaks from the flip that breaks it.
 func detectWorkerRelabel(d *Diff) *Signature {
-	decs := d.decisions()
+	decs := d.renamingDecisions()
 	renamed := d.renamings()
 	if len(renamed) == 0 {
 		return nil
@@ -109,7 +118,11 @@ func detectWorkerRelabel(d *Diff) *Signature {
 	for _, ns := range renamed {
 		what = append(what, ns.name)
 		descs = append(descs, ns.desc)
-		ev = append(ev, fmt.Sprintf("every one of %d routing decisions maps A's %s to B's by one consistent renaming (%s); %d decision(s) changed", len(decs), ns.name, ns.desc, ns.n))
+		what, unit := "routing decisions", "decision(s)"
+		if len(d.decisions()) == 0 {
+			what, unit = "records' placements", "placement(s)" // no routing history: each record's own workers
+		}
+		ev = append(ev, fmt.Sprintf("every one of %d %s maps A's %s to B's by one consistent renaming (%s); %d %s changed", len(decs), what, ns.name, ns.desc, ns.n, unit))
 	}
 	if digest {
 		ev = append(ev, "the KV event stream's digest (/coverage/kv_ingest/blake3_256) follows: its events name the worker that stored them")

@@ -199,3 +199,26 @@ func TestTimingChangeWithNoDecisionDiffering(t *testing.T) {
 		t.Fatalf("timing: %+v (of %d)", s, d.Count)
 	}
 }
+
+// Mode 1, the whole run: every request on the other of two interchangeable workers, all else
+// equal, is one consistent renaming read off the records' own placements (a release's records
+// hold no routing history), not a cascade of flips nor many ties.
+func TestWholeRunRenamingFromRecordPlacements(t *testing.T) {
+	var a, b []rec
+	for i := range 8 {
+		at := float64(3 * i)
+		a = append(a, rec{fmt.Sprintf("a-%d", i), at, at + 5, at + 9, i % 2, ""})
+		b = append(b, rec{fmt.Sprintf("b-%d", i), at, at + 5, at + 9, 1 - i%2, ""})
+	}
+	d := releaseDiff(t, a, b, "", "")
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	// (the renaming and the random uuids are one id-drift signature: their evidence joins)
+	if ev := evidence(d.Diagnosis[0]); !strings.Contains(ev, "every one of 8 records' placements maps A's workers to B's by one consistent renaming (decode 0↔1)") {
+		t.Fatalf("renaming not named: %s", ev)
+	}
+	if s := signature(d, SigTieOrder); s != nil {
+		t.Fatalf("a renaming read as ties: %v", s)
+	}
+}

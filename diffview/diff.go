@@ -75,8 +75,12 @@ type Diff struct {
 	decsDone   bool
 	renamed    []*namespace // wholeRunRenamings of decs, filled on first use
 	renamedSet bool
-	fieldPats  patternCache
-	schema     *recordSchema // members one side's records carry and the other's do not
+	// placements are the records' placements as decisions when no record holds a routing
+	// history (recordPlacements), filled on first use.
+	placements    []decision
+	placementsSet bool
+	fieldPats     patternCache
+	schema        *recordSchema // members one side's records carry and the other's do not
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
 }
