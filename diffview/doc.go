@@ -20,6 +20,17 @@
 // coverage/pressure/records, then each request's scalar fields and each of its ordered event
 // arrays.
 //
+// Dynamo's release replay (python -m dynamo.replay) writes a run in files of its own: one
+// per-request record per line (--report-jsonl), in the order requests finished, and a
+// pretty-printed summary (--report-json). DiffFiles tells them from a canonical report by
+// their first value, DiffRelease takes them paired (release.go); a run is laid out as a
+// canonical report holds it ({"per_request":[…],"summary":{…}}), so one diff, one pairing and
+// the canonical profile's exclusions apply, and messages name the file and line a value came
+// from. Records are paired on the members both sides' records have (schema.go: a field one
+// version's records carry and the other's do not would unpair every record); records the
+// trace cannot tell apart pair by placement, then order. Records that stand in another order
+// on each side, neither sorted by uuid, are said in a note.
+//
 // A diff holds at most one Change per 64 bytes of its inputs (never fewer than 262,144): a
 // real pair, even with every request moved, differs in about one pointer per 180 bytes and
 // is held whole. Past the bound (a flood: millions of differing array elements) it holds at
@@ -46,11 +57,18 @@
 // configuration signature names it either way; values with no time come last. Diagnosis
 // applies lenses (statistics-and-peers.md Part 3): configuration, number spelling, child
 // before parent, ordering within equal timestamps (events, decisions, ids of same-time
-// arrivals), id/uuid drift and consistent renamings of workers, wall-clock leakage, float
-// last-digit noise, constant-quantum shifts, decision-flip cascade. Each signature carries its
+// arrivals), placement ties (a request on another worker, every other value equal), id/uuid
+// drift and consistent renamings of workers (read off the routing decisions, or the records'
+// own placements when they hold none), wall-clock leakage (also a run duration and its rates
+// anywhere outside /summary, recognised by rate × duration = a count of the same object),
+// float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
+// change (fields added, removed, renamed, with counts) or a summary computed another way,
+// and values that moved before the first differing decision (the timing model's; between two
+// versions also when no decision differs). Each signature carries its
 // evidence and the share of the differences it explains; they are ranked by that share (a
 // differing configuration first; a cascade whose flip has an earlier difference after the
-// cause found for it), and what no signature explains is listed as "unclassified".
+// cause found for it; the values moved before the first differing decision lead the cascade
+// that follows from them), and what no signature explains is listed as "unclassified".
 //
 // # Exception records
 //
