@@ -54,7 +54,8 @@
 // happens or ends (a readmission, a release and the wait that ends there, the second token).
 // The earliest point of the run's history is the first divergence. Metadata is configuration,
 // before time 0: it is the first divergence only when no history event differs, and the
-// configuration signature names it either way; values with no time come last. Diagnosis
+// configuration signature names it either way; values with no time come last; a field only
+// one version's records carry is layout, not history, and is passed over. Diagnosis
 // applies lenses (statistics-and-peers.md Part 3): configuration, number spelling, child
 // before parent, ordering within equal timestamps (events, decisions, ids of same-time
 // arrivals), placement ties (a request on another worker, every other value equal), id/uuid
@@ -64,8 +65,8 @@
 // float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
 // change (fields added, removed, renamed, with counts) or a summary computed another way,
 // and values that moved before the first differing decision (the timing model's; between two
-// versions also when no decision differs). Each signature carries its
-// evidence and the share of the differences it explains; they are ranked by that share (a
+// versions also when no decision differs). Each signature carries its evidence and the share
+// of the differences it explains; they are ranked by that share (a
 // differing configuration first; a cascade whose flip has an earlier difference after the
 // cause found for it; the values moved before the first differing decision lead the cascade
 // that follows from them), and what no signature explains is listed as "unclassified".
