@@ -142,7 +142,6 @@ func TestExceptionsLockNamesItsHolder(t *testing.T) {
 	if _, err := PutException(dir, validRecord("/seed")); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(dir + "/" + layout.FileExceptions)
 	unlock, err := lockExceptions(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +178,7 @@ func TestExceptionsLockNamesItsHolder(t *testing.T) {
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte("pid 4242 (kvparity open c) since 2026-12-01T00:00:00Z\n"), 0)
-	before, _ = os.ReadFile(dir + "/" + layout.FileExceptions)
+	before, _ := os.ReadFile(dir + "/" + layout.FileExceptions)
 	err = DeleteException(dir, "whatever")
 	if err == nil || !strings.Contains(err.Error(), "exceptions.lock is still held after 1s by pid 4242 (kvparity open c) since 2026-12-01T00:00:00Z") {
 		t.Fatalf("a hung holder: %v", err)
