@@ -61,7 +61,7 @@ func cachedBuild(t *testing.T, cache string, spec build.Spec, patch string) buil
 		PublishedLockSHA256: sum([]byte("published " + spec.Version)), LockSHA256: sum([]byte("patched " + spec.Version)),
 		ReplayCrate: build.ReplayCrate, ExtensionSHA256: build.ExtensionSHA256(), AppliedPatch: filepath.Join(dir, "timing-extension.patch"),
 		AppliedPatchSHA256: sum([]byte(patch)), Command: []string{"cargo", "build", "--release"},
-		Env: []string{"CARGO_TARGET_DIR=" + filepath.Join(dir, "work", "target"), "CARGO_PROFILE_RELEASE_DEBUG=line-tables-only"},
+		Env:      []string{"CARGO_TARGET_DIR=" + filepath.Join(dir, "work", "target"), "CARGO_PROFILE_RELEASE_DEBUG=line-tables-only"},
 		CacheKey: filepath.Base(dir), Binary: filepath.Join(dir, "bin", build.BenchTarget), BinarySHA256: sum(exe)}
 	if err := os.WriteFile(info.Binary, exe, 0o755); err != nil {
 		t.Fatal(err)
