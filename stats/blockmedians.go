@@ -27,8 +27,8 @@ import (
 // The block length is the data's: the Politis & White (2004) automatic length of the circular
 // block bootstrap, with the correction of Patton, Politis & White (2009), rounded up to an odd
 // number of at least 3 and capped so that at least as many blocks remain as the confidence
-// needs (5 for a one-sided 95% bound: 2⁻⁵ ≤ 0.05). With n even, an even number of odd blocks
-// covers every pair: no observation is dropped.
+// needs (5 for a one-sided 95% bound, as 2⁻⁵ ≤ 0.05; 6 when n is even, since an even number
+// of odd blocks is what covers an even n). Every pair is in a block: none is dropped.
 //
 // Why not the others the literature offers (the study in dependence_study_test.go measured all
 // of them at n = 60): the circular moving-block bootstrap percentile bound of the median with

@@ -95,20 +95,37 @@ func studyScenarios(real []realSeries) []studyScenario {
 		{"i.i.d. t₃ (heavy tails)", false, ar1(0, studentT3)},
 		{"AR(1) φ=0.4, t₃ innovations", true, ar1(0.4, studentT3)},
 	}
-	for _, rs := range real {
-		// Circular blocks of the real series' centred log ratios keep its serial dependence;
-		// centring at the median makes the resampling distribution's median 0.
-		d := LogRatios(rs.Ratios)
-		med := Median(d)
-		for i := range d {
-			d[i] -= med
+	if len(real) > 0 {
+		// One pool of every real series, each cut into its own circular blocks, centred at the
+		// pool's median (the resampling distribution's median is then 0). Drawing 60 values in
+		// blocks from a single series repeats whole stretches of it — a dependence beyond any
+		// block length that no real session has — so the pool should hold many series.
+		var pool [][]float64
+		var all []float64
+		for _, rs := range real {
+			for _, series := range rs.Series {
+				d := LogRatios(series)
+				pool = append(pool, d)
+				all = append(all, d...)
+			}
 		}
-		// At least ⌈n^⅓⌉ (the block bootstrap's usual length) so that short-range dependence
-		// the automatic rule misses in one series is still carried over.
-		L := max(politisWhiteBlockLength(d), int(math.Ceil(math.Cbrt(float64(len(d))))))
-		name := fmt.Sprintf("real %s (%d pairs, sd %.3f), blocks of %d", strings.TrimSuffix(rs.File, ".json"), len(d), math.Sqrt(mean(squares(d))), L)
+		med := Median(all)
+		for _, d := range pool {
+			for i := range d {
+				d[i] -= med
+			}
+		}
+		centred := append([]float64(nil), all...)
+		for i := range centred {
+			centred[i] -= med
+		}
+		// At least ⌈n^⅓⌉ (the block bootstrap's usual length), so that short-range dependence
+		// the automatic rule misses is still carried over.
+		L := max(politisWhiteBlockLength(centred), int(math.Ceil(math.Cbrt(float64(studyN)))))
+		name := fmt.Sprintf("real A/A noise: %d series, %d pairs, sd %.3f; blocks of %d", len(pool), len(all), math.Sqrt(mean(squares(centred))), L)
 		out = append(out, studyScenario{name, true, func(rng *rand.Rand, _ float64, e []float64) {
 			for i := 0; i < len(e); {
+				d := pool[rng.IntN(len(pool))]
 				start := rng.IntN(len(d))
 				for k := 0; k < L && i < len(e); k++ {
 					e[i] = d[(start+k)%len(d)]
@@ -326,15 +343,15 @@ func printStudy(w io.Writer, rows []studyRow, methods []studyMethod, sigma float
 	}
 }
 
-// realSeries is a ratio series recorded by a real campaign (testdata/ratios/*.json): each
-// becomes a scenario whose noise is block-resampled from it (its own scale and dependence).
+// realSeries are ratio series recorded by real campaigns (testdata/ratios/*.json): they make
+// one scenario whose noise is block-resampled from them (their own scale and dependence).
 type realSeries struct {
-	File     string    `json:"-"`
-	Campaign string    `json:"campaign"`
-	Row      string    `json:"row"`
-	Host     string    `json:"host"`
-	Note     string    `json:"note"`
-	Ratios   []float64 `json:"ratios"` // execution order
+	File     string      `json:"-"`
+	Campaign string      `json:"campaign"`
+	Row      string      `json:"row"`
+	Host     string      `json:"host"`
+	Note     string      `json:"note"`
+	Series   [][]float64 `json:"series"` // each in execution order
 }
 
 func loadRealSeries(t testing.TB) []realSeries {
@@ -349,12 +366,14 @@ func loadRealSeries(t testing.TB) []realSeries {
 		if err := json.Unmarshal(data, &s); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if len(s.Ratios) < 20 {
-			t.Fatalf("%s: %d ratios, want at least 20 to resample blocks from", p, len(s.Ratios))
-		}
-		for i, r := range s.Ratios {
-			if !(r > 0) || math.IsInf(r, 0) {
-				t.Fatalf("%s: ratio %d is %v", p, i+1, r)
+		for k, rs := range s.Series {
+			if len(rs) < 20 {
+				t.Fatalf("%s: series %d has %d ratios, want at least 20 to resample blocks from", p, k+1, len(rs))
+			}
+			for i, r := range rs {
+				if !(r > 0) || math.IsInf(r, 0) {
+					t.Fatalf("%s: series %d ratio %d is %v", p, k+1, i+1, r)
+				}
 			}
 		}
 		s.File = filepath.Base(p)
