@@ -126,9 +126,13 @@ func num(v float64) string {
 }
 
 // withUnit is num with its unit; milliseconds of 10 s and more are said in seconds.
-func withUnit(v float64, unit string) string {
-	if unit == "ms" && math.Abs(v) >= 10_000 {
-		return fmt.Sprintf("%.1f s", v/1000)
+func withUnit(v float64, unit string) string { return inUnit(v, unit, math.Abs(v)) }
+
+// inUnit is withUnit choosing seconds by scale (the largest figure of a table row), so that
+// one row says all its figures in one unit.
+func inUnit(v float64, unit string, scale float64) string {
+	if unit == "ms" && scale >= 10_000 {
+		return num(v/1000) + " s"
 	}
 	return strings.TrimSpace(num(v) + " " + unit)
 }

@@ -154,7 +154,18 @@ func (ch change) cell(v *float64, text string) string {
 	if ch.unit == "B" {
 		return fmt.Sprintf("%.2f MiB", *v/(1<<20))
 	}
-	return withUnit(*v, ch.unit)
+	return inUnit(*v, ch.unit, ch.scale())
+}
+
+// scale is the row's largest figure, which picks its unit.
+func (ch change) scale() float64 {
+	s := 0.0
+	for _, v := range []*float64{ch.b, ch.c} {
+		if v != nil {
+			s = math.Max(s, math.Abs(*v))
+		}
+	}
+	return s
 }
 
 func (ch change) delta() string {
@@ -166,13 +177,13 @@ func (ch change) delta() string {
 	case b == c:
 		return "no change"
 	case ch.points:
-		return fmt.Sprintf("%+.2f pp", 100*(c-b))
+		return fmt.Sprintf("%s%.2f pp", sign(c-b), 100*math.Abs(c-b))
 	case b == 0:
-		return sign(c-b) + withUnit(math.Abs(c-b), ch.unit)
+		return sign(c-b) + inUnit(math.Abs(c-b), ch.unit, ch.scale())
 	case ch.unit == "B":
 		return fmt.Sprintf("%s%d B (%s)", sign(c-b), int64(math.Abs(c-b)), percent(c/b-1))
 	}
-	return fmt.Sprintf("%s%s (%s)", sign(c-b), withUnit(math.Abs(c-b), ch.unit), percent(c/b-1))
+	return fmt.Sprintf("%s%s (%s)", sign(c-b), inUnit(math.Abs(c-b), ch.unit, ch.scale()), percent(c/b-1))
 }
 
 // percent is a relative change with the same minus sign as the figures.
