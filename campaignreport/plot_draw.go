@@ -239,11 +239,14 @@ func quantilesOf(am ArmMetrics, f func(*report.Metrics) []float64) []float64 {
 // completed requests at or below each latency (from the p0..p100 quantiles).
 func latencyPlot(r *Report, which latency) *plot.Plot {
 	// Latencies of 10 s and more are drawn in seconds, as the summary's table says them.
-	unit, scale := "ms", 1.0
+	unit, scale, largest := "ms", 1.0, 0.0
 	for _, am := range r.Metrics {
-		if qs := which.of(am); len(qs) > 0 && qs[len(qs)-1] >= 10_000 {
-			unit, scale = "s", 1000
+		if qs := which.of(am); len(qs) > 0 {
+			largest = math.Max(largest, qs[len(qs)-1])
 		}
+	}
+	if largest >= 10_000 {
+		unit, scale = "s", 1000
 	}
 	p := newPlot(which.name+" distribution (virtual time, completed requests)", which.name+" ("+unit+")", "requests at or below (%)")
 	drawn := false
@@ -263,7 +266,7 @@ func latencyPlot(r *Report, which latency) *plot.Plot {
 			l.LineStyle.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 		}
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s", am.Arm, withUnit(qs[len(qs)/2], "ms"), withUnit(qs[len(qs)*99/100], "ms")), l)
+		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s", am.Arm, inUnit(qs[len(qs)/2], "ms", largest), inUnit(qs[len(qs)*99/100], "ms", largest)), l)
 	}
 	if !drawn {
 		return nil
