@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # tmux-follow.sh: `kvparity open` following a headless perf stage live (issue 25). Builds
 # kvparity, starts `kvparity run --stage perf` headless on a built-in row in the background,
-# and once its perf samples run opens the same campaign in the workbench in a detached tmux
-# session. Checks, from the captured screens, that the workbench says it is read-only and names
-# the writer's pid, that the perf pane's pair count grows while the writer measures, that a
-# stage key (p) is refused with the writer's name, that the headless run ends with a decided
-# perf stage and no sample killed by a signal, and that the workbench then says the writer ended.
-# Prints the captures.
+# and once its perf runs have started opens the same campaign in the workbench in a detached
+# tmux session. Checks, from the captured screens, that the workbench says it is read-only and
+# names the writer's pid, that the perf pane moves while the writer measures, and that a stage
+# key (p) is refused with the writer's name. Then stops the writer with SIGTERM (as a user's
+# Ctrl-C would) and checks that the journal records the interruption as the stage's end, that
+# no replay was killed as a stray, and that the workbench says the writer ended. Prints the
+# captures.
 #
 # usage: scripts/tmux-follow.sh            (from anywhere in the repository)
 # env:   KVPARITY_BIN=path   use this binary instead of building one
-#        ROW=tiny|default    the built-in row (default tiny)
+#        ROW=default|tiny    the built-in row (default: default, whose perf stage lasts minutes;
+#                            tiny's may end before the workbench has drawn)
 #        SIZE=WxH            terminal size (default 100x30)
 #        CAPTURE_OUT=file    also write the captures there
 #        TIMEOUT=seconds     how long the writer may take to reach its first perf run (default 300)
@@ -20,7 +22,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-follow.XXXXXX")"
 sock="kvparity-follow-$$"
 size="${SIZE:-100x30}"
-row="${ROW:-tiny}"
+row="${ROW:-default}"
 writer=""
 
 cleanup() {
@@ -66,7 +68,7 @@ echo "$second"
 # The perf pane follows the writer: what it says of the pairs (valid, attempted, invalidated)
 # changes from one capture to the next while the writer measures.
 perfpane() { grep -oE 'pairs [0-9]+/[0-9]+.*|[0-9]+ attempts for pair [0-9]+|[0-9]+ invalidated.*|perf (PASS|FAIL|INCONCLUSIVE)' <<<"$1" | sed 's/│.*//'; }
-if [[ "$(perfpane "$first")" == "$(perfpane "$second")" ]]; then
+if [[ "$(perfpane "$first")" == "$(perfpane "$second")" ]] && kill -0 "$writer" 2>/dev/null; then
 	echo "tmux-follow: FAIL: the perf pane did not move in 8 s of the writer's stage" >&2
 	fail=1
 fi
@@ -82,11 +84,17 @@ else
 fi
 tmux -L "$sock" send-keys -t wb Escape
 
+stopped=0
+kill -TERM "$writer" 2>/dev/null && stopped=1
 status=0
 wait "$writer" || status=$?
 writer=""
-echo "=== headless run exited $status; its summary:"
+echo "=== headless run exited $status ($( ((stopped)) && echo "stopped by SIGTERM" || echo "it had finished")); its summary:"
 tail -12 "$work/run.out"
+if ((stopped)) && ! tail -1 "$campaign/journal.jsonl" | grep -q '"type":"stage_end".*"reason":"terminated signal received"'; then
+	echo "tmux-follow: FAIL: the journal's last record is not the stage's end recording SIGTERM: $(tail -1 "$campaign/journal.jsonl")" >&2
+	fail=1
+fi
 if grep -q '"signal":"killed"' "$campaign/journal.jsonl"; then
 	echo "tmux-follow: FAIL: a replay of the followed run was killed by a signal" >&2
 	fail=1

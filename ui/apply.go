@@ -106,7 +106,12 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 			m.following = fmt.Sprintf("READ-ONLY: the kvparity it followed (pid %d) has ended; quit and open the campaign again to run stages here", ev.Holder.PID)
 			m.say(fmt.Sprintf("kvparity pid %d has stopped writing this campaign", ev.Holder.PID))
 		} else {
-			m.following = "READ-ONLY: following " + ev.Holder.String() + "; its stages are shown live, stage keys are refused"
+			// The mark stays on screen, so it is short; the log line below names the command.
+			m.following = fmt.Sprintf("READ-ONLY: following kvparity pid %d", ev.Holder.PID)
+			if !ev.Holder.Since.IsZero() {
+				m.following += " (since " + ev.Holder.Since.UTC().Format("15:04:05 UTC") + ")"
+			}
+			m.following += "; its stages are shown live, stage keys are refused"
 			m.say("following the campaign live: " + ev.Holder.String() + " writes it")
 		}
 	case engine.HistoryReplayed:

@@ -112,3 +112,21 @@ func TestReopenedHistoryEndsRunsThatNeverFinished(t *testing.T) {
 	mustContain(t, s, "interrupted; g reruns it")
 	mustContain(t, s, "campaign reopened: 2 journal records replayed")
 }
+
+// Issue 25: a campaign another kvparity writes is followed read-only; the status line says so
+// before any other mark, with the writer's pid, and says when the writer has ended.
+func TestFollowedWriterIsMarkedReadOnly(t *testing.T) {
+	f := newFake(testInfo(5000, 60))
+	m := newTestModel(t, f, 240, 30)
+	holder := engine.Holder{Owner: engine.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "perf"}}
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder},
+		engine.RowBlocked{Stage: engine.StagePerf, Reason: "pair 1 was invalidated 10 times in a row"}}})
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStopped{Stage: engine.StagePerf}}})
+	s := screen(m)
+	mustContain(t, s, "READ-ONLY: following kvparity pid 4242; its stages are shown live, stage keys are refused")
+	if strings.Index(s, "READ-ONLY") > strings.Index(s, "BLOCKED: perf stage") {
+		t.Errorf("the READ-ONLY mark stands after the BLOCKED mark:\n%s", s)
+	}
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder, Ended: true}}})
+	mustContain(t, screen(m), "READ-ONLY: the kvparity it followed (pid 4242) has ended")
+}
