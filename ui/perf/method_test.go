@@ -19,7 +19,7 @@ func TestDependenceAwareBoundIsShownWhenItDecided(t *testing.T) {
 		LowerOrder: 24, UpperOrder: 37, Verdict: "PASS", Reason: reason,
 		DependenceMethod: "block-medians", DecidedBy: "block-medians", DecidedLower: 0.985, DecidedUpper: 1.012,
 		DecidedBasis: "X(1), X(6) of 6 block medians (blocks of 9–11 pairs)",
-		Diagnostics: []engine.Diagnostic{{Name: "lag-1 r", Statistic: 0.43, Threshold: 0.31, Breached: true}}})
+		Diagnostics:  []engine.Diagnostic{{Name: "lag-1 r", Statistic: 0.43, Threshold: 0.31, Breached: true}}})
 	m.SetSize(400, 8)
 	s := ansi.Strip(m.View())
 	for _, want := range []string{"dependence-aware bounds [0.985, 1.012] (X(1), X(6) of 6 block medians (blocks of 9–11 pairs)) vs 1.05 → perf PASS",
