@@ -342,9 +342,12 @@ func TestGenerateIsDeterministic(t *testing.T) {
 			t.Errorf("%s: no first divergence", c.Case)
 		}
 	}
-	for _, f := range Families() {
-		if !fams[f] {
-			t.Errorf("family %s has no case on the fixture", f)
+	// Every family whose variants work on an embedded-engine base (the release family's need a
+	// release replay's records, which this fixture is not).
+	for _, v := range variants() {
+		if !v.release && !fams[v.family] {
+			t.Errorf("family %s has no case on the fixture", v.family)
+			fams[v.family] = true
 		}
 	}
 }
