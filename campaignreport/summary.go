@@ -125,11 +125,8 @@ func num(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// withUnit is num with its unit; milliseconds of 10 s and more are said in seconds.
-func withUnit(v float64, unit string) string { return inUnit(v, unit, math.Abs(v)) }
-
-// inUnit is withUnit choosing seconds by scale (the largest figure of a table row), so that
-// one row says all its figures in one unit.
+// inUnit is num with its unit, milliseconds said in seconds when the scale (the largest
+// figure of a table row) is 10 s or more, so that one row says all its figures in one unit.
 func inUnit(v float64, unit string, scale float64) string {
 	if unit == "ms" && scale >= 10_000 {
 		return num(v/1000) + " s"

@@ -116,17 +116,3 @@ func readHolder(dir string) Holder {
 	}
 	return h
 }
-
-// lockFree reports whether nobody holds dir's lock now (it is taken and dropped at once).
-func lockFree(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, layout.FileLock))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	defer f.Close()
-	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
-		return false
-	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return true
-}
