@@ -235,10 +235,9 @@ func expAll(d []float64) []float64 {
 
 // studyCell accumulates one method in one scenario: counts over the replicates it decides.
 type studyCell struct {
-	runs                 int
-	coverLo, coverHi     int
-	fail, pass           [4]int // per studyRatios
-	failAtT, failAt1Base int
+	runs             int
+	coverLo, coverHi int
+	fail, pass       [4]int // per studyRatios
 }
 
 func (c *studyCell) add(lo, hi float64) {
