@@ -196,12 +196,7 @@ func TestChaosSIGHUP(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("kvparity did not stop on SIGHUP")
 	}
-	recs := waitJournal(t, dir, "the journal", func([]engine.Record) bool { return true })
-	if last := recs[len(recs)-1]; last.Type != engine.RecStageEnd || last.Reason != "hangup signal received" {
-		t.Errorf("the last record is %s %q, want the stage's end recording the hangup", last.Type, last.Reason)
-	}
-	checkJournal(t, dir, 0)
-	checkNoSurvivors(t, dir, 0)
+	checkStoppedBy(t, dir, "hangup signal received")
 	if code, _, errs := runKvparity(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "determinism"); code == 3 {
 		t.Fatalf("resume after SIGHUP: %s", errs)
 	}
@@ -242,9 +237,16 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	checkStoppedBy(t, dir, "hangup signal received")
+}
+
+// checkStoppedBy checks that the journal reads back whole and ends with the stage's end
+// recording why it stopped, and that nothing of the campaign is left running.
+func checkStoppedBy(t *testing.T, dir, reason string) {
+	t.Helper()
 	recs := waitJournal(t, dir, "the journal", func([]engine.Record) bool { return true })
-	if last := recs[len(recs)-1]; last.Type != engine.RecStageEnd || last.Reason != "hangup signal received" {
-		t.Errorf("the last record is %s %q, want the stage's end recording the hangup", last.Type, last.Reason)
+	if last := recs[len(recs)-1]; last.Type != engine.RecStageEnd || last.Reason != reason {
+		t.Errorf("the last record is %s %q, want the stage's end recording %q", last.Type, last.Reason, reason)
 	}
 	checkJournal(t, dir, 0)
 	checkNoSurvivors(t, dir, 0)
