@@ -140,6 +140,8 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
+	lockPath := filepath.Join(dir, layout.FileLock)
+	_, lockErr := os.Lstat(lockPath)
 	lock, err := lockCampaign(dir)
 	if err != nil {
 		return nil, err
@@ -150,6 +152,9 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	}
 	if err := claimFolder(dir); err != nil {
 		lock.release()
+		if os.IsNotExist(lockErr) {
+			os.Remove(lockPath) // a refused folder is left as it was found
+		}
 		return nil, err
 	}
 	c, err := create(row, dir, opts)

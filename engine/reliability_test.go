@@ -47,6 +47,9 @@ func TestCreateRefusesNonEmptyFolderWithoutJournal(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
 				t.Fatal("a journal was created")
 			}
+			if _, err := os.Stat(filepath.Join(dir, layout.FileLock)); err == nil {
+				t.Fatal("the refused folder was left with a campaign lock file")
+			}
 		})
 	}
 }
