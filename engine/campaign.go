@@ -249,7 +249,11 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err := writeJSONFile(filepath.Join(dir, layout.FileHost), c.host); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
-	if c.trace, err = pinTrace(dir, row.Trace); err != nil {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if c.trace, err = pinTrace(ctx, dir, row.Trace, opts.BuildCache); err != nil {
 		return nil, fmt.Errorf("%s: %w", rowFileLabel(opts.RowPath), err)
 	}
 	patch, err := pinPatch(dir, rowFileLabel(opts.RowPath), row.Determinism)
@@ -257,10 +261,6 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		return nil, err
 	}
 	// Stage 1 for arms named by source: build (or find in the cache), then pin like any binary.
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	builds, err := BuildArms(ctx, row, opts.BuildCache, opts.BuildProgress)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rowFileLabel(opts.RowPath), err)

@@ -72,6 +72,9 @@ type TraceSpec struct {
 // Generated reports whether the trace is produced by the embedded generator.
 func (t TraceSpec) Generated() bool { return strings.HasPrefix(t.Path, "generated:") }
 
+// FromCrate reports whether the trace is a file a published crate ships (crate:NAME@VERSION/PATH).
+func (t TraceSpec) FromCrate() bool { return strings.HasPrefix(t.Path, build.CrateFilePrefix) }
+
 // A ReplaySpec holds the replay arguments, identical for both arms.
 type ReplaySpec struct {
 	Args []string `toml:"args"`
@@ -327,6 +330,11 @@ func (r *Row) Validate(file string) error {
 	if r.Trace.Path == "" {
 		return bad("trace", "path", "missing")
 	}
+	if r.Trace.FromCrate() {
+		if _, err := build.ParseCrateFile(r.Trace.Path); err != nil {
+			return bad("trace", "path", "%v", err)
+		}
+	}
 	if r.Trace.Offset < 0 {
 		return bad("trace", "offset", "must be >= 0")
 	}
@@ -455,7 +463,7 @@ func (r *Row) WithBaseDir(dir string) {
 			a.Source = src.withBaseDir(dir).String()
 		}
 	}
-	if !r.Trace.Generated() {
+	if !r.Trace.Generated() && !r.Trace.FromCrate() {
 		r.Trace.Path = abs(r.Trace.Path)
 	}
 	r.Determinism.Patch = abs(r.Determinism.Patch)

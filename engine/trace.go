@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"kvparity/engine/build"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 	"kvparity/report"
@@ -26,15 +28,30 @@ type TraceChecksums struct {
 
 // pinTrace writes the row's trace window into dir/trace and verifies the row's sha256 (of the
 // source file, or of the window for a generated trace) before any run.
-func pinTrace(dir string, t TraceSpec) (TraceChecksums, error) {
+func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (TraceChecksums, error) {
 	tc := TraceChecksums{Source: t.Path, Offset: t.Offset, Count: t.Count, Window: filepath.FromSlash(layout.FileWindow)}
 	if err := os.MkdirAll(filepath.Join(dir, "trace"), 0o755); err != nil {
 		return tc, err
 	}
+	src := t.Path
+	if t.FromCrate() {
+		f, err := build.ParseCrateFile(t.Path)
+		if err != nil {
+			return tc, fmt.Errorf("[trace] path: %w", err)
+		}
+		if buildCache == "" {
+			if buildCache, err = build.DefaultCache(); err != nil {
+				return tc, fmt.Errorf("[trace] path: %w", err)
+			}
+		}
+		if src, err = f.Local(ctx, buildCache); err != nil {
+			return tc, fmt.Errorf("[trace] path: %w", err)
+		}
+	}
 	path := filepath.Join(dir, tc.Window)
 	var info report.WindowInfo
 	err := createSynced(path, 0o644, func(w io.Writer) (err error) {
-		info, err = report.WriteWindow(t.Path, t.Offset, t.Count, w)
+		info, err = report.WriteWindow(src, t.Offset, t.Count, w)
 		return err
 	})
 	if err != nil {
