@@ -55,16 +55,7 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
-	os.MkdirAll(runDir, 0o755)
-	cmd := exec.Command("sleep", "300")
-	cmd.Dir = runDir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	pgid, _ := startGroupIn(t, filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), "sleep", "300")
 	// Appended by this (live) process: the journal records it as the owner.
 	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
 		t.Fatal(err)
@@ -83,4 +74,20 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 	if st, ok := readProcInfo(pgid); !ok || st.state == 'Z' {
 		t.Fatal("the resume killed a run whose owner is alive")
 	}
+}
+
+// startGroupIn starts a process group in runDir (created), as a replay's would be, and kills it
+// when the test ends; it returns the group and the command.
+func startGroupIn(t *testing.T, runDir, name string, args ...string) (int, *exec.Cmd) {
+	t.Helper()
+	os.MkdirAll(runDir, 0o755)
+	cmd := exec.Command(name, args...)
+	cmd.Dir = runDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	return pgid, cmd
 }

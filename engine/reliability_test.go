@@ -206,17 +206,8 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
-	os.MkdirAll(runDir, 0o755)
 	// A survivor: a process group whose leader already died (as a killed replay's would be).
-	cmd := exec.Command("sh", "-c", "sleep 300 & sleep 300 & wait")
-	cmd.Dir = runDir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgid := cmd.Process.Pid
-	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	pgid, cmd := startGroupIn(t, filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), "sh", "-c", "sleep 300 & sleep 300 & wait")
 	// Its owner is a kvparity that is gone (a pid no process has).
 	dead := selfOwner()
 	dead.PID, dead.Start = deadPID(t), 1
