@@ -73,7 +73,8 @@ if [[ "$(perfpane "$first")" == "$(perfpane "$second")" ]] && kill -0 "$writer" 
 	fail=1
 fi
 tmux -L "$sock" send-keys -t wb p
-wait_for "refused" 30
+# Not "refused": the READ-ONLY mark already says "stage keys are refused".
+wait_for "start performance refused" 50
 refused="$(capture)"
 echo "=== after p"
 echo "$refused"
