@@ -73,7 +73,7 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity canon: %v\n", err)
 		return verdict.ExitUsage
 	}
-	status := 0
+	status := verdict.ExitPass
 	var all []byte
 	for _, r := range recs {
 		fixed := "yes"
@@ -83,7 +83,7 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 		bench := "true"
 		if err := report.CheckReplayBench(r.Canonical); err != nil {
 			bench = "NOT TRUE (" + err.Error() + ")"
-			status = 2
+			status = verdict.ExitInconclusive
 		}
 		fmt.Fprintf(stdout, "%s:%d sha256 %s  bytes %d  fixed point: %s  replay_bench: %s\n",
 			files[0], r.Line, r.Digest, len(r.Canonical), fixed, bench)
@@ -104,7 +104,7 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 			return verdict.ExitUsage
 		}
 	}
-	if status == 2 {
+	if status != verdict.ExitPass {
 		fmt.Fprintln(stderr, "kvparity canon: metadata.replay_bench is not true: the seeded routing contract was not active (row blocked)")
 	}
 	return status

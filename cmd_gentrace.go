@@ -55,7 +55,7 @@ func runGenTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gen-trace: %v\n", err)
-		return 1
+		return verdict.ExitError
 	}
 	return 0
 }

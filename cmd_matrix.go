@@ -163,7 +163,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	code := res.ExitCode
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-		code = 3 // sbatch refused a submission (bad partition or argument)
+		code = verdict.ExitUsage // sbatch refused a submission (bad partition or argument)
 	}
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)

@@ -73,7 +73,7 @@ func parseDirArgs(fs *flag.FlagSet, args []string) (dir string, code int, ok boo
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return "", 3, false
+		return "", verdict.ExitUsage, false
 	}
 	return pos[0], 0, true
 }

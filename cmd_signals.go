@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"kvparity/verdict"
 )
 
 // The signals that interrupt kvparity: Ctrl-C, kill, and SIGHUP (a closed terminal, a killed
@@ -34,12 +36,12 @@ func interruptContext() (context.Context, context.CancelFunc) {
 	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }
 
-// interruptedExit is the shell's status for a process ended by the signal in ctx's cause
-// (128 + its number), ok false when no signal ended it.
+// interruptedExit is verdict.ExitInterrupted for the signal in ctx's cause, ok false when no
+// signal ended it.
 func interruptedExit(ctx context.Context) (int, bool) {
 	var s signalStop
 	if errors.As(context.Cause(ctx), &s) {
-		return 128 + int(s.sig), true
+		return verdict.ExitInterrupted(s.sig), true
 	}
 	return 0, false
 }

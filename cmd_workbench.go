@@ -100,7 +100,7 @@ func buildScreen(row *engine.Row, stderr io.Writer) (code int, ok bool) {
 	final, err := tea.NewProgram(m).Run()
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity: %v\n", err)
-		return 1, false
+		return verdict.ExitError, false
 	}
 	if err := final.(buildview.Model).Err(); err != nil {
 		fmt.Fprintf(stderr, "kvparity: building the row's arms: %v\n", err)
@@ -197,7 +197,7 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity: %v\n", err)
-		return 1
+		return verdict.ExitError
 	}
 	fmt.Fprintf(stderr, "campaign: %s\n", c.Dir())
 	return 0

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"kvparity/verdict"
 )
 
 // A command is one subcommand: its one-line summary and the function that runs it. run returns
-// the process exit status (DESIGN: 0 pass, 1 FAIL, 2 inconclusive or blocked, 3 usage/input).
+// the process exit status, one of verdict's Exit* statuses.
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int
@@ -38,7 +40,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "help", "-h", "-help", "--help":
 			usage(stdout)
-			return 0
+			return verdict.ExitPass
 		}
 		if c, ok := commands[args[0]]; ok {
 			return c.run(args[1:], stdout, stderr)
@@ -48,7 +50,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return c.run(args, stdout, stderr)
 	}
 	usage(stderr)
-	return 3
+	return verdict.ExitUsage
 }
 
 func usage(w io.Writer) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"kvparity/engine"
 	"kvparity/internal/layout"
+	"kvparity/verdict"
 	"os"
 	"path/filepath"
 	"time"
@@ -34,10 +35,10 @@ type JobRecord struct {
 	Placement *JobPlacement `json:"placement,omitempty"`
 }
 
-// Verdict reports whether the attempt ended with kvparity run's verdict (exit 0, 1 or 2): the
-// row is finished and is not resubmitted.
+// Verdict reports whether the attempt ended with kvparity run's verdict (verdict.ExitPass,
+// ExitFail or ExitInconclusive): the row is finished and is not resubmitted.
 func (j JobRecord) Verdict() bool {
-	return j.ExitCode != nil && *j.ExitCode >= 0 && *j.ExitCode <= 2 && !j.Environmental &&
+	return j.ExitCode != nil && *j.ExitCode >= verdict.ExitPass && *j.ExitCode <= verdict.ExitInconclusive && !j.Environmental &&
 		(j.State == JobCompleted || j.State == JobFailed)
 }
 

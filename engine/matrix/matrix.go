@@ -64,7 +64,7 @@ type Result struct {
 	Dir      string // the matrix folder, absolute
 	Rows     []RowStatus
 	Overall  verdict.Outcome // the worst overall outcome over the rows (Undecided for a row without its verdicts)
-	ExitCode int             // 0 every row passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished
+	ExitCode int             // verdict.ExitCode of Overall: ExitPass, ExitFail or ExitInconclusive (a row unfinished)
 }
 
 // matrixRow is one row's state inside Run (owned by the Run goroutine).
@@ -331,7 +331,7 @@ func (r *matrixRow) status() RowStatus {
 		s.Stage, s.Running = RowStageInterrupted, ""
 	case last.State.Terminal():
 		s.Stage, s.Running = RowStageFailedJob, ""
-		if last.ExitCode != nil && *last.ExitCode == 3 {
+		if last.ExitCode != nil && *last.ExitCode == verdict.ExitUsage {
 			s.Stage, s.Blocked = RowStageBlocked, "kvparity run refused the row (exit 3): see "+r.outputName(*last)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"kvparity/verdict"
 )
 
 // A jobScript is the batch script that runs one row on one whole node. sbatch hands it to a
@@ -38,7 +40,7 @@ func (j jobScript) render() []byte {
 		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", j.Partition)
 	}
 	b.WriteString("# Written by kvparity matrix. Resubmitting it resumes the row from its journal.\n")
-	fmt.Fprintf(&b, "%s matrix --record-placement %s || exit 3\n", shellQuote(j.Binary), shellQuote(j.RowDir))
+	fmt.Fprintf(&b, "%s matrix --record-placement %s || exit %d\n", shellQuote(j.Binary), shellQuote(j.RowDir), verdict.ExitUsage)
 	run := []string{j.Binary, "run", j.RowFile, "--campaign", j.RowDir}
 	run = append(run, j.RunArgs...)
 	quoted := make([]string, len(run))
