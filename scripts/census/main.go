@@ -1,0 +1,343 @@
+// Command census counts, for every package of the module, its non-test lines, its exported
+// names, how many of those the module's other packages use, and the ratio of the two (issue
+// 28's target: exported ≤ 1.2 × used in every package). Run it from a module root:
+//
+//	go run ./scripts/census [-v] [DIR]
+//
+// An exported name is a package-level exported object, an exported method of a package-level
+// named type, or an exported field of a package-level struct type. It is used when another
+// package of the module names it in a non-test file (a field as a composite-literal key
+// counts), or, for a method, when its type satisfies an interface of another package (the
+// standard library's included) that has the method: fmt calling String, a ui interface
+// calling a Campaign method. Tests are not users. -v lists the unused names.
+//
+// The module's packages are type-checked from source, in go list's dependency order, so one
+// object stands for a name in every package; the rest come from the compiler's export data.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// listed is the part of `go list -json` the census reads.
+type listed struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	CgoFiles   []string
+	Export     string
+	Module     *struct{ Main bool }
+	ImportMap  map[string]string
+	Error      *struct{ Err string }
+}
+
+// pkg is one module package, checked.
+type pkg struct {
+	listed
+	types *types.Package
+	info  *types.Info
+	lines int
+}
+
+func main() {
+	verbose := flag.Bool("v", false, "list each package's exported names no other package uses")
+	flag.Parse()
+	dir := "."
+	if flag.NArg() > 0 {
+		dir = flag.Arg(0)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	err := run(dir, *verbose, tw)
+	tw.Flush()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "census:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, verbose bool, w io.Writer) error {
+	all, err := goList(dir)
+	if err != nil {
+		return err
+	}
+	fset := token.NewFileSet()
+	exports := map[string]string{}
+	for _, l := range all {
+		exports[l.ImportPath] = l.Export
+	}
+	fromExport := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if exports[path] == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(exports[path])
+	})
+	checked := map[string]*types.Package{}
+	var mods []*pkg
+	for _, l := range all { // dependencies come first
+		if l.Module == nil || !l.Module.Main {
+			continue
+		}
+		if l.Error != nil {
+			return fmt.Errorf("%s: %s", l.ImportPath, l.Error.Err)
+		}
+		p := &pkg{listed: l}
+		if err := p.check(fset, checked, fromExport); err != nil {
+			return err
+		}
+		checked[l.ImportPath] = p.types
+		mods = append(mods, p)
+	}
+	ifaces := interfaces(checked)
+	sort.Slice(mods, func(i, j int) bool { return mods[i].ImportPath < mods[j].ImportPath })
+	fmt.Fprintln(w, "package\tlines\tnames\tused\tratio\tmembers\tused\tratio\t")
+	for _, p := range mods {
+		names := exportedNames(p.types)
+		used := map[types.Object]bool{}
+		for _, q := range mods {
+			if q == p {
+				continue
+			}
+			for _, obj := range q.info.Uses {
+				if obj.Pkg() == p.types {
+					used[origin(obj)] = true
+				}
+			}
+		}
+		var unused []string
+		var count [2]struct{ exported, used int } // package-level names, members
+		for _, e := range names {
+			c := &count[0]
+			if e.member {
+				c = &count[1]
+			}
+			c.exported++
+			if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
+				c.used++
+			} else {
+				unused = append(unused, e.label)
+			}
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t\n", p.ImportPath, p.lines,
+			count[0].exported, count[0].used, ratio(count[0].exported, count[0].used),
+			count[1].exported, count[1].used, ratio(count[1].exported, count[1].used))
+		if verbose && len(unused) > 0 {
+			sort.Strings(unused)
+			fmt.Fprintf(w, "  unused: %s\n", strings.Join(unused, " "))
+		}
+	}
+	return nil
+}
+
+// goList lists every package the module's packages need, dependencies first, with the
+// compiler's export data built for them.
+func goList(dir string) ([]listed, error) {
+	cmd := exec.Command("go", "list", "-e", "-export", "-deps", "-json", "./...")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list in %s: %v: %s", dir, err, stderr.String())
+	}
+	var all []listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var l listed
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("go list output: %v", err)
+		}
+		all = append(all, l)
+	}
+	return all, nil
+}
+
+// check parses and type-checks p's non-test files; module packages it imports are the ones
+// already checked.
+func (p *pkg) check(fset *token.FileSet, checked map[string]*types.Package, fromExport types.Importer) error {
+	var files []*ast.File
+	for _, name := range append(append([]string{}, p.GoFiles...), p.CgoFiles...) {
+		path := filepath.Join(p.Dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		p.lines += bytes.Count(src, []byte("\n"))
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	p.info = &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importerFunc(func(path string) (*types.Package, error) {
+		if mapped, ok := p.ImportMap[path]; ok {
+			path = mapped
+		}
+		if t, ok := checked[path]; ok {
+			return t, nil
+		}
+		return fromExport.Import(path)
+	})}
+	t, err := conf.Check(p.ImportPath, fset, files, p.info)
+	if err != nil {
+		return fmt.Errorf("type-checking %s: %v", p.ImportPath, err)
+	}
+	p.types = t
+	return nil
+}
+
+type importerFunc func(string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// An exported is one exported name and how -v writes it (Name, Type.Method, Type.Field).
+type exported struct {
+	obj    types.Object
+	label  string
+	member bool // a method or a field
+}
+
+// exportedNames is p's exported package-level objects, and the exported methods and fields of
+// its exported named types.
+func exportedNames(p *types.Package) []exported {
+	var names []exported
+	scope := p.Scope()
+	for _, n := range scope.Names() {
+		obj := scope.Lookup(n)
+		if !obj.Exported() {
+			continue
+		}
+		names = append(names, exported{obj, n, false})
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for m := range named.Methods() {
+			if m.Exported() {
+				names = append(names, exported{m, n + "." + m.Name(), true})
+			}
+		}
+		if s, ok := named.Underlying().(*types.Struct); ok {
+			for f := range s.Fields() {
+				if f.Exported() && !f.Embedded() {
+					names = append(names, exported{f, n + "." + f.Name(), true})
+				}
+			}
+		}
+	}
+	return names
+}
+
+// origin is the declared object behind a use of a generic type's method or field.
+func origin(obj types.Object) types.Object {
+	switch o := obj.(type) {
+	case *types.Func:
+		return o.Origin()
+	case *types.Var:
+		return o.Origin()
+	}
+	return obj
+}
+
+// interfaces is every named interface of the checked packages and of everything they import,
+// by method name, plus error.
+func interfaces(checked map[string]*types.Package) map[string][]*types.TypeName {
+	byMethod := map[string][]*types.TypeName{}
+	seen := map[*types.Package]bool{}
+	var walk func(*types.Package)
+	walk = func(p *types.Package) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		for _, n := range p.Scope().Names() {
+			tn, ok := p.Scope().Lookup(n).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			if it, ok := tn.Type().Underlying().(*types.Interface); ok && !isGeneric(tn) {
+				for m := range it.Methods() {
+					byMethod[m.Name()] = append(byMethod[m.Name()], tn)
+				}
+			}
+		}
+		for _, imp := range p.Imports() {
+			walk(imp)
+		}
+	}
+	for _, p := range checked {
+		walk(p)
+	}
+	errType := types.Universe.Lookup("error").(*types.TypeName)
+	byMethod["Error"] = append(byMethod["Error"], errType)
+	return byMethod
+}
+
+func isGeneric(tn *types.TypeName) bool {
+	n, ok := tn.Type().(*types.Named)
+	return ok && n.TypeParams().Len() > 0
+}
+
+// satisfiesElsewhere reports whether obj is a method its type needs to satisfy an interface
+// declared outside p (so it is called through that interface without being named).
+func satisfiesElsewhere(obj types.Object, p *types.Package, ifaces map[string][]*types.TypeName) bool {
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	recv := fn.Signature().Recv()
+	if recv == nil {
+		return false
+	}
+	t := recv.Type()
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	if n, ok := t.(*types.Named); !ok || n.TypeParams().Len() > 0 {
+		return false // a generic type satisfies an interface only once instantiated
+	}
+	for _, tn := range ifaces[fn.Name()] {
+		if tn.Pkg() == p {
+			continue
+		}
+		it := tn.Type().Underlying().(*types.Interface)
+		if types.Implements(t, it) || types.Implements(types.NewPointer(t), it) {
+			return true
+		}
+	}
+	return false
+}
+
+// ratio is exported/used, marked when above the target of 1.2.
+func ratio(exported, used int) string {
+	switch {
+	case exported == 0:
+		return "-"
+	case used == 0:
+		return "∞ >1.2"
+	}
+	r := float64(exported) / float64(used)
+	if r > 1.2 {
+		return fmt.Sprintf("%.2f >1.2", r)
+	}
+	return fmt.Sprintf("%.2f", r)
+}
