@@ -58,7 +58,7 @@ func diagnose(d *Diff) []Signature {
 	}
 	var out []Signature
 	for _, det := range []func(*Diff) *Signature{
-		detectConfig, detectSchemaChange, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation, detectPlacementTie,
+		detectConfig, detectSchemaChange, detectConfigLayout, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation, detectPlacementTie,
 		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectWallDurations, detectWallRates, detectFloatNoise, detectQuantum, detectCascade,
 	} {
 		s := det(d)
@@ -112,12 +112,23 @@ func diagnose(d *Diff) []Signature {
 // everything): all of it when no lens holds; the rest when the largest share is under half
 // (a lens that explains a few differences of many, last-digit noise riding along an
 // unexplained change, must not read as the answer), unless the configuration differs; else a
-// second cause, at least the differences the shares do not reach (they may overlap).
+// second cause, at least the differences the shares do not reach (they may overlap). The
+// cause at the first divergence and the cascade that follows from it are one share.
 func unexplained(d *Diff, out []Signature) *Signature {
 	n := len(d.Changes)
 	best, sum, config := 0, 0, false
+	lead, follows := 0, 0
 	for _, s := range out {
 		best, sum, config = max(best, s.Explains), sum+s.Explains, config || s.Code == SigConfig
+		switch {
+		case s.leads:
+			lead = max(lead, s.Explains)
+		case s.consequence:
+			follows = max(follows, s.Explains)
+		}
+	}
+	if lead > 0 {
+		best = max(best, min(n, lead+follows))
 	}
 	var rest int
 	var why string
@@ -141,23 +152,34 @@ func unexplained(d *Diff, out []Signature) *Signature {
 }
 
 // detectConfig names differing run configuration (metadata): the most direct cause, and a
-// sign that the two runs were not of one frozen row.
+// sign that the two runs were not of one frozen row. Metadata that differs only in members
+// one side lacks, laid out anew with every moved setting's value kept, is no setting that
+// differs: detectConfigLayout names it.
 func detectConfig(d *Diff) *Signature {
-	var ptrs []string
+	var settings, oneSided []string // the metadata pointers: present on both sides, on one
 	for _, c := range d.Changes {
 		if strings.HasPrefix(c.Pointer, "/metadata/") && !sameNumber(c.A, c.B) { // a respelled number is not another setting
-			ptrs = append(ptrs, fmt.Sprintf("%s %s → %s", c.Pointer, short(c.A), short(c.B)))
+			if p := fmt.Sprintf("%s %s → %s", c.Pointer, short(c.A), short(c.B)); c.Kind == Changed {
+				settings = append(settings, p)
+			} else {
+				oneSided = append(oneSided, p)
+			}
 		}
 	}
-	if len(ptrs) == 0 {
+	if len(settings)+len(oneSided) == 0 || len(settings) == 0 && d.configSchemaOnly() {
 		return nil
 	}
-	ev := ptrs
+	var moved []string
+	for _, m := range d.configLayout().differing() {
+		moved = append(moved, fmt.Sprintf("%s %s → %s %s (moved, another value)", m.from.ptr, short(m.from.raw), m.to.ptr, short(m.to.raw)))
+	}
+	// The settings that differ come before the layout's members.
+	ev := slices.Concat(settings, moved, oneSided)
 	if len(ev) > 5 {
-		ev = append(ev[:5:5], fmt.Sprintf("… %d more", len(ptrs)-5))
+		ev = append(ev[:5:5], fmt.Sprintf("… %d more", len(ev)-5))
 	}
 	ev = append(ev, "metadata records configuration and semantic features: a difference here is a different engine setting, not leaked entropy")
-	return &Signature{Code: SigConfig, Label: "configuration differs (metadata)", Evidence: ev, Explains: len(ptrs)}
+	return &Signature{Code: SigConfig, Label: "configuration differs (metadata)", Evidence: ev, Explains: len(settings) + len(oneSided)}
 }
 
 // detectNumberSpelling: numbers that differ only in how they are written (4.0 against 4, 1e3
@@ -191,7 +213,9 @@ func detectNumberSpelling(d *Diff) *Signature {
 // rankSignatures orders the diagnosis by explanatory power: the signature that accounts for
 // more of the differences leads (last-digit float noise riding along a cascade is listed, not
 // headlined). A differing configuration leads regardless: it is the direct cause, and the two
-// runs were not of one frozen row. Equal shares keep the lenses' order, most specific first.
+// runs were not of one frozen row. The cause at the first divergence (earlyTiming) comes next,
+// and the cascade that follows from it right after it. Equal shares keep the lenses' order,
+// most specific first.
 func rankSignatures(out []Signature) {
 	// A cascade whose flip has an earlier difference is the consequence of a cause: of one of
 	// the ordering or identity signatures found beside it, when there is one.
@@ -206,10 +230,12 @@ func rankSignatures(out []Signature) {
 			return 0
 		case s.leads: // the cause at the first divergence that explains the rest
 			return 1
-		case s.consequence && (caused || hasLead):
-			return 3
+		case s.consequence && hasLead: // and what follows from it, next
+			return 2
+		case s.consequence && caused:
+			return 4
 		}
-		return 2
+		return 3
 	}
 	slices.SortStableFunc(out, func(a, b Signature) int {
 		if ta, tb := tier(a), tier(b); ta != tb {

@@ -355,7 +355,10 @@ func detectCascade(d *Diff) *Signature {
 	if before > 0 {
 		ev = append(ev, fmt.Sprintf("%d difference(s) precede it: the flip itself has an earlier cause", before))
 	}
-	if config > 0 {
+	switch {
+	case config > 0 && d.configSchemaOnly():
+		ev = append(ev, fmt.Sprintf("%d metadata member(s) differ before virtual time 0: the configuration laid out another way, no setting differs (see the schema-change signature)", config))
+	case config > 0:
 		ev = append(ev, fmt.Sprintf("%d configuration value(s) differ before virtual time 0 (see the configuration signature)", config))
 	}
 	if decs := d.decisions(); len(decs) > 0 {

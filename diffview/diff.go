@@ -81,6 +81,7 @@ type Diff struct {
 	placementsSet bool
 	fieldPats     patternCache
 	schema        *recordSchema // members one side's records carry and the other's do not
+	layout        *configLayout // the metadata's one-sided members (configLayout), made on first use
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
 }

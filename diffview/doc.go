@@ -63,13 +63,16 @@
 // own placements when they hold none), wall-clock leakage (also a run duration and its rates
 // anywhere outside /summary, recognised by rate × duration = a count of the same object),
 // float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
-// change (fields added, removed, renamed, with counts) or a summary computed another way,
-// and values that moved before the first differing decision (the timing model's; between two
-// versions also when no decision differs). Each signature carries its evidence and the share
-// of the differences it explains; they are ranked by that share (a
-// differing configuration first; a cascade whose flip has an earlier difference after the
-// cause found for it; the values moved before the first differing decision lead the cascade
-// that follows from them), and what no signature explains is listed as "unclassified".
+// change (fields added, removed, renamed, with counts) or a summary computed another way, a
+// configuration laid out another way (metadata members one side lacks, settings moved into or
+// out of sub-objects with their values kept, none that both carry differing: two versions'
+// layouts, not a setting, so not the cause), and values that moved before the first
+// differing decision (the timing model's; between two versions also when no decision
+// differs). Each signature carries its evidence and the share of the differences it
+// explains; they are ranked by that share (a differing configuration first; a cascade whose
+// flip has an earlier difference after the cause found for it; the values moved before the
+// first differing decision lead, the cascade that follows from them next, and the two are one
+// share), and what no signature explains is listed as "unclassified".
 //
 // # Exception records
 //
