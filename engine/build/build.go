@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,13 +29,18 @@ const recipe = "kvparity-build/2"
 // variables), which changes no generated code.
 const lineTables = "line-tables-only"
 
-// A Spec is what to build: one source (crate or git), with the row's features.
+// A Spec is what to build: one source (a published crate, a commit of a checkout, or a
+// checkout's working tree), with the row's features.
 type Spec struct {
-	Kind     string // "crate" or "git"
-	Crate    string // crate: package name
-	Version  string // crate: exact version
-	Repo     string // git: checkout path
-	Commit   string // git: full commit SHA
+	Kind    string // a registered source kind: "crate", "git" or "worktree" (kinds.go)
+	Crate   string // crate: package name
+	Version string // crate: exact version
+	Repo    string // git, worktree: the checkout's path
+	Ref     string // git: the ref as the row names it (a branch, tag, HEAD, a short or full SHA)
+	// Commit is git's full commit SHA (Build resolves Ref to it) and a worktree's base commit.
+	Commit string
+	// Snapshot is a worktree's content digest (Build takes it): the worktree's identity.
+	Snapshot string
 	Features []string
 	// Slowdown is a calibrated slowdown of the replay loop in percent (0: none): the
 	// slowdown-PCT variant of a stand-in candidate (slowdown.go).
@@ -49,11 +55,31 @@ func (s Spec) Variant() string {
 	return fmt.Sprintf("slowdown-%d", s.Slowdown)
 }
 
+// String is the source as a row names it.
 func (s Spec) String() string {
-	if s.Kind == "git" {
-		return "git:" + s.Repo + "@" + s.Commit
+	switch s.Kind {
+	case "git":
+		ref := s.Ref
+		if ref == "" {
+			ref = s.Commit
+		}
+		return "git:" + s.Repo + "@" + ref
+	case "worktree":
+		return "worktree:" + s.Repo
 	}
 	return "crate:" + s.Crate + "@" + s.Version
+}
+
+// identity is the source pinned: a commit for a ref, the content digest for a working tree.
+// The cache key and a cached entry's record name it.
+func (s Spec) identity() string {
+	switch s.Kind {
+	case "git":
+		return "git:" + s.Repo + "@" + s.Commit
+	case "worktree":
+		return "worktree:" + s.Repo + "#" + s.Snapshot
+	}
+	return s.String()
 }
 
 // Options configure a build.
@@ -108,9 +134,23 @@ type Info struct {
 	CacheKey     string   `json:"cache_key"`
 	Binary       string   `json:"binary"` // the built executable in the cache
 	BinarySHA256 string   `json:"binary_sha256"`
-	Units        int      `json:"compiled_units"`
-	BuildSeconds float64  `json:"build_seconds"`
-	Cached       bool     `json:"cached,omitempty"`
+	Units        int      `json:"compiled_units"` // units cargo compiled (not those it found fresh)
+	FreshUnits   int      `json:"fresh_units,omitempty"`
+	// Ref is the ref a git source was named by, when not its full commit; Lineage the kept
+	// folder a checkout's build compiled in, Incremental whether its target folder held an
+	// earlier build, ChangedFiles how many source files differed from that build's.
+	Ref          string `json:"ref,omitempty"`
+	Lineage      string `json:"lineage,omitempty"`
+	Incremental  bool   `json:"incremental,omitempty"`
+	ChangedFiles int    `json:"changed_files,omitempty"`
+	// SnapshotSHA256 is a worktree's content digest; WorktreeDiff its diff against its base
+	// commit (Commit), kept in the cache entry and copied into the campaign.
+	SnapshotSHA256     string `json:"snapshot_sha256,omitempty"`
+	WorktreeDiff       string `json:"worktree_diff,omitempty"`
+	WorktreeDiffSHA256 string `json:"worktree_diff_sha256,omitempty"`
+	worktreeDiff       string
+	BuildSeconds       float64 `json:"build_seconds"`
+	Cached             bool    `json:"cached,omitempty"`
 	// Variant is the stand-in variant built in ("slowdown-10"), and VariantPatch its diff on
 	// top of the timing extension (kept apart: it is the candidate's change, not a determinism
 	// patch).
@@ -148,7 +188,10 @@ func ReadToolchain(ctx context.Context) (Toolchain, error) {
 }
 
 // Build builds (or finds in the cache) the protocol's artifact for s: Dynamo's
-// offline_replay_bench with the row's features and the timing extension, release profile.
+// offline_replay_bench with the row's features and the timing extension, release profile. A
+// checkout's builds (git, worktree) compile in their lineage's kept folders (lineage.go), so
+// only what an edit changed is recompiled. A build that fails or is cancelled leaves no cache
+// entry behind; after a build the cache is held to its size limit (prune.go).
 func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	start := time.Now()
 	say := func(p Progress) {
@@ -164,9 +207,16 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 			return Info{}, err
 		}
 	}
+	kind, err := kindOf(s)
+	if err != nil {
+		return Info{}, err
+	}
 	say(Progress{Phase: "toolchain"})
 	tc, err := ReadToolchain(ctx)
 	if err != nil {
+		return Info{}, err
+	}
+	if err := kind.resolve(ctx, &s); err != nil {
 		return Info{}, err
 	}
 	req := newRequest(s, tc)
@@ -174,6 +224,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	dir := filepath.Join(cache, key)
 	info, why, ok := cached(dir, req)
 	if ok {
+		touch(dir)
 		say(Progress{Phase: "cached"})
 		return info, nil
 	}
@@ -192,41 +243,99 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	defer unlock()
 	info, why, ok = cached(dir, req) // built by whoever held the lock
 	if ok {
+		touch(dir)
 		say(Progress{Phase: "cached"})
 		return info, nil
 	}
 	if why != "" && !warned {
 		say(Progress{Phase: "rebuilding", Warning: refused(dir, why)})
 	}
-	work := filepath.Join(dir, "work")
-	os.RemoveAll(work) // an interrupted attempt: start over
-	src := filepath.Join(work, "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
+	built := false
+	defer func() {
+		if !built { // a failed or cancelled build leaves nothing in the cache but its lineage
+			os.RemoveAll(dir)
+		}
+	}()
+	info, err = compile(ctx, s, req, cache, dir, say)
+	if err != nil {
 		return Info{}, err
 	}
-	info = Info{Recipe: recipe, Source: s.String(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
-		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: key, Variant: s.Variant(),
+	info.BuildSeconds = time.Since(start).Seconds()
+	js, _ := json.MarshalIndent(info, "", "  ")
+	if err := atomicfile.Write(filepath.Join(dir, "build.json"), append(js, '\n'), 0o644); err != nil {
+		return Info{}, err
+	}
+	built = true
+	touch(dir)
+	if _, err := Prune(cache, Limit(), dir); err != nil {
+		say(Progress{Phase: "done", Warning: "the build cache could not be held to its size limit: " + err.Error()})
+	}
+	say(Progress{Phase: "done", Units: info.Units})
+	return info, nil
+}
+
+// compile does the build of an entry dir whose lock is held: fetch, vendor, patch, cargo.
+func compile(ctx context.Context, s Spec, req request, cache, dir string, say func(Progress)) (Info, error) {
+	kind, _ := kindOf(s)
+	tc := req.toolchain
+	work := filepath.Join(dir, "work")
+	os.RemoveAll(work) // an interrupted attempt: start over
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return Info{}, err
+	}
+	defer os.RemoveAll(work)
+	info := Info{Recipe: recipe, Source: s.identity(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
+		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: filepath.Base(dir), Variant: s.Variant(),
 		InheritedEnv: req.inherited}
+	if s.Kind == "git" && s.Ref != s.Commit {
+		info.Ref = s.Ref
+	}
+	// A published crate builds in a throwaway folder; a checkout in its lineage's kept ones.
+	root, target := filepath.Join(work, "src"), filepath.Join(work, "target")
+	var lin lineage
+	var stamps map[string]stamp
+	if kind.checkout() {
+		lin = lineage{dir: filepath.Join(cache, lineageKey(req))}
+		if err := os.MkdirAll(lin.dir, 0o755); err != nil {
+			return Info{}, err
+		}
+		unlock, err := lockDir(lin.dir)
+		if err != nil {
+			return Info{}, err
+		}
+		defer unlock()
+		touch(lin.dir)
+		rec, _ := json.Marshal(lineageRecord{Source: s.Kind + ":" + s.Repo, Features: sorted(s.Features), Variant: s.Variant()})
+		if err := atomicfile.Write(filepath.Join(lin.dir, "lineage.json"), rec, 0o644); err != nil {
+			return Info{}, err
+		}
+		if stamps, err = lin.clear(); err != nil {
+			return Info{}, err
+		}
+		root, target = lin.src(), lin.target()
+		info.Lineage = filepath.Base(lin.dir)
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		return Info{}, err
+	}
 	say(Progress{Phase: "fetching"})
-	switch s.Kind {
-	case "crate":
-		if s.Crate != BenchPackage {
-			return Info{}, fmt.Errorf("source %s: the protocol's artifact is %s's %s, not a target of %s", s, BenchPackage, BenchTarget, s.Crate)
-		}
-		if info.CrateSHA256, err = fetchCrate(ctx, work, src, s.Crate, s.Version); err != nil {
+	if err := kind.fetch(ctx, s, work, root, &info); err != nil {
+		return Info{}, err
+	}
+	if info.worktreeDiff != "" {
+		info.WorktreeDiff = filepath.Join(dir, "worktree.diff")
+		if err := atomicfile.Write(info.WorktreeDiff, []byte(info.worktreeDiff), 0o644); err != nil {
 			return Info{}, err
 		}
-	case "git":
-		info.Commit = s.Commit
-		if err := fetchGit(ctx, work, src, s.Repo, s.Commit); err != nil {
-			return Info{}, err
+		sum := sha256.Sum256([]byte(info.worktreeDiff))
+		info.WorktreeDiffSHA256 = hex.EncodeToString(sum[:])
+	}
+	if kind.checkout() {
+		if err := checkNoClash(root); err != nil {
+			return Info{}, fmt.Errorf("source %s: %w", s, err)
 		}
-	default:
-		return Info{}, fmt.Errorf("source %s: unknown kind %q", s, s.Kind)
 	}
 	// The workspace root holds Cargo.lock; the package is dynamo-bench's folder in it.
-	root := src
-	pkg, man, err := findPackage(src, BenchPackage)
+	pkg, man, err := findPackage(root, BenchPackage)
 	if err != nil {
 		return Info{}, err
 	}
@@ -246,9 +355,22 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	}
 	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
 
-	say(Progress{Phase: "vendoring"})
-	if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
-		return Info{}, fmt.Errorf("vendoring the dependencies of %s (from its own Cargo.lock): %w", s, err)
+	vendored := false
+	if kind.checkout() {
+		if vendored, err = lin.keepVendor(info.PublishedLockSHA256); err != nil {
+			return Info{}, err
+		}
+	}
+	if !vendored {
+		say(Progress{Phase: "vendoring"})
+		if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
+			return Info{}, fmt.Errorf("vendoring the dependencies of %s (from its own Cargo.lock): %w", s, err)
+		}
+		if kind.checkout() {
+			if err := lin.markVendored(info.PublishedLockSHA256); err != nil {
+				return Info{}, err
+			}
+		}
 	}
 	config := "[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n[source.vendored-sources]\ndirectory = \"vendor\"\n\n[net]\noffline = true\n"
 	if err := os.MkdirAll(filepath.Join(root, ".cargo"), 0o755); err != nil {
@@ -281,6 +403,14 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		vsum := sha256.Sum256([]byte(vp))
 		info.VariantPatchSHA256 = hex.EncodeToString(vsum[:])
 	}
+	if kind.checkout() {
+		// Unchanged files get their old times back: cargo recompiles what changed only.
+		if info.ChangedFiles, err = lin.restore(stamps); err != nil {
+			return Info{}, err
+		}
+		_, statErr := os.Stat(target)
+		info.Incremental = statErr == nil
+	}
 
 	args := []string{"build", "--release", "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
 		"--bench", BenchTarget, "--message-format=json-render-diagnostics"}
@@ -288,19 +418,23 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		args = append(args, "-p", BenchPackage)
 	}
 	info.Command = append([]string{"cargo"}, args...)
-	env := buildEnv(work)
+	env := buildEnv(target)
 	info.Env = env
 	say(Progress{Phase: "compiling"})
-	exe, units, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
+	exe, units, fresh, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
 		say(Progress{Phase: "compiling", Units: n, Current: current})
 	})
 	if ctx.Err() != nil {
-		return Info{}, fmt.Errorf("building %s: cancelled (%d units had been compiled; the next build starts over)", s, units)
+		next := "the next build starts over"
+		if kind.checkout() {
+			next = "the next build of this checkout continues from what was compiled"
+		}
+		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; %s)", s, ErrCancelled, units, next)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
 	}
-	info.Units = units
+	info.Units, info.FreshUnits = units, fresh
 	if info.LockSHA256, err = digest.File(filepath.Join(root, "Cargo.lock")); err != nil {
 		return Info{}, err
 	}
@@ -315,20 +449,18 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	if info.BinarySHA256, err = digest.File(info.Binary); err != nil {
 		return Info{}, err
 	}
-	info.BuildSeconds = time.Since(start).Seconds()
-	js, _ := json.MarshalIndent(info, "", "  ")
-	if err := atomicfile.Write(filepath.Join(dir, "build.json"), append(js, '\n'), 0o644); err != nil {
-		return Info{}, err
-	}
 	// The binary and its record stay; the sources, vendored crates and target folder (gigabytes)
-	// go, except the package's manifest and lock, kept beside the patch for review.
+	// go (a checkout's stay in its lineage), except the package's manifest and lock, kept
+	// beside the patch for review.
 	for _, keep := range []string{"Cargo.toml", "Cargo.lock"} {
 		copyFile(filepath.Join(root, keep), filepath.Join(dir, keep))
 	}
-	os.RemoveAll(work)
-	say(Progress{Phase: "done", Units: units})
 	return info, nil
 }
+
+// ErrCancelled marks a build stopped by its context (a signal, the user): callers exit with
+// the interrupted status, not as for a broken build.
+var ErrCancelled = errors.New("cancelled")
 
 // refused is the warning of a cache entry that is another build, or a damaged one.
 func refused(dir, why string) string {

@@ -41,7 +41,7 @@ func cacheKey(r request) string {
 	f := slices.Clone(r.spec.Features)
 	slices.Sort(f)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.String(), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.identity(), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if v := variantSHA256(r.spec.Slowdown); v != "" {
 		fmt.Fprintf(h, "%s\n%s\n", r.spec.Variant(), v)
 	}
@@ -78,8 +78,8 @@ func cached(dir string, r request) (info Info, why string, ok bool) {
 	if key := filepath.Base(dir); info.CacheKey != key {
 		differ("cache key (the record was copied or moved from another entry)", info.CacheKey, key)
 	}
-	if info.Source != r.spec.String() {
-		differ("source", info.Source, r.spec.String())
+	if info.Source != r.spec.identity() {
+		differ("source", info.Source, r.spec.identity())
 	}
 	if have, want := sorted(info.Features), sorted(r.spec.Features); !slices.Equal(have, want) {
 		differ("features", fmt.Sprintf("%q", have), fmt.Sprintf("%q", want))

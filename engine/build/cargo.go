@@ -77,26 +77,25 @@ func (t *tailBuffer) String() string {
 
 // cargoBuild runs `cargo build --message-format=json-render-diagnostics` and reports progress:
 // every compiled unit from the JSON messages on stdout, the crate being compiled from the
-// "Compiling" lines on stderr. It returns the executable of the bench target.
-func cargoBuild(ctx context.Context, dir string, env, args []string, bench string, progress func(units int, current string)) (string, int, error) {
+// "Compiling" lines on stderr. It returns the executable of the bench target, the units cargo
+// compiled and those it found fresh (an incremental build's untouched crates).
+func cargoBuild(ctx context.Context, dir string, env, args []string, bench string, progress func(units int, current string)) (exe string, units, fresh int, err error) {
 	cmd := procgroup.Command(ctx, "cargo", args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", 0, toolError("cargo", args, err, "")
+		return "", 0, 0, toolError("cargo", args, err, "")
 	}
 	var (
 		mu      sync.Mutex
-		units   int
 		current string
-		exe     string
 		tail    = &tailBuffer{max: 64 << 10}
 		wg      sync.WaitGroup
 	)
@@ -129,6 +128,7 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 			var m struct {
 				Reason     string `json:"reason"`
 				Executable string `json:"executable"`
+				Fresh      bool   `json:"fresh"`
 				Target     struct {
 					Name string   `json:"name"`
 					Kind []string `json:"kind"`
@@ -143,7 +143,11 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 			mu.Lock()
 			switch m.Reason {
 			case "compiler-artifact":
-				units++
+				if m.Fresh {
+					fresh++
+				} else {
+					units++
+				}
 				if m.Target.Name == bench && m.Executable != "" {
 					exe = m.Executable
 				}
@@ -157,10 +161,10 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 	}()
 	wg.Wait()
 	if err := cmd.Wait(); err != nil {
-		return "", units, toolError("cargo", args, err, tail.String())
+		return "", units, fresh, toolError("cargo", args, err, tail.String())
 	}
 	if exe == "" {
-		return "", units, fmt.Errorf("cargo %s: finished without building the %s bench executable", strings.Join(args, " "), bench)
+		return "", units, fresh, fmt.Errorf("cargo %s: finished without building the %s bench executable", strings.Join(args, " "), bench)
 	}
-	return exe, units, nil
+	return exe, units, fresh, nil
 }

@@ -1,15 +1,15 @@
 package build
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 )
 
 // buildEnv is what kvparity sets for cargo build (after the caller's environment, so it wins):
-// a target folder inside the entry's work folder, plain output, and line tables in every build.
-func buildEnv(work string) []string {
-	return []string{"CARGO_TARGET_DIR=" + filepath.Join(work, "target"), "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never",
+// the target folder (the entry's work folder, or a checkout's lineage), plain output, and line
+// tables in every build.
+func buildEnv(target string) []string {
+	return []string{"CARGO_TARGET_DIR=" + target, "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never",
 		"CARGO_PROFILE_RELEASE_DEBUG=" + lineTables}
 }
 

@@ -273,7 +273,11 @@ func unifiedPatch(prefix string, files []applied) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "--- a/%s/%s\n+++ b/%s/%s\n", prefix, f.file, prefix, f.file)
+		name := f.file
+		if prefix != "" {
+			name = prefix + "/" + f.file
+		}
+		fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
 		const ctx = 3
 		for i := 0; i < len(all); {
 			if all[i].op == ' ' {

@@ -1,0 +1,178 @@
+package build
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A lineage is the builds of one checkout with everything that determines them except the
+// revision: the same checkout path, features, variant, toolchain and build environment. Its
+// builds share one source folder and one cargo target folder, kept in the cache between
+// builds, so a one-line edit recompiles only the crates it changes (and their dependents)
+// instead of every dependency. The source folder is rewritten for each revision, and every
+// file whose content did not change gets its previous modification time back: cargo decides
+// what to recompile from those times. Both arms of a row are built by the same recipe; only
+// where the compiler's output is kept differs, so a lineage build equals a clean build of the
+// same tree at the same path.
+//
+//	lineage-KEY/src      the revision being built (plus vendor/, kept while Cargo.lock is unchanged)
+//	lineage-KEY/target   cargo's target folder
+//	lineage-KEY/vendored the SHA-256 of the Cargo.lock vendor/ was made from
+type lineage struct {
+	dir string
+}
+
+// lineagePrefix names lineage folders in the cache (build entries are bare keys).
+const lineagePrefix = "lineage-"
+
+// lineageKey names a request's lineage: its cache key without the revision.
+func lineageKey(r request) string {
+	f := sorted(r.spec.Features)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.Kind, r.spec.Repo, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
+	if v := variantSHA256(r.spec.Slowdown); v != "" {
+		fmt.Fprintf(h, "%s\n%s\n", r.spec.Variant(), v)
+	}
+	if len(r.inherited) > 0 {
+		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))
+	}
+	return lineagePrefix + hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+func (l lineage) src() string    { return filepath.Join(l.dir, "src") }
+func (l lineage) target() string { return filepath.Join(l.dir, "target") }
+
+// stamp is what a source file was before the lineage's folder was rewritten.
+type stamp struct {
+	sha256  string
+	modTime time.Time
+}
+
+// clear empties the source folder for the next revision and returns the stamps of the files
+// it removed. The vendored dependencies are set aside (lineage-KEY/vendor.kept) rather than
+// removed: fetching the next revision into an empty folder lets a checkout's own vendor/ be
+// told apart from kvparity's, and keep puts them back when the lock is unchanged.
+func (l lineage) clear() (map[string]stamp, error) {
+	stamps := map[string]stamp{}
+	src := l.src()
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return nil, err
+	}
+	kept := filepath.Join(l.dir, "vendor.kept")
+	if err := os.RemoveAll(kept); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(src, "vendor")); err == nil {
+		if err := os.Rename(filepath.Join(src, "vendor"), kept); err != nil {
+			return nil, fmt.Errorf("lineage %s: %w", l.dir, err)
+		}
+	}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		st, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		stamps[rel] = stamp{sha256: sum, modTime: st.ModTime()}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lineage %s: %w", l.dir, err)
+	}
+	if err := os.RemoveAll(src); err != nil {
+		return nil, fmt.Errorf("lineage %s: %w", l.dir, err)
+	}
+	return stamps, os.MkdirAll(src, 0o755)
+}
+
+// keepVendor puts the set-aside vendor/ back when it was made from a Cargo.lock with this
+// SHA-256, and reports whether it did (else the build vendors again).
+func (l lineage) keepVendor(lockSHA string) (bool, error) {
+	kept := filepath.Join(l.dir, "vendor.kept")
+	b, err := os.ReadFile(filepath.Join(l.dir, "vendored"))
+	if _, statErr := os.Stat(kept); err != nil || statErr != nil || strings.TrimSpace(string(b)) != lockSHA {
+		os.Remove(filepath.Join(l.dir, "vendored"))
+		return false, os.RemoveAll(kept)
+	}
+	return true, os.Rename(kept, filepath.Join(l.src(), "vendor"))
+}
+
+func (l lineage) markVendored(lockSHA string) error {
+	return os.WriteFile(filepath.Join(l.dir, "vendored"), []byte(lockSHA+"\n"), 0o644)
+}
+
+// restore gives every file whose content equals what it was before the rewrite its previous
+// modification time back, and returns how many files changed (new or edited). vendor/ is
+// not walked: it was kept whole or made anew.
+func (l lineage) restore(stamps map[string]stamp) (changed int, err error) {
+	src := l.src()
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && rel == "vendor" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		old, ok := stamps[rel]
+		if !ok {
+			changed++
+			return nil
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		if sum != old.sha256 {
+			changed++
+			return nil
+		}
+		return os.Chtimes(p, old.modTime, old.modTime)
+	})
+	return changed, err
+}
+
+// checkNoClash refuses a checkout whose own top-level folder would be mistaken for what
+// kvparity adds to its copy (the vendored dependencies, the patched replay crate).
+func checkNoClash(src string) error {
+	for _, name := range []string{"vendor", "patches"} {
+		if _, err := os.Lstat(filepath.Join(src, name)); err == nil {
+			return fmt.Errorf("the checkout has its own top-level %s/ folder, which kvparity's copy uses for the build (%s): rename it in a branch to build this checkout", name,
+				map[string]string{"vendor": "the dependencies cargo vendor writes", "patches": "the timing extension's patched replay crate"}[name])
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
