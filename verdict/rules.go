@@ -171,7 +171,7 @@ func passReason(v Verdicts, semanticOnly bool) string {
 // severity orders words for "the worst of": a failure, then a block, then an inconclusive or
 // undecided stage, then an explained pass, then a plain pass.
 func severity(w Word) int {
-	switch w.Or() {
+	switch w.orUndecided() {
 	case Pass, Stable:
 		return 0
 	case PassWithSemanticExceptions:
@@ -188,16 +188,16 @@ func severity(w Word) int {
 
 // overallWord is the overall word a component's word stands for.
 func overallWord(w Word) Word {
-	switch w.Or() {
+	switch w.orUndecided() {
 	case Unstable:
 		return Fail
 	case Stable:
 		return Pass
 	}
-	return w.Or()
+	return w.orUndecided()
 }
 
-func (o Outcome) norm() Outcome { o.Verdict = o.Verdict.Or(); return o }
+func (o Outcome) norm() Outcome { o.Verdict = o.Verdict.orUndecided(); return o }
 
 // Semantic decides the one semantic result of stage 8. Exception records never waive an
 // unstable revision or missing lifecycle evidence.

@@ -24,8 +24,9 @@ const (
 var known = map[Word]bool{Undecided: true, Stable: true, Unstable: true, Pass: true,
 	PassWithSemanticExceptions: true, Fail: true, Inconclusive: true, Blocked: true}
 
-// Or returns w, or Undecided for the zero Word (a verdict never written).
-func (w Word) Or() Word {
+// orUndecided is w, or Undecided for the zero Word (a verdict never written): every method
+// reads a word through it, so no caller has to normalise one first.
+func (w Word) orUndecided() Word {
 	if w == "" {
 		return Undecided
 	}
@@ -33,10 +34,10 @@ func (w Word) Or() Word {
 }
 
 // String is the word as written everywhere.
-func (w Word) String() string { return string(w.Or()) }
+func (w Word) String() string { return string(w.orUndecided()) }
 
 // Decided reports whether w is a verdict rather than Undecided.
-func (w Word) Decided() bool { return w.Or() != Undecided }
+func (w Word) Decided() bool { return w.orUndecided() != Undecided }
 
 // Passes reports whether w lets the row pass: PASS, PASS_WITH_SEMANTIC_EXCEPTIONS, STABLE.
 func (w Word) Passes() bool {
@@ -48,7 +49,7 @@ func (w Word) Fails() bool { return w == Fail || w == Unstable }
 
 // Parse reads a recorded word; "" (a field never written) is Undecided.
 func Parse(s string) (Word, error) {
-	w := Word(s).Or()
+	w := Word(s).orUndecided()
 	if !known[w] {
 		return Undecided, fmt.Errorf("verdict: %q is not a verdict word", s)
 	}
@@ -82,7 +83,7 @@ const (
 
 // Tone is w's presentation class.
 func (w Word) Tone() Tone {
-	switch w.Or() {
+	switch w.orUndecided() {
 	case Pass, Stable:
 		return ToneGood
 	case PassWithSemanticExceptions:
@@ -106,5 +107,5 @@ func Of(w Word, reason string, args ...any) Outcome {
 	if len(args) > 0 {
 		reason = fmt.Sprintf(reason, args...)
 	}
-	return Outcome{Verdict: w.Or(), Reason: reason}
+	return Outcome{Verdict: w.orUndecided(), Reason: reason}
 }
