@@ -5,9 +5,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
 	"kvparity/ui/determinism"
+	"kvparity/ui/diffpane"
 )
 
 func TestDiffKeyPicksTheComparison(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
-	diffpane "kvparity/diffview/pane"
+	"kvparity/ui/diffpane"
 	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"

@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
+	"kvparity/ui/diffpane"
 	"kvparity/verdict"
 )
 

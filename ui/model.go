@@ -7,10 +7,10 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
-	diffpane "kvparity/diffview/pane"
 	"kvparity/engine"
 	"kvparity/ui/artifacts"
 	"kvparity/ui/determinism"
+	"kvparity/ui/diffpane"
 	"kvparity/ui/header"
 	"kvparity/ui/keys"
 	"kvparity/ui/lifecycle"

@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"fmt"
@@ -87,12 +87,12 @@ func (p Model) diagOpen() bool {
 		return p.diagSet > 0
 	}
 	open := 3 + p.diagLines(true) + 1 + p.detailRows() + 1
-	return p.height-open >= minListRows
+	return p.Height-open >= minListRows
 }
 
 // detailRows is how many lines the selected values take under the list.
 func (p Model) detailRows() int {
-	if p.height >= 26 {
+	if p.Height >= 26 {
 		return 2
 	}
 	return 1
@@ -114,7 +114,7 @@ func shortenIDs(s string, short map[string]string) string {
 // titleLine is the pane's first line: the two sides, and the counts (shorter forms first
 // when the line is narrow, so the zoom mark is never the part cut).
 func (p Model) titleLine() string {
-	w, st := p.width, p.styles
+	w, st := p.Width, p.Styles
 	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
 	var forms []string
 	if p.diff != nil {
@@ -157,7 +157,7 @@ func (p Model) titleLine() string {
 
 // headerLines is the fixed top block: title, first divergence, diagnosis, exceptions.
 func (p Model) headerLines() []string {
-	w, st := p.width, p.styles
+	w, st := p.Width, p.Styles
 	lines := []string{p.titleLine()}
 	switch {
 	case p.loading:
@@ -190,7 +190,7 @@ func (p Model) headerLines() []string {
 // open, the top cause with its first evidence and how much more there is, and the other causes
 // on one line. Whatever is cut says how to see it (i opens, I shows the whole diagnosis).
 func (p Model) whyLines() []string {
-	w, st, k := p.width, p.styles, p.keys
+	w, st, k := p.Width, p.Styles, p.keys
 	ds := p.diff.Diagnosis
 	if len(ds) == 0 {
 		return nil
@@ -249,16 +249,16 @@ func (p Model) excludedLines() []string {
 	if len(x) > 1 {
 		txt += fmt.Sprintf(" · +%d more", len(x)-1)
 	}
-	return []string{p.styles.Faint.Render(cut(txt, p.width))}
+	return []string{p.Styles.Faint.Render(cut(txt, p.Width))}
 }
 
 func (p Model) semanticLine() string {
-	st := p.styles
+	st := p.Styles
 	if p.campaign == "" {
-		return st.Faint.Render(cut("exceptions: no campaign directory", p.width))
+		return st.Faint.Render(cut("exceptions: no campaign directory", p.Width))
 	}
 	if p.recErr != nil {
-		return st.Bad.Render(cut("exceptions: "+p.recErr.Error(), p.width))
+		return st.Bad.Render(cut("exceptions: "+p.recErr.Error(), p.Width))
 	}
 	v, unc := p.verdict, p.uncovered
 	broad := 0
@@ -281,7 +281,7 @@ func (p Model) semanticLine() string {
 	case v != diffview.VerdictFail:
 		cov, vs = fmt.Sprintf("all %d differing pointers covered", p.diff.Count), st.Good
 	}
-	return st.Faint.Render(cut(txt, p.width)) + vs.Render(cut(cov, max(0, p.width-len([]rune(txt)))))
+	return st.Faint.Render(cut(txt, p.Width)) + vs.Render(cut(cov, max(0, p.Width-len([]rune(txt)))))
 }
 
 func (p Model) chromeHeight() int {
@@ -301,13 +301,13 @@ func (p Model) View() string {
 	switch p.mode {
 	case modeForm:
 		head := p.headerLines()
-		lines = append(head, p.form.view(p.diff, p.width, p.height-len(head))...)
+		lines = append(head, p.form.view(p.diff, p.Width, p.Height-len(head))...)
 	case modeRecords:
 		head := p.headerLines()
-		lines = append(head, p.recordsView(p.height-len(head))...)
+		lines = append(head, p.recordsView(p.Height-len(head))...)
 	case modeDiagnosis:
 		head := p.headerLines()
-		lines = append(head, p.diagnosisView(p.height-len(head))...)
+		lines = append(head, p.diagnosisView(p.Height-len(head))...)
 	default:
 		lines = p.headerLines()
 		if p.diff != nil && !p.diff.Equal() && !p.loading && p.err == nil {
@@ -319,18 +319,18 @@ func (p Model) View() string {
 			lines = append(lines, sl)
 		}
 	}
-	for len(lines) < p.height {
+	for len(lines) < p.Height {
 		lines = append(lines, "")
 	}
-	if len(lines) > p.height {
-		lines = lines[:p.height]
+	if len(lines) > p.Height {
+		lines = lines[:p.Height]
 	}
 	for i, l := range lines {
 		switch n := lipgloss.Width(l); {
-		case n < p.width:
-			lines[i] = l + strings.Repeat(" ", p.width-n)
-		case n > p.width:
-			lines[i] = ansi.Truncate(l, p.width, "…")
+		case n < p.Width:
+			lines[i] = l + strings.Repeat(" ", p.Width-n)
+		case n > p.Width:
+			lines[i] = ansi.Truncate(l, p.Width, "…")
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -362,21 +362,21 @@ func (p Model) groupingLine() string {
 			off += fmt.Sprintf("↓ %d ", below)
 		}
 		more := fmt.Sprintf("· %smore row(s) (%s/%s) ", off, k.PageUp.Help().Key, k.PageDown.Help().Key)
-		if len([]rune(txt+more)) > p.width {
-			txt = cut(txt, max(0, p.width-len([]rune(more))-1)) + " "
+		if len([]rune(txt+more)) > p.Width {
+			txt = cut(txt, max(0, p.Width-len([]rune(more))-1)) + " "
 		}
 		txt += more
 	}
 	n := len([]rune(txt))
-	if n < p.width {
-		txt += strings.Repeat("─", p.width-n)
+	if n < p.Width {
+		txt += strings.Repeat("─", p.Width-n)
 	}
-	return p.styles.Faint.Render(cut(txt, p.width))
+	return p.Styles.Faint.Render(cut(txt, p.Width))
 }
 
 func (p Model) listLines() []string {
 	h := p.listHeight()
-	st := p.styles
+	st := p.Styles
 	var out []string
 	// The pointer column fits the longest visible pointer, up to 60% of the width.
 	longest := 0
@@ -385,8 +385,8 @@ func (p Model) listLines() []string {
 			longest = max(longest, len([]rune(p.diff.Changes[ci].Pointer))+5)
 		}
 	}
-	ptrW := max(20, min(longest, p.width*60/100))
-	valW := max(6, (p.width-ptrW-4)/2)
+	ptrW := max(20, min(longest, p.Width*60/100))
+	valW := max(6, (p.Width-ptrW-4)/2)
 	marked := p.markedByGroup()
 	for i := p.offset; i < len(p.rows) && len(out) < h; i++ {
 		r := p.rows[i]
@@ -396,7 +396,7 @@ func (p Model) listLines() []string {
 			if sel {
 				s = st.Diff.GroupSel
 			}
-			out = append(out, s.Render(pad(p.groupLine(r.group, p.cur().groups[r.group], marked[r.group]), p.width)))
+			out = append(out, s.Render(pad(p.groupLine(r.group, p.cur().groups[r.group], marked[r.group]), p.Width)))
 			continue
 		}
 		c := p.diff.Changes[r.change]
@@ -428,15 +428,15 @@ func (p Model) listLines() []string {
 // detailLines shows the selected change's two values side by side, wrapped, highlighted; on
 // a header, what the group is and what the keys do with it.
 func (p Model) detailLines() []string {
-	st := p.styles
+	st := p.Styles
 	n := p.detailRows()
 	blank := make([]string, n)
 	rule := func(s string) string {
 		s = "── " + s + " "
-		if k := len([]rune(s)); k < p.width {
-			s += strings.Repeat("─", p.width-k)
+		if k := len([]rune(s)); k < p.Width {
+			s += strings.Repeat("─", p.Width-k)
 		}
-		return st.Faint.Render(cut(s, p.width))
+		return st.Faint.Render(cut(s, p.Width))
 	}
 	if p.cursor >= len(p.rows) {
 		return append([]string{rule("no differing pointer matches the filter " + p.pattern)}, blank...)
@@ -459,10 +459,10 @@ func (p Model) detailLines() []string {
 			hint = fmt.Sprintf("%s expands · %s covers this pattern with an exception record · %s copies it",
 				k.Toggle.Help().Key, k.Cover.Help().Key, k.CopyPointer.Help().Key)
 		}
-		return append([]string{rule(txt)}, append([]string{st.Faint.Render(cut("   "+hint, p.width))}, blank[1:]...)...)
+		return append([]string{rule(txt)}, append([]string{st.Faint.Render(cut("   "+hint, p.Width))}, blank[1:]...)...)
 	}
 	c := p.diff.Changes[r.change]
-	colW := max(10, (p.width-3)/2)
+	colW := max(10, (p.Width-3)/2)
 	as, bs := highlight(c.A, c.B)
 	wa := wrapSegs(as, colW-2, n)
 	wb := wrapSegs(bs, colW-2, n)
@@ -512,7 +512,7 @@ func (p Model) held() string {
 }
 
 func (p Model) statusLine() string {
-	st := p.styles
+	st := p.Styles
 	switch {
 	case p.mode == modeFilter:
 		v := p.filter.View() // sized by SetSize; already styled
@@ -523,11 +523,11 @@ func (p Model) statusLine() string {
 		}
 		return v
 	case p.status != "":
-		return st.Warn.Render(cut(p.status, p.width))
+		return st.Warn.Render(cut(p.status, p.Width))
 	case p.pattern != "":
-		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held()), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held()), p.Width))
 	case len(p.marked) > 0:
-		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them", len(p.marked), p.keys.NewException.Help().Key), p.width))
+		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them", len(p.marked), p.keys.NewException.Help().Key), p.Width))
 	}
 	return "" // the workbench's footer lists the keys: the line goes to the list
 }

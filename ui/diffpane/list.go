@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"encoding/json"
@@ -114,7 +114,7 @@ func (p *Model) step(dir int) tea.Cmd {
 }
 
 func (p *Model) listHeight() int {
-	return max(1, p.height-p.chromeHeight())
+	return max(1, p.Height-p.chromeHeight())
 }
 
 func (p *Model) clampScroll() {

@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func (p *Model) selectCause(i int) {
 }
 
 // diagRoom is how many lines the whole diagnosis's body has.
-func (p Model) diagRoom() int { return max(1, p.height-len(p.headerLines())-1) }
+func (p Model) diagRoom() int { return max(1, p.Height-len(p.headerLines())-1) }
 
 // causePatterns are the field patterns of the diff that cause sig accounts for: every one when
 // it explains every difference the diff holds (a cascade from the first flip), else those
@@ -132,7 +132,7 @@ func (p Model) causeDraft(i int) (diffview.ExceptionRecord, bool) {
 // diagnosisBody is every cause and its evidence, wrapped to the pane, and the line each cause
 // starts on.
 func (p Model) diagnosisBody() (body []string, starts []int) {
-	st, w, k := p.styles, p.width, p.keys
+	st, w, k := p.Styles, p.Width, p.keys
 	for i, s := range p.diff.Diagnosis {
 		starts = append(starts, len(body))
 		head := fmt.Sprintf("%d. %s", i+1, s.String())
@@ -164,7 +164,7 @@ func (p Model) diagnosisBody() (body []string, starts []int) {
 // the scroll offset; lines above or below the window are counted on its edge lines, never
 // dropped silently.
 func (p Model) diagnosisView(h int) []string {
-	st, w, k := p.styles, p.width, p.keys
+	st, w, k := p.Styles, p.Width, p.keys
 	title := fmt.Sprintf("DIAGNOSIS: %d cause(s), most specific first · %s %s select · %s drafts a record covering it · %s back",
 		len(p.diff.Diagnosis), k.Up.Help().Key, k.Down.Help().Key, k.Cover.Help().Key, k.Cancel.Help().Key)
 	out := []string{st.Diff.Title.Render(cut(title, w))}

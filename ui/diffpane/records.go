@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"fmt"
@@ -44,12 +44,12 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 // details), and the keys or the last outcome. When the records do not fit, the list scrolls to
 // keep the selected one in view and counts the records above and below it.
 func (p Model) recordsView(h int) []string {
-	st, k := p.styles, p.keys
-	title := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.width))}
+	st, k := p.Styles, p.keys
+	title := []string{st.Diff.Title.Render(cut(fmt.Sprintf("EXCEPTION RECORDS (%d) in %s", len(p.recs), p.campaign), p.Width))}
 	var body []string
 	if len(p.recs) == 0 {
 		body = append(body, st.Faint.Render(cut(fmt.Sprintf("none yet: select differences in the list and press %s, or %s on a field pattern",
-			k.NewException.Help().Key, k.Cover.Help().Key), p.width)))
+			k.NewException.Help().Key, k.Cover.Help().Key), p.Width)))
 	}
 	total := 0
 	if p.diff != nil {
@@ -78,18 +78,18 @@ func (p Model) recordsView(h int) []string {
 		if i == p.recCursor {
 			s = st.Selected
 		}
-		body = append(body, s.Render(pad(txt, p.width)))
+		body = append(body, s.Render(pad(txt, p.Width)))
 		if i == p.recCursor {
 			switch {
 			case why != "" && !r.Broad:
-				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; never confirmed as broad (saved by hand, or against a narrower diff)", p.width)))
+				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; never confirmed as broad (saved by hand, or against a narrower diff)", p.Width)))
 			case why != "":
-				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; confirmed by its author", p.width)))
+				body = append(body, st.Warn.Render(cut("    BROAD: it "+why+"; confirmed by its author", p.Width)))
 			case r.Broad:
-				body = append(body, st.Faint.Render(cut("    saved as broad by its author; not broad against this diff", p.width)))
+				body = append(body, st.Faint.Render(cut("    saved as broad by its author; not broad against this diff", p.Width)))
 			}
-			body = append(body, st.Faint.Render(cut("    differs: "+r.Differs, p.width)))
-			body = append(body, st.Faint.Render(cut("    candidate: "+r.Candidate, p.width)))
+			body = append(body, st.Faint.Render(cut("    differs: "+r.Differs, p.Width)))
+			body = append(body, st.Faint.Render(cut("    candidate: "+r.Candidate, p.Width)))
 			end = len(body)
 		}
 	}
@@ -97,7 +97,7 @@ func (p Model) recordsView(h int) []string {
 	if p.status != "" {
 		status = p.status
 	}
-	foot := st.Warn.Render(cut(status, p.width))
+	foot := st.Warn.Render(cut(status, p.Width))
 	room := h - 2 // title and keys
 	if room < 1 || len(body) <= room {
 		return append(append(title, body...), foot)
@@ -111,7 +111,7 @@ func (p Model) recordsView(h int) []string {
 	// The title counts what is off screen, so the selected record's lines are never replaced.
 	off := fmt.Sprintf("EXCEPTION RECORDS (%d) · ↑ %d ↓ %d line(s) off screen (%s/%s) · in %s", len(p.recs), above, below,
 		k.Up.Help().Key, k.Down.Help().Key, p.campaign)
-	title = []string{st.Diff.Title.Render(cut(off, p.width))}
+	title = []string{st.Diff.Title.Render(cut(off, p.Width))}
 	win := body[first : first+room]
 	return append(append(title, win...), foot)
 }

@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"sort"
@@ -230,7 +230,7 @@ func (p Model) openForm(draft diffview.ExceptionRecord, ok bool) (Model, tea.Cmd
 	case !ok:
 		return p, p.tell("nothing selected to cover", false)
 	}
-	p.form = newExceptionForm(p.styles, p.width, draft)
+	p.form = newExceptionForm(p.Styles, p.Width, draft)
 	p.mode = modeForm
 	return p, tea.Batch(p.form.focus(), p.askCoverage())
 }

@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/ui/keys"
+	"kvparity/ui/pane"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
 )
@@ -70,13 +71,11 @@ type row struct {
 	change int // index into Diff.Changes, -1 for a header
 }
 
-// Model is the diff pane (value type, Bubble Tea style).
+// Model is the diff pane (value type, Bubble Tea style). Its box, focus and styles are the
+// common pane base's.
 type Model struct {
-	styles   theme.Styles
+	pane.Base
 	keys     keys.DiffKeys
-	width    int
-	height   int
-	focused  bool
 	zoomed   bool // the workbench gives the pane the whole screen
 	campaign string
 	unstable bool
@@ -131,29 +130,23 @@ func New(st theme.Styles, km keys.DiffKeys) Model {
 	f.Prompt = "filter: "
 	f.Placeholder = "/per_request/*/ttft_ms, /coverage/** or a substring of a pointer or request"
 	f.SetStyles(steadyCursor(f.Styles()))
-	return Model{styles: st, keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{},
-		width: 100, height: 30, latest: new(atomic.Int64), covLatest: new(atomic.Int64), by: byRequest}
+	p := Model{keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{},
+		latest: new(atomic.Int64), covLatest: new(atomic.Int64), by: byRequest}
+	p.Styles, p.Width, p.Height = st, 100, 30
+	return p
 }
 
-// SetSize sets the pane's box (the root subtracts borders first).
+// SetSize sets the pane's box (the root subtracts borders first) and fits the filter and the
+// form to it.
 func (p *Model) SetSize(w, h int) {
-	p.width, p.height = w, h
-	p.filter.SetWidth(max(10, w-32)) // room for the count beside it
-	p.form.setWidth(w)
+	p.Base.SetSize(w, h)
+	p.filter.SetWidth(max(10, p.Width-32)) // room for the count beside it
+	p.form.setWidth(p.Width)
 	p.clampScroll()
 }
 
 // SetZoomed tells the pane it has the whole screen (its title says so).
 func (p *Model) SetZoomed(z bool) { p.zoomed = z }
-
-// Focus gives the pane keyboard focus.
-func (p *Model) Focus() { p.focused = true }
-
-// Blur takes focus away (keys are then ignored).
-func (p *Model) Blur() { p.focused = false }
-
-// Focused reports keyboard focus.
-func (p Model) Focused() bool { return p.focused }
 
 // SetCampaign sets the campaign directory whose exceptions.jsonl the pane reads and writes.
 func (p *Model) SetCampaign(dir string) {
@@ -167,9 +160,6 @@ func (p *Model) SetUnstable(u bool) {
 	p.unstable = u
 	p.refreshVerdict()
 }
-
-// SetStyles swaps the pane's styles (light/dark switch, NO_COLOR).
-func (p *Model) SetStyles(st theme.Styles) { p.styles = st }
 
 // Capturing reports that a text field has focus: the root must send every key here.
 // A pending confirmation also captures: its "y" must not reach the root.
@@ -274,7 +264,7 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case exceptionsSavedMsg:
 		return p.onSaved(msg)
 	case tea.KeyPressMsg:
-		if !p.focused {
+		if !p.Focused() {
 			return p, nil
 		}
 		switch p.mode {

@@ -1,4 +1,4 @@
-package pane
+package diffpane
 
 import (
 	"github.com/sergi/go-diff/diffmatchpatch"
