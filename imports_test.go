@@ -25,7 +25,6 @@ var rooms = map[string]struct {
 	"headless":            {may: []string{"engine", "campaignreport", "verdict"}, stdOnly: true},
 	"ui":                  {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
 	"ui/diffpane":         {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
-	"ui/diffpane":         {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
 	"ui/*":                {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "ui/*"}},                                // engine/matrix: ui/matrixview shows matrix.RowStatus
 	"diffview":            {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":   {may: []string{"internal/*"}, stdOnly: true},
