@@ -74,7 +74,8 @@ func readCPUTimes(cpu int) (cpuTimes, error) {
 }
 
 // A Telemetry snapshot of the measured CPU: frequency, temperatures and throttle counters where
-// the host exposes them (spec §1.3). A KVM guest usually has none of them.
+// the host exposes them (cpufreq, thermal_zone, thermal_throttle). A KVM guest usually has none
+// of them.
 type Telemetry struct {
 	FreqKHz    int64             `json:"freq_khz,omitempty"`     // scaling_cur_freq
 	TempMilliC map[string]int64  `json:"temp_milli_c,omitempty"` // thermal_zone type → millidegrees

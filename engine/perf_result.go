@@ -135,7 +135,7 @@ func (p *perfRun) finish(s *perfSeries) *PerfResult {
 	return r
 }
 
-// telemetryDiagnostics applies the session rules of spec §1.3 where frequencies were read:
+// telemetryDiagnostics applies the telemetry check's session rules where frequencies were read:
 // every sample's mean frequency ≥ 0.95 × the median, and the within-pair frequency change not
 // correlated with the log ratio (|Spearman ρ| ≤ the α = 0.01 critical value).
 func telemetryDiagnostics(s *perfSeries, pairs int) []stats.Diagnostic {

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// A timing record is the one line a sample writes to its --timings-jsonl (spec §3.2). Keys are
-// read by name, never by position, and unknown keys are tolerated.
+// A timing record is the one line per iteration a sample writes to its --timings-jsonl, as the
+// harness does. Keys are read by name, never by position, and unknown keys are tolerated.
 
 // timingFault is why a sample's timing record cannot be used. Blocked faults mean the row cannot
 // be measured as declared (the field is absent, replay_bench is not true); the others are

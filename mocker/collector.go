@@ -26,7 +26,8 @@ type admissionEntry struct {
 	reused               int
 }
 
-// A record is one request's per_request entry (spec §3.1), filled as the replay runs.
+// A record is one request's per_request entry (the canonical record's, aisimulate-core
+// canonical.rs), filled as the replay runs.
 type record struct {
 	uuid    string
 	req     *request
@@ -237,8 +238,8 @@ func exactDist(v []float64) dist {
 }
 
 // streamStat is a streamed statistic with exact mean/min/max/std and DDSketch percentiles
-// (relative accuracy 0.001, at most 32,768 bins; spec §3.4). Bins are a dense slice over the
-// key range seen so far, so adding a value never hashes.
+// (relative accuracy 0.001, at most 32,768 bins, as Dynamo's TraceCollector::finish). Bins are a
+// dense slice over the key range seen so far, so adding a value never hashes.
 type streamStat struct {
 	n          int
 	sum, sumSq float64

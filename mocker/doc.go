@@ -1,25 +1,26 @@
 // Package mocker is the embedded reference replay engine behind `kvparity replay`: a
 // virtual-time simulator of Dynamo's mocker (vLLM, SGLang, TRT-LLM schedulers, the KV-overlap
 // router, aggregated and disaggregated serving) that speaks the flags and writes the files of
-// Dynamo's offline_replay_bench (spec/dynamo-replay.md §2–§5).
+// Dynamo's offline_replay_bench (lib/bench/offline_replay_bench.rs). The files name the Dynamo
+// and aisimulate-core sources each part follows.
 //
 // Layout, one job per file:
 //
 //	main.go       Main: harness control flow, timing boundary, output files
 //	flags.go      clap-compatible flag parsing and the harness's validation messages
 //	variants.go   --variant: leaks, slowdown-PCT, fifo-preemption
-//	workload.go   trace rows → requests (§5.1), block-id interning, workload digest
-//	sim.go        the event loop ordered by (time, sequence number) (§5.2)
+//	workload.go   trace rows → requests, block-id interning, workload digest
+//	sim.go        the event loop ordered by (time, sequence number)
 //	worker.go     per-worker state, polynomial timing, pass completion
-//	vllm.go       vLLM / TRT-LLM pass planning (§5.3)
-//	sglang.go     SGLang pass planning (§5.3)
+//	vllm.go       vLLM / TRT-LLM pass planning
+//	sglang.go     SGLang pass planning
 //	kvpool.go     G1 block pool: prefix reuse, LRU eviction
-//	router.go     KV-overlap router, round-robin, router queue (§5.4)
-//	handoff.go    disaggregated handoff, source- or destination-first (§5.5)
-//	evidence.go   router KV events, kv_ingest digest, pressure records (§4.6, §5.7)
-//	collector.go  per-request records and streamed statistics (§3.4)
+//	router.go     KV-overlap router, round-robin, router queue
+//	handoff.go    disaggregated handoff, source- or destination-first
+//	evidence.go   router KV events, kv_ingest digest, pressure records
+//	collector.go  per-request records and streamed statistics
 //	report.go     summary and per_request JSON
-//	canonical.go  the canonical record (§3.1)
+//	canonical.go  the canonical record
 //	jsonw.go      serde_json-compatible JSON writing
 //
 // kvparity extensions to the harness's flags: --variant NAME, --progress-file PATH (one JSON

@@ -12,7 +12,7 @@ import (
 	"kvparity/report"
 )
 
-// Router KV event kinds (spec §5.7).
+// Router KV event kinds (the KvCacheEvent data of Dynamo's lib/kv-router).
 const (
 	kvStored uint8 = iota
 	kvRemoved
@@ -88,7 +88,8 @@ type boundaryCount struct {
 	first, last     float64
 }
 
-// evidence is runtime_evidence: pressure records and the kv_ingest capture (spec §3.1, §4.6).
+// evidence is runtime_evidence: pressure records and the kv_ingest capture (the canonical record's
+// runtime_evidence; aisimulate-core capture.rs).
 type evidence struct {
 	pressures   []pressureRecord
 	preemptions int
@@ -200,7 +201,7 @@ func (s *sim) ingestAt(w *worker, now float64, boundary uint8) {
 
 var poolTags = map[string]uint8{poolAgg: 0, poolPrefill: 1, poolDecode: 2}
 
-// Boundary tags of kv_ingest batches (spec §4.6).
+// Boundary tags of kv_ingest batches (aisimulate-core capture.rs).
 const (
 	boundaryPassEnd         = 1
 	boundaryWorkerLifecycle = 4

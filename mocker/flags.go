@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// Config is the parsed command line of `kvparity replay`: the flags of offline_replay_bench
-// (spec §2.2, same defaults) plus the kvparity extensions --variant, --progress-file and
-// --scale-event.
+// Config is the parsed command line of `kvparity replay`: the clap flags of Dynamo's
+// offline_replay_bench (lib/bench/offline_replay_bench.rs, same defaults) plus the kvparity
+// extensions --variant, --progress-file and --scale-event.
 type Config struct {
 	TracePath            string
 	NumWorkers           int
@@ -230,8 +230,8 @@ func parseArgs(args []string) (cfg Config, skip bool, err error) {
 	return cfg, false, nil
 }
 
-// validate applies the harness's semantic checks (exact strings of spec §2.2) and the engine's
-// own, in the order the harness meets them.
+// validate applies the harness's semantic checks (its exact messages) and the engine's own, in
+// the order the harness meets them.
 func (c *Config) validate() error {
 	if c.RouterPolicyConfig != "" && c.RouterMode != "kv-router" {
 		return fmt.Errorf("--router-policy-config requires --router-mode kv-router")

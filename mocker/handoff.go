@@ -1,9 +1,10 @@
 package mocker
 
-// Disaggregated handoff (spec §5.5). vLLM is source-first: the prefill worker holds the KV,
-// then the decode router picks a destination, which reserves blocks; the transfer runs; the
-// destination activates and the source releases. SGLang is destination-first: the destination
-// is routed and reserved when the request arrives, and only then is the prefill routed.
+// Disaggregated handoff (Dynamo's lib/mocker/src/replay/offline/disagg.rs). vLLM is source-first:
+// the prefill worker holds the KV, then the decode router picks a destination, which reserves
+// blocks; the transfer runs; the destination activates and the source releases. SGLang is
+// destination-first: the destination is routed and reserved when the request arrives, and only then
+// is the prefill routed.
 
 // handoff is called when the prefill seq p has produced its one token: the source holds its
 // KV from now until the destination activates.

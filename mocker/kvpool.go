@@ -10,10 +10,10 @@ type block struct {
 	prev, next *block // LRU links while inactive
 }
 
-// kvPool is a worker's G1 pool (spec §5.3 "vLLM KV pool"): num_gpu_blocks usable blocks,
-// prefix reuse over cached blocks, LRU eviction of inactive cached blocks, each eviction a
-// router Removed event. SGLang's radix cache by page uses the same pool with page = block.
-// Cached blocks are indexed by block id in a slice: sequence hashes are interned once per
+// kvPool is a worker's G1 pool (Dynamo's lib/mocker/src/kv_manager/vllm_backend.rs): num_gpu_blocks
+// usable blocks, prefix reuse over cached blocks, LRU eviction of inactive cached blocks, each
+// eviction a router Removed event. SGLang's radix cache by page uses the same pool with page =
+// block. Cached blocks are indexed by block id in a slice: sequence hashes are interned once per
 // replay, so the hot path never hashes.
 type kvPool struct {
 	cap     int

@@ -58,7 +58,8 @@ func writeHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nkvparity extensions: --variant NAME, --progress-file PATH, --scale-event AT_MS:WORKERS (repeatable).")
 }
 
-// replay is the harness control flow (spec §2.3) with the protocol's timing boundary.
+// replay is the harness control flow (Dynamo's lib/bench/offline_replay_bench.rs main) with the
+// protocol's timing boundary.
 func replay(cfg *Config, start time.Time, stdout io.Writer) error {
 	v, _ := parseVariant(cfg.Variant)
 	if cfg.RouterPolicyConfig != "" {

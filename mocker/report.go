@@ -21,7 +21,7 @@ type replayReport struct {
 	e2e, itl, otpu      dist
 }
 
-// finalize is collector finalisation and report aggregation (spec §3.4).
+// finalize is collector finalisation and report aggregation (Dynamo's TraceCollector::finish).
 func (s *sim) finalize() *replayReport {
 	c := s.col
 	rep := &replayReport{sim: s, num: len(c.records)}

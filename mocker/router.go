@@ -5,7 +5,8 @@ import (
 	"sort"
 )
 
-// routerConfig is the effective KvRouterConfig of one pool (spec §5.4, §5.5).
+// routerConfig is the effective KvRouterConfig of one pool (Dynamo's lib/kv-router scheduling
+// selector).
 type routerConfig struct {
 	overlapCredit     float64
 	prefillLoadScale  float64
@@ -74,7 +75,7 @@ func (r *router) blocked() bool {
 	return true
 }
 
-// route places q now, or queues it (spec §5.4).
+// route places q now, or queues it (the selector and its queue).
 func (r *router) route(q *seq, now float64) {
 	if len(r.queue) > 0 || r.blocked() {
 		r.queue = append(r.queue, q)

@@ -8,7 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// poolArgs normalises MockEngineArgs for one pool (spec §5.6 defaults).
+// poolArgs normalises MockEngineArgs for one pool (the defaults of Dynamo's
+// lib/mocker/src/common/protocols.rs).
 func poolArgs(c *Config, workerType string) *engineArgs {
 	a := &engineArgs{
 		engineType:    c.EngineType,

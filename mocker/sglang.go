@@ -1,9 +1,9 @@
 package mocker
 
-// startSGLang plans one SGLang pass (spec §5.3): retract while the decode step cannot grow
-// every running request by one token, continue the chunked request, admit waiting requests
-// under the new-token-ratio budget, then decode every running request. It returns whether any
-// state changed.
+// startSGLang plans one SGLang pass (Dynamo's lib/mocker SGLang scheduler): retract while the
+// decode step cannot grow every running request by one token, continue the chunked request, admit
+// waiting requests under the new-token-ratio budget, then decode every running request. It returns
+// whether any state changed.
 func (w *worker) startSGLang() bool {
 	a := w.args
 	bs := a.blockSize

@@ -146,8 +146,8 @@ func (s *sim) push(at float64, kind uint8, w *worker, q *seq) {
 	s.heap.push(simEvent{at: at, no: s.nextNo, kind: kind, w: w, s: q})
 }
 
-// run is the replay loop (spec §5.2): take the next timestamp (arrival or heap top), advance
-// the clock, and drain that timestamp until nothing changes.
+// run is the replay loop (Dynamo's lib/mocker/src/replay/offline/agg.rs): take the next timestamp
+// (arrival or heap top), advance the clock, and drain that timestamp until nothing changes.
 func (s *sim) run() {
 	reqs := s.wl.requests
 	lastProgress := time.Now()
@@ -328,7 +328,7 @@ func (s *sim) applyScale(ev ScaleEvent) {
 	s.aggR.drainQueue(s.now)
 }
 
-// arrive routes a new request (spec §5.2 step 3).
+// arrive routes a new request (agg.rs's arrival step).
 func (s *sim) arrive(r *request) {
 	rec := s.col.newRecord(r)
 	if !s.disagg {

@@ -1,9 +1,9 @@
 package mocker
 
-// startVLLM plans one vLLM (or TRT-LLM) pass (spec §5.3): running requests first, in order,
-// each taking min(remaining known tokens, budget); allocation failure preempts (LIFO by
-// default, FIFO under fifo-preemption); then, if nothing was preempted, FCFS admission from
-// waiting with head-of-line blocking. It returns whether any state changed.
+// startVLLM plans one vLLM (or TRT-LLM) pass (Dynamo's lib/mocker vLLM scheduler): running requests
+// first, in order, each taking min(remaining known tokens, budget); allocation failure preempts
+// (LIFO by default, FIFO under fifo-preemption); then, if nothing was preempted, FCFS admission
+// from waiting with head-of-line blocking. It returns whether any state changed.
 func (w *worker) startVLLM() bool {
 	a := w.args
 	trt := a.engineType == "trtllm"

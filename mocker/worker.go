@@ -1,6 +1,7 @@
 package mocker
 
-// engineArgs is one pool's MockEngineArgs after normalisation (spec §5.6).
+// engineArgs is one pool's MockEngineArgs after normalisation (Dynamo's
+// lib/mocker/src/common/protocols.rs).
 type engineArgs struct {
 	engineType    string
 	numGPUBlocks  int
@@ -12,7 +13,7 @@ type engineArgs struct {
 	workerType    string // aggregated | prefill | decode
 	fifo          bool   // preemption_mode fifo
 
-	// SGLang scheduler constants (spec §5.3)
+	// SGLang scheduler constants (Dynamo's lib/mocker SGLang backend)
 	maxPrefillTokens int
 	chunkedPrefill   int
 	clipMaxNew       int
@@ -240,7 +241,7 @@ func (w *worker) launch() bool {
 	return true
 }
 
-// finishPass applies a pass completion (spec §5.2): computed KV advances and full blocks get
+// finishPass applies a pass completion (agg.rs): computed KV advances and full blocks get
 // their identity (Stored events), the pass's router KV events are ingested (boundary
 // pass_end), then output signals are processed in plan order and tokens stamped at now.
 func (s *sim) finishPass(w *worker) {
@@ -313,7 +314,7 @@ func (s *sim) finishPass(w *worker) {
 }
 
 // commitBlocks gives q's newly full blocks their identity and queues Stored events, grouping
-// consecutive new blocks under their parent's hash (spec §5.7).
+// consecutive new blocks under their parent's hash (the router's KvCacheEvent Stored).
 func (w *worker) commitBlocks(q *seq, from int) {
 	bs := w.args.blockSize
 	full := q.computed / bs

@@ -12,8 +12,9 @@ import (
 	"lukechampine.com/blake3"
 )
 
-// A request is one trace row after normalisation (spec §5.1): clamped input length, interned
-// hash ids expanded to synthetic tokens, and the engine-block hashes of its prompt.
+// A request is one trace row after normalisation (Dynamo's lib/mocker/src/loadgen/trace.rs):
+// clamped input length, interned hash ids expanded to synthetic tokens, and the engine-block hashes
+// of its prompt.
 type request struct {
 	ord       int // arrival ordinal: the canonical uuid is ord+1
 	line      int
@@ -45,7 +46,8 @@ func (t *blockTable) add(hash, local uint64) int32 {
 	return int32(len(t.hash) - 1)
 }
 
-// workloadDigest is BLAKE3("dynamo.offline-replay.trace.v1" ‖ u64_be(len) ‖ bytes) (spec §4.6).
+// workloadDigest is BLAKE3("dynamo.offline-replay.trace.v1" ‖ u64_be(len) ‖ bytes), the harness's
+// workload digest.
 func workloadDigest(trace []byte) string {
 	h := blake3.New(32, nil)
 	h.Write([]byte("dynamo.offline-replay.trace.v1"))

@@ -62,7 +62,7 @@ type EvidenceOptions struct {
 	PressureBand [2]int
 }
 
-// The parts of a canonical record the evidence reads (spec dynamo-replay.md §3.1). Unknown
+// The parts of a canonical record the evidence reads (aisimulate-core canonical.rs). Unknown
 // fields are ignored, so newer harnesses still parse.
 type evRecord struct {
 	Coverage struct {
@@ -326,7 +326,7 @@ func terminalWord(r *evRequest) string {
 	return "stranded"
 }
 
-// handoffOrder is the backend's HandoffOrder (spec §5.5).
+// handoffOrder is the backend's HandoffOrder (Dynamo's lib/mocker/src/replay/offline/disagg.rs).
 func handoffOrder(engine string) string {
 	if engine == "sglang" {
 		return "destination-first"

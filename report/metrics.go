@@ -18,7 +18,7 @@ const QuantileCount = 101
 // quantiles of the completed requests' TTFT and end-to-end latency, for the campaign report's
 // table of what changed and its latency plots.
 type Metrics struct {
-	// Summary is every numeric field of the canonical /summary (spec dynamo-replay.md §3.3:
+	// Summary is every numeric field of the canonical /summary (the replay's ReplayReport summary:
 	// mean_ttft_ms, p99_itl_ms, request_throughput_rps, ...), by name.
 	Summary map[string]float64 `json:"summary"`
 	// Requests is how many completed requests the quantiles are of.

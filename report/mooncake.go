@@ -12,7 +12,8 @@ import (
 )
 
 // A MooncakeRow is one line of a Mooncake trace, kept raw: aliases are resolved, but nothing is
-// clamped, interned or normalised here (that is the replay engine's job, spec §5.1).
+// clamped, interned or normalised here (that is the replay engine's job, Dynamo's
+// lib/mocker/src/loadgen/trace.rs).
 type MooncakeRow struct {
 	Line           int      // 1-based line number in the file
 	Timestamp      float64  // ms; alias created_time; 0 when absent

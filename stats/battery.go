@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// BatteryConfig fixes the dependence battery in advance (spec §1.2): each test at Alpha, and
-// Ljung–Box over Lags lags.
+// BatteryConfig fixes the dependence battery in advance, before any data is seen: each test at
+// Alpha, and Ljung–Box over Lags lags.
 type BatteryConfig struct {
 	Alpha float64 `json:"alpha"` // per test; 0.01 keeps the i.i.d. false-invalid rate near 4.5%
 	Lags  int     `json:"lags"`  // Ljung–Box h; 5 at n = 60

@@ -14,7 +14,7 @@ import (
 // Why this method. The order-statistic gate is the sign test: X(24) > T ⇔ K = #{r_i ≤ T} ≤ 23.
 // Its level rests on the signs 1{r_i ≤ m} being independent fair coins. Under serial
 // dependence they are still fair but correlated, so K spreads more than Bin(n, ½) and the
-// exact bounds undercover (spec §1.2: 0.914 at AR(1) φ = 0.3; Gastwirth & Rubin 1975 derive
+// exact bounds undercover (0.914 at AR(1) φ = 0.3; Gastwirth & Rubin 1975 derive
 // the same inflation of the sign test). The remedy of simulation output analysis is batching
 // (Conway 1963; Schmeiser 1982), which Heidelberger & Lewis (1984) carried over to quantiles:
 // split the series into b non-overlapping blocks long enough that the blocks are nearly

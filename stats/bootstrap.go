@@ -6,7 +6,8 @@ import (
 	"sort"
 )
 
-// BootstrapConfig fixes the secondary bootstrap diagnostic (spec §1.5).
+// BootstrapConfig fixes the secondary bootstrap diagnostic (a secondary diagnostic, never the
+// verdict; docs/guide.md "The dependence-aware method").
 type BootstrapConfig struct {
 	Seed       uint64  `json:"seed"`
 	Resamples  int     `json:"resamples"`  // B; 10000

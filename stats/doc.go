@@ -1,7 +1,7 @@
-// Package stats holds the statistics of the paired performance gate (protocol stage 7;
-// spec/statistics-and-peers.md Part 1). It imports only the standard library and, like
-// golang.org/x/perf, keeps small documented value types, reports warnings as data and keeps
-// formatting (benchfmt.go) apart from the maths.
+// Package stats holds the statistics of the paired performance gate (protocol stage 7; the
+// method for people is docs/guide.md's "The dependence-aware method"). It imports only the standard
+// library and, like golang.org/x/perf, keeps small documented value types, reports warnings as data
+// and keeps formatting (benchfmt.go) apart from the maths.
 //
 //   - BinomialHalfCDF: exact P(Bin(n, ½) ≤ k) as a rational (P(Bin(60,½) ≤ 23) =
 //     26650063354005107 / 2^59 = 0.046230…); BinomialCDF for operating characteristics.

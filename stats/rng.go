@@ -2,7 +2,7 @@ package stats
 
 import "math/rand/v2"
 
-// scheduleStream is the PCG stream constant of the schedule recipe (spec §1.4). The bootstrap
+// scheduleStream is the PCG stream constant of the balanced randomized pair schedule. The bootstrap
 // uses its own streams so that adding resamples never perturbs a schedule.
 const scheduleStream = 0x5851F42D4C957F2D
 
