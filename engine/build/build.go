@@ -381,7 +381,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	}
 
 	say(Progress{Phase: "patching"})
-	patch, err := applyExtension(root, pkg)
+	patch, core, err := applyExtension(root, pkg)
 	if err != nil {
 		return Info{}, err
 	}
@@ -392,7 +392,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	sum := sha256.Sum256([]byte(patch))
 	info.AppliedPatchSHA256 = hex.EncodeToString(sum[:])
 	if s.Slowdown > 0 {
-		vp, err := applySlowdown(root, s.Slowdown)
+		vp, err := applySlowdown(root, core, s.Slowdown)
 		if err != nil {
 			return Info{}, err
 		}
@@ -465,82 +465,6 @@ var ErrCancelled = errors.New("cancelled")
 // refused is the warning of a cache entry that is another build, or a damaged one.
 func refused(dir, why string) string {
 	return fmt.Sprintf("the cached build in %s cannot be used (%s): building it again", dir, why)
-}
-
-// applyExtension patches a copy of the replay crate and the harness, and wires the copy in
-// with [patch.crates-io]; it returns the applied diff.
-func applyExtension(root, pkg string) (string, error) {
-	version, err := lockChecksum(filepath.Join(root, "Cargo.lock"), ReplayCrate, "")
-	if err != nil {
-		return "", fmt.Errorf("timing extension: the lock has no %s, whose Replayer::run_inner holds the replay loop: this version's code does not have the expected shape: %w", ReplayCrate, err)
-	}
-	vendored := filepath.Join(root, "vendor", ReplayCrate)
-	if _, err := os.Stat(vendored); err != nil {
-		vendored = filepath.Join(root, "vendor", ReplayCrate+"-"+version)
-	}
-	patched := filepath.Join(root, "patches", ReplayCrate)
-	if err := os.CopyFS(patched, os.DirFS(vendored)); err != nil {
-		return "", fmt.Errorf("timing extension: copying %s %s: %w", ReplayCrate, version, err)
-	}
-	os.Remove(filepath.Join(patched, ".cargo-checksum.json"))
-	core, err := applyEdits(patched, "timing extension", ReplayCrate+" "+version, replayEdits)
-	if err != nil {
-		return "", err
-	}
-	harness, err := applyEdits(pkg, "timing extension", BenchPackage, harnessEdits)
-	if err != nil {
-		return "", err
-	}
-	// The harness reads the side channel: it needs the replay crate as a direct dependency, at
-	// the locked version, and the workspace takes the patched copy in place of the registry's.
-	pkgToml := filepath.Join(pkg, "Cargo.toml")
-	b, err := os.ReadFile(pkgToml)
-	if err != nil {
-		return "", err
-	}
-	if strings.Contains(string(b), "[dependencies."+ReplayCrate+"]") || strings.Contains(string(b), "[patch.crates-io]") {
-		return "", fmt.Errorf("timing extension: %s already declares %s or a [patch.crates-io]: this version's manifest does not have the expected shape", pkgToml, ReplayCrate)
-	}
-	rel, _ := filepath.Rel(pkg, patched)
-	add := fmt.Sprintf("\n[dependencies.%s]\nversion = \"=%s\"\n", ReplayCrate, version)
-	patchTable := fmt.Sprintf("\n[patch.crates-io]\n%s = { path = %q }\n", ReplayCrate, filepath.ToSlash(rel))
-	after := string(b) + add
-	if pkg == root {
-		after += patchTable
-	}
-	if err := os.WriteFile(pkgToml, []byte(after), 0o644); err != nil {
-		return "", err
-	}
-	files := append(core, harness...)
-	files = append(files, applied{file: "Cargo.toml", before: string(b), after: after})
-	if pkg != root {
-		rootToml := filepath.Join(root, "Cargo.toml")
-		rb, err := os.ReadFile(rootToml)
-		if err != nil {
-			return "", err
-		}
-		relRoot, _ := filepath.Rel(root, patched)
-		rafter := string(rb) + fmt.Sprintf("\n[patch.crates-io]\n%s = { path = %q }\n", ReplayCrate, filepath.ToSlash(relRoot))
-		if err := os.WriteFile(rootToml, []byte(rafter), 0o644); err != nil {
-			return "", err
-		}
-		files = append(files, applied{file: "(workspace)/Cargo.toml", before: string(rb), after: rafter})
-	}
-	return unifiedPatch(ReplayCrate+"-"+version, core) + unifiedPatch(BenchPackage, append(harness, files[len(core)+len(harness):]...)), nil
-}
-
-// applySlowdown builds the calibrated slowdown into the patched replay crate (after the timing
-// extension) and returns its own diff.
-func applySlowdown(root string, pct int) (string, error) {
-	version, err := lockChecksum(filepath.Join(root, "Cargo.lock"), ReplayCrate, "")
-	if err != nil {
-		return "", err
-	}
-	files, err := applyEdits(filepath.Join(root, "patches", ReplayCrate), fmt.Sprintf("calibrated slowdown-%d", pct), ReplayCrate+" "+version, slowdownEdits(pct))
-	if err != nil {
-		return "", err
-	}
-	return unifiedPatch(ReplayCrate+"-"+version, files), nil
 }
 
 // profileOf states the release profile the manifest sets ("release (defaults)" when none).

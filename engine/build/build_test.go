@@ -51,13 +51,21 @@ func fakeTool(name string, args []string) int {
 			return 101
 		}
 		// The build compiles what the extension wrote: check it is there.
-		core, _ := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
+		core, err := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
+		inTree := err != nil // the checkout's own replay core, edited in place
+		if inTree {
+			core, _ = os.ReadFile("lib/aisimulate-core/src/replay/replayer.rs")
+		}
 		toml, _ := os.ReadFile("Cargo.toml")
 		harness, err := os.ReadFile("offline_replay_bench.rs")
 		if err != nil { // a workspace: the package is a member
 			harness, _ = os.ReadFile("lib/bench/offline_replay_bench.rs")
 		}
-		if !strings.Contains(string(core), "pub mod bench_timing") || !strings.Contains(string(toml), "[patch.crates-io]") ||
+		if n := strings.Count(string(toml), "[patch.crates-io]"); n > 1 {
+			fmt.Fprintln(os.Stderr, "error: duplicate key `patch.crates-io` in Cargo.toml")
+			return 101
+		}
+		if !strings.Contains(string(core), "pub mod bench_timing") || (!inTree && !strings.Contains(string(toml), "aisimulate-core = { path = \"patches/aisimulate-core\" }")) ||
 			!strings.Contains(string(harness), `"replay_execution_ms": replay_execution_ms,`) {
 			fmt.Fprintln(os.Stderr, "error: the timing extension was not applied")
 			return 101
