@@ -14,55 +14,10 @@ import (
 	"kvparity/verdict"
 )
 
-// Protocol stage 7, the paired performance gate, in the order it runs:
-//
-//  1. The pinned artifacts and the trace window are hashed again against their recorded
-//     checksums; any difference blocks the row before a single process starts.
-//  2. The footprint gate: binary or .text growth above 5% FAILs until the row explains it
-//     ([perf] footprint_explained). It is its own verdict; the measurement goes on.
-//  3. The balanced schedule (stats.BalancedSchedule, the row's seed) is written to
-//     schedule.json and the journal, before the warmups and so before the first measured pair.
-//  4. Warmups, alternating arms (baseline, candidate, baseline, ...), warmups_per_arm each.
-//  5. Every pair in schedule order, its two members adjacent. Each sample is a fresh process of
-//     the pinned artifact with the row's args, --iterations 1 and its own --timings-jsonl, and no
-//     report output (no canonical report, no --report-json, no progress side channel), pinned to
-//     the measured CPU: the last CPU of the campaign's set. r = candidate / baseline whatever the
-//     order.
-//  6. stats.Analyze: the dependence battery on ln r in execution order, the order-statistic
-//     bounds and their verdict, the bootstrap as a secondary diagnostic.
-//
-// Product failures: a non-zero exit, a signal, a timeout, a malformed timing record FAIL the
-// row; a timing record without the row's field, or with replay_bench not true, BLOCKS it (the
-// message lists the fields the binary does write). Either way the stage stops and the sample
-// stays in the journal; it is never discarded or retried.
-//
-// Environmental invalidation, only by these predeclared conditions, read while the sample runs:
-//   - affinity: every thread's Cpus_allowed_list in /proc/<pid>/task/*/status is read back every
-//     20 ms and must be exactly the measured CPU;
-//   - competing load: over the window the sample was alive, the measured CPU's busy ticks in
-//     /proc/stat minus the sample's own utime+stime (/proc/<pid>/stat) must not exceed
-//     max(10% of the window, 30 ms), the floor being three ticks of /proc/stat's resolution;
-//   - telemetry: a thermal_throttle counter of the measured CPU that rises during the sample.
-//     Frequency and temperature are recorded where /sys has them and checked per session
-//     (frequency floor, frequency/ratio confounding); where /sys has none the result says
-//     "telemetry unavailable", never "ok".
-//
-// An invalidated pair is recorded with both members and the reason, and rerun complete in the
-// same order after a backoff (250 ms, doubling to 8 s) that lets a burst of load pass. Ten
-// invalidations of one pair in one session block the row as measured on an unfit node; the
-// campaign can be resumed later.
-//
-// kvparity's own threads are moved off the measured CPU before every sample (sched_setaffinity
-// on every thread in /proc/self/task) and get their mask back when the stage ends. On a
-// machine with a single usable CPU there is nowhere to move them: kvparity then shares the CPU
-// with the sample, its monitor sleeping between 20 ms polls, its CPU time counting as competing
-// load, and the result carries that as a caveat.
-//
-// Resume: the journal holds every process (run_start/run_end), every valid pair (perf_pair),
-// every invalidation (perf_invalidated) and the result (perf_result), keyed by the artifact
-// generations measured. A killed or stopped campaign resumes at the next unfinished pair; a pair
-// cut short is recorded as interrupted and rerun complete. A decided series is republished,
-// never rerun.
+// Protocol stage 7, the paired performance gate: checksums, the footprint gate, the balanced
+// schedule, warmups, the pairs, stats.Analyze, in that order. docs/guide.md's "How the
+// performance stage runs" says what fails, blocks or invalidates a sample and how a stopped
+// stage resumes; the code below keeps those rules where they apply.
 
 // A perfRun is one run of the stage over one series.
 type perfRun struct {

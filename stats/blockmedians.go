@@ -9,50 +9,16 @@ import (
 )
 
 // The dependence-aware bound (protocol stage 7, step 5: "report INCONCLUSIVE or use a
-// predeclared dependence-aware method").
-//
-// Why this method. The order-statistic gate is the sign test: X(24) > T ⇔ K = #{r_i ≤ T} ≤ 23.
-// Its level rests on the signs 1{r_i ≤ m} being independent fair coins. Under serial
-// dependence they are still fair but correlated, so K spreads more than Bin(n, ½) and the
-// exact bounds undercover (0.914 at AR(1) φ = 0.3; Gastwirth & Rubin 1975 derive
-// the same inflation of the sign test). The remedy of simulation output analysis is batching
-// (Conway 1963; Schmeiser 1982), which Heidelberger & Lewis (1984) carried over to quantiles:
-// split the series into b non-overlapping blocks long enough that the blocks are nearly
-// independent, take each block's median, and apply the exact distribution-free sign-test
-// bounds to the b block medians. Each block median has median m when the series' median is m
-// and the block length is odd — P(median of an odd block ≤ m) = P(Bin(L, ½) ≥ (L+1)/2) = ½
-// for independent values whatever their distribution, and nearly so inside a dependent block —
-// so the bounds keep the marginal-free guarantee of the order statistics, with b in place of n.
-//
-// The block length is the data's: the Politis & White (2004) automatic length of the circular
-// block bootstrap, with the correction of Patton, Politis & White (2009), rounded up to an odd
-// number of at least 3 and capped so that at least as many blocks remain as the confidence
-// needs (5 for a one-sided 95% bound, as 2⁻⁵ ≤ 0.05; 6 when n is even, since an even number
-// of odd blocks is what covers an even n). Every pair is in a block: none is dropped.
-//
-// Why not the others the literature offers (the study in dependence_study_test.go measured all
-// of them at n = 60): the circular moving-block bootstrap percentile bound of the median with
-// the same data-driven length covers 0.89 at AR(1) φ = 0.6 and 0.91 at φ = 0.4 with t₃
-// innovations, where the battery breaches most; the self-normalized sign test (Lobato 2001;
-// Shao 2010), which needs no bandwidth, covers 0.94 at φ = 0.6; subsampling (Politis, Romano
-// & Wolf 1999) needs b ≪ n values per subsample and a rate estimate, too few at n = 60. Block
-// medians held their one-sided 95% in every dependent case of the study (lowest 0.958, at
-// φ = 0.6; FAIL at the threshold ≤ 0.037; no FAIL at a true ratio of 1.00). The price is power:
-// with 6–12 blocks the bounds are the extreme or next-to-extreme block medians, so a decision
-// needs a clearer margin from the threshold than the exact 60-pair bounds do.
-//
-// References: J. L. Gastwirth, H. Rubin, "The behavior of robust estimators on dependent
-// data", Ann. Statist. 3 (1975) 1070–1100; R. W. Conway, "Some tactical problems in digital
-// simulation", Management Sci. 10 (1963) 47–61; B. Schmeiser, "Batch size effects in the
-// analysis of simulation output", Oper. Res. 30 (1982) 556–568; P. Heidelberger, P. A. W.
-// Lewis, "Quantile estimation in dependent sequences", Oper. Res. 32 (1984) 185–209;
-// D. N. Politis, H. White, "Automatic block-length selection for the dependent bootstrap",
-// Econometric Rev. 23 (2004) 53–70; A. Patton, D. N. Politis, H. White, "Correction to
-// 'Automatic block-length selection for the dependent bootstrap'", Econometric Rev. 28 (2009)
-// 372–375; I. N. Lobato, "Testing that a dependent process is uncorrelated", JASA 96 (2001)
-// 1066–1076; X. Shao, "A self-normalized approach to confidence interval construction in time
-// series", JRSS B 72 (2010) 343–366; D. N. Politis, J. P. Romano, M. Wolf, Subsampling,
-// Springer (1999).
+// predeclared dependence-aware method") is batching applied to quantiles (Heidelberger & Lewis
+// 1984): the series is cut into b consecutive blocks of an odd length L and the exact sign-test
+// bounds are applied to the b block medians. An odd block's median is ≤ m with probability
+// P(Bin(L, ½) ≥ (L+1)/2) = ½ for independent values, and nearly so inside a dependent block, so
+// the bounds keep the order statistics' distribution-free guarantee with b in place of n. L is
+// the Politis & White (2004) automatic block length with the Patton, Politis & White (2009)
+// correction, rounded up to odd, at least 3, and capped so that enough blocks remain (5 for a
+// one-sided 95% bound, as 2⁻⁵ ≤ 0.05; 6 when n is even); every pair is in a block. Why this
+// method rather than the block bootstrap, the self-normalized sign test or subsampling, with
+// the study's figures and the references: docs/guide.md's "The dependence-aware method".
 
 // A DependenceMethod is what the gate does when the dependence battery breaches, fixed in the
 // row before any sample (the row's [perf] dependence_method).
