@@ -27,8 +27,8 @@ func buildSpec(spec ArmSpec) (build.Spec, error) {
 	if err != nil {
 		return build.Spec{}, err
 	}
-	bs := build.Spec{Kind: string(src.Kind), Crate: src.Crate, Version: src.Version, Repo: src.Repo, Commit: src.Commit,
-		Features: spec.Features}
+	bs := src
+	bs.Features = spec.Features
 	if spec.Variant != "" {
 		if bs.Slowdown, err = build.ParseVariant(spec.Variant); err != nil {
 			return build.Spec{}, err
@@ -104,4 +104,33 @@ func extensionPatch(dir string, builds map[Arm]build.Info) (*DeterminismPatch, e
 // diff), relative to the campaign.
 func ExtensionPatchCopy(arm Arm) string {
 	return filepath.Join(layout.DirPatch, string(arm)+"-timing-extension.patch")
+}
+
+// pinBuilt pins an arm's build as generation gen: the binary, how it was built, the revision
+// it is (a ref's commit, a worktree's base and snapshot), and a worktree's diff against its
+// base commit, copied into the campaign so the report shows what was measured.
+func pinBuilt(dir string, arm Arm, gen int, spec ArmSpec, info build.Info) (PinnedArtifact, error) {
+	p, err := pinArtifact(dir, arm, gen, spec, info.Binary)
+	if err != nil {
+		return p, err
+	}
+	p.Build = &info
+	if spec.Revision == "" {
+		p.Revision = info.Revision()
+	}
+	if info.WorktreeDiff != "" {
+		b, err := os.ReadFile(info.WorktreeDiff)
+		if err != nil {
+			return p, fmt.Errorf("pin %s: the worktree diff of its build: %w", arm, err)
+		}
+		rel := filepath.Join(layout.DirSources, fmt.Sprintf("%s-g%d-worktree.diff", arm, gen))
+		if err := os.MkdirAll(filepath.Join(dir, layout.DirSources), 0o755); err != nil {
+			return p, err
+		}
+		if err := atomicfile.WriteIn(dir, filepath.Join(dir, rel), b, 0o644); err != nil {
+			return p, err
+		}
+		p.SourceDiff = rel
+	}
+	return p, nil
 }

@@ -40,6 +40,9 @@ type PinnedArtifact struct {
 	Stale    bool      `json:"stale,omitempty"`
 	// Build is how kvparity built it, for an arm named by source (nil for a given binary).
 	Build *build.Info `json:"build,omitempty"`
+	// SourceDiff is a worktree arm's diff against its base commit (relative to the campaign):
+	// exactly the uncommitted change this generation measured.
+	SourceDiff string `json:"source_diff,omitempty"`
 }
 
 // Info converts to the workbench's view (Path made absolute against dir).

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"kvparity/engine/build"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
@@ -275,16 +274,15 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		}
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
-		src := c.sourceOf(arm)
-		var bi *build.Info
+		var p PinnedArtifact
 		if info, ok := builds[arm]; ok {
-			src, bi = info.Binary, &info
+			p, err = pinBuilt(dir, arm, 1, row.Arm(arm), info)
+		} else {
+			p, err = pinArtifact(dir, arm, 1, row.Arm(arm), c.sourceOf(arm))
 		}
-		p, err := pinArtifact(dir, arm, 1, row.Arm(arm), src)
 		if err != nil {
 			return nil, err
 		}
-		p.Build = bi
 		c.addPin(p)
 	}
 	if err := writeJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
@@ -363,7 +361,7 @@ func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
 	journalPath := filepath.Join(dir, layout.FileJournal)
-	recs, err := ReadJournal(journalPath)
+	recs, _, err := ReadJournal(journalPath, RefuseDamage)
 	if err != nil {
 		return nil, err
 	}
@@ -388,10 +386,12 @@ func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 			return nil, err
 		}
 		os.Remove(filepath.Join(dir, layout.FileCreating)) // a creation killed after its journal was written
-		killRecordedStrays(dir, c.journal.Records(), c.warn)
-		undoRecordedIsolation(c.journal.Records(), c.warn)
 	}
 	h := FoldJournal(c.journal.Records(), row)
+	if c.readOnly == nil {
+		killRecordedStrays(dir, h.openRuns(), c.warn)
+		undoRecordedIsolation(h, c.warn)
+	}
 	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added
 	if len(c.pinned) != 2 {
 		c.journal.Close()

@@ -459,8 +459,8 @@ func (r *Row) WithBaseDir(dir string) {
 		if !a.Builtin() {
 			a.Binary = abs(a.Binary)
 		}
-		if src, err := ParseSource(a.Source); err == nil && src.Kind == SourceGit {
-			a.Source = src.withBaseDir(dir).String()
+		if src, err := ParseSource(a.Source); err == nil && src.Checkout() {
+			a.Source = src.WithBaseDir(dir).String()
 		}
 	}
 	if !r.Trace.Generated() && !r.Trace.FromCrate() {

@@ -9,6 +9,12 @@ func TestParseSource(t *testing.T) {
 	for in, want := range map[string]string{
 		"crate:dynamo-bench@1.6.1":                    "dynamo-bench@1.6.1",
 		"git:/src/dynamo@" + strings.Repeat("ab", 20): strings.Repeat("ab", 20),
+		"git:/src/dynamo@main":                        "main", // a ref: the campaign pins its commit
+		"git:../dynamo@v1.6.1":                        "v1.6.1",
+		"git:/src/dynamo@HEAD":                        "HEAD",
+		"git:/src/dynamo@abc123":                      "abc123",
+		"git:/src/dynamo@feature/router-tiebreak":     "feature/router-tiebreak",
+		"worktree:../dynamo":                          "worktree of ../dynamo",
 	} {
 		s, err := ParseSource(in)
 		if err != nil || s.Revision() != want || s.String() != in {
@@ -18,13 +24,19 @@ func TestParseSource(t *testing.T) {
 	for in, msg := range map[string]string{
 		"crate:dynamo-bench":            "crate:NAME@EXACT.VERSION",
 		"crate:dynamo-bench@^1.6":       "crate:NAME@EXACT.VERSION",
-		"git:/src/dynamo@main":          "never a branch",
-		"git:/src/dynamo@abc123":        "40 lowercase hex digits",
-		"/path/to/offline_replay_bench": "use crate:NAME@VERSION or git:PATH@COMMIT",
+		"git:/src/dynamo":               "git:PATH@REF (a branch, tag, HEAD, or a short or full commit SHA)",
+		"git:/src/dynamo@main..HEAD":    "git:PATH@REF",
+		"git:/src/dynamo@-x":            "git:PATH@REF",
+		"worktree:":                     "worktree:PATH",
+		"worktree:/src/dynamo@main":     "for a commit use git:PATH@REF",
+		"/path/to/offline_replay_bench": "use crate:NAME@VERSION, git:PATH@REF or worktree:PATH",
 	} {
 		if _, err := ParseSource(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: %v, want %q", in, err, msg)
 		}
+	}
+	if s, _ := ParseSource("worktree:rel/dynamo"); s.WithBaseDir("/rows").Repo != "/rows/rel/dynamo" {
+		t.Error("a worktree's relative path is not resolved against the row's folder")
 	}
 }
 

@@ -159,6 +159,18 @@ type Info struct {
 	VariantPatchSHA256 string `json:"variant_patch_sha256,omitempty"`
 }
 
+// Revision is the revision a build is: a worktree's base commit and snapshot, a commit, or
+// the published version.
+func (i Info) Revision() string {
+	switch {
+	case i.SnapshotSHA256 != "":
+		return fmt.Sprintf("worktree %.12s + snapshot %.12s", orNone(i.Commit), i.SnapshotSHA256)
+	case i.Commit != "":
+		return i.Commit
+	}
+	return i.Package + "@" + i.Version
+}
+
 // DefaultCache is where builds are kept when Options.Cache is empty.
 func DefaultCache() (string, error) {
 	if d := os.Getenv("KVPARITY_BUILD_CACHE"); d != "" {

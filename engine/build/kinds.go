@@ -7,12 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
 // A sourceKind is one way of obtaining the source tree a build compiles. Adding a kind (a
 // Python package, a container image) is one file implementing it plus one line in kinds.
 type sourceKind interface {
+	// parse reads what follows "KIND:" in a row's source key; errors say what a valid one
+	// looks like.
+	parse(whole, rest string) (Spec, error)
 	// resolve pins what s names to an immutable identity (a ref to its full commit, a
 	// working tree to the digest of its contents), filling s's resolved fields.
 	resolve(ctx context.Context, s *Spec) error
@@ -34,6 +38,53 @@ var kinds = map[string]sourceKind{
 // Kinds are the source kinds a row may name, for errors and help.
 func Kinds() []string { return []string{"crate", "git", "worktree"} }
 
+// ParseSpec reads a row's source key (KIND:REST) into the spec it names, without features.
+func ParseSpec(s string) (Spec, error) {
+	kind, rest, ok := strings.Cut(s, ":")
+	if k, known := kinds[kind]; ok && known {
+		return k.parse(s, rest)
+	}
+	return Spec{}, fmt.Errorf("%q: use crate:NAME@VERSION, git:PATH@REF or worktree:PATH", s)
+}
+
+// Revision is the identity a source names before it is built: the published version, the
+// commit or ref, the checkout whose working tree is built (its content is pinned by the build).
+func (s Spec) Revision() string {
+	switch s.Kind {
+	case "git":
+		if s.Commit != "" {
+			return s.Commit
+		}
+		return s.Ref
+	case "worktree":
+		return "worktree of " + s.Repo
+	}
+	return s.Crate + "@" + s.Version
+}
+
+// Checkout says the source is a developer's checkout (a path, resolved against the row's folder).
+func (s Spec) Checkout() bool {
+	k, ok := kinds[s.Kind]
+	return ok && k.checkout()
+}
+
+// WithBaseDir resolves a relative checkout path against the row file's folder.
+func (s Spec) WithBaseDir(dir string) Spec {
+	if s.Checkout() && !filepath.IsAbs(s.Repo) {
+		s.Repo = filepath.Join(dir, s.Repo)
+	}
+	return s
+}
+
+var (
+	crateName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	crateVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+	fullSHA      = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	// gitRef is what git accepts as a ref name or revision, roughly: no spaces, no "..", no
+	// leading '-', none of ~^:?*[\ (git rev-parse decides the rest when the campaign pins it).
+	gitRef = regexp.MustCompile(`^[^-\s~^:?*\[\\][^\s~^:?*\[\\]*$`)
+)
+
 func kindOf(s Spec) (sourceKind, error) {
 	k, ok := kinds[s.Kind]
 	if !ok {
@@ -46,7 +97,14 @@ func kindOf(s Spec) (sourceKind, error) {
 type crateKind struct{}
 
 func (crateKind) resolve(context.Context, *Spec) error { return nil } // the version is exact
-func (crateKind) checkout() bool                       { return false }
+func (crateKind) parse(whole, rest string) (Spec, error) {
+	name, version, ok := strings.Cut(rest, "@")
+	if !ok || !crateName.MatchString(name) || !crateVersion.MatchString(version) {
+		return Spec{}, fmt.Errorf("%q: a published crate is crate:NAME@EXACT.VERSION, e.g. crate:dynamo-bench@1.6.1", whole)
+	}
+	return Spec{Kind: "crate", Crate: name, Version: version}, nil
+}
+func (crateKind) checkout() bool { return false }
 func (crateKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info) error {
 	if s.Crate != BenchPackage {
 		return fmt.Errorf("source %s: the protocol's artifact is %s's %s, not a target of %s", s, BenchPackage, BenchTarget, s.Crate)
@@ -60,6 +118,18 @@ func (crateKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info
 type gitKind struct{}
 
 func (gitKind) checkout() bool { return true }
+
+func (gitKind) parse(whole, rest string) (Spec, error) {
+	i := strings.LastIndexByte(rest, '@')
+	if i <= 0 || !gitRef.MatchString(rest[i+1:]) || strings.Contains(rest[i+1:], "..") {
+		return Spec{}, fmt.Errorf("%q: a checkout's commit is git:PATH@REF (a branch, tag, HEAD, or a short or full commit SHA)", whole)
+	}
+	s := Spec{Kind: "git", Repo: rest[:i], Ref: rest[i+1:]}
+	if fullSHA.MatchString(s.Ref) {
+		s.Commit = s.Ref
+	}
+	return s, nil
+}
 
 func (gitKind) resolve(ctx context.Context, s *Spec) error {
 	if err := checkoutDir(s.Repo); err != nil {

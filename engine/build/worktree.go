@@ -25,6 +25,13 @@ type worktreeKind struct{}
 
 func (worktreeKind) checkout() bool { return true }
 
+func (worktreeKind) parse(whole, rest string) (Spec, error) {
+	if rest == "" || strings.Contains(rest, "@") {
+		return Spec{}, fmt.Errorf("%q: a working tree is worktree:PATH (the checkout as it is on disk; for a commit use git:PATH@REF)", whole)
+	}
+	return Spec{Kind: "worktree", Repo: rest}, nil
+}
+
 func (worktreeKind) resolve(ctx context.Context, s *Spec) error {
 	snap, err := snapshotWorktree(ctx, s.Repo)
 	if err != nil {

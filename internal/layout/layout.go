@@ -37,6 +37,7 @@ const (
 	DirRuns      = "runs"      // runs/<run id>/: one replay process's outputs
 	DirArtifacts = "artifacts" // the pinned copies of the binaries
 	DirPatch     = "patch"     // the row's declared determinism patch, copied
+	DirSources   = "sources"   // a worktree arm's diff against its base commit, per generation
 	DirPerf      = "perf"      // the performance exports: every sample, ratio and bound
 	DirDiffs     = "diffs"     // the report's focused diffs of mismatching canonical reports
 	DirPlots     = "plots"     // the report's plots as images (SVG and PNG)
