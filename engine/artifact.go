@@ -49,7 +49,7 @@ type PinnedArtifact struct {
 func (p PinnedArtifact) Info(dir string) ArtifactInfo {
 	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
 		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, Stale: p.Stale,
-		Build: p.Build}
+		Build: p.Build, SourceDiff: p.SourceDiff}
 }
 
 func (p PinnedArtifact) sourceLabel() string {

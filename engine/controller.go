@@ -78,4 +78,6 @@ type ArtifactInfo struct {
 	Stale    bool  // the source changed after pinning
 	// Build is how kvparity built it from the arm's source (nil for a given binary).
 	Build *build.Info `json:",omitempty"`
+	// SourceDiff is a worktree arm's diff against its base commit, relative to the campaign.
+	SourceDiff string `json:",omitempty"`
 }

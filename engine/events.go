@@ -243,3 +243,4 @@ func (ArtifactChanged) event()   {}
 func (RowBlocked) event()        {}
 func (StageStarted) event()      {}
 func (StageStopped) event()      {}
+func (BuildProgress) event()     {} // watch mode rebuilding a checkout arm

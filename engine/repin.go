@@ -64,17 +64,20 @@ func (c *Campaign) repin(arm Arm) (PinnedArtifact, error) {
 	if err != nil {
 		return np, err
 	}
+	return np, c.recordPin(np)
+}
+
+// recordPin adds a new generation to the campaign: artifacts.json and the journal.
+func (c *Campaign) recordPin(np PinnedArtifact) error {
 	c.addPin(np)
 	c.mu.Lock()
 	pins := append([]PinnedArtifact(nil), c.pins...)
 	c.mu.Unlock()
 	if err := writeJSONFile(filepath.Join(c.dir, layout.FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
-		return np, err
+		return err
 	}
-	if _, err := c.journal.Append(Record{Type: RecPinned, Arm: arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)}); err != nil {
-		return np, err
-	}
-	return np, nil
+	_, err := c.journal.Append(Record{Type: RecPinned, Arm: np.Arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)})
+	return err
 }
 
 // prepareArms re-pins any arm whose source changed and verifies every pinned copy and the

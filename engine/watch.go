@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"kvparity/engine/build"
 	"kvparity/internal/digest"
 )
 
@@ -19,9 +20,10 @@ import (
 // Folders are watched rather than files because builds usually replace a binary by rename.
 
 type watcher struct {
-	fs     *fsnotify.Watcher
-	cancel context.CancelFunc
-	done   chan struct{}
+	fs       *fsnotify.Watcher
+	cancel   context.CancelFunc
+	done     chan struct{}
+	checkout sync.WaitGroup // the candidate's checkout follower (watch_checkout.go)
 }
 
 // Watching reports whether watch mode is on.
@@ -62,7 +64,17 @@ func (c *Campaign) SetWatch(on bool) error {
 		return err
 	}
 	targets := map[string]Arm{} // absolute path -> arm ("" for the row file)
+	var checkout *build.Spec    // the candidate's checkout, followed instead of its binary
 	for _, arm := range []Arm{Baseline, Candidate} {
+		spec := c.row.Arm(arm)
+		if spec.FromSource() {
+			// A built arm's binary lives in the build cache and never changes: the candidate's
+			// checkout is what moves; a published crate and the baseline stay as pinned.
+			if src, err := buildSpec(spec); err == nil && arm == Candidate && src.Checkout() {
+				checkout = &src
+			}
+			continue
+		}
 		if p := c.Pinned(arm); !p.Builtin {
 			targets[p.Source] = arm
 		}
@@ -96,6 +108,13 @@ func (c *Campaign) SetWatch(on bool) error {
 		rowSum, _ = digest.File(c.opts.RowPath)
 	}
 	go c.watchLoop(ctx, w, targets, rowSum)
+	if checkout != nil {
+		w.checkout.Add(1)
+		go func() {
+			defer w.checkout.Done()
+			c.followCheckout(ctx, Candidate, *checkout)
+		}()
+	}
 	return nil
 }
 
@@ -103,6 +122,7 @@ func (w *watcher) stop() {
 	w.cancel()
 	w.fs.Close()
 	<-w.done
+	w.checkout.Wait()
 }
 
 // watchLoop debounces file events per target and acts on each settled change.

@@ -152,6 +152,17 @@ func (gitKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info) 
 	return fetchGit(ctx, work, dst, s.Repo, s.Commit)
 }
 
+// Resolve pins what s names now: a ref's commit, a working tree's base commit and content
+// digest (Commit and Snapshot). Watch mode compares it with the pinned build.
+func Resolve(ctx context.Context, s Spec) (Spec, error) {
+	k, err := kindOf(s)
+	if err != nil {
+		return s, err
+	}
+	err = k.resolve(ctx, &s)
+	return s, err
+}
+
 // ResolveRef names the full commit SHA a ref of repo points to now (a branch, tag, HEAD, a
 // short or full SHA).
 func ResolveRef(ctx context.Context, repo, ref string) (string, error) {
