@@ -12,10 +12,12 @@ import (
 	"testing"
 )
 
-// rooms is DESIGN's package picture ("Packages (one room each; arrows are the only imports
-// allowed)"): for each room, the kvparity packages its non-test files may import, and whether
-// it may import anything outside the standard library. A room "x/*" covers x's subpackages.
-// Change this table and DESIGN together.
+// rooms is the package picture, and its source of truth (one room each; arrows are the only
+// imports allowed): for each room, the kvparity packages its non-test files may import, and
+// whether it may import anything outside the standard library. A room "x/*" covers x's
+// subpackages. arrowWhy says why each arrow exists, and each package's doc comment says it
+// again in its own words (TestPackageDocsSayWhyTheyImport); DESIGN's picture follows this
+// table.
 var rooms = map[string]struct {
 	may     []string
 	stdOnly bool
@@ -40,6 +42,81 @@ var rooms = map[string]struct {
 	"internal/*":          {may: []string{"internal/*"}, stdOnly: true},
 	"mocker":              {may: []string{"report", "internal/*"}},
 	"scripts/*":           {stdOnly: true}, // tools run by hand (go run ./scripts/census): no arrow into the product
+}
+
+// arrowWhy is why each arrow of rooms exists, "room -> target": what the room takes from the
+// room it imports. An arrow without a reason, or a reason without an arrow, fails
+// TestEveryArrowSaysWhy.
+var arrowWhy = map[string]string{
+	"kvparity -> *": "the commands wire the rooms together: each cmd_*.go parses flags and calls the room that does the work",
+
+	"headless -> engine":         "runs the campaign's stages and prints their events as progress",
+	"headless -> campaignreport": "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
+	"headless -> verdict":        "the run's document and exit statuses",
+
+	"ui -> engine":              "the workbench drives an engine Campaign (the Controller seam) and shows its events",
+	"ui -> diffview":            "the diff slot names the sides and ids of the diff the pane shows",
+	"ui -> stats":               "allowed for the perf figures; the panes under ui/* use it today",
+	"ui -> report":              "allowed for lifecycle evidence; the panes under ui/* use it today",
+	"ui -> verdict":             "the header's and status line's words and tones",
+	"ui -> ui/*":                "the panes, keys, theme and text helpers the workbench composes",
+	"ui -> internal/atomicfile": "ui-state.json is written atomically",
+
+	"ui/diffpane -> diffview": "the diff pane shows a diffview.Diff and drafts its exception records",
+	"ui/diffpane -> ui/keys":  "its bindings are the workbench's",
+	"ui/diffpane -> ui/pane":  "it embeds the common pane Base (box, focus, styles)",
+	"ui/diffpane -> ui/theme": "the workbench's palette",
+	"ui/diffpane -> verdict":  "the semantic verdict of the diff it shows",
+
+	"ui/* -> engine":        "a pane shows engine events and records (runs, stages, artifacts, progress)",
+	"ui/* -> engine/matrix": "ui/matrixview shows matrix.RowStatus",
+	"ui/* -> diffview":      "ui/pressure names the sides of a diff",
+	"ui/* -> stats":         "ui/perf shows the gate's bounds and battery",
+	"ui/* -> report":        "ui/lifecycle and ui/pressure show a run's lifecycle evidence",
+	"ui/* -> verdict":       "words and their tones",
+	"ui/* -> ui/*":          "a pane embeds ui/pane and uses ui/keys, ui/theme and ui/text",
+
+	"diffview -> report":     "the canonical profile (exclusions, unordered arrays) the diff applies",
+	"diffview -> verdict":    "the semantic verdict of a diff against exception records",
+	"diffview -> internal/*": "jsonscan tapes, JSON pointers, the campaign's file names, atomic writes of exceptions.jsonl",
+
+	"diffview/difftest -> internal/*": "edits fixtures by JSON pointer",
+
+	"diffview/internal/* -> diffview":          "the corpus and tools measure diffview's diff and diagnosis",
+	"diffview/internal/* -> diffview/difftest": "benchdiff perturbs reports with the fixtures' pointer edits",
+	"diffview/internal/* -> report":            "the corpus canonicalises the reports it mutates",
+	"diffview/internal/* -> internal/*":        "JSON pointers",
+
+	"engine -> engine/build":   "builds the arms that name a source (stage 1)",
+	"engine -> engine/profile": "parses stage 7's profiles and symbol tables",
+	"engine -> report":         "canonicalises a run's report and reads its lifecycle evidence and trace window",
+	"engine -> stats":          "the paired performance gate's schedule and analysis",
+	"engine -> verdict":        "the words every stage decides in",
+	"engine -> internal/*":     "atomic files, digests, the campaign's file names, pointers, process groups",
+
+	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
+
+	"engine/matrix -> engine":     "rows, and each row's journal followed and folded by engine",
+	"engine/matrix -> verdict":    "the rows' verdicts combined into the matrix's",
+	"engine/matrix -> internal/*": "atomic files, digests, file names, local rows in their own process groups",
+
+	"campaignreport -> engine":        "everything the campaign recorded: journal, history, summary, artifacts",
+	"campaignreport -> engine/matrix": "the matrix report's rows",
+	"campaignreport -> diffview":      "the focused diff and exception coverage of the semantic verdict",
+	"campaignreport -> stats":         "the perf figures and their method",
+	"campaignreport -> report":        "lifecycle evidence and product metrics of the kept reports",
+	"campaignreport -> verdict":       "Decide: stage 8's one computation of the verdicts",
+	"campaignreport -> internal/*":    "atomic writes of the report files, the campaign's file names",
+
+	"report -> verdict":    "allowed; not used today",
+	"report -> internal/*": "jsonscan reads reports, pointer names their fields",
+
+	"stats -> verdict": "the gate decides in the verdict words",
+
+	"internal/* -> internal/*": "jsonscan names positions with pointer",
+
+	"mocker -> report":     "reads the Mooncake trace and writes JSON strings as the canonical profile does",
+	"mocker -> internal/*": "allowed; not used today",
 }
 
 // plotPackages draw the campaign report's plots/ (gonum.org/v1/plot).
@@ -141,6 +218,26 @@ func moduleGraph(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	return graph
+}
+
+// TestEveryArrowSaysWhy: the rooms table is the picture's source of truth, so every arrow in it
+// says why it exists.
+func TestEveryArrowSaysWhy(t *testing.T) {
+	arrows := map[string]bool{}
+	for r, rule := range rooms {
+		for _, to := range rule.may {
+			a := r + " -> " + to
+			arrows[a] = true
+			if strings.TrimSpace(arrowWhy[a]) == "" {
+				t.Errorf("arrow %s has no reason in arrowWhy", a)
+			}
+		}
+	}
+	for a := range arrowWhy {
+		if !arrows[a] {
+			t.Errorf("arrowWhy explains %s, which is not an arrow of rooms", a)
+		}
+	}
 }
 
 // TestImportsFollowTheRooms holds DESIGN's arrows: no package imports a room it may not, and the

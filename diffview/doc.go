@@ -1,7 +1,12 @@
 // Package diffview compares two canonical reports field by field, finds the first divergence
 // in virtual time, diagnoses the signature of a nondeterminism leak or semantic change, keeps
 // semantic-exception records, and prints the headless diff (kvparity diff). It links no TUI:
-// the Bubble Tea diff pane is package diffview/pane.
+// the Bubble Tea diff pane is package ui/diffpane.
+//
+// It imports report for the canonical profile the diff applies, verdict for the semantic
+// verdict, internal/jsonscan for the tapes it walks, internal/pointer for the pointers it
+// names, internal/layout for the campaign's file names and internal/atomicfile to write
+// exceptions.jsonl.
 //
 // # Diff
 //

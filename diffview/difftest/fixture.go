@@ -1,5 +1,5 @@
 // Package difftest builds hand-made canonical reports (schema dynamo.offline-replay.v1) for
-// diffview's tests and benchmarks, and edits them by JSON pointer.
+// diffview's tests and benchmarks, and edits them by JSON pointer (internal/pointer).
 package difftest
 
 import (

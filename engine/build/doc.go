@@ -8,6 +8,9 @@
 // when its record equals the requested build and its files are inside it with their
 // checksums, else it is rebuilt with a warning.
 //
+// It imports internal/atomicfile for the cache's entries, internal/digest for the checksums
+// and internal/procgroup to run cargo and git in their own process groups.
+//
 //	build.go      Build, Options, Info, Progress
 //	cache.go      the cache: its key, and the checks a cached entry must pass to be used
 //	env.go        the build's environment: what kvparity sets, what it inherits and records

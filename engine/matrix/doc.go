@@ -7,6 +7,9 @@
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
 // campaign report's computation) and Options.Report (campaignreport's matrix.json and
 // matrix.md writer) are injected by main, so this package needs nothing above the engine.
+// It imports engine for rows and the rows' journals, verdict to combine the rows' verdicts,
+// internal/layout for file names, internal/atomicfile and internal/digest for jobs.json and
+// the staged binary, and internal/procgroup to run local rows in their own process groups.
 //
 // # Layout
 //

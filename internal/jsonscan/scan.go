@@ -6,7 +6,8 @@
 //
 // The grammar is RFC 8259's, strictly: UTF-8 only, no raw control characters in strings, no
 // lone surrogates, numbers without leading zeros, nesting at most MaxDepth levels. Errors are
-// *Error values that carry the byte offset and the RFC 6901 pointer of the offending value.
+// *Error values that carry the byte offset and the RFC 6901 pointer of the offending value
+// (internal/pointer spells it).
 //
 // Report's canonicalizer walks the tape to sort and re-emit records; diffview walks two tapes
 // in lockstep to diff reports; Find follows a pointer through a document scanning only what it

@@ -6,6 +6,8 @@
 //
 // Edits touch every 100th request (by position): one timestamp shifted by 0.123076 ms and
 // the decode routing worker flipped, so both tools must report leaf paths, not whole records.
+// It imports diffview/difftest for those pointer edits and internal/pointer to compare the two
+// tools' paths.
 package main
 
 import (

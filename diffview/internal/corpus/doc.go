@@ -1,6 +1,8 @@
 // Package corpus makes and scores the diagnosis corpus (issue 15): pairs of canonical replay
 // reports (schema dynamo.offline-replay.v1) whose difference has a known cause, so that the
 // first divergence and the diagnosis of package diffview can be measured, family by family.
+// It imports report to canonicalise the reports it mutates and internal/pointer to name the
+// fields it edits.
 //
 // # Cases
 //
