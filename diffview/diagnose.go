@@ -23,6 +23,7 @@ type Signature struct {
 	// preceded by other differences): a cause found for those leads it.
 	consequence bool
 	flipAt      float64 // a cascade's first flipped decision
+	flipMoved   bool    // and that decision was taken at another instant in each run
 	leads       bool    // the cause at the first divergence that explains the rest (earlyTiming)
 	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
 }

@@ -323,6 +323,9 @@ func detectCascade(d *Diff) *Signature {
 		return nil
 	}
 	c := d.Changes[first]
+	// A decision taken at another instant in B than in A is no flip at that instant: the
+	// request reached the decision otherwise timed, and the timing is the earlier cause.
+	movedA, movedB, moved := d.decisionTimes(&c)
 	after, before, config := 0, 0, 0
 	reqs := map[string]bool{}
 	for i := range d.Changes {
@@ -355,6 +358,9 @@ func detectCascade(d *Diff) *Signature {
 	if before > 0 {
 		ev = append(ev, fmt.Sprintf("%d difference(s) precede it: the flip itself has an earlier cause", before))
 	}
+	if moved {
+		ev = append(ev, fmt.Sprintf("the decision itself was taken at t=%s ms in A and t=%s ms in B: the request reached it otherwise timed, so the flip follows a moved time", fmtMs(movedA), fmtMs(movedB)))
+	}
 	switch {
 	case config > 0 && d.configSchemaOnly():
 		ev = append(ev, fmt.Sprintf("%d metadata member(s) differ before virtual time 0: the configuration laid out another way, no setting differs (see the schema-change signature)", config))
@@ -378,5 +384,45 @@ func detectCascade(d *Diff) *Signature {
 			ev = append(ev, s+": identical candidates visited in another order (map iteration or unsorted candidates)")
 		}
 	}
-	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0, flipAt: ft}
+	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0 || moved, flipAt: ft, flipMoved: moved}
+}
+
+// decisionTimes are the instants of the decision change c belongs to in A and in B (a record's
+// placement at its hand-off instants, or its arrival; a routing decision at its queue entry,
+// its decode hand-off or its arrival), and whether both are known and differ.
+func (d *Diff) decisionTimes(c *Change) (ta, tb float64, moved bool) {
+	segs := splitPointer(c.Pointer)
+	if c.IndexA < 0 || c.IndexB < 0 || len(segs) < 3 || segs[0] != "per_request" {
+		return 0, 0, false
+	}
+	keys := []string{"arrival_time_ms"}
+	switch f := segs[2]; {
+	case f == "routing_history" && len(segs) >= 4:
+		k, _ := strconv.Atoi(segs[3])
+		a, aok := d.docA.elementMember(c.IndexA, f, k, "queue_entered_at_ms")
+		b, bok := d.docB.elementMember(c.IndexB, f, k, "queue_entered_at_ms")
+		if aok && bok {
+			return sideTimes(a, b)
+		}
+		if _, _, pool := d.elemField(c, f, k, "pool"); strings.Trim(pool, `"`) == "decode" {
+			keys = derivedFrom["decode_worker_idx"]
+		}
+	case derivedFrom[f] != nil:
+		keys = append(slices.Clone(derivedFrom[f]), keys...)
+	}
+	for _, k := range keys {
+		a, aok := d.docA.field(c.IndexA, k)
+		b, bok := d.docB.field(c.IndexB, k)
+		if aok && bok && a != "null" && b != "null" {
+			return sideTimes(a, b)
+		}
+	}
+	return 0, 0, false
+}
+
+// sideTimes reads two instants and says they differ.
+func sideTimes(a, b string) (float64, float64, bool) {
+	x, okx := parseNum(a)
+	y, oky := parseNum(b)
+	return x, y, okx && oky && x != y
 }

@@ -51,7 +51,9 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		t, ok, _ := d.eventAt(i)
-		if math.IsInf(t, -1) || (ok && t >= flipAt) || (!ok && cascade != nil) || c.Kind != Changed || d.schemaPointer(c) {
+		// (a flip taken at another instant: the values moved at its instant are before it)
+		atFlip := ok && t == flipAt && cascade != nil && cascade.flipMoved
+		if math.IsInf(t, -1) || (ok && t >= flipAt && !atFlip) || (!ok && cascade != nil) || c.Kind != Changed || d.schemaPointer(c) {
 			continue // (with no decision differing, untimed run-level values follow the moved ones)
 		}
 		k := lastSeg(c.Pointer)
@@ -79,7 +81,11 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	}
 	ev := []string{fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", lastSeg(c.Pointer), who, fmtMs(ft), c.A, c.B)}
 	if cascade != nil {
-		ev = append(ev, fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", n, fmtMs(flipAt), countList(fields)),
+		at := "before"
+		if cascade.flipMoved {
+			at = "by"
+		}
+		ev = append(ev, fmt.Sprintf("%d value(s) moved %s t=%s ms, where the first decision differs (fields: %s)", n, at, fmtMs(flipAt), countList(fields)),
 			"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it")
 	} else {
 		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", n, countList(fields)),
