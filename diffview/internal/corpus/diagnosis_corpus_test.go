@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,6 +258,84 @@ func releaseBases(t *testing.T, dir string) []corpus.Base {
 	return out
 }
 
+// releaseVersions are the published releases the release families replay (the venvs of
+// scripts/release-venvs.sh), older first.
+var releaseVersions = []string{"1.3.1", "1.4.0"}
+
+// releaseVenvsReady says both venvs are made (CI must have them: .ci/run makes them).
+func releaseVenvsReady(t *testing.T) bool {
+	home, _ := os.UserHomeDir()
+	for _, v := range releaseVersions {
+		if _, err := os.Stat(filepath.Join(home, ".cache", "kvparity", "venv-"+v, "ready")); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI makes the release venvs (.ci/run: bash scripts/release-venvs.sh), but ai-dynamo %s is not ready: %v", v, err)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// releasePairCases replays the release-pair family's runs the generator draws from seed
+// (corpus.ReleaseReplays: 16 runs of 300 requests, two at a time) and makes its cases.
+func releasePairCases(t *testing.T, dir string, seed int64) []corpus.Case {
+	if !releaseVenvsReady(t) {
+		t.Log("ai-dynamo not installed (bash scripts/release-venvs.sh): the release-pair family has no case")
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	runs := corpus.ReleaseReplays(seed, releaseVersions)
+	records := make([][]byte, len(runs))
+	errs := make([]error, len(runs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				records[i], errs[i] = replayRelease(filepath.Join(home, ".cache", "kvparity", "venv-"+runs[i].Version), dir, runs[i])
+			}
+		}()
+	}
+	for _, r := range runs {
+		if r.Rep == 1 && r.Version == releaseVersions[0] { // one window per configuration, before the replays read it
+			window(t, dir, corpusBase{name: r.Config, trace: r.Trace, offset: r.Offset, count: r.Count})
+		}
+	}
+	for i := range runs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	byName := map[string][]byte{}
+	for i, r := range runs {
+		if errs[i] != nil {
+			t.Fatalf("%s: %v", r.Name, errs[i])
+		}
+		byName[r.Name] = records[i]
+	}
+	return corpus.ReleasePairs(runs, byName)
+}
+
+// replayRelease runs one release replay on its config's trace window in dir and returns its
+// --report-jsonl records.
+func replayRelease(venv, dir string, r corpus.ReleaseReplay) ([]byte, error) {
+	records := filepath.Join(dir, r.Name+".records.jsonl")
+	args := append([]string{"-m", "dynamo.replay"}, r.Args...)
+	args = append(args, "--report-json", filepath.Join(dir, r.Name+".summary.json"), "--report-jsonl", records,
+		filepath.Join(dir, r.Config+".trace.jsonl"))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := procgroup.Command(ctx, filepath.Join(venv, "bin", "python"), args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("dynamo.replay: %v\n%s", err, tail(stderr.String(), 2000))
+	}
+	return os.ReadFile(records)
+}
+
 // tail is the last n bytes of s.
 func tail(s string, n int) string { return s[max(0, len(s)-n):] }
 
@@ -275,7 +355,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 			t.Fatalf("KVPARITY_CORPUS_SEED=%q: %v", v, err)
 		}
 	}
-	cases := corpus.Generate(bases, seed)
+	cases := append(corpus.Generate(bases, seed), releasePairCases(t, t.TempDir(), seed)...)
 	for _, p := range corpus.Problems(cases) {
 		t.Errorf("generator: %s", p)
 	}
@@ -313,7 +393,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 			tally, ok = table.Total, true
 		}
 		if !ok || tally.Cases == 0 {
-			if fl.family == "release" && os.Getenv("CI") != "true" && !hasRelease(bases) {
+			if (fl.family == "release" || fl.family == corpus.ReleaseFamily) && os.Getenv("CI") != "true" && !hasRelease(bases) {
 				continue // (no release venvs here: releaseBases said so)
 			}
 			t.Errorf("%s: family %q has no cases", corpusFloor, fl.family)

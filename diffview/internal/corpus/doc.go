@@ -43,6 +43,13 @@
 //	                     this family's mutators apply to it): a placement tie of equal outcome,
 //	                     a field added to every record or renamed (schema-change), the records
 //	                     written in another order (equal), uuids drawn anew
+//	release-pair         no mutation: two real release replays (ReleaseReplays draws the runs,
+//	                     the caller replays them, ReleasePairs pairs them): a version against
+//	                     itself and 1.3.1 against 1.4.0, both topologies and both routers; the
+//	                     truth is read off the runs (records paired by arrival and input
+//	                     length, one side's members passed over, the earliest differing
+//	                     history value names the cause: a placement both runs made at that
+//	                     instant a cascade or a tie, a moved time the timing model's)
 //
 // # Truth
 //

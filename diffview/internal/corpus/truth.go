@@ -51,7 +51,11 @@ func (f *First) at() float64 {
 // configuration, then values with no virtual time); at one instant the decision before its
 // consequences, then document order. Events lists every event at that instant. nil: equal.
 func firstOf(a, b *Report, rename map[string]string) *First {
-	leaves := diffLeaves(a, b, rename)
+	return firstOfLeaves(diffLeaves(a, b, rename), a, b)
+}
+
+// firstOfLeaves is firstOf over the differing leaves given.
+func firstOfLeaves(leaves []leaf, a, b *Report) *First {
 	if len(leaves) == 0 {
 		return nil
 	}
