@@ -11,6 +11,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/determinism"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -63,7 +64,7 @@ func (m *Model) onActionDone(msg actionDoneMsg) {
 			m.say("watch mode off")
 		}
 	case msg.saved != "":
-		m.say("report written: " + msg.saved + " · o opens it in $PAGER")
+		m.say("report written: " + msg.saved + " · " + keys.Name(m.keys.OpenReport) + " opens it in $PAGER")
 	}
 	if msg.err != nil && msg.watch != nil {
 		m.watching = *msg.watch
@@ -118,7 +119,7 @@ func pagerArgv(env string) []string {
 func (m *Model) openReport() tea.Cmd {
 	path := filepath.Join(m.dir, "report.md")
 	if _, err := os.Stat(path); err != nil {
-		m.say("no report.md in " + m.dir + " yet: s writes it")
+		m.say("no report.md in " + m.dir + " yet: " + keys.Name(m.keys.SaveReport) + " writes it")
 		return nil
 	}
 	argv := pagerArgv(os.Getenv("PAGER"))
@@ -197,7 +198,7 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 func (m *Model) openDiff() tea.Cmd {
 	sel, ok := m.det.Selected()
 	if !ok {
-		m.say("nothing to diff yet: start the determinism stage with g")
+		m.say("nothing to diff yet: start the determinism stage with " + keys.Name(m.keys.StartDeterminism))
 		return nil
 	}
 	a, b, same, err := diffPair(m.det.Repetitions(), sel)
@@ -260,6 +261,6 @@ func (m *Model) focusDisagreement(v engine.StageVerdict) tea.Cmd {
 	m.layout()
 	var cmd tea.Cmd
 	m.diff, cmd = m.diff.Open(a, b)
-	m.logp.Note(fmt.Sprintf("the diff pane shows %s vs %s (tab leaves it)", a.Label, b.Label))
+	m.logp.Note(fmt.Sprintf("the diff pane shows %s vs %s (%s leaves it)", a.Label, b.Label, keys.Name(m.keys.NextPane)))
 	return cmd
 }

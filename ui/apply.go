@@ -7,40 +7,38 @@ import (
 
 	"kvparity/engine"
 	"kvparity/ui/determinism"
+	"kvparity/ui/keys"
+	"kvparity/ui/pane"
 	"kvparity/verdict"
 )
 
-// apply routes one engine event to the panes that own it, whatever has focus, and words the
-// ones the user must not miss on the status line. It returns a command only when an event needs
-// the controller (fresh info after a re-pin).
+// apply hands one engine event to every pane (each takes what is its own, whatever has focus),
+// then words the ones the user must not miss on the status line. It returns the panes'
+// commands and the root's own (fresh info after a re-pin, opening the diff).
 func (m *Model) apply(ev engine.Event) tea.Cmd {
-	var cmd tea.Cmd
+	cmds := []tea.Cmd{pane.Update(&m.header, ev), pane.Update(&m.arts, ev)}
+	for _, p := range m.panes() {
+		cmds = append(cmds, p.Update(ev))
+	}
+	km := m.keys
 	switch ev := ev.(type) {
 	case engine.RunStarted:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
 		// A run start clears the campaign's recorded blocks (the journal's fold): reassess so
 		// the header stops showing a block the resumed stage has retried.
 		if v := m.header.Verdicts(); v != nil && len(v.Blocked) > 0 {
 			m.stale = true
 		}
-	case engine.RunProgress, engine.DigestReady:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
 	case engine.RunFinished:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
 		switch {
 		case m.stopping && (ev.Err != nil || ev.Signal != ""):
 			m.det.MarkStoppedByUser(ev.Run)
-			m.say(fmt.Sprintf("%s stopped by you (x): its replay process was killed", ev.Run))
+			m.say(fmt.Sprintf("%s stopped by you (%s): its replay process was killed", ev.Run, keys.Name(km.StopStage)))
 		case ev.Err != nil:
 			m.alarm(fmt.Sprintf("replay error in %s: %v", ev.Run, ev.Err))
 		case ev.TimedOut:
 			m.alarm(fmt.Sprintf("%s timed out and was killed", ev.Run))
 		}
 	case engine.PreflightDone:
-		m.det, _ = m.det.Update(ev)
 		p := ev.Preflight
 		if p.Error == "" && p.SingleCore {
 			m.logp.Note("preflight " + p.Summary())
@@ -53,19 +51,10 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 			m.logp.Note(fmt.Sprintf("profile: %+.2f%% self time %s (baseline %.2f%%, candidate %.2f%%)", 100*f.Delta, f.Function, 100*f.Baseline, 100*f.Candidate))
 		}
 		if top := inv.Differential.Top(1); len(top) > 0 {
-			m.say(fmt.Sprintf("profiled both arms: the largest self-time growth is %s (%+.2f%%); kept in %s, in the report's profiler findings on s", top[0].Function, 100*top[0].Delta, engine.FileInvestigation))
+			m.say(fmt.Sprintf("profiled both arms: the largest self-time growth is %s (%+.2f%%); kept in %s, in the report's profiler findings on %s",
+				top[0].Function, 100*top[0].Delta, engine.FileInvestigation, keys.Name(km.SaveReport)))
 		}
-	case engine.LogLine:
-		m.logp, _ = m.logp.Update(ev)
-	case engine.CoverageReady:
-		m.life, _ = m.life.Update(ev)
-		m.press, _ = m.press.Update(ev)
-	case engine.PressureEvent:
-		m.press, _ = m.press.Update(ev)
 	case engine.StageVerdict:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
-		m.arts, _ = m.arts.Update(ev)
 		if ev.Stage == engine.StageDeterminism && ev.Arm != "" {
 			m.diff.SetUnstable(m.det.Verdict(engine.Baseline).Verdict == verdict.Unstable ||
 				m.det.Verdict(engine.Candidate).Verdict == verdict.Unstable)
@@ -73,27 +62,22 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		if ev.Stage == engine.StageParity {
 			m.diff.SetParity(ev.Verdict)
 		}
-		cmd = m.focusDisagreement(ev)
+		cmds = append(cmds, m.focusDisagreement(ev))
 		m.stale = true
 		if s, bad := verdictNews(ev); bad {
 			m.alarm(s)
 		} else {
 			m.say(s)
 		}
-	case engine.SampleDone, engine.PairDone, engine.PerfSummary:
-		m.perf, _ = m.perf.Update(ev)
 	case engine.SampleInvalidated:
-		m.perf, _ = m.perf.Update(ev)
 		m.say(fmt.Sprintf("pair %d invalidated (%s): both members rerun in the same order", ev.Pair, ev.Reason))
 	case engine.ArtifactChanged:
-		cmd = m.onArtifactChanged(ev)
+		cmds = append(cmds, m.onArtifactChanged(ev))
 	case engine.RowBlocked:
 		m.blocked = fmt.Sprintf("%s stage: %s", ev.Stage, ev.Reason)
 		m.alarm("row BLOCKED at the " + m.blocked)
 		m.stale = true
 	case engine.StageStarted:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning, m.stopping = true, false
 		m.header.SetRunning(ev.Stage)
 		m.stale = true
@@ -119,17 +103,16 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		if ev.Records > 0 {
 			m.det.MarkInterrupted()
 			m.perf.MarkInterrupted()
-			m.say(fmt.Sprintf("campaign reopened: %d journal records replayed · g resumes the determinism stage, p the performance stage", ev.Records))
+			m.say(fmt.Sprintf("campaign reopened: %d journal records replayed · %s", ev.Records, m.resumeKeys()))
 		}
 	case engine.StageStopped:
-		m.det, _ = m.det.Update(ev)
-		m.perf, _ = m.perf.Update(ev)
 		m.stageRunning = false
 		m.header.SetRunning("")
 		m.stale = true
 		switch {
 		case ev.Cancelled && m.stopping:
-			m.say(string(ev.Stage) + " stage stopped by you (x); its unfinished runs were killed (g or p resumes)")
+			m.say(fmt.Sprintf("%s stage stopped by you (%s); its unfinished runs were killed (%s or %s resumes)",
+				ev.Stage, keys.Name(km.StopStage), keys.Name(km.StartDeterminism), keys.Name(km.StartPerf)))
 		case ev.Cancelled:
 			m.say(string(ev.Stage) + " stage stopped; its unfinished runs were killed")
 		default:
@@ -138,11 +121,12 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.stopping = false
 	}
 	m.syncSelection()
-	return cmd
+	return tea.Batch(cmds...)
 }
 
+// onArtifactChanged words a rebuilt or changed artifact (the artifacts line has taken the
+// event already) and asks for fresh info after a re-pin.
 func (m *Model) onArtifactChanged(ev engine.ArtifactChanged) tea.Cmd {
-	m.arts, _ = m.arts.Update(ev)
 	what := "the row file"
 	if ev.Arm != "" {
 		what = "the " + string(ev.Arm) + " binary"

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	"kvparity/engine"
 	"kvparity/ui/diffpane"
 	"kvparity/ui/keys"
 	"kvparity/ui/text"
@@ -17,7 +18,7 @@ import (
 // diffSide names one canonical report the diff pane compares.
 type diffSide = diffview.Side
 
-// diffSlot holds the diff pane and exception form (package diffview/pane) in the workbench's
+// diffSlot holds the diff pane and exception form (package ui/diffpane) in the workbench's
 // layout and focus ring. It indents the pane like the others and keeps its lines inside the box.
 type diffSlot struct {
 	pane    diffpane.Model
@@ -27,14 +28,20 @@ type diffSlot struct {
 	w, h    int
 	noColor bool
 	st      theme.Styles
+	diffKey key.Binding // the workbench's d, named in the empty slot's words
 }
 
-func newDiffSlot(st theme.Styles, km keys.DiffKeys) diffSlot {
-	return diffSlot{pane: diffpane.New(st, km), noColor: st.NoColor, st: st}
+func newDiffSlot(st theme.Styles, km keys.KeyMap) diffSlot {
+	return diffSlot{pane: diffpane.New(st, km.DiffPane), noColor: st.NoColor, st: st, diffKey: km.Diff}
 }
 
-// Update forwards to the diff pane: its own async messages, and keys when focused.
+// Update forwards to the diff pane: its own async messages, and keys when focused. Engine
+// events are not the pane's: the root words them and tells the pane the verdicts it needs
+// (SetParity, SetUnstable), so they never reach its text fields.
 func (d diffSlot) Update(msg tea.Msg) (diffSlot, tea.Cmd) {
+	if _, ok := msg.(engine.Event); ok {
+		return d, nil
+	}
 	var cmd tea.Cmd
 	d.pane, cmd = d.pane.Update(msg)
 	return d, cmd
@@ -68,6 +75,16 @@ func (d *diffSlot) ClickAt(y int) { d.pane.ClickAt(y) }
 // ShortHelp is the diff pane's bindings for the footer while it has focus.
 func (d diffSlot) ShortHelp() []key.Binding { return d.pane.ShortHelp() }
 
+// FullHelp is the diff pane's list keys for the ? overlay.
+func (d diffSlot) FullHelp() [][]key.Binding { return d.pane.FullHelp() }
+
+// FooterKeys puts the current mode's keys first in the footer; they crowd out the workbench's
+// but the stage keys, zoom and tab.
+func (d diffSlot) FooterKeys() ([]key.Binding, bool) { return d.pane.ShortHelp(), true }
+
+// HelpNote is the record list's, the whole diagnosis's and the form's keys in words.
+func (d diffSlot) HelpNote() string { return d.pane.HelpNote() }
+
 // SetCampaign points the pane at the campaign whose exceptions.jsonl it reads and writes.
 func (d *diffSlot) SetCampaign(dir string) { d.pane.SetCampaign(dir) }
 
@@ -85,6 +102,9 @@ func (d *diffSlot) Focus() { d.pane.Focus() }
 
 // Blur takes the keys away from the diff pane.
 func (d *diffSlot) Blur() { d.pane.Blur() }
+
+// Focused reports whether the diff pane has the keys.
+func (d diffSlot) Focused() bool { return d.pane.Focused() }
 
 // SetSize gives the pane its box less the one-cell indent.
 func (d *diffSlot) SetSize(w, h int) {
@@ -116,9 +136,9 @@ func (d diffSlot) emptyView() string {
 	case verdict.Pass:
 		lines = []string{title + d.st.Faint.Render("  (none: baseline and candidate are byte-identical)")}
 	case "":
-		lines = []string{title, d.st.Faint.Render("  select a repetition and press d to compare its canonical report")}
+		lines = []string{title, d.st.Faint.Render("  select a repetition and press " + keys.Name(d.diffKey) + " to compare its canonical report")}
 	default:
-		lines = []string{title, d.st.Faint.Render("  baseline and candidate differ: select a repetition and press d")}
+		lines = []string{title, d.st.Faint.Render("  baseline and candidate differ: select a repetition and press " + keys.Name(d.diffKey))}
 	}
 	return text.Fit(lines, d.w, d.h)
 }

@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 
+	"kvparity/ui/keys"
+	"kvparity/ui/pane"
 	"kvparity/ui/text"
 )
 
@@ -13,7 +16,7 @@ import (
 func (m Model) footer() string {
 	st := m.styles
 	if m.overlay == overlayConfirmQuit {
-		return st.Footer.Render(text.Fit([]string{" y quit (stops replays) · n stay"}, m.width, 1))
+		return st.Footer.Render(text.Fit([]string{fmt.Sprintf(" %s quit (stops replays) · %s stay", keys.Name(m.keys.Yes), keys.Name(m.keys.No))}, m.width, 1))
 	}
 	// Bindings that depend on state are switched on a copy, so the footer shows what applies
 	// now (x while a stage runs, g and p while none does) and the ? overlay still lists all.
@@ -23,17 +26,22 @@ func (m Model) footer() string {
 	km.StartPerf.SetEnabled(!m.stageRunning)
 	all := km.ShortHelp()
 	tail := all[len(all)-2:]
-	switch {
-	case m.focus == focusDiff && m.diff.Capturing():
+	focused := m.focused()
+	if c, ok := pane.As[pane.Capturer](focused); ok && c.Capturing() {
 		// A text field takes every key, tab and q included: only the form's keys apply, and
 		// the footer says the workbench's wait.
-		line := m.bindingLine(m.diff.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait (ctrl+c quits)")
+		line := m.bindingLine(focused.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait (ctrl+c quits)")
 		return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
-	case m.focus == focusDiff:
-		// The diff pane's own keys first (none of them is a workbench key), then the stage keys.
-		all = append(append(m.diff.ShortHelp(), km.StopStage, km.StartDeterminism, km.Zoom, m.keys.NextPane), tail...)
-	case m.focus == focusLog:
-		all = append(append([]key.Binding{km.Zoom, m.keys.PageUp, m.keys.PageDown}, all[:len(all)-2]...), tail...)
+	}
+	if f, ok := pane.As[pane.Footer](focused); ok {
+		// The pane's own keys first (none of them is a workbench key), then the workbench's:
+		// only the stage keys, zoom and tab when the pane's crowd them out.
+		lead, crowded := f.FooterKeys()
+		rest := all[:len(all)-2]
+		if crowded {
+			rest = []key.Binding{km.StopStage, km.StartDeterminism, km.Zoom, km.NextPane}
+		}
+		all = append(append(lead, rest...), tail...)
 	}
 	sep := st.Footer.Render(" · ")
 	item := func(b key.Binding) string {

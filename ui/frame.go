@@ -3,6 +3,8 @@ package ui
 import (
 	"time"
 
+	"kvparity/ui/pane"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -66,7 +68,14 @@ func (m *Model) onFrame(msg frameMsg) tea.Cmd {
 }
 
 // live reports whether anything on screen moves with time.
-func (m Model) live() bool { return m.det.Live() || m.perf.Live() }
+func (m Model) live() bool {
+	for _, p := range m.panes() {
+		if c, ok := pane.As[pane.Clocked](p); ok && c.Live() {
+			return true
+		}
+	}
+	return false
+}
 
 // render composes the frame from the panes. It is the only place the panes' views are built.
 func (m *Model) render() {
@@ -74,8 +83,11 @@ func (m *Model) render() {
 		m.layout() // a message needs a second status line (or no longer does)
 	}
 	now := m.clock()
-	m.det.SetNow(now)
-	m.perf.SetNow(now)
+	for _, p := range m.panes() {
+		if c, ok := pane.As[pane.Clocked](p); ok {
+			c.SetNow(now)
+		}
+	}
 	m.frame = m.compose()
 	m.pace.dirty = false
 	m.renders++

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
+	"kvparity/ui/pane"
 	"kvparity/verdict"
 )
 
@@ -34,15 +36,16 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	// ctrl+c always reaches the workbench, even from a text field: quitting must never be trapped.
-	if m.focus == focusDiff && m.diff.Capturing() && k.String() != "ctrl+c" {
-		return m.toDiff(k)
+	c, captures := pane.As[pane.Capturer](m.focused())
+	if captures && c.Capturing() && k.String() != "ctrl+c" {
+		return m.paneKey(k)
 	}
-	// esc backs out of the newest thing: the diff pane's record list first, then the message
-	// on the status line, then the pane's filter.
+	// esc backs out of the newest thing: a pane's own (the diff pane's record list) first, then
+	// the message on the status line, then the pane's filter.
 	if key.Matches(k, m.keys.Dismiss) {
 		switch {
-		case m.focus == focusDiff && m.diff.Modal():
-			return m.toDiff(k)
+		case captures && c.Modal():
+			return m.paneKey(k)
 		case m.status.text != "":
 			m.status = status{}
 			return nil
@@ -53,12 +56,6 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	return m.paneKey(k)
-}
-
-func (m *Model) toDiff(k tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	m.diff, cmd = m.diff.Update(k)
-	return cmd
 }
 
 // globalKey handles the workbench-wide bindings; ok is false when k is not one of them.
@@ -78,16 +75,16 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.Verdicts):
 		m.overlay = overlayVerdicts
 	case key.Matches(k, km.NextPane):
-		m.setFocus((m.focus + 1) % paneCount)
+		m.setFocus((m.focus + 1) % paneID(len(ring)))
 		m.layout() // collapsed layouts show the focused pane
 	case key.Matches(k, km.PrevPane):
-		m.setFocus((m.focus + paneCount - 1) % paneCount)
+		m.setFocus((m.focus + paneID(len(ring)) - 1) % paneID(len(ring)))
 		m.layout()
 	case key.Matches(k, km.Zoom):
 		m.zoomed = !m.zoomed
 		m.layout()
 		if m.zoomed {
-			m.say(fmt.Sprintf("%s zoomed to the whole screen: z returns to every pane", m.focusName()))
+			m.say(fmt.Sprintf("%s zoomed to the whole screen: %s returns to every pane", ring[m.focus].title, keys.Name(km.Zoom)))
 		} else {
 			m.say("every pane back on screen")
 		}
@@ -121,7 +118,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.Rerun):
 		r, ok := m.det.Selected()
 		if !ok {
-			m.say("no repetition to rerun yet: start the determinism stage with g")
+			m.say("no repetition to rerun yet: start the determinism stage with " + keys.Name(km.StartDeterminism))
 			return nil, true
 		}
 		ctl, run := m.ctl, r.Run
@@ -140,7 +137,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.Exception):
 		m.setFocus(focusDiff)
 		m.layout()
-		return m.toDiff(k), true
+		return m.paneKey(k), true
 	default:
 		return nil, false
 	}
@@ -156,7 +153,7 @@ func (m *Model) addRepetition() tea.Cmd {
 	}
 	if m.armUnstable(arm) {
 		m.alarm(fmt.Sprintf("add repetition refused: %s is UNSTABLE · never add repetitions to average an entropy "+
-			"leak away: stop and diagnose it (d shows the diff)", arm))
+			"leak away: stop and diagnose it (%s shows the diff)", arm, keys.Name(m.keys.Diff)))
 		return nil
 	}
 	ctl := m.ctl
@@ -182,25 +179,7 @@ func (m Model) armUnstable(arm engine.Arm) bool {
 
 // paneKey hands a key to the focused pane and follows a change of selected run.
 func (m *Model) paneKey(k tea.KeyPressMsg) tea.Cmd {
-	var cmd tea.Cmd
-	switch m.focus {
-	case focusDeterminism:
-		m.det, cmd = m.det.Update(k)
-		m.syncSelection()
-	case focusLifecycle:
-		m.life, cmd = m.life.Update(k)
-	case focusPressure:
-		m.press, cmd = m.press.Update(k)
-	case focusLog:
-		m.logp, cmd = m.logp.Update(k)
-	case focusDiff:
-		cmd = m.toDiff(k)
-	}
+	cmd := m.focused().Update(k)
+	m.syncSelection()
 	return cmd
-}
-
-// focusName names the focused pane in messages.
-func (m Model) focusName() string {
-	return [...]string{"the determinism pane", "the lifecycle pane", "the pressure pane", "the performance pane",
-		"the log", "the diff pane"}[m.focus]
 }

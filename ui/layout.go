@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"kvparity/ui/keys"
+	"kvparity/ui/pane"
 	"kvparity/ui/text"
 )
 
@@ -24,15 +27,36 @@ const (
 	minBandRows = 3
 )
 
-// plan is the current layout: the chrome heights and each band's boxes.
+// band is one row of the full layout, top to bottom: the panes of ring whose band it is, side
+// by side in ring order.
+type band struct {
+	share    int // percent of the rows for the panes (the last band takes the rest)
+	squeezed int // the share while a tall pane of another band has focus (at least minBandRows)
+	// left is the first pane's width when two share the band (the second takes the rest
+	// less the separator; more than two share it evenly).
+	left func(w int) int
+	// collapses: below the full size the band shows one pane, the focused one or else its
+	// first (the log, not the diff pane, when neither has focus).
+	collapses bool
+}
+
+// bands is the full layout as data: determinism | lifecycle, pressure | performance, log |
+// diff. A focused tall pane (the diff pane, which needs room for its list and values) has its
+// band alone and the others give it rows: 18 of the 29 at 110x34, ten list rows.
+var bands = []band{
+	{share: 36, squeezed: 22, left: leftColumn},
+	{share: 32, squeezed: 18, left: leftColumn},
+	{left: func(w int) int { return w / 2 }, collapses: true},
+}
+
+// leftColumn is the determinism and pressure panes' width: their lines need 44 cells.
+func leftColumn(w int) int { return max(w*9/20, min(44, w/2)) }
+
+// plan is the current layout: the chrome heights and each band's shown boxes.
 type plan struct {
-	artsH, statusH       int
-	tiny                 bool // one pane: the window is small, or the focused pane is zoomed
-	topH, midH, bottomH  int
-	detW, lifeW          int
-	pressW, perfW        int
-	logW, diffW          int
-	bottomLog, bottomDif bool
+	artsH, statusH int
+	tiny           bool    // one pane: the window is small, or the focused pane is zoomed
+	rows           [][]box // per band, the panes shown, left to right
 }
 
 // layout recomputes the plan for the window and focus and sizes every pane.
@@ -49,49 +73,81 @@ func (m *Model) layout() {
 	p.tiny = m.zoomed || w < tinyWidth || h < tinyHeight || rest < 3*minBandRows
 	m.header.SetSize(w, 1)
 	m.arts.SetSize(w, p.artsH)
-	m.diff.SetZoomed(m.zoomed && m.focus == focusDiff)
-	m.logp.SetZoomed(m.zoomed && m.focus == focusLog)
+	for i, q := range m.panes() {
+		if z, ok := pane.As[pane.Zoomer](q); ok {
+			z.SetZoomed(m.zoomed && m.focus == paneID(i))
+		}
+	}
 	if p.tiny {
-		for _, s := range m.sizers() {
-			s.SetSize(w, max(rest, 0))
+		for _, q := range m.panes() {
+			q.SetSize(w, max(rest, 0))
 		}
 		m.plan = p
 		return
 	}
-	p.topH = rest * 36 / 100
-	p.midH = rest * 32 / 100
-	if m.focus == focusDiff {
-		// The diff pane needs room for its list and values: while it has focus the bottom band
-		// grows (to 18 of the 29 rows at 110x34: ten list rows) and takes the band's width.
-		p.topH = max(minBandRows, rest*22/100)
-		p.midH = max(minBandRows, rest*18/100)
+	tall := ring[m.focus].tall
+	full := w >= fullWidth && h >= fullHeight
+	y := 1 + p.artsH + p.statusH
+	for i, b := range bands {
+		bh := rest - (y - (1 + p.artsH + p.statusH)) // the last band: the rest
+		switch {
+		case i == len(bands)-1:
+		case tall && ring[m.focus].band != i:
+			bh = max(minBandRows, rest*b.squeezed/100)
+		default:
+			bh = rest * b.share / 100
+		}
+		var members []paneID
+		for id, s := range ring {
+			if s.band == i {
+				members = append(members, paneID(id))
+			}
+		}
+		shown := members
+		switch {
+		case len(members) == 0:
+		case tall && ring[m.focus].band == i:
+			shown = []paneID{m.focus}
+		case b.collapses && !full:
+			shown = members[:1]
+			if ring[m.focus].band == i {
+				shown = []paneID{m.focus}
+			}
+		}
+		for _, id := range members {
+			m.at(id).SetSize(w, bh) // a hidden pane keeps the band's box
+		}
+		var row []box
+		x := 0
+		for j, bw := range columns(w, len(shown), b.left) {
+			m.at(shown[j]).SetSize(bw, bh)
+			row = append(row, box{shown[j], x, y, bw, bh})
+			x += bw + 1
+		}
+		p.rows = append(p.rows, row)
+		y += bh
 	}
-	p.bottomH = rest - p.topH - p.midH
-	split := func(total, left int) (int, int) { return left, total - left - 1 }
-	p.detW, p.lifeW = split(w, max(w*9/20, min(44, w/2)))
-	p.pressW, p.perfW = split(w, p.detW)
-	if w >= fullWidth && h >= fullHeight && m.focus != focusDiff {
-		p.bottomLog, p.bottomDif = true, true
-		p.logW, p.diffW = split(w, w/2)
-	} else {
-		// Collapsed: the diff pane takes the band only while it has focus.
-		p.bottomDif = m.focus == focusDiff
-		p.bottomLog = !p.bottomDif
-		p.logW, p.diffW = w, w
-	}
-	m.det.SetSize(p.detW, p.topH)
-	m.life.SetSize(p.lifeW, p.topH)
-	m.press.SetSize(p.pressW, p.midH)
-	m.perf.SetSize(p.perfW, p.midH)
-	m.logp.SetSize(p.logW, p.bottomH)
-	m.diff.SetSize(p.diffW, p.bottomH)
 	m.plan = p
 }
 
-type sizer interface{ SetSize(w, h int) }
-
-func (m *Model) sizers() []sizer {
-	return []sizer{&m.det, &m.life, &m.press, &m.perf, &m.logp, &m.diff}
+// columns splits w cells among n panes with a one-cell separator between them.
+func columns(w, n int, left func(int) int) []int {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return []int{w}
+	case 2:
+		l := left(w)
+		return []int{l, w - l - 1}
+	}
+	ws := make([]int, n)
+	each := (w - (n - 1)) / n
+	for i := range ws {
+		ws[i] = each
+	}
+	ws[n-1] = w - (n-1)*(each+1)
+	return ws
 }
 
 // compose assembles the frame from the panes' views: only joins, no formatting of data.
@@ -113,18 +169,17 @@ func (m Model) compose() string {
 	case m.overlay == overlayVerdicts:
 		rows = append(rows, m.verdictsOverlay(m.height-used-1))
 	case p.tiny:
-		rows = append(rows, m.focusedView())
+		rows = append(rows, m.focused().View())
 	default:
-		rows = append(rows,
-			text.SideBySide(m.det.View(), m.life.View(), sep),
-			text.SideBySide(m.press.View(), m.perf.View(), sep))
-		switch {
-		case p.bottomLog && p.bottomDif:
-			rows = append(rows, text.SideBySide(m.logp.View(), m.diff.View(), sep))
-		case p.bottomDif:
-			rows = append(rows, m.diff.View())
-		default:
-			rows = append(rows, m.logp.View())
+		for _, r := range p.rows {
+			if len(r) == 0 {
+				continue
+			}
+			v := m.at(r[0].pane).View()
+			for _, b := range r[1:] {
+				v = text.SideBySide(v, m.at(b.pane).View(), sep)
+			}
+			rows = append(rows, v)
 		}
 	}
 	rows = append(rows, m.footer())
@@ -135,24 +190,6 @@ func (m Model) compose() string {
 		lines = lines[:m.height]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// focusedView is the tiny layout's one pane.
-func (m Model) focusedView() string {
-	switch m.focus {
-	case focusLifecycle:
-		return m.life.View()
-	case focusPressure:
-		return m.press.View()
-	case focusPerf:
-		return m.perf.View()
-	case focusLog:
-		return m.logp.View()
-	case focusDiff:
-		return m.diff.View()
-	default:
-		return m.det.View()
-	}
 }
 
 // helpOverlay renders the campaign folder, the focused pane's keys, then the workbench's (the
@@ -178,12 +215,12 @@ func (m Model) helpOverlay(h int) string {
 		} else {
 			b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
 		}
-		if m.focus == focusDiff && note {
-			for _, l := range text.Wrap(m.diff.pane.HelpNote(), m.width-4, 4, "  ") {
+		if hn, ok := pane.As[pane.HelpNoter](m.focused()); ok && note {
+			for _, l := range text.Wrap(hn.HelpNote(), m.width-4, 4, "  ") {
 				b.WriteString(l + "\n")
 			}
-			if m.diff.Capturing() {
-				b.WriteString("while its field or form takes text, the workbench keys wait (esc leaves it)\n")
+			if c, ok := pane.As[pane.Capturer](m.focused()); ok && c.Capturing() {
+				b.WriteString("while its field or form takes text, the workbench keys wait (" + keys.Name(m.keys.Dismiss) + " leaves it)\n")
 			}
 		}
 		if gap {
@@ -193,14 +230,15 @@ func (m Model) helpOverlay(h int) string {
 		b.WriteString(helpGrid(hm, m.keys.FullHelp(), m.width-4))
 		return b.String()
 	}
-	notes := "\n\ng runs the determinism stage: repetitions, STABLE and parity; p the performance stage." +
-		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." +
-		"\nesc closes this help."
+	closes := "\n" + keys.Name(m.keys.Close) + " closes this help."
+	notes := fmt.Sprintf("\n\n%s runs the determinism stage: repetitions, STABLE and parity; %s the performance stage.",
+		keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf)) +
+		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." + closes
 	fits := func(box string) bool { return lipgloss.Height(box) <= h && lipgloss.Width(box) <= m.width }
 	full := section(true, true, true)
 	box := m.styles.Overlay.Render(full + notes)
 	for _, try := range []func() string{
-		func() string { return m.styles.Overlay.Render(full + "\nesc closes this help.") },
+		func() string { return m.styles.Overlay.Render(full + closes) },
 		func() string { return full }, // no room for the border: the keys matter more
 		func() string { return section(true, false, true) },
 		func() string { return section(false, false, true) },
@@ -250,17 +288,5 @@ func helpGrid(hm help.Model, cols [][]key.Binding, w int) string {
 
 // paneHelp is the focused pane's name and its key columns.
 func (m Model) paneHelp() (string, [][]key.Binding) {
-	switch m.focus {
-	case focusDeterminism:
-		return "determinism", m.det.FullHelp()
-	case focusLifecycle:
-		return "lifecycle", m.life.FullHelp()
-	case focusPressure:
-		return "pressure", m.press.FullHelp()
-	case focusLog:
-		return "log", m.logp.FullHelp()
-	case focusDiff:
-		return "diff pane", m.diff.pane.FullHelp()
-	}
-	return "performance", nil
+	return ring[m.focus].name, m.focused().FullHelp()
 }

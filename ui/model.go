@@ -15,6 +15,7 @@ import (
 	"kvparity/ui/keys"
 	"kvparity/ui/lifecycle"
 	"kvparity/ui/logpane"
+	"kvparity/ui/pane"
 	"kvparity/ui/perf"
 	"kvparity/ui/pressure"
 	"kvparity/ui/theme"
@@ -44,9 +45,11 @@ type Options struct {
 // host...) that main forwards while the workbench owns the terminal.
 type WarningMsg struct{ Text string }
 
-// paneID names a pane of the focus ring, in ring order.
+// paneID names a pane of the focus ring: its index in ring.
 type paneID int
 
+// The panes the root names itself, in ring order: the diff pane it opens and focuses, the
+// determinism pane whose selection the others follow. A pane nobody names needs no constant.
 const (
 	focusDeterminism paneID = iota
 	focusLifecycle
@@ -54,8 +57,30 @@ const (
 	focusPerf
 	focusLog
 	focusDiff
-	paneCount
 )
+
+// slot is one pane of the focus ring: where the root keeps it, what it is called, and where
+// the layout puts it (bands, in layout.go).
+type slot struct {
+	of    func(*Model) pane.Pane // the pane, held in place in the model
+	name  string                 // the ? overlay's section: "DETERMINISM KEYS (it has focus)"
+	title string                 // in messages: "the determinism pane zoomed to the whole screen"
+	band  int                    // its band of the layout, left to right in ring order
+	wheel int                    // rows or items one notch of the mouse wheel scrolls (a Scroller)
+	tall  bool                   // while focused it has its band alone, and the band grows
+}
+
+// ring is the workbench's panes, in tab order: the registry the root sizes, styles, focuses,
+// routes messages, keys and the mouse to, and renders help from. Adding a pane is its package,
+// its field in Model, its New call and one line here.
+var ring = []slot{
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.det) }, name: "determinism", title: "the determinism pane", band: 0, wheel: 1},
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.life) }, name: "lifecycle", title: "the lifecycle pane", band: 0, wheel: 3},
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.press) }, name: "pressure", title: "the pressure pane", band: 1, wheel: 1},
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.perf) }, name: "performance", title: "the performance pane", band: 1},
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.logp) }, name: "log", title: "the log", band: 2, wheel: 3},
+	{of: func(m *Model) pane.Pane { return pane.Of(&m.diff) }, name: "diff pane", title: "the diff pane", band: 2, wheel: 3, tall: true},
+}
 
 // overlay is what sits on top of the panes.
 type overlay int
@@ -139,7 +164,7 @@ func New(o Options) Model {
 		press:   pressure.New(st, km),
 		perf:    perf.New(st, info.Pairs, info.Warmups, info.Threshold),
 		logp:    logpane.New(st, km),
-		diff:    newDiffSlot(st, km.DiffPane),
+		diff:    newDiffSlot(st, km),
 	}
 	if m.clock == nil {
 		m.clock = time.Now
@@ -151,9 +176,9 @@ func New(o Options) Model {
 	m.setStyles(st)
 	m.setFocus(focusDeterminism)
 	m.title = "kvparity · " + info.Row
-	m.status = news("press g to start the determinism stage · ? for every key")
+	m.status = news(fmt.Sprintf("press %s to start the determinism stage · %s for every key", keys.Name(km.StartDeterminism), keys.Name(km.Help)))
 	if o.Reopened {
-		m.status = news("campaign reopened from its journal: g resumes the determinism stage, p the performance stage")
+		m.status = news("campaign reopened from its journal: " + m.resumeKeys())
 	}
 	// The choices the workbench keeps in the campaign folder (the diff pane's grouping).
 	switch ui, err := loadUIState(m.dir); {
@@ -266,10 +291,32 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onWheel(msg.Mouse())
 		return m, m.invalidate()
 	}
-	// Anything else belongs to the diff pane (its async results), whatever has focus.
-	var cmd tea.Cmd
-	m.diff, cmd = m.diff.Update(msg)
-	return m, tea.Batch(cmd, m.invalidate())
+	// Anything else is a pane's own (the diff pane's async results), whatever has focus.
+	cmds := []tea.Cmd{m.invalidate()}
+	for _, p := range m.panes() {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// at is the ring's pane id, held in m.
+func (m *Model) at(id paneID) pane.Pane { return ring[id].of(m) }
+
+// focused is the pane that has focus.
+func (m *Model) focused() pane.Pane { return m.at(m.focus) }
+
+// panes is every pane of the ring, in ring order.
+func (m *Model) panes() []pane.Pane {
+	ps := make([]pane.Pane, len(ring))
+	for i := range ring {
+		ps[i] = m.at(paneID(i))
+	}
+	return ps
+}
+
+// resumeKeys says which keys resume the stages of a reopened campaign.
+func (m Model) resumeKeys() string {
+	return fmt.Sprintf("%s resumes the determinism stage, %s the performance stage", keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf))
 }
 
 // View returns the last composed frame in the alternate screen.
@@ -286,38 +333,19 @@ func (m *Model) setStyles(st theme.Styles) {
 	m.styles = st
 	m.header.SetStyles(st)
 	m.arts.SetStyles(st)
-	m.det.SetStyles(st)
-	m.life.SetStyles(st)
-	m.press.SetStyles(st)
-	m.perf.SetStyles(st)
-	m.logp.SetStyles(st)
-	m.diff.SetStyles(st)
+	for _, p := range m.panes() {
+		p.SetStyles(st)
+	}
 	m.help.Styles = help.DefaultStyles(st.IsDark)
 }
 
 // setFocus focuses one pane of the ring and blurs the others.
 func (m *Model) setFocus(p paneID) {
 	m.focus = p
-	blurs := []interface {
-		Blur()
-	}{&m.det, &m.life, &m.press, &m.perf, &m.logp, &m.diff}
-	for _, b := range blurs {
-		b.Blur()
+	for _, q := range m.panes() {
+		q.Blur()
 	}
-	switch p {
-	case focusDeterminism:
-		m.det.Focus()
-	case focusLifecycle:
-		m.life.Focus()
-	case focusPressure:
-		m.press.Focus()
-	case focusPerf:
-		m.perf.Focus()
-	case focusLog:
-		m.logp.Focus()
-	case focusDiff:
-		m.diff.Focus()
-	}
+	m.at(p).Focus()
 }
 
 // syncSelection points the lifecycle and pressure panes at the selected repetition.

@@ -1,6 +1,10 @@
 package ui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/ui/pane"
+)
 
 // The mouse: the wheel scrolls the pane under the pointer (without taking focus), a click
 // focuses the pane under it and selects the row it was on. The geometry is the layout's.
@@ -14,22 +18,13 @@ type box struct {
 // boxes lists where each shown pane is, from the plan compose draws.
 func (m Model) boxes() []box {
 	p := m.plan
-	top := 1 + p.artsH + p.statusH
 	if p.tiny {
+		top := 1 + p.artsH + p.statusH
 		return []box{{m.focus, 0, top, m.width, max(m.height-top-1, 0)}}
 	}
-	bs := []box{
-		{focusDeterminism, 0, top, p.detW, p.topH}, {focusLifecycle, p.detW + 1, top, p.lifeW, p.topH},
-		{focusPressure, 0, top + p.topH, p.pressW, p.midH}, {focusPerf, p.pressW + 1, top + p.topH, p.perfW, p.midH},
-	}
-	y := top + p.topH + p.midH
-	switch {
-	case p.bottomLog && p.bottomDif:
-		bs = append(bs, box{focusLog, 0, y, p.logW, p.bottomH}, box{focusDiff, p.logW + 1, y, p.diffW, p.bottomH})
-	case p.bottomDif:
-		bs = append(bs, box{focusDiff, 0, y, p.diffW, p.bottomH})
-	default:
-		bs = append(bs, box{focusLog, 0, y, p.logW, p.bottomH})
+	var bs []box
+	for _, r := range p.rows {
+		bs = append(bs, r...)
 	}
 	return bs
 }
@@ -47,6 +42,7 @@ func (m Model) paneAt(x, y int) (box, bool) {
 	return box{}, false
 }
 
+// onWheel scrolls the pane under the pointer by its registry's rows per notch.
 func (m *Model) onWheel(ev tea.Mouse) {
 	b, ok := m.paneAt(ev.X, ev.Y)
 	if !ok {
@@ -61,23 +57,14 @@ func (m *Model) onWheel(ev tea.Mouse) {
 	default:
 		return
 	}
-	switch b.pane {
-	case focusDeterminism:
-		m.det.ScrollBy(n)
+	if s, ok := pane.As[pane.Scroller](m.at(b.pane)); ok && ring[b.pane].wheel > 0 {
+		s.ScrollBy(ring[b.pane].wheel * n)
 		m.syncSelection()
-	case focusLifecycle:
-		m.life.ScrollBy(3 * n)
-	case focusPressure:
-		m.press.ScrollBy(n)
-	case focusLog:
-		m.logp.ScrollBy(3 * n)
-	case focusDiff:
-		m.diff.ScrollBy(3 * n)
 	}
 }
 
 func (m *Model) onClick(ev tea.Mouse) tea.Cmd {
-	if ev.Button != tea.MouseLeft || (m.focus == focusDiff && m.diff.Capturing()) {
+	if c, ok := pane.As[pane.Capturer](m.focused()); ev.Button != tea.MouseLeft || ok && c.Capturing() {
 		return nil // a form being typed keeps its focus
 	}
 	b, ok := m.paneAt(ev.X, ev.Y)
@@ -92,15 +79,9 @@ func (m *Model) onClick(ev tea.Mouse) tea.Cmd {
 			return nil
 		}
 	}
-	y := ev.Y - b.y
-	switch b.pane {
-	case focusDeterminism:
-		m.det.ClickAt(y)
+	if c, ok := pane.As[pane.Clicker](m.at(b.pane)); ok {
+		c.ClickAt(ev.Y - b.y)
 		m.syncSelection()
-	case focusPressure:
-		m.press.ClickAt(y)
-	case focusDiff:
-		m.diff.ClickAt(y)
 	}
 	return nil
 }

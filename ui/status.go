@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 )
 
@@ -51,14 +53,14 @@ func (m Model) statusText() (string, bool) {
 		parts = append(parts, "BLOCKED: "+m.blocked)
 	}
 	for _, a := range m.arts.Stale() {
-		parts = append(parts, "STALE: "+string(a)+" binary changed after pinning (w re-pins and reruns)")
+		parts = append(parts, "STALE: "+string(a)+" binary changed after pinning ("+keys.Name(m.keys.Watch)+" re-pins and reruns)")
 	}
 	if m.rowChanged {
 		parts = append(parts, "STALE: the row file changed; this campaign keeps its frozen row.toml")
 	}
 	line := " " + strings.Join(parts, " │ ")
 	// The hint only where it does not cost a second line.
-	if hint := "  (esc clears)"; m.status.problem && (text.Width(line+hint) <= m.width || text.Width(line) > m.width) {
+	if hint := "  (" + keys.Name(m.keys.Dismiss) + " clears)"; m.status.problem && (text.Width(line+hint) <= m.width || text.Width(line) > m.width) {
 		line += hint
 	}
 	bad := m.status.problem || m.blocked != "" || len(m.arts.Stale()) > 0 || m.rowChanged
@@ -84,7 +86,7 @@ func (m Model) statusLine() string {
 	st := m.styles
 	switch {
 	case m.overlay == overlayConfirmQuit:
-		return st.Banner.Render(text.Fit([]string{" A stage is running. Quit and stop its replay processes? y quit · n stay"}, m.width, 1))
+		return st.Banner.Render(text.Fit([]string{fmt.Sprintf(" A stage is running. Quit and stop its replay processes? %s quit · %s stay", keys.Name(m.keys.Yes), keys.Name(m.keys.No))}, m.width, 1))
 	case m.closing:
 		return st.BannerInfo.Render(text.Fit([]string{" stopping replay processes and closing the campaign…"}, m.width, 1))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -26,7 +27,7 @@ func (m Model) View() string {
 	case len(m.reps) == 0 && m.Total() > 0:
 		lines = append(lines, st.Faint.Render("  starting the repetitions…"))
 	case len(m.reps) == 0:
-		lines = append(lines, st.Faint.Render("  no repetitions yet: press g to start the determinism stage"))
+		lines = append(lines, st.Faint.Render("  no repetitions yet: press "+keys.Name(m.keys.StartDeterminism)+" to start the determinism stage"))
 	}
 	labelW := 8 // "base#1  ", wider once a line shows its attempt ("base#1·a2 ")
 	for _, r := range m.reps {

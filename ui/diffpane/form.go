@@ -1,6 +1,7 @@
 package diffpane
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
 
@@ -33,8 +35,9 @@ type exceptionForm struct {
 	err     string
 	note    string // a field redraft kept as typed, in words
 	styles  theme.Styles
-	cov     coverage // what the typed patterns cover (live)
-	confirm string   // why the record is broad: y saves it flagged, n goes back to editing
+	keys    keys.DiffKeys // named in the form's hints
+	cov     coverage      // what the typed patterns cover (live)
+	confirm string        // why the record is broad: y saves it flagged, n goes back to editing
 	// The requests and events follow the patterns: draftedFor is the patterns they were
 	// drafted for and drafted their drafted values. When other patterns are counted, a field
 	// still holding its drafted value is drafted again from what they cover; one the author
@@ -68,8 +71,8 @@ var formLabelW = func() int {
 	return n + 3
 }()
 
-func newExceptionForm(st theme.Styles, width int, rec diffview.ExceptionRecord) exceptionForm {
-	f := exceptionForm{id: rec.ID, styles: st, draftedFor: patternsKey(rec.Pointers),
+func newExceptionForm(st theme.Styles, km keys.DiffKeys, width int, rec diffview.ExceptionRecord) exceptionForm {
+	f := exceptionForm{id: rec.ID, styles: st, keys: km, draftedFor: patternsKey(rec.Pointers),
 		drafted: map[string]string{"requests": strings.Join(rec.Requests, ", "), "events": strings.Join(rec.Events, ", ")}}
 	vals := map[string]string{
 		"pointers": strings.Join(rec.Pointers, ", "), "requests": strings.Join(rec.Requests, ", "),
@@ -222,7 +225,8 @@ func (f exceptionForm) update(msg tea.Msg) (exceptionForm, tea.Cmd) {
 func (p Model) openForm(draft diffview.ExceptionRecord, ok bool) (Model, tea.Cmd) {
 	switch {
 	case p.diff == nil || p.loading:
-		return p, p.tell("no diff open: press d on a repetition first, then e records an exception", false)
+		return p, p.tell(fmt.Sprintf("no diff open: press %s on a repetition first, then %s records an exception",
+			keys.Name(p.keys.Open), keys.Name(p.keys.NewException)), false)
 	case p.diff.Equal():
 		return p, p.tell("nothing differs: no exception to record", false)
 	case p.campaign == "":
@@ -230,7 +234,7 @@ func (p Model) openForm(draft diffview.ExceptionRecord, ok bool) (Model, tea.Cmd
 	case !ok:
 		return p, p.tell("nothing selected to cover", false)
 	}
-	p.form = newExceptionForm(p.Styles, p.Width, draft)
+	p.form = newExceptionForm(p.Styles, p.keys, p.Width, draft)
 	p.mode = modeForm
 	return p, tea.Batch(p.form.focus(), p.askCoverage())
 }

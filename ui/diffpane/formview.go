@@ -1,11 +1,13 @@
 package diffpane
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/diffview"
+	"kvparity/ui/keys"
 )
 
 // fieldLines renders one field: its label in a column of its own, then its value.
@@ -40,7 +42,8 @@ func (f exceptionForm) confirmLines(w int) []string {
 		"what changed there. Saved, it is flagged broad: true and marked BROAD in the pane and the campaign report.", w-2, ""), "\n") {
 		lines = append(lines, st.Bad.Render("  "+l))
 	}
-	return append(lines, st.Bold.Render(cut("  y save it flagged broad · n keep editing (narrower patterns: f groups by field pattern)", w)))
+	return append(lines, st.Bold.Render(cut(fmt.Sprintf("  %s save it flagged broad · %s keep editing (narrower patterns: %s groups by field pattern)",
+		keys.Name(f.keys.Confirm), keys.Name(f.keys.Refuse), keys.Name(f.keys.GroupBy)), w)))
 }
 
 // view renders the form into at most h lines: the title, the patterns with their live count,
@@ -51,7 +54,8 @@ func (f exceptionForm) view(d *diffview.Diff, w, h int) []string {
 	if f.id != "" {
 		title = "EDIT EXCEPTION RECORD " + f.id
 	}
-	hint := "  tab next field · ctrl+s save · esc discard · workbench keys wait until you leave the form"
+	hint := fmt.Sprintf("  %s next field · %s save · %s discard · workbench keys wait until you leave the form",
+		keys.Name(f.keys.NextField), keys.Name(f.keys.Save), keys.Name(f.keys.Cancel))
 	pinned := []string{st.Diff.Title.Render(cut(title, w)) + st.Faint.Render(cut(hint, w-len([]rune(title))))}
 	pinned = append(pinned, f.fieldLines(0)...)
 	pinned = append(pinned, f.coverageLines(d, w)...)
@@ -85,7 +89,7 @@ func (f exceptionForm) view(d *diffview.Diff, w, h int) []string {
 	}
 	end := min(len(rest), start+room)
 	if end < len(rest) && end-1 >= focusTo {
-		rest[end-1] = st.Faint.Render(cut(strings.Repeat(" ", formLabelW)+"↓ more fields below (tab)", w))
+		rest[end-1] = st.Faint.Render(cut(strings.Repeat(" ", formLabelW)+"↓ more fields below ("+keys.Name(f.keys.NextField)+")", w))
 	}
 	lines := append(pinned, rest[start:end]...)
 	if len(lines) > h {

@@ -360,7 +360,8 @@ func (p Model) ShortHelp() []key.Binding {
 // HelpNote).
 func (p Model) FullHelp() [][]key.Binding {
 	k := p.keys
-	copyKeys := key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y/Y", "copy pointer/values"))
+	copyKeys := key.NewBinding(key.WithKeys(append(k.CopyPointer.Keys(), k.CopyValue.Keys()...)...),
+		key.WithHelp(k.CopyPointer.Help().Key+"/"+k.CopyValue.Help().Key, "copy pointer/values"))
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextDiff},
 		{k.PrevDiff, k.Toggle, k.Collapse, k.ExpandAll, k.CollapseAll, k.GroupBy, k.Filter},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"kvparity/ui/keys"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -34,7 +36,7 @@ func (p Model) updateRecords(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Delete):
 		if p.recCursor < len(p.recs) {
 			p.confirmDel = true
-			p.status = "delete " + p.recs[p.recCursor].ID + "? y to confirm, any other key cancels"
+			p.status = "delete " + p.recs[p.recCursor].ID + "? " + keys.Name(p.keys.Confirm) + " to confirm, any other key cancels"
 		}
 	}
 	return p, nil

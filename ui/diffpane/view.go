@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/diffview"
+	"kvparity/ui/keys"
 )
 
 // Rendering is plain text cut to width first, then styled, so widths stay exact and the
@@ -141,7 +142,7 @@ func (p Model) titleLine() string {
 	right := ""
 	for _, f := range forms {
 		if p.zoomed {
-			f = strings.TrimPrefix(f+" · zoomed (z)", " · ")
+			f = strings.TrimPrefix(f+" · zoomed ("+keys.Name(p.keys.Zoom)+")", " · ")
 		}
 		right = f
 		if len([]rune(left))+len([]rune(f))+1 <= w {
@@ -525,7 +526,7 @@ func (p Model) statusLine() string {
 	case p.status != "":
 		return st.Warn.Render(cut(p.status, p.Width))
 	case p.pattern != "":
-		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · esc clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held()), p.Width))
+		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · %s clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held(), keys.Name(p.keys.ClearFilter)), p.Width))
 	case len(p.marked) > 0:
 		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them", len(p.marked), p.keys.NewException.Help().Key), p.Width))
 	}

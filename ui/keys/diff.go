@@ -20,6 +20,9 @@ type DiffKeys struct {
 	// form and record list
 	NextField, PrevField, Save, Cancel key.Binding
 	Edit, Delete, Confirm, Refuse      key.Binding
+	// Zoom and Open are the workbench's z and d, named in the pane's words ("zoomed (z)",
+	// "press d on a repetition"): the root matches them, the pane never does.
+	Zoom, Open key.Binding
 }
 
 // defaultDiff returns the diff pane's bindings.

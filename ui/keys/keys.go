@@ -46,7 +46,7 @@ type KeyMap struct {
 
 // Default returns the workbench bindings (DESIGN footer plus g, x, +, z, o, ↑/↓ and ?).
 func Default() KeyMap {
-	return KeyMap{
+	k := KeyMap{
 		StartDeterminism: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "determinism")),
 		StartPerf:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "perf")),
 		StopStage:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop stage")),
@@ -79,6 +79,19 @@ func Default() KeyMap {
 
 		DiffPane: defaultDiff(),
 	}
+	// The workbench keys the diff pane's words name are the workbench's own bindings.
+	k.DiffPane.Zoom, k.DiffPane.Open = k.Zoom, k.Diff
+	return k
+}
+
+// Name is the key a message tells the user to press: the binding's first key ("end" of end/G,
+// "esc" of the ? overlay's esc, ? and q). Every key letter in a help text or message comes
+// from here or from the binding's help, so a rebinding changes the words with the key.
+func Name(b key.Binding) string {
+	if ks := b.Keys(); len(ks) > 0 {
+		return ks[0]
+	}
+	return ""
 }
 
 // ShortHelp is the footer, most useful first: the footer drops bindings from the end of the

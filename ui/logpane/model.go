@@ -116,10 +116,10 @@ func (m Model) View() string {
 	st := m.Styles
 	var notes []string
 	if m.zoomed {
-		notes = append(notes, "zoomed (z)")
+		notes = append(notes, "zoomed ("+keys.Name(m.keys.Zoom)+")")
 	}
 	if m.back > 0 {
-		notes = append(notes, fmt.Sprintf("scrolled back %d (end returns to the tail)", m.back))
+		notes = append(notes, fmt.Sprintf("scrolled back %d (%s returns to the tail)", m.back, keys.Name(m.keys.End)))
 	}
 	lines := []string{m.Title("LOG", strings.Join(notes, " · "))}
 	body := m.Height - 1
@@ -178,6 +178,12 @@ func (m Model) wrapped(l line) []string {
 // ShortHelp is the pane's own bindings (help.KeyMap), shown while it has focus.
 func (m Model) ShortHelp() []key.Binding {
 	return []key.Binding{m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.End}
+}
+
+// FooterKeys leads the footer while the pane has focus: zoom and paging, then every workbench
+// key (the log's lines are long: z and the pages are what reading it needs).
+func (m Model) FooterKeys() ([]key.Binding, bool) {
+	return []key.Binding{m.keys.Zoom, m.keys.PageUp, m.keys.PageDown}, false
 }
 
 // FullHelp is the pane's bindings for the ? overlay (help.KeyMap).

@@ -1,6 +1,9 @@
-// Package pane holds what every workbench pane shares: its box, focus and styles. Each pane
-// package embeds Base and adds its own Update and View, so the root sees one contract:
-// Update(tea.Msg), View() string, SetSize, Focus, Blur, Focused, SetStyles.
+// Package pane is the workbench's pane contract and what every pane shares. Pane is the one
+// interface the root holds the focus ring's panes by (update, view, size, focus, help, styles);
+// a pane package's value Model keeps it through Of, and embeds Base for its box, focus and
+// styles. The optional abilities (Scroller, Clicker, Zoomer, Clocked, Capturer, Footer,
+// HelpNoter) are found with As: a pane that has one gets the wheel, the clicks, the zoom
+// mark, the frame's clock, every key, the footer's first place or the ? overlay's note.
 package pane
 
 import "kvparity/ui/theme"

@@ -93,6 +93,12 @@ func (m Model) Verdict() engine.StageVerdict {
 	return m.verdict
 }
 
+// ShortHelp is empty: the pane has no keys of its own (z, a workbench key, zooms it).
+func (m Model) ShortHelp() []key.Binding { return nil }
+
+// FullHelp is empty: the ? overlay says the pane has no keys of its own.
+func (m Model) FullHelp() [][]key.Binding { return nil }
+
 // Summary returns the latest PerfSummary.
 func (m Model) Summary() engine.PerfSummary { return m.summary }
 
