@@ -15,4 +15,8 @@
 // message, so a burst costs one Update. Update never calls anything that may block: Controller
 // calls run in commands that capture values. View returns the frame composed on the last paced
 // tick: at most 30 frames a second, at most 4 while a measured sample runs.
+//
+// It imports engine for the Campaign it drives and the events it shows, the panes and helpers
+// under ui/*, diffview for the sides and ids the diff slot names, verdict for the header's
+// words and tones, and internal/atomicfile to write ui-state.json.
 package ui

@@ -1,5 +1,6 @@
 // Package artifacts is the pane that shows both arms' pinned artifacts: revision, SHA-256,
-// size, .text size and its growth, the watch state and stale marks.
+// size, .text size and its growth, the watch state and stale marks. It imports engine for the
+// artifacts and ui/* (pane, text, theme) for its box, text and palette.
 package artifacts
 
 import (

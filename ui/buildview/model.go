@@ -1,6 +1,8 @@
 // Package buildview is the workbench's first screen when a new campaign's arms are built from
 // source: one line per arm with its phase, units compiled, the crate being compiled and the
 // time so far, then the workbench opens on the pinned builds. q or ctrl+c cancels the build.
+// It imports engine for the build's progress and ui/* (keys, text, theme) for its keys, text
+// and palette.
 package buildview
 
 import (

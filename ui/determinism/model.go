@@ -1,6 +1,8 @@
 // Package determinism is the pane with one line per repetition (state, progress in virtual
 // time and completed requests, elapsed time, digest), the per-arm verdict and cross-arm parity.
-// It owns the run selection the lifecycle, pressure and diff panes follow.
+// It owns the run selection the lifecycle, pressure and diff panes follow. It imports engine
+// for the runs and verdicts it shows and ui/* (pane, keys, text, theme) for its box, keys, text
+// and palette.
 package determinism
 
 import (

@@ -1,5 +1,6 @@
 // Package header is the workbench's top line: the row, its trace window and checksum, and the
-// host the row is pinned to.
+// host the row is pinned to. It imports engine for the campaign's row and host, verdict for the
+// verdicts' words and tones, and ui/* (pane, text, theme) for its box, text and palette.
 package header
 
 import (

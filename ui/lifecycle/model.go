@@ -1,6 +1,7 @@
 // Package lifecycle is the pane with a run's lifecycle evidence (protocol stage 3): per-pool
 // routing, admission and pressure counters, handoffs, terminal states, and every validity rule
-// shown as passed or failed and why.
+// shown as passed or failed and why. It imports engine for the selected run, report for its
+// lifecycle evidence, and ui/* (pane, keys, text, theme) for its box, keys, text and palette.
 package lifecycle
 
 import (

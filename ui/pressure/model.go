@@ -1,6 +1,8 @@
 // Package pressure is the pane with a run's pressure events (preemptions and retractions): a
 // timeline over virtual time and a selectable list with kind, pool, worker, time, request and
-// readmission.
+// readmission. It imports engine for the selected run, report for its pressure records,
+// diffview for the sides it names, and ui/* (pane, keys, text, theme) for its box, keys, text
+// and palette.
 package pressure
 
 import (

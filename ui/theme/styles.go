@@ -1,5 +1,6 @@
 // Package theme holds the workbench's palette and styles, built once per background (light or
-// dark) and colour setting, so no pane defines a colour of its own.
+// dark) and colour setting, so no pane defines a colour of its own. It imports verdict so that
+// a word's colour follows its tone.
 package theme
 
 import (
