@@ -63,7 +63,7 @@ func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 			}
 			fmt.Fprintf(w, "%s changed: %s sha256 %.12s → %.12s (re-pinned: %v)\n", what, e.Path, e.OldSHA256, e.NewSHA256, e.Repinned)
 		case engine.PairDone, engine.SampleDone, engine.SampleInvalidated, engine.PerfSummary:
-			if line := engine.PerfProgressLine(e); line != "" {
+			if line := perfProgressLine(e); line != "" {
 				fmt.Fprintln(w, line)
 			}
 		case engine.LogLine:

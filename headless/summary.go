@@ -88,7 +88,7 @@ func (d Document) print(w io.Writer) {
 	}
 	if s.Perf != nil {
 		fmt.Fprintln(w, "performance stage:")
-		engine.WritePerfText(w, s.Perf)
+		writePerfText(w, s.Perf)
 	}
 	fmt.Fprintf(w, "exit status %d\n", v.ExitCode)
 }

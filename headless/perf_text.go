@@ -1,16 +1,18 @@
-package engine
+package headless
 
 import (
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"kvparity/engine"
 )
 
-// WritePerfText writes the detail of a performance result for people, below the stage table
+// writePerfText writes the detail of a performance result for people, below the stage table
 // that already holds its verdict: the metric (marked when it is a proxy), the scope, the bounds,
 // every diagnostic with its threshold and outcome, invalidations and caveats.
-func WritePerfText(w io.Writer, r *PerfResult) {
+func writePerfText(w io.Writer, r *engine.PerfResult) {
 	fmt.Fprintf(w, "    metric %s · %s · CPU %d · telemetry %s\n", r.Metric, r.Scope, r.MeasuredCPU, r.Telemetry)
 	fmt.Fprintf(w, "    pairs %d · warmups %d · samples attempted %d · invalidated pair attempts %d\n",
 		len(r.Pairs), r.Warmups, len(r.Samples), len(r.Invalidations))
@@ -46,23 +48,23 @@ func WritePerfText(w io.Writer, r *PerfResult) {
 	}
 }
 
-// PerfProgressLine is the headless progress line of a perf event ("" when the event has none):
+// perfProgressLine is the headless progress line of a perf event ("" when the event has none):
 // warmups, pairs done with the running median, invalidations.
-func PerfProgressLine(ev Event) string {
+func perfProgressLine(ev engine.Event) string {
 	switch e := ev.(type) {
-	case SampleDone:
+	case engine.SampleDone:
 		if e.Warmup {
 			return fmt.Sprintf("  warmup %d %-9s %.3f ms", e.Index, e.Arm, e.Ms)
 		}
-	case PairDone:
+	case engine.PairDone:
 		first := "BC"
 		if !e.BaselineFirst {
 			first = "CB"
 		}
 		return fmt.Sprintf("  pair %d/%d %s baseline %.3f ms candidate %.3f ms ratio %.4f", e.Done, e.Total, first, e.BaselineMs, e.CandidateMs, e.Ratio)
-	case SampleInvalidated:
+	case engine.SampleInvalidated:
 		return fmt.Sprintf("  pair %d attempt %d invalidated (rerun in the same order): %s", e.Pair, e.Attempt, e.Reason)
-	case PerfSummary:
+	case engine.PerfSummary:
 		metric := e.TimingField
 		if e.TimingProxy {
 			metric += " (PROXY)"
