@@ -17,14 +17,17 @@ func init() {
 
 const buildUsage = `usage: kvparity build ROW.toml [--json]
 
-Builds every arm of the row that names a source (source = "crate:dynamo-bench@VERSION" or
-"git:PATH@COMMIT"): the protocol's offline_replay_bench with the row's features, checked against
+Builds every arm of the row that names a source (source = "crate:dynamo-bench@VERSION",
+"git:PATH@REF" or "worktree:PATH"): the protocol's offline_replay_bench with the row's features, checked against
 the package manifest, with kvparity's timing extension (replay_execution_ms), one toolchain for
 both arms. Builds are cached (KVPARITY_BUILD_CACHE, default ~/.cache/kvparity/builds) by
 everything that determines them; kvparity run and the workbench build the same way when a new
 campaign is created, so this is only a way to build ahead of time.
 
-exit status: 0 built (or cached), 3 usage, input or build error.
+A checkout's builds (git:, worktree:) compile in a kept folder per checkout (its lineage), so a
+small edit recompiles only what it touched. kvparity cache lists and prunes the cache.
+
+exit status: 0 built (or cached), 3 usage, input or build error, 128+N stopped by signal N.
 `
 
 func buildCmd(args []string, stdout, stderr io.Writer) int {
@@ -50,6 +53,9 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	builds, err := engine.BuildArms(ctx, row, "", headless.BuildPrinter(stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity build:", err)
+		if code, ok := interruptedExit(ctx); ok {
+			return code // stopped by a signal: not a broken build
+		}
 		return verdict.ExitUsage
 	}
 	if len(builds) == 0 {

@@ -45,7 +45,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	return headless.Run(ctx, o, stdout, stderr)
+	code = headless.Run(ctx, o, stdout, stderr)
+	if sig, ok := interruptedExit(ctx); ok && code == verdict.ExitUsage {
+		return sig // a build (or the campaign's creation) stopped by a signal: not an input error
+	}
+	return code
 }
 
 // parseRunArgs reads `kvparity run`'s arguments. ok false means return code (0 for -h, 3 for a
