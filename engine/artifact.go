@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"kvparity/engine/build"
@@ -25,19 +26,23 @@ import (
 
 // A PinnedArtifact is one entry of artifacts.json: an arm's artifact at one generation.
 type PinnedArtifact struct {
-	Arm      Arm       `json:"arm"`
-	Gen      int       `json:"gen"` // 1 for the first pin, +1 per re-pin after a rebuild
-	Revision string    `json:"revision"`
-	Source   string    `json:"source"` // the path it was copied from ("builtin": the kvparity executable)
-	Builtin  bool      `json:"builtin"`
-	Path     string    `json:"path"` // relative to the campaign dir
-	Variant  string    `json:"variant,omitempty"`
-	Features []string  `json:"features"`
-	SHA256   string    `json:"sha256"`
-	Size     int64     `json:"size"`
-	TextSize int64     `json:"text_size"` // .text section bytes, 0 when not ELF
-	PinnedAt time.Time `json:"pinned_at"`
-	Stale    bool      `json:"stale,omitempty"`
+	Arm      Arm      `json:"arm"`
+	Gen      int      `json:"gen"` // 1 for the first pin, +1 per re-pin after a rebuild
+	Revision string   `json:"revision"`
+	Source   string   `json:"source"` // the path it was copied from ("builtin": the kvparity executable)
+	Builtin  bool     `json:"builtin"`
+	Path     string   `json:"path"` // relative to the campaign dir
+	Variant  string   `json:"variant,omitempty"`
+	Features []string `json:"features"`
+	SHA256   string   `json:"sha256"`
+	Size     int64    `json:"size"`
+	TextSize int64    `json:"text_size"` // .text section bytes, 0 when not ELF
+	// ShippedSize is the binary without its debug sections, as users ship it (line tables
+	// make a release build of Dynamo's bench 15× larger): what the footprint gate compares.
+	// 0 when not ELF, and in pins recorded before it was.
+	ShippedSize int64     `json:"shipped_size,omitempty"`
+	PinnedAt    time.Time `json:"pinned_at"`
+	Stale       bool      `json:"stale,omitempty"`
 	// Build is how kvparity built it, for an arm named by source (nil for a given binary).
 	Build *build.Info `json:"build,omitempty"`
 	// SourceDiff is a worktree arm's diff against its base commit (relative to the campaign):
@@ -48,7 +53,7 @@ type PinnedArtifact struct {
 // Info converts to the workbench's view (Path made absolute against dir).
 func (p PinnedArtifact) Info(dir string) ArtifactInfo {
 	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
-		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, Stale: p.Stale,
+		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, ShippedSize: p.ShippedSize, Stale: p.Stale,
 		Build: p.Build, SourceDiff: p.SourceDiff}
 }
 
@@ -94,7 +99,11 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 		return p, fmt.Errorf("pin %s artifact %s: the file changed while it was copied; wait for the build to finish", arm, src)
 	}
 	p.Path, p.SHA256, p.Size = rel, sum, size
-	p.TextSize, err = textSize(dst)
+	var debug int64
+	p.TextSize, debug, err = elfSizes(dst)
+	if p.TextSize > 0 {
+		p.ShippedSize = size - debug
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return p, fmt.Errorf("pin %s artifact %s: not a complete executable (%d bytes, its ELF headers are cut short): the build did not finish", arm, src, size)
 	}
@@ -129,21 +138,27 @@ func copyHashed(src, dst string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// textSize is the size of the .text section (0 for a file that is not ELF, e.g. a script).
-func textSize(path string) (int64, error) {
+// elfSizes are the .text section's size and the bytes the debug sections (.debug_*, and
+// compressed .zdebug_*) take in the file; both 0 for a file that is not ELF, e.g. a script.
+func elfSizes(path string) (text, debug int64, err error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		var fe *elf.FormatError
 		if errors.As(err, &fe) {
-			return 0, nil
+			return 0, 0, nil
 		}
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
-	if s := f.Section(".text"); s != nil {
-		return int64(s.Size), nil
+	for _, s := range f.Sections {
+		switch {
+		case s.Name == ".text":
+			text = int64(s.Size)
+		case s.Type != elf.SHT_NOBITS && (strings.HasPrefix(s.Name, ".debug") || strings.HasPrefix(s.Name, ".zdebug")):
+			debug += int64(s.FileSize)
+		}
 	}
-	return 0, nil
+	return text, debug, nil
 }
 
 // artifactsFile is artifacts.json: every pin, oldest first (re-pins append).

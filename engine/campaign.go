@@ -488,7 +488,7 @@ func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
 func pinFromRecord(rec Record) PinnedArtifact {
 	a := rec.Artifact
 	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == BuiltinBinary,
-		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, PinnedAt: rec.At,
+		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, ShippedSize: a.ShippedSize, PinnedAt: rec.At,
 		Build: a.Build, SourceDiff: a.SourceDiff}
 	return p
 }

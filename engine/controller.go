@@ -75,7 +75,9 @@ type ArtifactInfo struct {
 	SHA256   string
 	Size     int64
 	TextSize int64 // .text section size, 0 when not ELF
-	Stale    bool  // the source changed after pinning
+	// ShippedSize is the binary without debug sections (0 when not ELF or not recorded).
+	ShippedSize int64 `json:",omitempty"`
+	Stale       bool  // the source changed after pinning
 	// Build is how kvparity built it from the arm's source (nil for a given binary).
 	Build *build.Info `json:",omitempty"`
 	// SourceDiff is a worktree arm's diff against its base commit, relative to the campaign.

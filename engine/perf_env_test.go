@@ -145,6 +145,27 @@ func TestDecideFootprint(t *testing.T) {
 			t.Errorf("explanation missing from %q", f.Reason)
 		}
 	}
+	// Line tables grow +64% with the code but the shipped binary +3%: the shipped one is judged.
+	f := decideFootprint(PinnedArtifact{Size: 90e6, ShippedSize: 6e6, TextSize: 4e6}, PinnedArtifact{Size: 156e6, ShippedSize: 6.18e6, TextSize: 4.1e6}, "")
+	if f.Verdict != verdict.Pass || !f.Shipped || f.BaselineSize != 90e6 ||
+		!strings.HasPrefix(f.Reason, "binary without debug sections +3.00% (6000000 → 6180000 bytes)") || !strings.Contains(f.Reason, "with debug sections 90000000 → 156000000 bytes") {
+		t.Errorf("shipped sizes: %s %+v", f.Verdict, f)
+	}
+}
+
+func TestPinRecordsTheShippedSize(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pinArtifact(t.TempDir(), Candidate, 1, ArmSpec{}, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, debug, _ := elfSizes(self)
+	if p.ShippedSize != p.Size-debug || p.ShippedSize <= 0 || p.TextSize != text { // (go test links without DWARF: debug may be 0)
+		t.Errorf("size %d shipped %d (debug %d) text %d", p.Size, p.ShippedSize, debug, p.TextSize)
+	}
 }
 
 // The session telemetry rules where /sys has frequencies: the frequency floor and the
