@@ -1,6 +1,8 @@
 // Package logpane is the pane with the runs' stderr lines and the workbench's own notes
 // (problems, actions), newest at the bottom, scrollable when focused. Lines are wrapped, never
-// cut, so every message can be read in full (z gives the log the whole screen).
+// cut, so every message can be read in full (z gives the log the whole screen). It imports
+// engine for the runs' log lines and ui/* (pane, keys, text, theme) for its box, keys, text and
+// palette.
 package logpane
 
 import (

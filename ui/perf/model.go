@@ -1,6 +1,8 @@
 // Package perf is the performance pane: warmups and pairs done out of total, the ratios
 // plotted in pair order as they arrive, the running median, each dependence diagnostic once
-// computable with its threshold, and the order-statistic bounds and verdict at the end.
+// computable with its threshold, and the order-statistic bounds and verdict at the end. It
+// imports engine for the perf events and result, stats for the gate's figures, and ui/* (pane,
+// text, theme) for its box, text and palette.
 package perf
 
 import (
