@@ -44,7 +44,7 @@ func TestInvestigateNamesTheSlowdownOfARustArm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (or finds cached) Dynamo 1.6.1 twice, runs its determinism stage and profiles both arms")
 	}
-	needCargo(t)
+	needBuilds(t, "rows/dynamo-1.6.1-slowdown-10.toml")
 	needPerf(t)
 	investigateNames(t, kvparityBinary(t), "rows/dynamo-1.6.1-slowdown-10.toml", filepath.Join(t.TempDir(), "c"),
 		func(f string) bool { return strings.HasSuffix(f, "::kvparity_calibrated_slowdown") })

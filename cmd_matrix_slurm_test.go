@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +43,9 @@ func runKvparity(t *testing.T, bin string, timeout time.Duration, args ...string
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	// A kvparity started by a test dies with the test (a go test timeout kills the test binary;
+	// kvparity's own children, cargo included, die with kvparity through procgroup).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -70,7 +74,7 @@ func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
 
 func matrixJournal(t *testing.T, rowDir string) []engine.Record {
 	t.Helper()
-	recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
+	recs, _, err := engine.ReadJournal(filepath.Join(rowDir, layout.FileJournal), engine.SkipDamagedTail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +290,7 @@ func matrixCancelMidPerf(t *testing.T, rowDir string, n, minEnds int, matrixErr 
 		if err != nil || len(jobs) != n {
 			continue
 		}
-		recs, err := engine.ReadJournalRecords(filepath.Join(rowDir, layout.FileJournal))
+		recs, _, err := engine.ReadJournal(filepath.Join(rowDir, layout.FileJournal), engine.SkipDamagedTail)
 		if err != nil || len(recs) == 0 {
 			continue
 		}

@@ -67,6 +67,28 @@ func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildP
 	return out, nil
 }
 
+// UnbuiltArms are the arms of row built from source whose build is not in the cache yet
+// (each as "arm (source)"): what BuildArms would compile rather than find.
+func UnbuiltArms(ctx context.Context, row *Row, cache string) ([]string, error) {
+	var out []string
+	for _, arm := range []Arm{Baseline, Candidate} {
+		spec := row.Arm(arm)
+		if !spec.FromSource() {
+			continue
+		}
+		bs, err := buildSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("[%s] source: %w", arm, err)
+		}
+		if _, ok, err := build.Cached(ctx, bs, build.Options{Cache: cache}); err != nil {
+			return nil, err
+		} else if !ok {
+			out = append(out, fmt.Sprintf("%s (%s)", arm, spec.Source))
+		}
+	}
+	return out, nil
+}
+
 // extensionPatch is the determinism patch (protocol stage 1.3) of a row whose arms are built
 // from source: kvparity's timing extension, identical for both arms. Each arm's applied diff is
 // copied into the campaign's patch folder for review.

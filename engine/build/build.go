@@ -286,6 +286,31 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	return info, nil
 }
 
+// Cached finds s's finished build in the cache without building: ok is false when the cache
+// has none (or one that fails its checks). Tests use it to run only what is already built.
+func Cached(ctx context.Context, s Spec, o Options) (info Info, ok bool, err error) {
+	cache := o.Cache
+	if cache == "" {
+		if cache, err = DefaultCache(); err != nil {
+			return Info{}, false, err
+		}
+	}
+	k, err := kindOf(s)
+	if err != nil {
+		return Info{}, false, err
+	}
+	tc, err := ReadToolchain(ctx)
+	if err != nil {
+		return Info{}, false, err
+	}
+	if err := k.resolve(ctx, &s); err != nil {
+		return Info{}, false, err
+	}
+	req := newRequest(s, tc)
+	info, _, ok = cached(filepath.Join(cache, cacheKey(req)), req)
+	return info, ok, nil
+}
+
 // compile does the build of an entry dir whose lock is held: fetch, vendor, patch, cargo.
 func compile(ctx context.Context, s Spec, req request, cache, dir string, say func(Progress)) (Info, error) {
 	kind, _ := kindOf(s)
