@@ -30,7 +30,7 @@ func (m Model) footer() string {
 	if c, ok := pane.As[pane.Capturer](focused); ok && c.Capturing() {
 		// A text field takes every key, tab and q included: only the form's keys apply, and
 		// the footer says the workbench's wait.
-		line := m.bindingLine(focused.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait (ctrl+c quits)")
+		line := m.bindingLine(focused.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait ("+keys.Name(m.keys.Interrupt)+" quits)")
 		return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
 	}
 	if f, ok := pane.As[pane.Footer](focused); ok {

@@ -37,7 +37,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	// ctrl+c always reaches the workbench, even from a text field: quitting must never be trapped.
 	c, captures := pane.As[pane.Capturer](m.focused())
-	if captures && c.Capturing() && k.String() != "ctrl+c" {
+	if captures && c.Capturing() && !key.Matches(k, m.keys.Interrupt) {
 		return m.paneKey(k)
 	}
 	// esc backs out of the newest thing: a pane's own (the diff pane's record list) first, then
@@ -75,16 +75,16 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, km.Verdicts):
 		m.overlay = overlayVerdicts
 	case key.Matches(k, km.NextPane):
-		m.setFocus((m.focus + 1) % paneID(len(ring)))
+		m.setFocus((m.focus + 1) % paneID(len(m.ring)))
 		m.layout() // collapsed layouts show the focused pane
 	case key.Matches(k, km.PrevPane):
-		m.setFocus((m.focus + paneID(len(ring)) - 1) % paneID(len(ring)))
+		m.setFocus((m.focus + paneID(len(m.ring)) - 1) % paneID(len(m.ring)))
 		m.layout()
 	case key.Matches(k, km.Zoom):
 		m.zoomed = !m.zoomed
 		m.layout()
 		if m.zoomed {
-			m.say(fmt.Sprintf("%s zoomed to the whole screen: %s returns to every pane", ring[m.focus].title, keys.Name(km.Zoom)))
+			m.say(fmt.Sprintf("%s zoomed to the whole screen: %s returns to every pane", m.ring[m.focus].title, keys.Name(km.Zoom)))
 		} else {
 			m.say("every pane back on screen")
 		}

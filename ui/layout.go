@@ -85,20 +85,20 @@ func (m *Model) layout() {
 		m.plan = p
 		return
 	}
-	tall := ring[m.focus].tall
+	tall := m.ring[m.focus].tall
 	full := w >= fullWidth && h >= fullHeight
 	y := 1 + p.artsH + p.statusH
 	for i, b := range bands {
 		bh := rest - (y - (1 + p.artsH + p.statusH)) // the last band: the rest
 		switch {
 		case i == len(bands)-1:
-		case tall && ring[m.focus].band != i:
+		case tall && m.ring[m.focus].band != i:
 			bh = max(minBandRows, rest*b.squeezed/100)
 		default:
 			bh = rest * b.share / 100
 		}
 		var members []paneID
-		for id, s := range ring {
+		for id, s := range m.ring {
 			if s.band == i {
 				members = append(members, paneID(id))
 			}
@@ -106,11 +106,11 @@ func (m *Model) layout() {
 		shown := members
 		switch {
 		case len(members) == 0:
-		case tall && ring[m.focus].band == i:
+		case tall && m.ring[m.focus].band == i:
 			shown = []paneID{m.focus}
 		case b.collapses && !full:
 			shown = members[:1]
-			if ring[m.focus].band == i {
+			if m.ring[m.focus].band == i {
 				shown = []paneID{m.focus}
 			}
 		}
@@ -288,5 +288,5 @@ func helpGrid(hm help.Model, cols [][]key.Binding, w int) string {
 
 // paneHelp is the focused pane's name and its key columns.
 func (m Model) paneHelp() (string, [][]key.Binding) {
-	return ring[m.focus].name, m.focused().FullHelp()
+	return m.ring[m.focus].name, m.focused().FullHelp()
 }

@@ -70,10 +70,10 @@ type slot struct {
 	tall  bool                   // while focused it has its band alone, and the band grows
 }
 
-// ring is the workbench's panes, in tab order: the registry the root sizes, styles, focuses,
-// routes messages, keys and the mouse to, and renders help from. Adding a pane is its package,
-// its field in Model, its New call and one line here.
-var ring = []slot{
+// registry is the workbench's panes, in tab order: the focus ring the root sizes, styles,
+// focuses, routes messages, keys and the mouse to, and renders help from (New puts it in
+// Model.ring). Adding a pane is its package, its field in Model, its New call and one line here.
+var registry = []slot{
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.det) }, name: "determinism", title: "the determinism pane", band: 0, wheel: 1},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.life) }, name: "lifecycle", title: "the lifecycle pane", band: 0, wheel: 3},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.press) }, name: "pressure", title: "the pressure pane", band: 1, wheel: 1},
@@ -133,6 +133,7 @@ type Model struct {
 	closing      bool
 	engineDone   bool
 
+	ring          []slot // the focus ring: registry's panes
 	width, height int
 	plan          plan
 	pace          pacer
@@ -165,6 +166,7 @@ func New(o Options) Model {
 		perf:    perf.New(st, info.Pairs, info.Warmups, info.Threshold),
 		logp:    logpane.New(st, km),
 		diff:    newDiffSlot(st, km),
+		ring:    registry,
 	}
 	if m.clock == nil {
 		m.clock = time.Now
@@ -300,15 +302,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // at is the ring's pane id, held in m.
-func (m *Model) at(id paneID) pane.Pane { return ring[id].of(m) }
+func (m *Model) at(id paneID) pane.Pane { return m.ring[id].of(m) }
 
 // focused is the pane that has focus.
 func (m *Model) focused() pane.Pane { return m.at(m.focus) }
 
 // panes is every pane of the ring, in ring order.
 func (m *Model) panes() []pane.Pane {
-	ps := make([]pane.Pane, len(ring))
-	for i := range ring {
+	ps := make([]pane.Pane, len(m.ring))
+	for i := range m.ring {
 		ps[i] = m.at(paneID(i))
 	}
 	return ps

@@ -57,8 +57,8 @@ func (m *Model) onWheel(ev tea.Mouse) {
 	default:
 		return
 	}
-	if s, ok := pane.As[pane.Scroller](m.at(b.pane)); ok && ring[b.pane].wheel > 0 {
-		s.ScrollBy(ring[b.pane].wheel * n)
+	if s, ok := pane.As[pane.Scroller](m.at(b.pane)); ok && m.ring[b.pane].wheel > 0 {
+		s.ScrollBy(m.ring[b.pane].wheel * n)
 		m.syncSelection()
 	}
 }

@@ -28,6 +28,9 @@ type KeyMap struct {
 	Dismiss          key.Binding
 	Help             key.Binding
 	Quit             key.Binding
+	// Interrupt is the one key that reaches the workbench while a text field takes every key
+	// (a Quit key as well): quitting is never trapped.
+	Interrupt key.Binding
 
 	Up       key.Binding
 	Down     key.Binding
@@ -65,6 +68,7 @@ func Default() KeyMap {
 		Dismiss:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear message")),
 		Help:             key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:             key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Interrupt:        key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "select previous")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "select next")),

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+
 	"kvparity/engine/matrix"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -56,13 +59,14 @@ func (m Model) Render(w, h int) string {
 	if m.note != "" {
 		lines = append(lines, " "+st.Warn.Render(m.note))
 	}
-	lines = append(lines, st.Footer.Render(" ↑/↓ select · enter open row"+m.quitHint()))
+	arrow := func(b key.Binding) string { a, _, _ := strings.Cut(b.Help().Key, "/"); return a } // "↑" of "↑/k"
+	lines = append(lines, st.Footer.Render(fmt.Sprintf(" %s/%s select · %s open row", arrow(m.Keys.Up), arrow(m.Keys.Down), keys.Name(m.Keys.Open))+m.quitHint()))
 	return text.Fit(lines, w, h)
 }
 
 func (m Model) quitHint() string {
 	if m.Standalone {
-		return " · q quit"
+		return " · " + keys.Name(m.Keys.Quit) + " quit"
 	}
 	return ""
 }
