@@ -1,10 +1,14 @@
 // Package ui is the Bubble Tea workbench over a campaign (engine.Controller).
 //
-// The root Model routes and lays out; it owns focus, the status line, the footer and ? help,
-// and frame pacing. Each pane is its own package with a value model (Update, View, SetSize,
-// Focus, Blur, Focused): header, artifacts, determinism, lifecycle, pressure, perf and logpane;
-// the diff pane and exception form come from package diffview/pane. Keys (ui/keys) and styles
-// (ui/theme) are defined once, the diff pane's included.
+// The root Model routes messages and focus; it owns the status line, the footer and ? help,
+// and frame pacing. Each pane is its own package with a value model keeping one contract
+// (ui/pane.Pane: update, view, size, focus, help, styles): determinism, lifecycle, pressure,
+// perf, logpane and diffpane (the diff pane and exception form), held in the registry
+// (model.go) in tab order and laid out by bands (layout.go), both data; the header and
+// artifacts lines are the root's chrome. Every engine event reaches every pane, and every
+// command a pane returns is batched, never dropped. Keys (ui/keys) and styles (ui/theme) are
+// defined once, the diff pane's included; a key named in a message or help text comes from its
+// binding (keys.Name), never a letter in a string.
 //
 // No pane hides a line silently: what does not fit is counted in its title or on its edge
 // lines, with the key that shows it (z zooms the focused pane). The workbench keeps its own
@@ -15,6 +19,32 @@
 // message, so a burst costs one Update. Update never calls anything that may block: Controller
 // calls run in commands that capture values. View returns the frame composed on the last paced
 // tick: at most 30 frames a second, at most 4 while a measured sample runs.
+//
+// # Adding a pane
+//
+// A pane is one new package plus three lines in model.go (its field, its New call, its registry
+// entry); nothing in the root routes to a pane by name:
+//
+//  1. Write package ui/NAME with a value Model that embeds pane.Base (its box, focus and styles:
+//     SetSize, Focus, Blur, Focused, SetStyles) and has Update(tea.Msg) (Model, tea.Cmd),
+//     View() string and ShortHelp/FullHelp (help.KeyMap). Update takes what is its own,
+//     whatever has focus (every engine event reaches every pane), and keys only while Focused;
+//     it returns its commands (the root batches them). View fits Width×Height (text.Fit) and
+//     starts with Base.Title.
+//  2. Bind its keys in its section of ui/keys (never a global key: keys_test holds the diff
+//     pane's to that) and name a key in its words with keys.Name or the binding's help.
+//  3. Give it the optional abilities it needs (ui/pane): Scroller for the wheel, Clicker for
+//     clicks, Zoomer for its zoom mark, Clocked for elapsed times, Capturer for a text field,
+//     Footer to lead the footer, HelpNoter for words under its keys in the ? overlay.
+//  4. In model.go: its field in Model, its New call, and its registry line, {of: func(m
+//     *Model) pane.Pane { return pane.Of(&m.NAME) }, name, title, band, wheel}. Its place in
+//     the registry is its place in the tab order; its band is a band of layout.go's bands (a
+//     band of three shares its width evenly; a new band is a line there with its share).
+//  5. Its package is in the imports test's room ui/* (engine, report, diffview, stats,
+//     verdict, ui/*); a room of its own is a row in the rooms table.
+//
+// The root's own reactions to an event (words on the status line, opening the diff) stay in
+// apply.go; the pane itself needs none. TestANewPaneIsOneRegistryEntry adds one.
 //
 // It imports engine for the Campaign it drives and the events it shows, the panes and helpers
 // under ui/*, diffview for the sides and ids the diff slot names, verdict for the header's

@@ -137,7 +137,7 @@ func (m Model) View() tea.View {
 			b.WriteString(" " + st.Warn.Render("warning: ") + text.Trunc(p.Warning, max(20, m.width-11)) + "\n")
 		}
 	}
-	b.WriteString("\n " + st.Faint.Render(text.Trunc("one toolchain, profile and timing extension for both arms · cached for the next campaign · q cancels", max(20, m.width-2))))
+	b.WriteString("\n " + st.Faint.Render(text.Trunc("one toolchain, profile and timing extension for both arms · cached for the next campaign · "+keys.Name(m.keys.Quit)+" cancels", max(20, m.width-2))))
 	if m.err != nil {
 		b.WriteString("\n\n " + st.Bad.Render(m.err.Error()))
 	}

@@ -43,7 +43,7 @@ type KeyMap struct {
 	No    key.Binding
 	Close key.Binding
 
-	// DiffPane is the diff pane's own section (package diffview/pane).
+	// DiffPane is the diff pane's own section (package ui/diffpane).
 	DiffPane DiffKeys
 }
 

@@ -39,7 +39,7 @@ type Styles struct {
 	PlotGuide   lipgloss.Style // the threshold and 1.0 lines of the ratio plot
 	HeaderBrand lipgloss.Style
 
-	Diff DiffStyles // the diff pane's own roles (package diffview/pane)
+	Diff DiffStyles // the diff pane's own roles (package ui/diffpane)
 }
 
 // NewStyles builds the styles for a dark or light background. With noColor (NO_COLOR set) no
