@@ -18,8 +18,11 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("init-row", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the row to FILE (refuses to overwrite) instead of stdout")
+	checkout := fs.String("checkout", "", "a Dynamo checkout: write a row comparing two of its revisions")
+	base := fs.String("baseline", "HEAD", "with --checkout: the baseline's ref (a branch, tag, HEAD or commit)")
+	cand := fs.String("candidate", "worktree", "with --checkout: the candidate's ref, or \"worktree\" for the working tree as it is on disk")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]")
+		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]\n       kvparity init-row --checkout PATH [--baseline REF] [--candidate REF|worktree] [-o FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -29,8 +32,16 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity init-row: unexpected argument %q\n", fs.Arg(0))
 		return verdict.ExitUsage
 	}
+	text := engine.ExampleRowTOML
+	if *checkout != "" {
+		var err error
+		if text, err = checkoutRow(*checkout, *base, *cand, *out); err != nil {
+			fmt.Fprintf(stderr, "kvparity init-row: %v\n", err)
+			return verdict.ExitUsage
+		}
+	}
 	if *out == "" {
-		io.WriteString(stdout, engine.ExampleRowTOML)
+		io.WriteString(stdout, text)
 		return 0
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -38,7 +49,7 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity init-row: %v\n", err)
 		return verdict.ExitUsage
 	}
-	if _, err := io.WriteString(f, engine.ExampleRowTOML); err != nil {
+	if _, err := io.WriteString(f, text); err != nil {
 		f.Close()
 		fmt.Fprintf(stderr, "kvparity init-row: %s: %v\n", *out, err)
 		return verdict.ExitUsage
