@@ -75,7 +75,7 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 	<-printed
 	switch {
 	case done != nil:
-		PrintInvestigation(stdout, done, dir, top)
+		printInvestigation(stdout, done, dir, top)
 		return 0
 	case blocked != "":
 		fmt.Fprintln(stderr, "kvparity investigate:", blocked)
@@ -85,10 +85,10 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 	return verdict.ExitInconclusive
 }
 
-// PrintInvestigation writes the differential profile for people: the largest self-time
+// printInvestigation writes the differential profile for people: the largest self-time
 // growth first, the call paths that grew, functions sampled only in the candidate, the
 // `.text` growth by symbol, and how to reproduce it.
-func PrintInvestigation(w io.Writer, inv *engine.Investigation, dir string, top int) {
+func printInvestigation(w io.Writer, inv *engine.Investigation, dir string, top int) {
 	d := inv.Differential
 	fmt.Fprintf(w, "profiler: %s\n%s\n", inv.Profiler, inv.Equivalence)
 	fmt.Fprintf(w, "samples: baseline %d · candidate %d\n\n", d.BaselineSamples, d.CandidateSamples)

@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	summary := c.Summary()
 	c.Close()
 	<-printed
-	doc, err := Assess(c.Dir(), o.Stage, summary)
+	doc, err := assess(c.Dir(), o.Stage, summary)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
 		return verdict.ExitUsage
@@ -130,9 +130,9 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 	return nil
 }
 
-// Assess is the run's document: the campaign's verdicts (campaignreport.Assess, scoped to
+// assess is the run's document: the campaign's verdicts (campaignreport.Assess, scoped to
 // the semantic verdict for --stage determinism) with its recorded summary.
-func Assess(dir, stage string, s engine.Summary) (Document, error) {
+func assess(dir, stage string, s engine.Summary) (Document, error) {
 	v, err := campaignreport.Assess(dir)
 	if err != nil {
 		return Document{}, err
