@@ -342,7 +342,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		}
 		defer unlock()
 		touch(lin.dir)
-		rec, _ := json.Marshal(lineageRecord{Source: s.Kind + ":" + s.Repo, Features: sorted(s.Features), Variant: s.Variant()})
+		rec, _ := json.Marshal(lineageRecord{Source: "checkout:" + s.Repo, Features: sorted(s.Features), Variant: s.Variant()})
 		if err := atomicfile.Write(filepath.Join(lin.dir, "lineage.json"), rec, 0o644); err != nil {
 			return Info{}, err
 		}

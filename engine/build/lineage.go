@@ -33,11 +33,14 @@ type lineage struct {
 // lineagePrefix names lineage folders in the cache (build entries are bare keys).
 const lineagePrefix = "lineage-"
 
-// lineageKey names a request's lineage: its cache key without the revision.
+// lineageKey names a request's lineage: its cache key without the revision. A checkout's
+// commits (git:) and its working tree (worktree:) share one: the desk loop's baseline at HEAD
+// and candidate in the working tree differ by the edit only, so the candidate's first build
+// recompiles just that.
 func lineageKey(r request) string {
 	f := sorted(r.spec.Features)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.Kind, r.spec.Repo, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
+	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.Repo, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if v := variantSHA256(r.spec.Slowdown); v != "" {
 		fmt.Fprintf(h, "%s\n%s\n", r.spec.Variant(), v)
 	}
