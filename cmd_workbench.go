@@ -163,8 +163,8 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 		return verdict.ExitUsage
 	}
 	defer c.Close()
-	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess, NoColor: os.Getenv("NO_COLOR") != "",
-		Reopened: reopened})
+	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess,
+		PreflightText: campaignreport.PreflightText, NoColor: os.Getenv("NO_COLOR") != "", Reopened: reopened})
 	// kvparity's own signal handling, not Bubble Tea's: SIGHUP (the terminal closed, the tmux
 	// session killed) must stop the stage and be recorded like SIGTERM, and Bubble Tea's
 	// handler knows only SIGINT and SIGTERM.

@@ -284,7 +284,7 @@ func (m *md) determinism(r *Report) {
 		}
 		if p := a.Preflight; p != nil {
 			m.blank()
-			m.p("Preflight: %s.", strings.TrimPrefix(p.Summary(), string(a.Arm)+": "))
+			m.p("Preflight: %s.", PreflightText(*p))
 		}
 		if len(a.Perturbed) > 0 {
 			m.blank()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/verdict"
 )
@@ -47,7 +48,7 @@ func (d Document) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-10s %-9s %s · artifact %.12s gen %d\n", arm, a.Verdict, label, a.SHA256, a.Gen)
 		if p := a.Preflight; p != nil {
-			fmt.Fprintf(w, "    preflight %s\n", strings.TrimPrefix(p.Summary(), string(arm)+": "))
+			fmt.Fprintf(w, "    preflight %s\n", campaignreport.PreflightText(*p))
 		}
 		for _, r := range a.Runs {
 			switch {

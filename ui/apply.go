@@ -40,10 +40,14 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		}
 	case engine.PreflightDone:
 		p := ev.Preflight
+		note := "preflight " + string(p.Arm) + ": done"
+		if m.words != nil {
+			note = "preflight " + string(p.Arm) + ": " + m.words(p)
+		}
 		if p.Error == "" && p.SingleCore {
-			m.logp.Note("preflight " + p.Summary())
+			m.logp.Note(note)
 		} else {
-			m.say("preflight " + p.Summary()) // the repetitions' placement changes, or the probe failed
+			m.say(note) // the repetitions' placement changes, or the probe failed
 		}
 	case engine.InvestigationDone:
 		inv := ev.Investigation

@@ -32,6 +32,9 @@ type Options struct {
 	// Assess computes the campaign's verdicts (campaignreport.Assess: the report's own
 	// computation, so the header can never disagree with report.json); nil shows none.
 	Assess func(campaignDir string) (verdict.Verdicts, error)
+	// PreflightText words an arm's preflight (campaignreport.PreflightText, as the report says
+	// it); nil notes only that the preflight ran.
+	PreflightText func(engine.Preflight) string
 	// Clock is the time shown for elapsed times; nil means time.Now. Goldens fix it.
 	Clock func() time.Time
 	// NoColor renders without colours (NO_COLOR is set).
@@ -45,7 +48,7 @@ type Options struct {
 // host...) that main forwards while the workbench owns the terminal.
 type WarningMsg struct{ Text string }
 
-// paneID names a pane of the focus ring: its index in ring.
+// paneID names a pane of the focus ring: its index in Model.ring.
 type paneID int
 
 // The panes the root names itself, in ring order: the diff pane it opens and focuses, the
@@ -101,6 +104,7 @@ type Model struct {
 	dir     string
 	save    func(string) error
 	assess  func(string) (verdict.Verdicts, error)
+	words   func(engine.Preflight) string
 	assessN int  // assessments asked for; an older answer is dropped
 	stale   bool // an event may have changed the verdicts: reassess after this batch
 	clock   func() time.Time
@@ -153,6 +157,7 @@ func New(o Options) Model {
 		dir:     o.Controller.Dir(),
 		save:    o.SaveReport,
 		assess:  o.Assess,
+		words:   o.PreflightText,
 		clock:   o.Clock,
 		noColor: o.NoColor,
 		keys:    km,
