@@ -144,8 +144,12 @@ func untar(archive, dst string) error {
 // A manifest is the part of a package's Cargo.toml the protocol checks.
 type manifest struct {
 	Package struct {
-		Name    string `toml:"name"`
-		Version string `toml:"version"`
+		Name string `toml:"name"`
+		// Version is the package's version; in a checkout's workspace member it is inherited
+		// (version.workspace = true) and findPackage fills it from the root's
+		// [workspace.package].
+		Version string `toml:"-"`
+		RawVer  any    `toml:"version"`
 	} `toml:"package"`
 	Features map[string][]string `toml:"features"`
 	Bench    []struct {
@@ -155,6 +159,9 @@ type manifest struct {
 	} `toml:"bench"`
 	Workspace *struct {
 		Members []string `toml:"members"`
+		Package struct {
+			Version string `toml:"version"`
+		} `toml:"package"`
 	} `toml:"workspace"`
 	Profile map[string]map[string]any `toml:"profile"`
 }
@@ -164,7 +171,16 @@ func readManifest(path string) (*manifest, error) {
 	if _, err := toml.DecodeFile(path, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if v, ok := m.Package.RawVer.(string); ok {
+		m.Package.Version = v
+	}
 	return &m, nil
+}
+
+// inheritsVersion says the package takes its version from the workspace (version.workspace = true).
+func (m *manifest) inheritsVersion() bool {
+	t, ok := m.Package.RawVer.(map[string]any)
+	return ok && t["workspace"] == true
 }
 
 // findPackage finds the folder under root whose Cargo.toml declares package name.
@@ -189,6 +205,17 @@ func findPackage(root, name string) (string, *manifest, error) {
 	})
 	if err == nil && found == "" {
 		err = fmt.Errorf("%s: no Cargo.toml declares package %s", root, name)
+	}
+	if err == nil && man.inheritsVersion() {
+		rm, rerr := readManifest(filepath.Join(root, "Cargo.toml"))
+		switch {
+		case rerr != nil:
+			err = rerr
+		case rm.Workspace == nil || rm.Workspace.Package.Version == "":
+			err = fmt.Errorf("%s: %s takes version.workspace = true, but the root manifest has no [workspace.package] version", filepath.Join(found, "Cargo.toml"), name)
+		default:
+			man.Package.Version = rm.Workspace.Package.Version
+		}
 	}
 	return found, man, err
 }
