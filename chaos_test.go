@@ -174,7 +174,7 @@ func checkJournal(t *testing.T, dir string, i int) {
 	if _, err := os.Stat(path); err != nil {
 		return // killed before the campaign existed
 	}
-	recs, err := engine.ReadJournal(path)
+	recs, _, err := engine.ReadJournal(path, engine.RefuseDamage)
 	if err != nil {
 		t.Fatalf("kill %d: the journal does not read back: %v", i, err)
 	}

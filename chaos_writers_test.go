@@ -46,7 +46,7 @@ func waitJournal(t *testing.T, dir, what string, pred func([]engine.Record) bool
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
-		if recs, err := engine.ReadJournalRecords(filepath.Join(dir, layout.FileJournal)); err == nil && pred(recs) {
+		if recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail); err == nil && pred(recs) {
 			return recs
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -171,7 +171,7 @@ func finishedRuns(t *testing.T, dir string) map[engine.RunID]bool {
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
-	j, err := engine.ReadJournal(path)
+	j, _, err := engine.ReadJournal(path, engine.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ var arms = []engine.Arm{engine.Baseline, engine.Candidate}
 func (c *campaign) build() (*Report, map[string][]byte, error) {
 	files := map[string][]byte{}
 	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host}
-	first, last := c.hist.Records[0], c.hist.Records[len(c.hist.Records)-1]
-	r.Journal = JournalInfo{Records: len(c.hist.Records), LastSeq: last.Seq, First: first.At, Last: last.At}
+	span := c.hist.Span()
+	r.Journal = JournalInfo{Records: span.Records, LastSeq: span.LastSeq, First: span.First, Last: span.Last}
 	for _, arm := range arms {
 		spec := c.row.Arm(arm)
 		rev := spec.Revision
@@ -131,8 +131,9 @@ func (c *campaign) artifactInfos() []ArtifactInfo {
 // timing record that gave a sample (engine/perf_timing.go refuses one without it).
 func (c *campaign) replayBench(arm engine.Arm, gen int) ReplayBench {
 	var rb ReplayBench
-	for _, r := range c.hist.Records {
-		if r.Type != engine.RecRunEnd || r.Arm != arm || max(r.Gen, 1) != gen {
+	for _, run := range c.hist.Runs() {
+		r := run.End
+		if r == nil || r.Arm != arm || max(r.Gen, 1) != gen {
 			continue
 		}
 		switch r.Kind {
@@ -141,8 +142,7 @@ func (c *campaign) replayBench(arm engine.Arm, gen int) ReplayBench {
 				rb.CanonicalReports++
 			}
 		case engine.KindWarmup, engine.KindSample:
-			var s engine.PerfSample
-			if json.Unmarshal(r.Data, &s) == nil && s.Error == "" && s.Ms > 0 {
+			if s := run.Sample; s != nil && s.Error == "" && s.Ms > 0 {
 				rb.TimingRecords++
 			}
 		}
@@ -268,8 +268,8 @@ func (c *campaign) placement() Placement {
 	p := Placement{Node: c.host.Hostname, NUMANodes: c.host.NUMANodes}
 	var cpus []int
 	armCPUs := map[engine.Arm][]int{}
-	for _, r := range c.hist.Records {
-		if r.Type == engine.RecRunStart && r.Kind == engine.KindRepetition {
+	for _, run := range c.hist.Runs() {
+		if r := run.Start; r != nil && r.Kind == engine.KindRepetition {
 			for _, cpu := range r.CPUs {
 				cpus = addCPU(cpus, cpu)
 				armCPUs[r.Arm] = addCPU(armCPUs[r.Arm], cpu)

@@ -199,15 +199,15 @@ type policy struct {
 
 func (c *campaign) policy(r *Report) *policy {
 	p := &policy{keepRuns: map[engine.RunID]string{}, knownRuns: map[engine.RunID]bool{}}
-	ends := map[engine.RunID]engine.Record{}
-	for _, rec := range c.hist.Records {
-		if rec.Type == engine.RecRunEnd {
-			ends[rec.Run] = rec
-			p.knownRuns[rec.Run] = true
+	ends := map[engine.RunID]engine.RecordedRun{}
+	for _, run := range c.hist.Runs() {
+		if run.End != nil {
+			ends[run.End.Run] = run
+			p.knownRuns[run.End.Run] = true
 		}
 	}
-	for id, end := range ends {
-		if failed(end) {
+	for id, run := range ends {
+		if run.Failed() {
 			p.keepRuns[id] = "a failed run: its outputs are the evidence of the failure"
 		}
 	}
@@ -250,15 +250,6 @@ func (c *campaign) policy(r *Report) *policy {
 		p.keepPins = "kept: the campaign is not finished and must stay resumable"
 	}
 	return p
-}
-
-// failed reports whether a run_end records a product failure.
-func failed(end engine.Record) bool {
-	if end.Error != "" {
-		return true
-	}
-	var s engine.PerfSample
-	return len(end.Data) > 0 && json.Unmarshal(end.Data, &s) == nil && s.Error != ""
 }
 
 // runOfReport maps runs/<kind>/<name>/report.json to its run id.

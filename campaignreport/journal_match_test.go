@@ -32,7 +32,7 @@ func parseReport(t *testing.T, js []byte) *campaignreport.Report {
 // and the footprint.
 func matchJournal(t *testing.T, dir string, r *campaignreport.Report) {
 	t.Helper()
-	recs, err := engine.ReadJournal(filepath.Join(dir, "journal.jsonl"))
+	recs, _, err := engine.ReadJournal(filepath.Join(dir, "journal.jsonl"), engine.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}

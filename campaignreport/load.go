@@ -44,7 +44,7 @@ func load(dir string) (*campaign, error) {
 		return nil, err
 	}
 	journalPath := filepath.Join(abs, layout.FileJournal)
-	recs, torn, err := engine.ReadJournalTorn(journalPath)
+	recs, torn, err := engine.ReadJournal(journalPath, engine.RefuseDamage)
 	if err != nil {
 		return nil, err
 	}
@@ -91,37 +91,12 @@ func load(dir string) (*campaign, error) {
 	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
 		return nil, err
 	}
-	if err := c.checkPins(recs); err != nil {
+	c.hist = engine.FoldJournal(recs, c.row)
+	if err := c.hist.CheckArtifacts(filepath.Join(c.dir, layout.FileArtifacts), c.pins); err != nil {
 		return nil, err
 	}
-	c.hist = engine.FoldJournal(recs, c.row)
 	c.perf = c.hist.Perf()
 	return c, nil
-}
-
-// checkPins cross-checks artifacts.json against the journal's pinned records: a report built
-// on two disagreeing records of the same artifact would be untrustworthy.
-func (c *campaign) checkPins(recs []engine.Record) error {
-	path := filepath.Join(c.dir, layout.FileArtifacts)
-	for _, r := range recs {
-		if r.Type != engine.RecPinned || r.Artifact == nil {
-			continue
-		}
-		found := false
-		for i, p := range c.pins {
-			if p.Arm == r.Arm && p.Gen == r.Gen {
-				found = true
-				if p.SHA256 != r.Artifact.SHA256 {
-					return fmt.Errorf("%s: /artifacts/%d/sha256 is %s but the journal (seq %d) pinned %s %s gen %d as %s",
-						path, i, p.SHA256, r.Seq, r.Arm, r.Artifact.Path, r.Gen, r.Artifact.SHA256)
-				}
-			}
-		}
-		if !found {
-			return fmt.Errorf("%s: no entry for %s generation %d, which the journal pinned (seq %d)", path, r.Arm, r.Gen, r.Seq)
-		}
-	}
-	return nil
 }
 
 // evidence reads a repetition's lifecycle evidence file (nil, nil when it is gone).

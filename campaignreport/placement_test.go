@@ -10,12 +10,12 @@ import (
 // placementOf builds the placement of repetitions run on the given CPUs (baseline, candidate)
 // and an optional measured perf CPU, on a host with numa as host.json recorded it.
 func placementOf(numa []engine.PlacementNUMA, nodes int, base, cand []int, perfCPU *int) Placement {
-	c := &campaign{host: engine.HostInfo{Hostname: "n1", NUMANodes: nodes, NUMA: numa}, hist: &engine.History{}}
+	c := &campaign{host: engine.HostInfo{Hostname: "n1", NUMANodes: nodes, NUMA: numa}, hist: engine.NewHistory(engine.TinyRow("", ""))}
 	for i, cpu := range base {
-		c.hist.Records = append(c.hist.Records, engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Baseline, Index: i + 1, CPUs: []int{cpu}})
+		c.hist.Add(engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Baseline, Index: i + 1, CPUs: []int{cpu}})
 	}
 	for i, cpu := range cand {
-		c.hist.Records = append(c.hist.Records, engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Candidate, Index: i + 1, CPUs: []int{cpu}})
+		c.hist.Add(engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Candidate, Index: i + 1, CPUs: []int{cpu}})
 	}
 	if perfCPU != nil {
 		c.perf.Result = &engine.PerfResult{MeasuredCPU: *perfCPU}

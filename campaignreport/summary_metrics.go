@@ -91,21 +91,9 @@ func (c *campaign) runMetrics(ri RunInfo) (*report.Metrics, error) {
 	return mm, nil
 }
 
-// recPerfLoad is the engine's load-preflight record type (engine/perf_isolate.go; Data: a
-// LoadCheck).
-const recPerfLoad engine.RecordType = "perf_load"
-
 // loadPreflight is the last load preflight of the perf stage in words, "" when none ran.
 func (c *campaign) loadPreflight() string {
-	for i := len(c.hist.Records) - 1; i >= 0; i-- {
-		rec := c.hist.Records[i]
-		if rec.Type != recPerfLoad {
-			continue
-		}
-		var l engine.LoadCheck
-		if json.Unmarshal(rec.Data, &l) != nil {
-			return ""
-		}
+	if l, ok := c.hist.LoadCheck(); ok {
 		return "load preflight: " + l.Expectation()
 	}
 	return ""

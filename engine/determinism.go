@@ -65,15 +65,11 @@ func (c *Campaign) StartDeterminism() error {
 // RerunRepetition reruns one repetition of the current artifacts in a fresh process; the old
 // attempt stays in the journal, the new one supersedes it.
 func (c *Campaign) RerunRepetition(id RunID) error {
-	var job *repJob
-	for _, r := range c.journal.Records() {
-		if r.Type == RecRunStart && r.Run == id && r.Kind == KindRepetition {
-			job = &repJob{arm: r.Arm, rep: r.Index, gen: max(r.Gen, 1)}
-		}
-	}
-	if job == nil {
+	r, ok := c.history().startedRun(id)
+	if !ok || r.Kind != KindRepetition {
 		return fmt.Errorf("%s is not a determinism repetition of this campaign", id)
 	}
+	job := &repJob{arm: r.Arm, rep: r.Index, gen: max(r.Gen, 1)}
 	if cur := c.Pinned(job.arm); cur.Gen != job.gen || cur.Stale {
 		return fmt.Errorf("%s ran a stale %s artifact (generation %d); start the determinism stage to rerun on the current one", id, job.arm, job.gen)
 	}

@@ -210,13 +210,7 @@ func (c *Campaign) runPreflight(ctx context.Context) error {
 		if _, ok := h.preflight[repKey{arm, gen}]; ok {
 			continue
 		}
-		attempt := 1
-		for _, r := range h.Records {
-			if r.Type == RecRunStart && r.Kind == KindPreflight && r.Arm == arm && max(r.Gen, 1) == gen {
-				attempt = max(attempt, r.Attempt+1)
-			}
-		}
-		if err := c.probe(ctx, arm, gen, attempt); err != nil || ctx.Err() != nil {
+		if err := c.probe(ctx, arm, gen, h.nextAttempt(KindPreflight, arm, gen)); err != nil || ctx.Err() != nil {
 			return err
 		}
 	}

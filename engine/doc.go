@@ -13,17 +13,20 @@
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, VerifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
-//	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped
-//	journal_tail.go          JournalTail: a reader that follows a journal without writing it
+//	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped;
+//	                         ReadJournal, the one reader, with its TailMode for a damaged end
+//	journal_tail.go          JournalTail: follows a journal without writing it (SkipDamagedTail)
+//	records.go               record definitions: each type's payload, fold and replay; the core's
 //	runner.go, tail.go       one replay process: argv, Setpgid, pinning, timeout, stderr, progress
 //	cpus.go, host.go, numa.go CPU lists, host.json, each NUMA node's CPUs (host.json, placements)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
 //	files.go                 fsync'd atomic writes, JSON files with errors naming file and offset
 //	determinism.go           stage 2 + parity: repetitions, verdicts, report retention
 //	outputs.go               a repetition's canonical report -> digest, fixed point, evidence
-//	fold.go                  FoldJournal: the one reading of the journal (Open, Summary, the report)
+//	history.go               History (FoldJournal): the one reader of records and its queries
+//	progress.go              History's progress of the current phase (the matrix's live rows)
 //	summary.go               the folded journal as per-arm verdicts (headless output)
-//	history.go               the journal replayed as events on Open
+//	replay.go                the journal replayed as events on Open (each definition's replay)
 //	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
 //	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf)
@@ -41,14 +44,31 @@
 //     and run it with c.Runner().Run(ctx, spec, started). In started, Append a RecRunStart
 //     record and only then Emit RunStarted; after the run, Append a RecRunEnd and then Emit.
 //     Record first, publish second: the UI never shows what the journal does not hold.
-//  4. Resume from the journal: fold c.Journal().Records() (FoldJournal gives pins, attempts,
-//     verdicts on the current artifacts and the perf series) to find finished work (a run_start
-//     without a run_end died in flight and is rerun as attempt+1; never rerun a finished one).
-//     Stage-specific payloads go in Record.Data or new fields; register a RecordReplayers
-//     entry so a reopened campaign re-publishes the stage's events.
+//  4. Resume from the journal: ask c.history() (pins, attempts, verdicts on the current
+//     artifacts, the perf series, Runs) for finished work (a run_start without a run_end died
+//     in flight and is rerun as attempt+1; never rerun a finished one). A stage's own records
+//     are new record kinds (below); their replay re-publishes the stage's events on reopen.
 //  5. A failing Append is a full disk: stop the stage (c.block) and keep what is recorded.
 //     A failing replay is a product failure recorded in its run_end, never retried silently.
 //  6. Decide with c.verdict(stage, arm, verdict, reason) in the DESIGN's verdict words;
 //     Summary picks up the cross-arm verdicts recorded after the current pins, by stage, and
 //     ExitCode maps them.
+//
+// # Adding a record kind
+//
+// A record kind is one file, the stage's own (as preflight.go, patch.go, perf_isolate.go):
+//
+//  1. Name it: const recX RecordType = "x" (a new word: the journal is read by older and newer
+//     kvparity alike, and a reader skips a type it does not know).
+//  2. Give its payload one Go type, written with Data: marshalData(X{...}); a record without a
+//     payload uses Record's own fields. Never reuse another kind's type for a different
+//     meaning, and never change a field's JSON name: old journals must still fold.
+//  3. Define it in an init func of that file: defineRecord(recX, fold, replay) with a payload,
+//     definePlainRecord(recX, fold, replay) without one, or defineRunData(RecRunEnd, kinds,
+//     fold) for the payload of a stage's run records. fold puts what the record says into
+//     History (add a field, and a query method if other packages need it: readers never see
+//     records or payloads, only History's answers); replay emits the events a reopened
+//     campaign re-publishes. History.Add decodes the payload once (decodeData) and passes it
+//     typed to both; neither runs when it does not decode.
+//  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine

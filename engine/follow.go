@@ -91,7 +91,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 	tick := time.NewTicker(followPoll)
 	defer tick.Stop()
 	runs := map[RunID]*tailer{} // the replays running now, tailed like the runner's own
-	for _, r := range openRuns(h.Records) {
+	for _, r := range h.openRuns() {
 		runs[r.Run] = c.runTailer(r)
 	}
 	ended := false
@@ -112,8 +112,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 				continue // the writer truncated a torn tail on resume: the tail reread the file
 			}
 			c.journal.followed(r)
-			h.Add(r)
-			c.replayRecord(h, r)
+			c.replayRecord(h, h.add(r))
 			switch r.Type {
 			case RecPinned:
 				// The writer re-pinned a rebuilt arm (watch mode): this process's pins follow.
@@ -183,29 +182,4 @@ func (c *Campaign) runTailer(start Record) *tailer {
 		t.progress = filepath.Join(dir, "progress.jsonl")
 	}
 	return t
-}
-
-// openRuns are the run_start records with no run_end after them, in journal order.
-func openRuns(recs []Record) []Record {
-	open := map[RunID]int{}
-	var out []Record
-	for _, r := range recs {
-		switch r.Type {
-		case RecRunStart:
-			open[r.Run] = len(out)
-			out = append(out, r)
-		case RecRunEnd:
-			if i, ok := open[r.Run]; ok {
-				out[i] = Record{}
-				delete(open, r.Run)
-			}
-		}
-	}
-	kept := out[:0]
-	for _, r := range out {
-		if r.Run != "" {
-			kept = append(kept, r)
-		}
-	}
-	return kept
 }

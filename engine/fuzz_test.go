@@ -45,7 +45,7 @@ func FuzzParseJournal(f *testing.F) {
 	f.Add(append(append([]byte(nil), good...), good[:20]...))
 	f.Add([]byte("00000000 {}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, n, err := parseJournal(data, "journal.jsonl")
+		recs, n, err := parseJournal(data, "journal.jsonl", RefuseDamage)
 		if err != nil {
 			return
 		}

@@ -1,66 +1,378 @@
 package engine
 
-import "encoding/json"
+import (
+	"fmt"
+	"time"
 
-// HistoryReplayed marks the end of the recorded history a campaign publishes when it opens
-// (Records journal records; 0 for a new campaign). Events before it happened in earlier
-// sessions; a headless progress printer skips them, a UI may treat them alike.
-type HistoryReplayed struct{ Records int }
+	"kvparity/verdict"
+)
 
-func (HistoryReplayed) event() {}
+// A History is the journal folded into a campaign's current state. It is the one reader of
+// journal records: Add folds one record, and Open, resume, the summary, the stages' resume,
+// the campaign report and clean (which must work on a cleaned campaign whose binaries and
+// trace window are gone, so they never call Open) and the matrix's live status all ask a
+// History. A record type is folded by its definition (records.go), once.
+//
+// Verdicts are derived, never taken from verdict records: a revision's verdict from its
+// repetitions' digests, byte parity from both arms', performance and footprint from their
+// result records. A verdict record is an announcement (the workbench shows it when it
+// arrives); a kill between a result and its announcement can no longer tear them apart.
+type History struct {
+	Row *Row
+	// Pins is every pinned record, oldest first; Current is each arm's latest generation with
+	// Stale set when a stale record followed it; PinSeq is the journal seq of that pin.
+	Pins    []PinnedArtifact
+	Current map[Arm]PinnedArtifact
+	PinSeq  map[Arm]int64
+	// Added counts the repetitions AddRepetition added per arm, beyond the row's.
+	Added map[Arm]int
+	// Gone maps a run whose full report was deleted (it matched) to the reports_gone seq.
+	Gone map[RunID]int64
+	// Blocked lists "<stage>: <reason>" of blocks recorded since the last run started (a later
+	// run retried whatever blocked the row before).
+	Blocked []string
+	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
+	Patch *DeterminismPatch
+	// Stages is every stage run recorded, oldest first (stage_records.go).
+	Stages []StageRun
 
-// replayHistory publishes the journal's history as events, oldest first, with their recorded
-// values, so a workbench opened on an existing campaign rebuilds its state from events alone.
-// It folds the journal as it goes: each record's events see the history up to that record.
-func (c *Campaign) replayHistory() {
-	recs := c.journal.Records() // one copy: Records copies the whole journal
-	h := NewHistory(c.row)
-	for _, rec := range recs {
-		h.Add(rec)
-		c.replayRecord(h, rec)
-	}
-	c.Emit(HistoryReplayed{Records: len(recs)})
+	pinSeqs   []int64                       // the journal seq of each of Pins
+	records   []Record                      // every record folded, oldest first
+	last      map[RecordType]int            // index in records of each type's latest record
+	runs      []RecordedRun                 // every run recorded, in journal order
+	runIdx    map[RunID]int                 // each run id's latest entry in runs
+	reps      map[repKey]*repLog            // repetition attempts per arm and generation
+	perturbed map[repKey]map[string]*repLog // perturbed repetitions per arm, generation and set
+	preflight map[repKey]Preflight          // the single-core probe per arm and generation
+	series    map[string]*perfSeries        // performance series per key ("b<gen>-c<gen>")
+	isolation *Isolation                    // the perf stage's CPU isolation, while not undone
+	loadCheck *LoadCheck                    // the last load preflight
+	progress  progress                      // the current stage's progress (progress.go)
 }
 
-// replayRecord publishes the events one record stands for, h being the history up to it.
-func (c *Campaign) replayRecord(h *History, rec Record) {
-	switch rec.Type {
-	case RecRunStart:
-		c.Emit(RunStarted{Run: rec.Run, Arm: rec.Arm, Kind: rec.Kind, Repetition: rec.Index, Variation: rec.Variation, CPUs: rec.CPUs, PID: rec.PID, At: rec.At})
-	case recPreflight:
-		var p Preflight
-		if json.Unmarshal(rec.Data, &p) == nil {
-			c.Emit(PreflightDone{Preflight: p})
+type repKey struct {
+	arm Arm
+	gen int
+}
+
+// NewHistory is the fold of an empty journal over the frozen row.
+func NewHistory(row *Row) *History {
+	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
+		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
+		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{},
+		last: map[RecordType]int{}, runIdx: map[RunID]int{}, progress: newProgress()}
+}
+
+// FoldJournal folds a campaign's journal records (oldest first) over its frozen row.
+func FoldJournal(recs []Record, row *Row) *History {
+	h := NewHistory(row)
+	h.records = make([]Record, 0, len(recs))
+	for _, r := range recs {
+		h.Add(r)
+	}
+	return h
+}
+
+// Add folds one record (records arrive in journal order).
+func (h *History) Add(r Record) { h.add(r) }
+
+// A folded record is one record as History.add decoded it, for the replay of its events.
+type folded struct {
+	rec  *Record
+	kind *recordKind
+	data any
+}
+
+// add folds r by its definitions: its type's fold, then (a run record) its run kind's payload.
+func (h *History) add(r Record) folded {
+	h.records = append(h.records, r)
+	h.last[r.Type] = len(h.records) - 1
+	core, runKind := kindsOf(&r)
+	f := folded{rec: &r, kind: core, data: payloadOf(core, &r)}
+	if applies(core, f.data) && core.fold != nil {
+		core.fold(h, &r, f.data)
+	}
+	if d := payloadOf(runKind, &r); d != nil && runKind.fold != nil {
+		runKind.fold(h, &r, d)
+	}
+	return f
+}
+
+// applies reports whether a definition's fold and replay run for a record: always for a plain
+// record, only with a decoded payload for one that carries a payload.
+func applies(k *recordKind, data any) bool { return k != nil && (k.decode == nil || data != nil) }
+
+// A JournalSpan is how much journal a History folded.
+type JournalSpan struct {
+	Records     int
+	LastSeq     int64
+	First, Last time.Time // the first and last records' times (zero for an empty journal)
+}
+
+// Span is the extent of the journal folded.
+func (h *History) Span() JournalSpan {
+	n := len(h.records)
+	if n == 0 {
+		return JournalSpan{}
+	}
+	return JournalSpan{Records: n, LastSeq: h.records[n-1].Seq, First: h.records[0].At, Last: h.records[n-1].At}
+}
+
+// Last is the latest record of type t (ok false when none was folded): for a record type
+// another package defines and folds no further, such as the matrix's job records.
+func (h *History) Last(t RecordType) (Record, bool) {
+	i, ok := h.last[t]
+	if !ok {
+		return Record{}, false
+	}
+	return h.records[i], true
+}
+
+// CheckArtifacts cross-checks artifacts.json (at path, holding pins) against the journal's
+// pinned records: a report built on two disagreeing records of the same artifact would be
+// untrustworthy. The error names the entry and the journal seq.
+func (h *History) CheckArtifacts(path string, pins []PinnedArtifact) error {
+	for k, r := range h.Pins {
+		found := false
+		for i, p := range pins {
+			if p.Arm == r.Arm && p.Gen == r.Gen {
+				found = true
+				if p.SHA256 != r.SHA256 {
+					return fmt.Errorf("%s: /artifacts/%d/sha256 is %s but the journal (seq %d) pinned %s %s gen %d as %s",
+						path, i, p.SHA256, h.pinSeqs[k], r.Arm, r.Path, r.Gen, r.SHA256)
+				}
+			}
 		}
-	case RecRunEnd:
-		c.emitEnd(rec, nil)
-	case RecVerdict:
-		c.Emit(StageVerdict{Stage: rec.Stage, Arm: rec.Arm, Verdict: rec.Verdict, Reason: rec.Reason, Finding: rec.Note})
-	case RecBlocked:
-		c.Emit(RowBlocked{Stage: rec.Stage, Reason: rec.Reason})
-	case RecStale:
-		c.Emit(ArtifactChanged{Arm: rec.Arm, Path: c.Pinned(rec.Arm).Source, OldSHA256: rec.OldSHA, NewSHA256: rec.NewSHA})
-	case RecPerfPair:
-		var pair PerfPair
-		if json.Unmarshal(rec.Data, &pair) != nil {
-			return
-		}
-		s := h.perfSeries(pair.Key)
-		c.Emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
-		c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
-		c.Emit(pairEvent(pair, len(s.pairs), c.row.Perf.Pairs))
-		c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
-	case recPerfInvalid:
-		var inv PerfInvalidation
-		if json.Unmarshal(rec.Data, &inv) == nil {
-			c.Emit(invalidatedEvent(inv))
-		}
-	case RecPerfResult:
-		var d perfResultData
-		if json.Unmarshal(rec.Data, &d) == nil && d.Result != nil {
-			c.Emit(finalSummary(d.Result, c.row))
-			// The result carries its verdict: announce it even if the verdict record was lost.
-			c.Emit(StageVerdict{Stage: StagePerf, Verdict: d.Result.Verdict, Reason: d.Result.Reason})
+		if !found {
+			return fmt.Errorf("%s: no entry for %s generation %d, which the journal pinned (seq %d)", path, r.Arm, r.Gen, h.pinSeqs[k])
 		}
 	}
+	return nil
+}
+
+// A RecordedRun is one process the journal recorded: its run_start and its run_end.
+type RecordedRun struct {
+	Start *Record // nil when only its end was recorded
+	End   *Record // nil while it runs, or when kvparity stopped or died during it
+	// Sample is the run_end's performance sample (warmup and sample runs; nil for others).
+	Sample *PerfSample
+}
+
+// Failed reports whether the run ended with a product failure (its own, or its sample's).
+func (r RecordedRun) Failed() bool {
+	return r.End != nil && (r.End.Error != "" || (r.Sample != nil && r.Sample.Error != ""))
+}
+
+// record is the run's start, or its end when no start was recorded.
+func (r RecordedRun) record() *Record {
+	if r.Start != nil {
+		return r.Start
+	}
+	return r.End
+}
+
+// Runs is every run the journal recorded, in the order each started (or, without a start,
+// ended). A run_start supersedes an earlier start of the same run id that has no end.
+func (h *History) Runs() []RecordedRun { return append([]RecordedRun(nil), h.runs...) }
+
+// foldRun adds a run record to the runs index.
+func (h *History) foldRun(r *Record) {
+	i, ok := h.runIdx[r.Run]
+	if r.Type == RecRunStart || !ok || h.runs[i].End != nil {
+		i = len(h.runs)
+		h.runIdx[r.Run] = i
+		h.runs = append(h.runs, RecordedRun{})
+	}
+	if r.Type == RecRunStart {
+		h.runs[i].Start = r
+	} else {
+		h.runs[i].End = r
+	}
+}
+
+// foldSample attaches a perf run_end's sample to its run.
+func (h *History) foldSample(r *Record, smp *PerfSample) {
+	if i, ok := h.runIdx[r.Run]; ok {
+		h.runs[i].Sample = smp
+	}
+}
+
+// openRuns is the run_start of every run without a recorded end (each run id's latest start):
+// it was running when the journal was read, or its kvparity died during it.
+func (h *History) openRuns() []Record {
+	var open []Record
+	for i, r := range h.runs {
+		if r.Start != nil && r.End == nil && h.runIdx[r.Start.Run] == i {
+			open = append(open, *r.Start)
+		}
+	}
+	return open
+}
+
+// startedRun is the latest run_start of run id (ok false when none was recorded).
+func (h *History) startedRun(id RunID) (Record, bool) {
+	for i := len(h.runs) - 1; i >= 0; i-- {
+		if s := h.runs[i].Start; s != nil && s.Run == id {
+			return *s, true
+		}
+	}
+	return Record{}, false
+}
+
+// nextAttempt is the attempt number a new run of kind on arm gets: one past the highest
+// started, at generation gen (0: at any generation).
+func (h *History) nextAttempt(kind RunKind, arm Arm, gen int) int {
+	attempt := 1
+	for _, r := range h.runs {
+		if s := r.Start; s != nil && s.Kind == kind && s.Arm == arm && (gen == 0 || max(s.Gen, 1) == gen) {
+			attempt = max(attempt, s.Attempt+1)
+		}
+	}
+	return attempt
+}
+
+// openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
+func (h *History) openIsolation() *Isolation { return h.isolation }
+
+// LoadCheck is the perf stage's last load preflight (ok false when none ran).
+func (h *History) LoadCheck() (LoadCheck, bool) {
+	if h.loadCheck == nil {
+		return LoadCheck{}, false
+	}
+	return *h.loadCheck, true
+}
+
+// A repLog is every attempt of one arm's repetitions on one artifact generation.
+type repLog struct {
+	all    []RepetitionAttempt
+	byRun  map[RunID]int
+	latest map[int]int // repetition -> index in all
+}
+
+func (h *History) repLog(arm Arm, gen int) *repLog {
+	k := repKey{arm, gen}
+	l := h.reps[k]
+	if l == nil {
+		l = &repLog{byRun: map[RunID]int{}, latest: map[int]int{}}
+		h.reps[k] = l
+	}
+	return l
+}
+
+// add is the one rule for which attempt of a repetition counts: a run_start with a higher
+// attempt supersedes the previous one; a run_end counts when its attempt is at least the
+// latest started one.
+func (l *repLog) add(rec Record) {
+	r := &rec
+	idx, seen := l.byRun[r.Run]
+	if r.Type == RecRunStart || !seen {
+		idx = len(l.all)
+		l.byRun[r.Run] = idx
+		l.all = append(l.all, RepetitionAttempt{Start: r})
+	}
+	if r.Type == RecRunEnd {
+		l.all[idx].End = r
+	}
+	cur, ok := l.latest[r.Index]
+	switch {
+	case !ok:
+		l.latest[r.Index] = idx
+	case r.Type == RecRunStart && r.Attempt > l.all[cur].Start.Attempt:
+		l.latest[r.Index] = idx
+	case r.Type == RecRunEnd && r.Attempt >= l.all[cur].Start.Attempt:
+		l.latest[r.Index] = idx
+	}
+}
+
+// Gen is an arm's current artifact generation (1 before any pin is recorded).
+func (h *History) Gen(arm Arm) int { return max(h.Current[arm].Gen, 1) }
+
+// Repetitions is an arm's repetition count: the row's plus AddRepetition's.
+func (h *History) Repetitions(arm Arm) int { return h.Row.Determinism.Repetitions + h.Added[arm] }
+
+// A RepetitionAttempt is one attempt of one determinism repetition as the journal recorded it.
+type RepetitionAttempt struct {
+	Start *Record // its run_start (the run_end itself when no start was recorded)
+	End   *Record // nil while in flight, or when kvparity stopped or died during it
+	// Latest: this is the latest attempt of its repetition, the one the verdict uses.
+	Latest bool
+}
+
+// Attempts returns every attempt of arm's repetitions on its current generation in journal
+// order, and how many attempts ran on older generations.
+func (h *History) Attempts(arm Arm) (all []RepetitionAttempt, olderGens int) {
+	return h.attemptsAt(arm, h.Gen(arm))
+}
+
+func (h *History) attemptsAt(arm Arm, gen int) (all []RepetitionAttempt, olderGens int) {
+	for k, l := range h.reps {
+		if k.arm != arm || k.gen == gen {
+			continue
+		}
+		for _, a := range l.all {
+			if a.Start.Type == RecRunStart {
+				olderGens++
+			}
+		}
+	}
+	l := h.reps[repKey{arm, gen}]
+	if l == nil {
+		return nil, olderGens
+	}
+	all = append([]RepetitionAttempt{}, l.all...)
+	for _, idx := range l.latest {
+		all[idx].Latest = true
+	}
+	return all, olderGens
+}
+
+// latestAttempts is the latest attempt of every repetition of arm at gen.
+func (h *History) latestAttempts(arm Arm, gen int) map[int]repAttempt {
+	m := map[int]repAttempt{}
+	if l := h.reps[repKey{arm, gen}]; l != nil {
+		for rep, idx := range l.latest {
+			a := l.all[idx]
+			m[rep] = repAttempt{attempt: a.Start.Attempt, end: a.End}
+		}
+	}
+	return m
+}
+
+// ArmResult is an arm's determinism outcome over its current artifact, from the digests.
+func (h *History) ArmResult(arm Arm) ArmResult {
+	return h.armResultAt(arm, h.Gen(arm), h.Repetitions(arm))
+}
+
+// Parity decides byte parity from both arms' digests (Undecided while either is unfinished).
+func (h *History) Parity() verdict.Outcome {
+	return parityResult(h.ArmResult(Baseline), h.ArmResult(Candidate))
+}
+
+// perfKey names the performance series of the current artifacts ("b<gen>-c<gen>").
+func (h *History) perfKey() string { return perfKey(h.Gen(Baseline), h.Gen(Candidate)) }
+
+// PerfProgress is the performance series of the current artifacts as recorded.
+type PerfProgress struct {
+	Key       string
+	Started   bool // its schedule was persisted
+	Pairs     int  // valid pairs recorded
+	Samples   int  // sample and warmup processes ended
+	Footprint *FootprintResult
+	Result    *PerfResult // nil until the stage decided
+}
+
+// Perf folds the performance series of the current artifacts.
+func (h *History) Perf() PerfProgress {
+	s := h.perfSeries(h.perfKey())
+	return PerfProgress{Key: s.key, Started: s.schedule != nil, Pairs: len(s.pairs), Samples: len(s.samples),
+		Footprint: s.footprint, Result: s.result}
+}
+
+func (h *History) perfSeries(key string) *perfSeries {
+	s := h.series[key]
+	if s == nil {
+		s = newPerfSeries(key)
+		h.series[key] = s
+	}
+	return s
 }

@@ -33,8 +33,17 @@ const StageInvestigate Stage = "investigate"
 // KindProfile is a profiled replay of the investigation.
 const KindProfile RunKind = "profile"
 
-// recInvestigation records a finished investigation (Data: the Investigation).
+// recInvestigation records a finished investigation (Data: an investigationNote).
 const recInvestigation RecordType = "investigation"
+
+// An investigationNote is what the journal keeps of an investigation: its file and the top
+// function deltas (the whole Investigation is in the file).
+type investigationNote struct {
+	File string                  `json:"file"`
+	Top  []profile.FunctionDelta `json:"top"`
+}
+
+func init() { defineRecord[investigationNote](recInvestigation, nil, nil) } // nothing folds it: the report reads the file
 
 // FileInvestigation is the investigation's result, relative to the campaign folder.
 const FileInvestigation = "investigation/profile.json"
@@ -163,10 +172,7 @@ func (c *Campaign) investigate(ctx context.Context, equivalence string) (*Invest
 	if err := writeJSONFile(path, inv); err != nil {
 		return nil, errIO{fmt.Errorf("investigate: %w", err)}
 	}
-	note, _ := json.Marshal(struct {
-		File string                  `json:"file"`
-		Top  []profile.FunctionDelta `json:"top"`
-	}{FileInvestigation, inv.Differential.Top(5)})
+	note := marshalData(investigationNote{FileInvestigation, inv.Differential.Top(5)})
 	if _, err := c.journal.Append(Record{Type: recInvestigation, Stage: StageInvestigate, Data: note}); err != nil {
 		return nil, err
 	}
@@ -175,12 +181,7 @@ func (c *Campaign) investigate(ctx context.Context, equivalence string) (*Invest
 
 // profileArm runs one arm's replay under `perf record` pinned to cpu and folds its samples.
 func (c *Campaign) profileArm(ctx context.Context, perf string, arm Arm, cpu int) (ProfiledRun, *profile.Profile, string, error) {
-	attempt := 1
-	for _, r := range c.journal.Records() {
-		if r.Type == RecRunStart && r.Kind == KindProfile && r.Arm == arm {
-			attempt = r.Attempt + 1
-		}
-	}
+	attempt := c.history().nextAttempt(KindProfile, arm, 0)
 	id := RunID("investigate/" + string(arm))
 	if attempt > 1 {
 		id += RunID("-a" + strconv.Itoa(attempt))

@@ -63,7 +63,7 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 		}
 	}
 	// One arm at a time: the two profiled runs never overlap, and both ran on the measured CPU.
-	recs, _ := ReadJournal(filepath.Join(dir, "journal.jsonl"))
+	recs, _, _ := ReadJournal(filepath.Join(dir, "journal.jsonl"), RefuseDamage)
 	var spans [][2]time.Time
 	for _, r := range recs {
 		switch {

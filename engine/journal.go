@@ -27,7 +27,7 @@ import (
 // warning, then truncates the file back to the last whole record. A complete line (newline and
 // all) that fails its checksum was acknowledged, so it is corruption wherever it is, the last
 // line too: the journal is refused, never repaired. Earlier lines are never rewritten, and a
-// reader (ReadJournalTorn) never modifies the file.
+// reader (ReadJournal, JournalTail) never modifies the file.
 
 // A RecordType names what a journal record says.
 type RecordType string
@@ -123,7 +123,7 @@ func OpenJournal(path string, warn func(string)) (*Journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
-	recs, good, err := parseJournal(data, path)
+	recs, good, err := parseJournal(data, path, RefuseDamage)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -157,29 +157,38 @@ func OpenJournal(path string, warn func(string)) (*Journal, error) {
 	return j, nil
 }
 
-// ReadJournal returns a journal's whole records without opening it for appending (a reader
-// such as a report or the matrix): a torn last line is ignored, not dropped from the file.
-func ReadJournal(path string) ([]Record, error) {
-	recs, _, err := ReadJournalTorn(path)
-	return recs, err
-}
+// A TailMode is what a journal reader does with a damaged end of the file.
+type TailMode int
 
-// ReadJournalTorn is ReadJournal also returning the length of a torn last line it ignored (0
-// when there is none), so a read-only caller can say so. The file is never modified.
-func ReadJournalTorn(path string) ([]Record, int, error) {
+const (
+	// RefuseDamage reads as a resuming writer does: only a torn last line (no newline: never
+	// acknowledged) is skipped; a complete line that fails its checksum or does not parse, and
+	// a sequence number that is not the previous one plus one (a gap, a duplicate, a
+	// reordering), are an error naming the line. For readers of a campaign that is not being
+	// written (the report, clean, Open).
+	RefuseDamage TailMode = iota
+	// SkipDamagedTail reads as a follower of a journal another kvparity may be writing (the
+	// matrix, possibly from another node over a shared filesystem): reading stops before the
+	// first line that is torn or does not decode, leaving it for a later read; the writer
+	// quarantines or refuses it when it resumes. Sequence numbers are not checked.
+	SkipDamagedTail
+)
+
+// ReadJournal returns a journal's whole records without opening it for appending, and the
+// length of the damaged tail it skipped (0 when there is none) so a read-only caller can say
+// so. The file is never modified.
+func ReadJournal(path string, mode TailMode) ([]Record, int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("journal: %w", err)
 	}
-	recs, good, err := parseJournal(data, path)
+	recs, good, err := parseJournal(data, path, mode)
 	return recs, len(data) - good, err
 }
 
-// parseJournal returns the whole records and the byte length they span. Only an unterminated
-// last line may be missing (torn by a crash before it was acknowledged); a complete line that
-// fails its checksum or does not parse, and a sequence number that is not the previous one
-// plus one (a gap, a duplicate, a reordering), mean the file was damaged.
-func parseJournal(data []byte, path string) ([]Record, int, error) {
+// parseJournal returns the whole records and the byte length they span, the damaged tail
+// handled as mode says.
+func parseJournal(data []byte, path string, mode TailMode) ([]Record, int, error) {
 	var recs []Record
 	off, line := 0, 0
 	for off < len(data) {
@@ -189,6 +198,9 @@ func parseJournal(data []byte, path string) ([]Record, int, error) {
 			return recs, off, nil // torn: no newline, never acknowledged
 		}
 		rec, err := decodeLine(data[off : off+nl])
+		if err != nil && mode == SkipDamagedTail {
+			return recs, off, nil // a corrupt line: the writer drops or refuses it when it resumes
+		}
 		if err != nil {
 			where := "not the last line"
 			if off+nl+1 == len(data) {
@@ -196,7 +208,7 @@ func parseJournal(data []byte, path string) ([]Record, int, error) {
 			}
 			return nil, 0, fmt.Errorf("journal %s: line %d: %v (%s: the journal is damaged, refusing to resume)", path, line, err, where)
 		}
-		if want := int64(len(recs)) + 1; rec.Seq != want {
+		if want := int64(len(recs)) + 1; mode == RefuseDamage && rec.Seq != want {
 			what := fmt.Sprintf("a gap or a reordering (record %d is missing here)", want)
 			switch {
 			case len(recs) > 0 && rec.Seq == recs[len(recs)-1].Seq:

@@ -1,14 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"io"
 	"os"
 )
 
 // A JournalTail reads the whole records appended to a journal since the last read. The engine
 // writes the journal; a follower (the matrix) only reads it, possibly from another node over a
-// shared filesystem, so a torn last line is simply left for a later read.
+// shared filesystem, so it reads with SkipDamagedTail: a torn or corrupt last line is simply
+// left for a later read.
 type JournalTail struct {
 	path string
 	off  int64
@@ -50,26 +50,7 @@ func (t *JournalTail) Read() (recs []Record, reset bool, err error) {
 	if err != nil {
 		return nil, reset, err
 	}
-	for len(data) > 0 {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 {
-			break // torn or still being written
-		}
-		rec, derr := decodeLine(data[:nl])
-		if derr != nil {
-			break // a corrupt last line: the engine drops it when it resumes
-		}
-		recs = append(recs, rec)
-		t.off += int64(nl + 1)
-		data = data[nl+1:]
-	}
+	recs, good, _ := parseJournal(data, t.path, SkipDamagedTail) // SkipDamagedTail returns no error
+	t.off += int64(good)
 	return recs, reset, nil
-}
-
-// ReadJournalRecords returns a journal's whole records without opening it for writing: a torn
-// or corrupt last line is left alone, never truncated. For readers that must not disturb a
-// running campaign (the matrix on another node, tests).
-func ReadJournalRecords(path string) ([]Record, error) {
-	recs, _, err := NewJournalTail(path).Read()
-	return recs, err
 }

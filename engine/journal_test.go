@@ -54,9 +54,9 @@ func TestJournalQuarantinesTornTail(t *testing.T) {
 	f.WriteString(tail)
 	f.Close()
 	// A reader ignores it and says so, and never modifies the file.
-	recs, torn, err := ReadJournalTorn(path)
+	recs, torn, err := ReadJournal(path, RefuseDamage)
 	if err != nil || len(recs) != 2 || torn != len(tail) {
-		t.Fatalf("ReadJournalTorn: %d records, torn %d, %v", len(recs), torn, err)
+		t.Fatalf("ReadJournal: %d records, torn %d, %v", len(recs), torn, err)
 	}
 	if now, _ := os.ReadFile(path); string(now) != string(good)+tail {
 		t.Fatal("a reader modified the journal")
@@ -103,7 +103,7 @@ func TestJournalRefusesCorruptAcknowledgedLastLine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2: checksum mismatch") || !strings.Contains(err.Error(), "acknowledged") {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := ReadJournal(path); err == nil {
+	if _, _, err := ReadJournal(path, RefuseDamage); err == nil {
 		t.Fatal("ReadJournal accepted a corrupt acknowledged record")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(data) {
@@ -136,7 +136,7 @@ func TestJournalRefusesGapDuplicateReorder(t *testing.T) {
 			if _, err := OpenJournal(p, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("OpenJournal: %v, want %q", err, tc.want)
 			}
-			if _, err := ReadJournal(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, _, err := ReadJournal(p, RefuseDamage); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ReadJournal: %v, want %q", err, tc.want)
 			}
 		})

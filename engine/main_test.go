@@ -232,7 +232,7 @@ func spinThreads(n int, d time.Duration) {
 // semanticExit is the exit status of `kvparity run --stage determinism` for a summary's
 // campaign (no exception records in engine tests): stage 8's rules over the folded journal.
 func semanticExit(s Summary) int {
-	recs, err := ReadJournal(filepath.Join(s.Dir, layout.FileJournal))
+	recs, _, err := ReadJournal(filepath.Join(s.Dir, layout.FileJournal), RefuseDamage)
 	if err != nil {
 		return -1
 	}

@@ -61,7 +61,7 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	recs, _ := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	recs, _, _ := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
 	if o := recs[len(recs)-1].Owner; o == nil || o.PID != os.Getpid() || o.Start == 0 {
 		t.Fatalf("run_start records owner %+v, want this process with its start time", o)
 	}

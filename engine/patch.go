@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +18,10 @@ import (
 
 // recPatch records the row's declared determinism patch (Data: DeterminismPatch).
 const recPatch RecordType = "determinism_patch"
+
+func init() {
+	defineRecord(recPatch, func(h *History, r *Record, p *DeterminismPatch) { h.Patch = p }, nil)
+}
 
 // A DeterminismPatch is the determinism correction both revisions were built with.
 type DeterminismPatch struct {
@@ -75,6 +78,5 @@ func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error)
 
 // patchRecord is the founding journal record of a declared patch.
 func patchRecord(p *DeterminismPatch) Record {
-	data, _ := json.Marshal(p) // plain strings and numbers always marshal
-	return Record{Type: recPatch, Data: data}
+	return Record{Type: recPatch, Data: marshalData(p)}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +40,12 @@ const (
 	recIsolation    RecordType = "perf_isolation"
 	recIsolationEnd RecordType = "perf_isolation_end"
 )
+
+func init() {
+	defineRecord(recPerfLoad, func(h *History, r *Record, l *LoadCheck) { h.loadCheck = l }, nil)
+	defineRecord(recIsolation, func(h *History, r *Record, iso *Isolation) { h.isolation = iso }, nil)
+	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { h.isolation = nil }, nil)
+}
 
 // Expectation says what the measured load means for the stage, for the user.
 func (l LoadCheck) Expectation() string {
@@ -245,19 +250,8 @@ func undoIsolation(iso Isolation) error {
 // undoRecordedIsolation undoes an isolation the journal recorded and never ended (kvparity
 // was killed during the perf stage), warning about it: the other processes would otherwise
 // stay off the measured CPU.
-func undoRecordedIsolation(recs []Record, warn func(string)) {
-	var open *Isolation
-	for _, r := range recs {
-		switch r.Type {
-		case recIsolation:
-			var iso Isolation
-			if json.Unmarshal(r.Data, &iso) == nil {
-				open = &iso
-			}
-		case recIsolationEnd:
-			open = nil
-		}
-	}
+func undoRecordedIsolation(h *History, warn func(string)) {
+	open := h.openIsolation()
 	if open == nil {
 		return
 	}

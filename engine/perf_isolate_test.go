@@ -49,7 +49,11 @@ func TestIsolationKeepsKvparityAndUndoesLeftovers(t *testing.T) {
 		t.Fatal("descendsFrom")
 	}
 	var warned []string
-	undoRecordedIsolation([]Record{{Type: recIsolation, Data: marshalData(Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, func(s string) { warned = append(warned, s) })
+	h := FoldJournal([]Record{{Type: recIsolation, Data: marshalData(Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
+	if h.openIsolation() == nil {
+		t.Fatal("the fold lost the recorded isolation")
+	}
+	undoRecordedIsolation(h, func(s string) { warned = append(warned, s) })
 	if len(warned) != 0 {
 		t.Fatalf("a vanished cgroup needs no undoing: %q", warned)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -108,14 +107,6 @@ type perfResultData struct {
 	Result *PerfResult `json:"result"`
 }
 
-func marshalData(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("engine: perf record does not marshal: %v", err)) // plain structs always do
-	}
-	return b
-}
-
 // perfSeries is the journal's view of one perf series (one key).
 type perfSeries struct {
 	key       string
@@ -135,52 +126,80 @@ func newPerfSeries(key string) *perfSeries {
 		warmupAtt: map[Arm]map[int]int{Baseline: {}, Candidate: {}}, pairs: map[int]*PerfPair{}, pairAtt: map[int]int{}}
 }
 
-// add folds one record of this series (History.Add routes them by key).
-func (s *perfSeries) add(r Record) {
-	switch r.Type {
-	case recPerfSchedule:
-		var d perfScheduleData
-		if json.Unmarshal(r.Data, &d) == nil {
+// keyedSeries is the series a record's payload names (nil for a payload without a key).
+func (h *History) keyedSeries(key string) *perfSeries {
+	if key == "" {
+		return nil
+	}
+	return h.perfSeries(key)
+}
+
+// The performance stage's records, each folded into the series its payload names.
+func init() {
+	defineRecord(recPerfSchedule, func(h *History, r *Record, d *perfScheduleData) {
+		if s := h.keyedSeries(d.Key); s != nil {
 			s.schedule = &d.Schedule
 		}
-	case RecPerfFootprint:
-		var f FootprintResult
-		if json.Unmarshal(r.Data, &f) == nil {
-			s.footprint = &f
+	}, nil)
+	defineRecord(RecPerfFootprint, func(h *History, r *Record, d *FootprintResult) {
+		if s := h.keyedSeries(d.Key); s != nil {
+			s.footprint = d
 		}
-	case RecRunStart:
+	}, nil)
+	defineRecord(RecPerfPair, func(h *History, r *Record, d *PerfPair) {
+		if s := h.keyedSeries(d.Key); s != nil {
+			s.pairs[d.Pair] = d
+		}
+		h.progress.pairDone(h.Row, d)
+	}, func(c *Campaign, h *History, r *Record, pair *PerfPair) {
+		s := h.perfSeries(pair.Key)
+		c.Emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
+		c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
+		c.Emit(pairEvent(*pair, len(s.pairs), c.row.Perf.Pairs))
+		c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
+	})
+	defineRecord(recPerfInvalid, func(h *History, r *Record, d *PerfInvalidation) {
+		if s := h.keyedSeries(d.Key); s != nil {
+			inv := *d
+			inv.seq = r.Seq
+			s.invalid = append(s.invalid, inv)
+		}
+	}, func(c *Campaign, h *History, r *Record, inv *PerfInvalidation) { c.Emit(invalidatedEvent(*inv)) })
+	defineRecord(RecPerfResult, func(h *History, r *Record, d *perfResultData) {
+		if s := h.keyedSeries(d.Key); s != nil {
+			s.result = d.Result
+		}
+	}, func(c *Campaign, h *History, r *Record, d *perfResultData) {
+		if d.Result != nil {
+			c.Emit(finalSummary(d.Result, c.row))
+			// The result carries its verdict: announce it even if the verdict record was lost.
+			c.Emit(StageVerdict{Stage: StagePerf, Verdict: d.Result.Verdict, Reason: d.Result.Reason})
+		}
+	})
+	perfRuns := []RunKind{KindWarmup, KindSample}
+	defineRunData(RecRunStart, perfRuns, func(h *History, r *Record, d *perfRunData) {
+		s := h.keyedSeries(d.Key)
+		if s == nil {
+			return
+		}
 		switch r.Kind {
 		case KindWarmup:
 			s.warmupAtt[r.Arm][r.Index] = max(s.warmupAtt[r.Arm][r.Index], r.Attempt)
 		case KindSample:
 			s.pairAtt[r.Index] = max(s.pairAtt[r.Index], r.Attempt)
 		}
-	case RecRunEnd:
-		var smp PerfSample
-		if json.Unmarshal(r.Data, &smp) != nil {
+	})
+	defineRunData(RecRunEnd, perfRuns, func(h *History, r *Record, smp *PerfSample) {
+		h.foldSample(r, smp)
+		s := h.keyedSeries(smp.Key)
+		if s == nil {
 			return
 		}
-		s.samples = append(s.samples, smp)
+		s.samples = append(s.samples, *smp)
 		if smp.Warmup && smp.Error == "" {
-			s.warmups[smp.Arm][smp.Index] = &smp
+			s.warmups[smp.Arm][smp.Index] = smp
 		}
-	case RecPerfPair:
-		var p PerfPair
-		if json.Unmarshal(r.Data, &p) == nil {
-			s.pairs[p.Pair] = &p
-		}
-	case recPerfInvalid:
-		var inv PerfInvalidation
-		if json.Unmarshal(r.Data, &inv) == nil {
-			inv.seq = r.Seq
-			s.invalid = append(s.invalid, inv)
-		}
-	case RecPerfResult:
-		var d perfResultData
-		if json.Unmarshal(r.Data, &d) == nil {
-			s.result = d.Result
-		}
-	}
+	})
 }
 
 // invalidations counts a pair's environmental invalidations (interruptions do not count).

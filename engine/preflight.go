@@ -67,6 +67,12 @@ const minJudgedCPUMs = 50
 // recPreflight records one arm's preflight (Data: Preflight).
 const recPreflight RecordType = "preflight"
 
+func init() {
+	defineRecord(recPreflight, func(h *History, r *Record, p *Preflight) {
+		h.preflight[repKey{p.Arm, max(p.Gen, 1)}] = *p
+	}, func(c *Campaign, h *History, r *Record, p *Preflight) { c.Emit(PreflightDone{Preflight: *p}) })
+}
+
 // Summary is the preflight in one line, as the pane and the report say it.
 func (p Preflight) Summary() string {
 	if p.Error != "" {

@@ -137,17 +137,10 @@ func inCampaign(pid int, dir string) bool {
 // every later performance sample. A run whose owning kvparity is still alive is not a stray:
 // it is that kvparity's live replay (the campaign lock keeps a second writer out; this keeps
 // even an owner that lost its lock from having its runs killed).
-func killRecordedStrays(dir string, recs []Record, warn func(string)) {
-	open := map[RunID]Record{}
-	for _, r := range recs {
-		switch r.Type {
-		case RecRunStart:
-			open[r.Run] = r
-		case RecRunEnd:
-			delete(open, r.Run)
-		}
-	}
-	for id, r := range open {
+// open is the run_start of each run without an end (History.openRuns).
+func killRecordedStrays(dir string, open []Record, warn func(string)) {
+	for _, r := range open {
+		id := r.Run
 		if r.Owner != nil && r.Owner.Alive() {
 			continue
 		}

@@ -215,7 +215,7 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	recs, _ := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	recs, _, _ := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
 	if last := recs[len(recs)-1]; last.PGID != pgid {
 		t.Fatalf("run_start records pgid %d, want %d", last.PGID, pgid)
 	}

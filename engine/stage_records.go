@@ -20,8 +20,13 @@ type StageRun struct {
 	Interrupted string
 }
 
+func init() {
+	definePlainRecord(RecStageStart, (*History).foldStage, nil)
+	definePlainRecord(RecStageEnd, (*History).foldStage, nil)
+}
+
 // foldStage folds a stage record into h.Stages.
-func (h *History) foldStage(r Record) {
+func (h *History) foldStage(r *Record) {
 	switch r.Type {
 	case RecStageStart:
 		h.Stages = append(h.Stages, StageRun{Stage: r.Stage, Started: r.At})

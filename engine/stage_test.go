@@ -26,7 +26,7 @@ func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
 		start, end time.Time
 	}
 	spans := map[RunID]*span{}
-	recs, err := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	recs, _, err := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	if !strings.Contains(b.Reason, "no space left on device") {
 		t.Fatalf("RowBlocked %+v", b)
 	}
-	recs, err := ReadJournal(filepath.Join(dir, layout.FileJournal))
+	recs, _, err := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}

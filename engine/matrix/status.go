@@ -1,7 +1,6 @@
 package matrix
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,13 +68,13 @@ const (
 	RowStageFailedJob   = "job-failed"  // the job ended without a verdict (script or setup failure)
 )
 
-// A rowFold accumulates journal records into a RowStatus: the journal's one fold (History)
-// plus the matrix's progress counters.
+// A rowFold is a row's status as its journal's fold (engine.History) gives it: the verdicts
+// and the progress of the current phase are the History's, derived the same way for every
+// surface; the job fields are the matrix's (applyJobs).
 type rowFold struct {
-	row   *engine.Row
-	hist  *engine.History
-	st    RowStatus
-	ended map[engine.RunID]bool // runs (or pairs) already counted in Done
+	row  *engine.Row
+	hist *engine.History
+	st   RowStatus
 }
 
 func newRowFold(base RowStatus, row *engine.Row) *rowFold {
@@ -86,89 +85,50 @@ func newRowFold(base RowStatus, row *engine.Row) *rowFold {
 
 // reset forgets every journal-derived field (the journal is re-read from its start).
 func (f *rowFold) reset() {
-	s := &f.st
-	s.Stage, s.Done, s.Total, s.Running, s.Records, s.Samples = RowStageWaiting, 0, 0, "", 0, 0
-	s.Digests, s.Stability = map[engine.Arm][]string{}, map[engine.Arm]verdict.Word{}
-	s.Parity, s.Perf, s.Footprint, s.Blocked = "", "", "", ""
 	f.hist = engine.NewHistory(f.row)
-	f.ended = map[engine.RunID]bool{}
+	f.sync()
 }
 
 // add folds one journal record.
 func (f *rowFold) add(r engine.Record) {
 	f.hist.Add(r)
+	f.sync()
+}
+
+// rowStages is the matrix's word for each journal phase.
+var rowStages = map[engine.Phase]string{
+	engine.PhaseNone:        RowStageWaiting,
+	engine.PhasePinning:     RowStagePinning,
+	engine.PhaseDeterminism: RowStageDeterminism,
+	engine.PhasePerf:        RowStagePerf,
+	engine.PhaseBlocked:     RowStageBlocked,
+}
+
+// sync copies the History's view into the status. The last record's time and the last
+// matrix_job note outlive a reset (they say when and what happened last).
+func (f *rowFold) sync() {
 	s := &f.st
-	s.Records++
-	s.Updated = r.At
-	switch r.Type {
-	case engine.RecCampaign, engine.RecPinned:
-		if s.Stage == RowStageWaiting || s.Stage == RowStageQueued {
-			s.Stage = RowStagePinning
-		}
-	case engine.RecRunStart:
-		f.enterStage(r.Kind)
-		s.Running, s.Blocked = string(r.Run), "" // a new run retries whatever blocked the row
-	case engine.RecRunEnd:
-		f.enterStage(r.Kind)
-		if s.Running == string(r.Run) {
-			s.Running = ""
-		}
-		// Determinism counts clean repetitions; perf counts valid pairs (perf_pair records).
-		if r.Kind == engine.KindRepetition && r.Error == "" && !f.ended[r.Run] {
-			f.ended[r.Run] = true
-			s.Done++
-		}
-		if r.Digest != "" && r.Arm != "" && !slices.Contains(s.Digests[r.Arm], r.Digest) {
-			s.Digests[r.Arm] = append(s.Digests[r.Arm], r.Digest)
-		}
-	case engine.RecPerfPair:
-		var p struct {
-			Key  string `json:"key"`
-			Pair int    `json:"pair"`
-		}
-		if json.Unmarshal(r.Data, &p) == nil {
-			f.enterStage(engine.KindSample)
-			if id := engine.RunID(fmt.Sprintf("%s/pair-%d", p.Key, p.Pair)); !f.ended[id] {
-				f.ended[id] = true
-				s.Done++
-				s.Samples += 2
-			}
-		}
-	case engine.RecBlocked:
-		s.Stage, s.Blocked = RowStageBlocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason)
-	case engine.RecStale:
-		// A re-pinned arm reruns its repetitions: its digests and the counts start over.
-		delete(s.Digests, r.Arm)
-		s.Stage, s.Done, s.Samples = RowStagePinning, 0, 0
-		f.ended = map[engine.RunID]bool{}
-	case RecMatrixJob:
+	p := f.hist.Progress()
+	span := f.hist.Span()
+	s.Stage, s.Done, s.Total, s.Running, s.Records, s.Samples = rowStages[p.Phase], p.Done, p.Total, string(p.Running), span.Records, p.Samples
+	s.Digests, s.Blocked = p.Digests, p.Blocked
+	s.Stability = map[engine.Arm]verdict.Word{}
+	if span.Records == 0 {
+		s.Parity, s.Perf, s.Footprint = "", "", "" // nothing read: no verdict words at all yet
+		return
+	}
+	s.Updated = span.Last
+	if r, ok := f.hist.Last(RecMatrixJob); ok {
 		s.LastNote = r.Note
 	}
-	// The verdicts are the fold's, derived the same way for every surface.
 	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		if v := f.hist.ArmResult(arm).Verdict; v.Decided() {
 			s.Stability[arm] = v
-		} else {
-			delete(s.Stability, arm)
 		}
 	}
 	s.Parity = f.hist.Parity().Verdict
 	s.Perf = f.hist.Performance().Verdict
 	s.Footprint = f.hist.Footprint().Verdict
-}
-
-// enterStage switches the progress counters when the journal moves to another stage:
-// determinism counts repetitions of both arms, perf counts valid pairs.
-func (f *rowFold) enterStage(k engine.RunKind) {
-	s := &f.st
-	want, total := RowStageDeterminism, 2*f.row.Determinism.Repetitions
-	if k == engine.KindWarmup || k == engine.KindSample {
-		want, total = RowStagePerf, f.row.Perf.Pairs
-	}
-	if s.Stage != want {
-		s.Stage, s.Done, s.Total = want, 0, total
-		f.ended = map[engine.RunID]bool{}
-	}
 }
 
 // status returns a deep copy of the current status.
