@@ -13,7 +13,7 @@ import (
 
 // footer renders the short help from the bindings: as many as fit, always ending in help and
 // quit so the rest can be found.
-func (m Model) footer() string {
+func (m *Model) footer() string {
 	st := m.styles
 	if m.overlay == overlayConfirmQuit {
 		return st.Footer.Render(text.Fit([]string{fmt.Sprintf(" %s quit (stops replays) · %s stay", keys.Name(m.keys.Yes), keys.Name(m.keys.No))}, m.width, 1))

@@ -68,7 +68,7 @@ func (m *Model) onFrame(msg frameMsg) tea.Cmd {
 }
 
 // live reports whether anything on screen moves with time.
-func (m Model) live() bool {
+func (m *Model) live() bool {
 	for _, p := range m.panes() {
 		if c, ok := pane.As[pane.Clocked](p); ok && c.Live() {
 			return true

@@ -151,7 +151,7 @@ func columns(w, n int, left func(int) int) []int {
 }
 
 // compose assembles the frame from the panes' views: only joins, no formatting of data.
-func (m Model) compose() string {
+func (m *Model) compose() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
@@ -197,7 +197,7 @@ func (m Model) compose() string {
 // up the notes, the border, the blank line between the sections, the folder line (the v
 // overlay says it too) and then the diff pane's modes' keys (its footer lists them in each
 // mode), never a key of the focused pane or the workbench.
-func (m Model) helpOverlay(h int) string {
+func (m *Model) helpOverlay(h int) string {
 	hm := m.help
 	hm.ShowAll = true
 	name, paneKeys := m.paneHelp()
@@ -287,6 +287,6 @@ func helpGrid(hm help.Model, cols [][]key.Binding, w int) string {
 }
 
 // paneHelp is the focused pane's name and its key columns.
-func (m Model) paneHelp() (string, [][]key.Binding) {
+func (m *Model) paneHelp() (string, [][]key.Binding) {
 	return m.ring[m.focus].name, m.focused().FullHelp()
 }
