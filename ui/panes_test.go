@@ -56,15 +56,6 @@ func (p probePane) View() string {
 func (p probePane) ShortHelp() []key.Binding  { return []key.Binding{probeKey} }
 func (p probePane) FullHelp() [][]key.Binding { return [][]key.Binding{{probeKey}} }
 
-func hasAnswer(msgs []tea.Msg) bool {
-	for _, m := range msgs {
-		if _, ok := m.(probeAnswer); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // A new pane is one registry entry: it is laid out in its band, tab reaches it, the ? overlay
 // lists its keys, every engine event reaches it and its commands are never dropped.
 func TestANewPaneIsOneRegistryEntry(t *testing.T) {
@@ -90,10 +81,10 @@ func TestANewPaneIsOneRegistryEntry(t *testing.T) {
 	mustContain(t, screen(m), "PROBE KEYS (it has focus)")
 	m = update(t, m, press("esc"))
 	m, msgs := updateCmd(t, m, eventsMsg{events: []engine.Event{engine.LogLine{Run: "det/baseline-1", Line: "x"}}})
-	if probe.events != 1 || !hasAnswer(msgs) {
-		t.Fatalf("the event reached the new pane %d times; its command answered: %v", probe.events, hasAnswer(msgs))
+	if probe.events != 1 || !hasMsg[probeAnswer](msgs) {
+		t.Fatalf("the event reached the new pane %d times; its command answered: %v", probe.events, hasMsg[probeAnswer](msgs))
 	}
-	if _, msgs = updateCmd(t, m, probeAsked{}); !hasAnswer(msgs) {
+	if _, msgs = updateCmd(t, m, probeAsked{}); !hasMsg[probeAnswer](msgs) {
 		t.Fatal("a message the root does not know reaches the new pane, and its command is run")
 	}
 }
