@@ -65,10 +65,11 @@
 //     meaning, and never change a field's JSON name: old journals must still fold.
 //  3. Define it in an init func of that file: defineRecord(recX, fold, replay) with a payload,
 //     definePlainRecord(recX, fold, replay) without one, or defineRunData(RecRunEnd, kinds,
-//     fold) for the payload of a stage's run records. fold puts what the record says into
-//     History (add a field, and a query method if other packages need it: readers never see
-//     records or payloads, only History's answers); replay emits the events a reopened
-//     campaign re-publishes. History.Add decodes the payload once (decodeData) and passes it
-//     typed to both; neither runs when it does not decode.
+//     fold) for the payload of a stage's run records. fold keeps what the record says in
+//     kindState[S](h, recX), S being the file's own state type, and the file's query methods
+//     on *History answer from it (readers never see records or payloads, only History's
+//     answers); replay emits the events a reopened campaign re-publishes. History.Add decodes
+//     the payload once (decodeData) and passes it typed to both; neither runs when it does
+//     not decode. perf_isolate.go's load preflight (LoadCheck) is an example.
 //  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine

@@ -66,10 +66,7 @@ func (c *Campaign) startFollowing(holder Holder) {
 	c.follow = f
 	path := filepath.Join(c.dir, layout.FileJournal)
 	tail := NewJournalTail(path)
-	h := NewHistory(c.row)
-	for _, r := range c.journal.Records() {
-		h.Add(r) // what the replay published; the tail rereads it and skips it by seq
-	}
+	h := FoldJournal(c.journal.Records(), c.row) // what the replay published; the tail rereads it and skips it by seq
 	c.Emit(FollowedWriter{Holder: holder})
 	if st, ok := h.OpenStage(); ok {
 		c.Emit(c.stageStarted(st.Stage))

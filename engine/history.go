@@ -45,9 +45,8 @@ type History struct {
 	perturbed map[repKey]map[string]*repLog // perturbed repetitions per arm, generation and set
 	preflight map[repKey]Preflight          // the single-core probe per arm and generation
 	series    map[string]*perfSeries        // performance series per key ("b<gen>-c<gen>")
-	isolation *Isolation                    // the perf stage's CPU isolation, while not undone
-	loadCheck *LoadCheck                    // the last load preflight
 	progress  progress                      // the current stage's progress (progress.go)
+	kinds     map[RecordType]any            // what record kinds' files fold (kindState)
 }
 
 type repKey struct {
@@ -60,7 +59,7 @@ func NewHistory(row *Row) *History {
 	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
 		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
 		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{},
-		last: map[RecordType]int{}, runIdx: map[RunID]int{}, progress: newProgress()}
+		last: map[RecordType]int{}, runIdx: map[RunID]int{}, progress: newProgress(), kinds: map[RecordType]any{}}
 }
 
 // FoldJournal folds a campaign's journal records (oldest first) over its frozen row.
@@ -231,15 +230,15 @@ func (h *History) nextAttempt(kind RunKind, arm Arm, gen int) int {
 	return attempt
 }
 
-// openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
-func (h *History) openIsolation() *Isolation { return h.isolation }
-
-// LoadCheck is the perf stage's last load preflight (ok false when none ran).
-func (h *History) LoadCheck() (LoadCheck, bool) {
-	if h.loadCheck == nil {
-		return LoadCheck{}, false
+// kindState is what the file of record kind t folds, an S created on first use: a kind keeps
+// its state here (and its query methods in its own file), so a new kind needs no History field.
+func kindState[S any](h *History, t RecordType) *S {
+	if s, ok := h.kinds[t].(*S); ok {
+		return s
 	}
-	return *h.loadCheck, true
+	s := new(S)
+	h.kinds[t] = s
+	return s
 }
 
 // A repLog is every attempt of one arm's repetitions on one artifact generation.

@@ -41,11 +41,28 @@ const (
 	recIsolationEnd RecordType = "perf_isolation_end"
 )
 
+// What History keeps of these records: the last load preflight, and the isolation not undone.
+type (
+	loadState      struct{ last *LoadCheck }
+	isolationState struct{ open *Isolation }
+)
+
 func init() {
-	defineRecord(recPerfLoad, func(h *History, r *Record, l *LoadCheck) { h.loadCheck = l }, nil)
-	defineRecord(recIsolation, func(h *History, r *Record, iso *Isolation) { h.isolation = iso }, nil)
-	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { h.isolation = nil }, nil)
+	defineRecord(recPerfLoad, func(h *History, r *Record, l *LoadCheck) { kindState[loadState](h, recPerfLoad).last = l }, nil)
+	defineRecord(recIsolation, func(h *History, r *Record, iso *Isolation) { kindState[isolationState](h, recIsolation).open = iso }, nil)
+	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { kindState[isolationState](h, recIsolation).open = nil }, nil)
 }
+
+// LoadCheck is the perf stage's last load preflight (ok false when none ran).
+func (h *History) LoadCheck() (LoadCheck, bool) {
+	if l := kindState[loadState](h, recPerfLoad).last; l != nil {
+		return *l, true
+	}
+	return LoadCheck{}, false
+}
+
+// openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
+func (h *History) openIsolation() *Isolation { return kindState[isolationState](h, recIsolation).open }
 
 // Expectation says what the measured load means for the stage, for the user.
 func (l LoadCheck) Expectation() string {
