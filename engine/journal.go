@@ -32,8 +32,8 @@ import (
 // A RecordType names what a journal record says.
 type RecordType string
 
-// Record types of the engine core. Other stages add their own (a stage's records carry its
-// payload in Record.Data).
+// Record types of the engine core (defined in records.go). Other stages add their own, each
+// defined in its file with its payload's Go type (doc.go, "Adding a record kind").
 const (
 	RecCampaign    RecordType = "campaign"     // the campaign was created (Note: kvparity version)
 	RecPinned      RecordType = "pinned"       // an artifact was pinned (Artifact)
@@ -46,7 +46,7 @@ const (
 )
 
 // A Record is one journal entry. Fields are optional per type; Data carries a stage-specific
-// payload for record types other packages define.
+// payload, decoded only by History (records.go): readers ask History, never a Record's Data.
 type Record struct {
 	Seq  int64      `json:"seq"`
 	Type RecordType `json:"type"`
