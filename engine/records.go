@@ -82,7 +82,8 @@ func typedKind[T any](fold func(*History, *Record, *T), replay func(*Campaign, *
 }
 
 // decodeData decodes a record's payload; false when it has none or it does not decode (a
-// record written by a newer kvparity, say), so the fold skips it as before payloads were typed.
+// record written by a newer kvparity, say): the fold then skips it, as it skips a type it does
+// not know.
 func decodeData(b json.RawMessage, v any) bool {
 	return len(b) > 0 && json.Unmarshal(b, v) == nil
 }
