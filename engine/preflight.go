@@ -73,22 +73,6 @@ func init() {
 	}, func(c *Campaign, h *History, r *Record, p *Preflight) { c.Emit(PreflightDone{Preflight: *p}) })
 }
 
-// Summary is the preflight in one line, as the pane and the report say it.
-func (p Preflight) Summary() string {
-	if p.Error != "" {
-		return fmt.Sprintf("%s: preflight probe failed: %s", p.Arm, p.Error)
-	}
-	what := "effectively single-core"
-	if p.CPUMs < minJudgedCPUMs && p.Parallelism > singleCoreParallelism {
-		what = fmt.Sprintf("taken as single-core: the probe ran %.0f ms of CPU, too short to judge", p.CPUMs)
-	}
-	if !p.SingleCore {
-		what = fmt.Sprintf("uses more than one core: both arms' repetitions get %d CPUs each", p.CPUsPerRun)
-	}
-	return fmt.Sprintf("%s: %s (CPU %.0f ms over %.0f ms wall: %.2f CPUs busy with CPUs %s allowed; %d threads, %d busy, the busiest %.0f%% of the CPU time; %d voluntary, %d involuntary context switches)",
-		p.Arm, what, p.CPUMs, p.WallMs, p.Parallelism, FormatCPUList(p.CPUs), p.Threads, p.BusyThreads, 100*p.MainShare, p.VoluntarySwitches, p.InvoluntarySwitches)
-}
-
 // judge fills SingleCore and CPUsPerRun from the demand.
 func (p *Preflight) judge() {
 	// A probe of a few milliseconds is the runtime starting up (its threads initialise in
