@@ -1,7 +1,14 @@
 // Package engine runs parity campaigns: frozen rows, pinned artifacts and trace windows, the
 // process runner with CPU pinning, the determinism and performance stages, the crash-safe
 // journal, and artifact watching. It publishes typed events on a channel and never imports
-// the UI.
+// the UI, and it returns values: the words for people are headless's and campaignreport's.
+//
+// It imports engine/build to build the arms that name a source, engine/profile to read stage
+// 7's profiles, report to canonicalise a run's report and read its evidence and the trace,
+// stats for the performance gate, verdict for the words every stage decides in, and
+// internal/atomicfile, internal/digest, internal/layout, internal/pointer and
+// internal/procgroup for atomic files, checksums, the campaign's file names, JSON pointers and
+// process groups.
 //
 // # Layout
 //
