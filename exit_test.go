@@ -44,6 +44,7 @@ func TestExitStatusOfEveryCommandsErrorPaths(t *testing.T) {
 		{args: []string{"canon", missing}, want: verdict.ExitUsage, says: "missing.toml"},
 		{args: []string{"exceptions", "delete", nowhere, "x1"}, want: verdict.ExitUsage, says: "kvparity exceptions:"},
 		{args: []string{"matrix", missing}, want: verdict.ExitUsage, says: "--campaign DIR is required"},
+		{args: []string{"cache", "prune", "--max", "0"}, want: verdict.ExitUsage, says: "give a size above zero"},
 		{args: []string{"init-row", "-o", filepath.Join(nowhere, "row.toml")}, want: verdict.ExitUsage, says: "nowhere"},
 		{args: []string{"gen-trace", "-o", filepath.Join(nowhere, "t.jsonl")}, want: verdict.ExitUsage, says: "nowhere"},
 		// The trace cannot be written: kvparity's failure, not the input's, and not a FAIL.
