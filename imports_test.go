@@ -34,7 +34,7 @@ var rooms = map[string]struct {
 	"engine":              {may: []string{"engine/build", "engine/profile", "report", "stats", "verdict", "internal/*"}},
 	"engine/build":        {may: []string{"internal/*"}},
 	"engine/profile":      {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
-	"engine/matrix":       {may: []string{"engine", "verdict", "internal/*"}},
+	"engine/matrix":       {may: []string{"engine", "engine/build", "verdict", "internal/*"}},
 	"campaignreport":      {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":              {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":               {may: []string{"verdict"}, stdOnly: true},
@@ -96,9 +96,10 @@ var arrowWhy = map[string]string{
 
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
 
-	"engine/matrix -> engine":     "rows, and each row's journal followed and folded by engine",
-	"engine/matrix -> verdict":    "the rows' verdicts combined into the matrix's",
-	"engine/matrix -> internal/*": "atomic files, digests, file names, local rows in their own process groups",
+	"engine/matrix -> engine":       "rows, and each row's journal followed and folded by engine",
+	"engine/matrix -> verdict":      "the rows' verdicts combined into the matrix's",
+	"engine/matrix -> engine/build": "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
+	"engine/matrix -> internal/*":   "atomic files, digests, file names, local rows in their own process groups",
 
 	"campaignreport -> engine":        "everything the campaign recorded: journal, history, summary, artifacts",
 	"campaignreport -> engine/matrix": "the matrix report's rows",

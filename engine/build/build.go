@@ -224,7 +224,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		return Info{}, err
 	}
 	say(Progress{Phase: "toolchain"})
-	tc, err := ReadToolchain(ctx)
+	tc, onPath, err := cacheToolchain(ctx, cache)
 	if err != nil {
 		return Info{}, err
 	}
@@ -239,6 +239,10 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 		touch(dir)
 		say(Progress{Phase: "cached"})
 		return info, nil
+	}
+	if !onPath {
+		return Info{}, fmt.Errorf("source %s: this machine has no Rust toolchain and %s holds no build of it for %s (%s): build it where the toolchain is (kvparity build, or the matrix before it submits)",
+			s, cache, firstLine(tc.Rustc), orNone(why))
 	}
 	warned := why != ""
 	if warned {
@@ -299,7 +303,7 @@ func Cached(ctx context.Context, s Spec, o Options) (info Info, ok bool, err err
 	if err != nil {
 		return Info{}, false, err
 	}
-	tc, err := ReadToolchain(ctx)
+	tc, _, err := cacheToolchain(ctx, cache)
 	if err != nil {
 		return Info{}, false, err
 	}
@@ -493,6 +497,11 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		copyFile(filepath.Join(root, keep), filepath.Join(dir, keep))
 	}
 	return info, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // ErrCancelled marks a build stopped by its context (a signal, the user): callers exit with

@@ -38,7 +38,7 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 func toolError(name string, args []string, err error, stderr string) error {
 	var ee *exec.ExitError
 	if errors.Is(err, exec.ErrNotFound) {
-		return fmt.Errorf("%s not found on PATH: the row builds an arm from source, which needs the Rust toolchain (rustup, or your distribution's cargo)", name)
+		return &toolNotFound{name: name}
 	}
 	what := err.Error()
 	if errors.As(err, &ee) {

@@ -7,7 +7,8 @@
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
 // campaign report's computation) and Options.Report (campaignreport's matrix.json and
 // matrix.md writer) are injected by main, so this package needs nothing above the engine.
-// It imports engine for rows and the rows' journals, verdict to combine the rows' verdicts,
+// It imports engine for rows and the rows' journals, engine/build to build rows' source arms
+// once before any job and record the toolchain, verdict to combine the rows' verdicts,
 // internal/layout for file names, internal/atomicfile and internal/digest for jobs.json and
 // the staged binary, and internal/procgroup to run local rows in their own process groups.
 //
@@ -23,4 +24,5 @@
 //	jobs.go        jobs.json and the matrix_job journal record
 //	placement.go   placement.json: where each job of a row ran
 //	lock.go        matrix.lock: one follower per matrix folder
+//	sources.go     rows' source arms built once, into the cache every job reads
 package matrix

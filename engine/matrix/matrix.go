@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/build"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
@@ -47,6 +48,9 @@ type Options struct {
 	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
 	// returns. Nil: no report.
 	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
+	// BuildCache is where rows' source arms are built, once, before any job (sources.go):
+	// on a filesystem every node sees, for Slurm. "" is build.DefaultCache().
+	BuildCache string
 	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
 	Executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
@@ -124,6 +128,14 @@ func newMatrix(o Options) (*matrix, error) {
 	if o.JobPoll <= 0 {
 		o.JobPoll = 5 * time.Second
 	}
+	if o.BuildCache == "" {
+		if o.BuildCache, err = build.DefaultCache(); err != nil {
+			return nil, err
+		}
+	}
+	if o.BuildCache, err = filepath.Abs(o.BuildCache); err != nil {
+		return nil, err
+	}
 	m := &matrix{o: o, dir: dir, log: o.Log}
 	if m.log == nil {
 		m.log = io.Discard
@@ -189,6 +201,9 @@ func (m *matrix) run(ctx context.Context) (*Result, error) {
 		if err := m.stageBinary(); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.buildSources(ctx); err != nil {
+		return nil, err
 	}
 	m.refresh()
 

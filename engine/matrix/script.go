@@ -17,6 +17,9 @@ type jobScript struct {
 	Binary    string   // absolute path of the kvparity copy in DIR
 	Partition string   // "" for the cluster's default
 	RunArgs   []string // extra arguments of `kvparity run` (after --campaign)
+	// BuildCache is the build cache the matrix built the rows' source arms into: the job's
+	// kvparity reads its builds from there (KVPARITY_BUILD_CACHE) instead of compiling.
+	BuildCache string
 }
 
 // render writes the script. Rows never share a node (--exclusive, --nodes=1), so a row's
@@ -40,6 +43,9 @@ func (j jobScript) render() []byte {
 		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", j.Partition)
 	}
 	b.WriteString("# Written by kvparity matrix. Resubmitting it resumes the row from its journal.\n")
+	if j.BuildCache != "" {
+		fmt.Fprintf(&b, "KVPARITY_BUILD_CACHE=%s\nexport KVPARITY_BUILD_CACHE\n", shellQuote(j.BuildCache))
+	}
 	fmt.Fprintf(&b, "%s matrix --record-placement %s || exit %d\n", shellQuote(j.Binary), shellQuote(j.RowDir), verdict.ExitUsage)
 	run := []string{j.Binary, "run", j.RowFile, "--campaign", j.RowDir}
 	run = append(run, j.RunArgs...)
