@@ -206,11 +206,37 @@ func matrixLine(s matrix.RowStatus) string {
 		parts = append(parts, fmt.Sprintf("job %s %s", s.JobID, s.JobState))
 	}
 	parts = append(parts, s.Progress())
-	if v := s.VerdictPhrase(); v != "" {
+	if v := verdictPhrase(s); v != "" {
 		parts = append(parts, v)
 	}
 	if s.Blocked != "" {
 		parts = append(parts, s.Blocked)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// verdictPhrase is the row's verdicts in one short phrase for the matrix line: the decided
+// words once the row's report has them, else what its journal says so far.
+func verdictPhrase(s matrix.RowStatus) string {
+	if v := s.Verdicts; v != nil {
+		p := "semantic " + v.Semantic.Verdict.String() + " · perf " + v.Performance.Verdict.String()
+		if v.Footprint.Verdict == verdict.Fail {
+			p += " · footprint FAIL"
+		}
+		return p + " · overall " + v.Overall.Verdict.String()
+	}
+	var parts []string
+	if s.Parity.Decided() {
+		parts = append(parts, "parity "+s.Parity.String())
+	}
+	if s.Perf.Decided() {
+		parts = append(parts, "perf "+s.Perf.String())
+	}
+	if s.Footprint == verdict.Fail {
+		parts = append(parts, "footprint FAIL")
+	}
+	if len(parts) == 0 && s.Blocked != "" {
+		return verdict.Blocked.String()
 	}
 	return strings.Join(parts, " · ")
 }

@@ -3,7 +3,6 @@ package matrix
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"kvparity/engine"
@@ -176,32 +175,6 @@ func (s RowStatus) Progress() string {
 		return s.Stage
 	}
 	return fmt.Sprintf("%s %d/%d", s.Stage, min(s.Done, s.Total), s.Total)
-}
-
-// VerdictPhrase is the row's verdicts in one short phrase for the matrix line: the decided
-// words once the row's report has them, else what its journal says so far.
-func (s RowStatus) VerdictPhrase() string {
-	if v := s.Verdicts; v != nil {
-		p := "semantic " + v.Semantic.Verdict.String() + " · perf " + v.Performance.Verdict.String()
-		if v.Footprint.Verdict == verdict.Fail {
-			p += " · footprint FAIL"
-		}
-		return p + " · overall " + v.Overall.Verdict.String()
-	}
-	var parts []string
-	if s.Parity.Decided() {
-		parts = append(parts, "parity "+s.Parity.String())
-	}
-	if s.Perf.Decided() {
-		parts = append(parts, "perf "+s.Perf.String())
-	}
-	if s.Footprint == verdict.Fail {
-		parts = append(parts, "footprint FAIL")
-	}
-	if len(parts) == 0 && s.Blocked != "" {
-		return verdict.Blocked.String()
-	}
-	return strings.Join(parts, " · ")
 }
 
 // Overall is the row's overall outcome: its report's once decided, else Undecided saying how

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+
+	"kvparity/engine/matrix"
+	"kvparity/verdict"
+)
+
+// The matrix line's verdict words: the report's decided words once the row has them, else what
+// its journal says so far (these phrases were engine/matrix's RowStatus.VerdictPhrase).
+func TestMatrixLineWords(t *testing.T) {
+	decided := verdict.Decide(verdict.Inputs{Baseline: verdict.Of(verdict.Stable, ""), Candidate: verdict.Of(verdict.Stable, ""),
+		Parity: verdict.Of(verdict.Pass, ""), Evidence: verdict.Of(verdict.Pass, ""), Performance: verdict.Of(verdict.Fail, "slow"),
+		Footprint: verdict.Of(verdict.Pass, "")})
+	for _, c := range []struct {
+		s    matrix.RowStatus
+		want string
+	}{
+		{matrix.RowStatus{Parity: verdict.Pass, Perf: verdict.Inconclusive}, "parity PASS · perf INCONCLUSIVE"},
+		{matrix.RowStatus{Stage: matrix.RowStageDone, Verdicts: &decided}, "semantic PASS · perf FAIL · overall FAIL"},
+		{matrix.RowStatus{Parity: verdict.Pass, Footprint: verdict.Fail}, "parity PASS · footprint FAIL"},
+		{matrix.RowStatus{Blocked: "perf: replay_bench is false"}, "BLOCKED"},
+		{matrix.RowStatus{Stage: matrix.RowStageWaiting}, ""},
+	} {
+		if got := verdictPhrase(c.s); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+	line := matrixLine(matrix.RowStatus{Row: "vllm-agg", Node: "n1", Stage: matrix.RowStagePerf, Done: 2, Total: 4, Parity: verdict.Pass, Perf: verdict.Inconclusive})
+	if want := "vllm-agg         · node n1 · perf 2/4 · parity PASS · perf INCONCLUSIVE"; line != want {
+		t.Errorf("matrix line %q, want %q", line, want)
+	}
+}
