@@ -68,7 +68,7 @@ func BuildMatrixReport(dir string, rows []matrix.RowStatus, overall verdict.Outc
 		}
 		r := MatrixReportRow{Document: verdict.NewDocument(verdict.KindRow, v), Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
 			JobState: s.JobState, Node: s.Node, CPUs: s.CPUs, NUMA: s.NUMASpan, Attempts: s.Attempts,
-			BaselineDigest: s.Digest(engine.Baseline), CandidateDigest: s.Digest(engine.Candidate),
+			BaselineDigest: armDigest(s, engine.Baseline), CandidateDigest: armDigest(s, engine.Candidate),
 			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental}
 		for _, f := range []struct {
 			name string
@@ -189,3 +189,16 @@ func orDash(s string) string {
 
 // mdCell keeps a value inside its table cell, a dash standing for an empty one.
 func mdCell(s string) string { return cell(orDash(s)) }
+
+// armDigest is an arm's digest as the matrix report shows it: the one digest, "UNSTABLE (n
+// digests)" when the repetitions disagreed, or "" before any.
+func armDigest(s matrix.RowStatus, a engine.Arm) string {
+	switch d := s.Digests[a]; len(d) {
+	case 0:
+		return ""
+	case 1:
+		return d[0]
+	default:
+		return fmt.Sprintf("UNSTABLE (%d digests)", len(d))
+	}
+}

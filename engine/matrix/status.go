@@ -154,18 +154,6 @@ func (f *rowFold) status() RowStatus {
 	return s
 }
 
-// Digest returns an arm's digest for display: the one digest, "UNSTABLE (n digests)", or "".
-func (s RowStatus) Digest(a engine.Arm) string {
-	switch d := s.Digests[a]; len(d) {
-	case 0:
-		return ""
-	case 1:
-		return d[0]
-	default:
-		return fmt.Sprintf("UNSTABLE (%d digests)", len(d))
-	}
-}
-
 // Progress is the stage progress in words, e.g. "determinism 3/4" or "perf 12/20".
 func (s RowStatus) Progress() string {
 	if s.Stage == RowStageQueued && s.JobNote != "" {

@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"slices"
 	"testing"
 
 	"kvparity/engine"
@@ -40,7 +41,7 @@ func TestRowFoldFollowsTheJournal(t *testing.T) {
 	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 1, Attempt: 1, Digest: "d"})
 	s := f.status()
 	// The verdicts are derived from the digests: no verdict record was folded.
-	if s.Progress() != "determinism 4/4" || s.Digest(engine.Baseline) != "d" || s.Stability[engine.Candidate] != verdict.Stable || s.Parity != verdict.Pass {
+	if s.Progress() != "determinism 4/4" || !slices.Equal(s.Digests[engine.Baseline], []string{"d"}) || s.Stability[engine.Candidate] != verdict.Stable || s.Parity != verdict.Pass {
 		t.Fatalf("after determinism: %+v", s)
 	}
 	f.add(engine.Record{Type: engine.RecRunStart, Run: "perf/warmup-01-baseline", Kind: engine.KindWarmup})
@@ -58,7 +59,7 @@ func TestRowFoldFollowsTheJournal(t *testing.T) {
 	}
 	// The status is a copy: changing it does not change the fold.
 	s.Digests[engine.Baseline][0] = "changed"
-	if f.status().Digest(engine.Baseline) != "d" {
+	if f.status().Digests[engine.Baseline][0] != "d" {
 		t.Fatal("status must be a deep copy")
 	}
 	f.reset()
@@ -71,7 +72,7 @@ func TestRowFoldUnstableAndBlocked(t *testing.T) {
 	f := newRowFold(RowStatus{Row: "r"}, foldRow())
 	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-1", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 1, Attempt: 1, Digest: "aa"})
 	f.add(engine.Record{Type: engine.RecRunEnd, Run: "det/baseline-2", Arm: engine.Baseline, Kind: engine.KindRepetition, Index: 2, Attempt: 1, Digest: "bb"})
-	if s := f.status(); s.Digest(engine.Baseline) != "UNSTABLE (2 digests)" || s.Stability[engine.Baseline] != verdict.Unstable {
+	if s := f.status(); len(s.Digests[engine.Baseline]) != 2 || s.Stability[engine.Baseline] != verdict.Unstable {
 		t.Fatalf("unstable: %+v", s)
 	}
 	f.add(engine.Record{Type: engine.RecBlocked, Stage: engine.StagePerf, Reason: "replay_bench is false"})
@@ -87,7 +88,7 @@ func TestRowFoldUnstableAndBlocked(t *testing.T) {
 	// A re-pinned arm forgets its digests, and its verdict judges the new generation only.
 	f.add(engine.Record{Type: engine.RecPinned, Arm: engine.Baseline, Gen: 2, Artifact: &engine.ArtifactInfo{SHA256: "b2"}})
 	f.add(engine.Record{Type: engine.RecStale, Arm: engine.Baseline})
-	if s := f.status(); s.Digest(engine.Baseline) != "" || s.Stage != RowStagePinning || s.Stability[engine.Baseline].Decided() {
+	if s := f.status(); len(s.Digests[engine.Baseline]) != 0 || s.Stage != RowStagePinning || s.Stability[engine.Baseline].Decided() {
 		t.Fatalf("stale: %+v", s)
 	}
 }
