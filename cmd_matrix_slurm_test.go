@@ -16,6 +16,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/build"
 	"kvparity/engine/matrix"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -406,5 +407,53 @@ func matrixWaitNoProcess(t *testing.T, rowDir string) {
 			t.Fatalf("processes of the cancelled job survived:\n%s", strings.Join(left, "\n"))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A row whose arms name sources (the shipped real row: two published Dynamo versions) runs on
+// Slurm without any node compiling: the matrix builds (here: finds) both arms once, before it
+// submits, in the build cache its job reads (job.sh exports KVPARITY_BUILD_CACHE), and the job
+// pins exactly those binaries.
+func TestMatrixSlurmSourceRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Slurm and the real row's builds; runs its determinism stage through sbatch")
+	}
+	matrixNeedSlurm(t)
+	needBuilds(t, realRow)
+	bin := kvparityBinary(t)
+	dir := filepath.Join(t.TempDir(), "matrix")
+	row, _ := filepath.Abs(realRow)
+	code, stdout, stderr := runKvparity(t, bin, 20*time.Minute, "matrix", row, "--campaign", dir, "--slurm", "--stage", "determinism",
+		"--poll", "500ms", "--job-poll", "1s")
+	stderr = stdout + stderr // the matrix's scheduling lines go to one of them
+	if code != verdict.ExitPass && code != verdict.ExitFail { // 1.5.1 and 1.6.1 may differ: a verdict either way
+		t.Fatalf("matrix exit %d\nstderr:\n%s", code, tail(stderr, 40))
+	}
+	cache, err := build.DefaultCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "dynamo-1.5.1-vs-1.6.1"
+	if !strings.Contains(stderr, name+": building its source arms into "+cache) || strings.Count(stderr, "(cached)") != 2 {
+		t.Errorf("the matrix did not find both arms in the cache before submitting:\n%s", tail(stderr, 40))
+	}
+	script, _ := os.ReadFile(filepath.Join(dir, name, layout.FileJobScript))
+	if !strings.Contains(string(script), "KVPARITY_BUILD_CACHE="+cache+"\nexport KVPARITY_BUILD_CACHE") {
+		t.Errorf("job.sh does not point the job at the matrix's builds:\n%s", script)
+	}
+	var arts struct {
+		Artifacts []engine.PinnedArtifact `json:"artifacts"`
+	}
+	if err := engine.ReadJSONFile(filepath.Join(dir, name, layout.FileArtifacts), &arts); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range arts.Artifacts {
+		if p.Build == nil || !p.Build.Cached || !strings.HasPrefix(p.Source, cache+"/") {
+			t.Errorf("the job pinned %s from %s (build %+v), not the matrix's cached build", p.Arm, p.Source, p.Build)
+		}
+	}
+	rep := readMatrixJSON(t, dir)
+	if len(rep.Rows) != 1 || rep.Rows[0].Semantic.Verdict == verdict.Undecided || rep.Rows[0].Determinism.Baseline.Verdict != verdict.Stable {
+		t.Errorf("matrix.json: %+v", rep.Rows)
 	}
 }
