@@ -114,19 +114,25 @@ func diagnose(d *Diff) []Signature {
 // (a lens that explains a few differences of many, last-digit noise riding along an
 // unexplained change, must not read as the answer), unless the configuration differs; else a
 // second cause, at least the differences the shares do not reach (they may overlap). The
-// cause at the first divergence and the cascade that follows from it are one share.
+// cause at the first divergence and the cascade that follows from it are one share. A layout
+// (schema-change: one version's fields, a summary computed another way) is no result that
+// moved: the half is of what it leaves, the rest diagnosed as usual.
 func unexplained(d *Diff, out []Signature) *Signature {
 	n := len(d.Changes)
-	best, sum, config := 0, 0, false
+	best, sum, config, layout := 0, 0, false, 0
 	lead, follows := 0, 0
 	for _, s := range out {
-		best, sum, config = max(best, s.Explains), sum+s.Explains, config || s.Code == SigConfig
+		sum, config = sum+s.Explains, config || s.Code == SigConfig
 		switch {
+		case s.Code == SigSchema:
+			layout += s.Explains
+			continue
 		case s.leads:
 			lead = max(lead, s.Explains)
 		case s.consequence:
 			follows = max(follows, s.Explains)
 		}
+		best = max(best, s.Explains)
 	}
 	if lead > 0 {
 		best = max(best, min(n, lead+follows))
@@ -136,8 +142,12 @@ func unexplained(d *Diff, out []Signature) *Signature {
 	switch {
 	case len(out) == 0:
 		rest, why = n, fmt.Sprintf("%d differing pointers in %d groups; no ordering, renaming, clock, float or quantum lens makes them equal", n, len(d.Groups))
-	case 2*best < n && !config:
-		rest, why = n-best, fmt.Sprintf("up to %d of %d differing pointers are explained by no signature: the largest explains %d", n-best, n, best)
+	case 2*best < n-layout && !config:
+		rest = n - layout - best
+		why = fmt.Sprintf("up to %d of %d differing pointers are explained by no signature: the largest explains %d", rest, n, best)
+		if layout > 0 {
+			why += fmt.Sprintf(", the layout %d", layout)
+		}
 	case sum < n:
 		return &Signature{Code: SigUnclassified, Label: "unclassified difference (a second cause?)", Of: n, Explains: n - sum,
 			Evidence: []string{fmt.Sprintf("at least %d of %d differing pointers are explained by no signature above", n-sum, n)}}

@@ -222,3 +222,43 @@ func TestWholeRunRenamingFromRecordPlacements(t *testing.T) {
 		t.Fatalf("a renaming read as ties: %v", s)
 	}
 }
+
+// Records the trace cannot tell apart (same arrival, same lengths) pair with the record of
+// equal outcome on the other side before they pair by placement: under workers renamed, a
+// pairing by placement would cross them and read the renaming as moved times and a cascade.
+func TestLikeRecordsPairByOutcomeAcrossARenaming(t *testing.T) {
+	a := []rec{{"a-1", 0, 5, 20, 0, ""}, {"a-2", 0, 5, 21, 1, ""}, {"a-3", 3, 8, 30, 0, ""}, {"a-4", 3, 8, 31, 1, ""}}
+	b := []rec{{"b-2", 0, 5, 21, 0, ""}, {"b-1", 0, 5, 20, 1, ""}, {"b-4", 3, 8, 31, 0, ""}, {"b-3", 3, 8, 30, 1, ""}}
+	d := releaseDiff(t, a, b, "", "")
+	for _, c := range d.Changes {
+		if k := lastSeg(c.Pointer); k != "uuid" && k != "decode_worker_idx" {
+			t.Fatalf("records crossed in the pairing: %s %s → %s", c.Pointer, c.A, c.B)
+		}
+	}
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+}
+
+// Two versions' round of one run: every record renamed, the workers under other names, one
+// version's extra field and a percentile computed another way. The layout is no moved
+// result, so the renaming is judged on what the layout leaves: nothing is unclassified.
+func TestLayoutRenamingAndSummaryBetweenVersions(t *testing.T) {
+	var a, b []rec
+	for i := range 6 {
+		at := float64(4 * i)
+		a = append(a, rec{fmt.Sprintf("a-%d", i), at, at + 5, at + 9, i % 2, ""})
+		b = append(b, rec{fmt.Sprintf("b-%d", i), at, at + 5, at + 9, 1 - i%2, `,"requested_output_length":8,"terminal_time_ms":1`})
+	}
+	sum := "{\"mean_ttft_ms\": 5.0, \"median_itl_ms\": %s}\n"
+	d := releaseDiff(t, a, b, fmt.Sprintf(sum, "8.287543000013102"), fmt.Sprintf(sum, "8.289587465485914"))
+	if s := signature(d, SigUnclassified); s != nil {
+		t.Fatalf("unclassified: %v (diagnosis %v)", s, d.Diagnosis)
+	}
+	if s := signature(d, SigSchema); s == nil || !strings.Contains(evidence(*s), "summary statistic(s) moved (/summary/median_itl_ms)") {
+		t.Fatalf("summary: %v", d.Diagnosis)
+	}
+	if s := signature(d, SigIDDrift); s == nil || !strings.Contains(evidence(*s), "one consistent renaming (decode 0↔1)") {
+		t.Fatalf("renaming: %v", d.Diagnosis)
+	}
+}

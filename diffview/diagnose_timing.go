@@ -101,8 +101,8 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 // ---- a summary computed another way ----
 
 // summaryDerivation: run-level statistics moved while every per-request value they are
-// computed from is equal (the records differ only in identity fields or one version's extra
-// fields): the summary is computed another way (a percentile's method, a mean over tokens
+// computed from is equal (the records differ only in identity fields, one version's extra
+// fields or placements one renaming of the workers accounts for): the summary is computed another way (a percentile's method, a mean over tokens
 // instead of requests), not from other results.
 // Only the renaming, layout and noise lenses may have spoken: a clock, a quantum, a setting
 // or a cascade moves summary values too.
@@ -120,10 +120,13 @@ func summaryDerivation(d *Diff, out []Signature) *Signature {
 		return nil
 	}
 	var ptrs []string
+	renamed := d.renamings()
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		if strings.HasPrefix(c.Pointer, "/per_request/") {
-			if d.schemaPointer(c) || (idKeys[lastSeg(c.Pointer)] && strings.Count(c.Pointer, "/") == 3) {
+			k := lastSeg(c.Pointer)
+			if d.schemaPointer(c) || (idKeys[k] && strings.Count(c.Pointer, "/") == 3) ||
+				c.Kind == Changed && workerKeys[k] && renamedPlacement(renamed, k, c.A, c.B) { // (the workers under other names)
 				continue
 			}
 			return nil // a per-request value moved: the summary may follow it

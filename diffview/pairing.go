@@ -16,7 +16,9 @@ import (
 //  3. records renamed by an unseeded uuid, by their content without identity fields;
 //  4. records renamed that also carry a second cause (float noise in a derived value), by
 //     what the trace fixes (arrival time, lengths) when that names one record on each side,
-//     so the renaming and the second cause are both seen field by field.
+//     so the renaming and the second cause are both seen field by field; records the trace
+//     cannot tell apart, as many on each side, by equal outcome (every value but identity and
+//     placement), then by placement, then in the order each side wrote them (pairAlike).
 //
 // Content and trace keys are read on the members both sides' records have (schema: a field
 // added, removed or renamed between versions would otherwise unpair every record). What is
@@ -155,12 +157,60 @@ func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSc
 		return m
 	}
 	ka, kb := count(a, ea, onlyA), count(b, eb, onlyB)
-	// Within a group the trace cannot tell apart, records placed alike pair first: the side
-	// that wrote them in another order (as they finished) did not place them otherwise.
+	done := map[string]bool{}
+	for _, k := range onlyA {
+		f := key(a, ea[k])
+		switch {
+		case len(ka[f]) == 1 && len(kb[f]) == 1:
+			pairs = append(pairs, pair{k, kb[f][0]})
+		case len(ka[f]) == len(kb[f]) && f != strings.Repeat("\x00", len(keys)) && !done[f]:
+			// Requests the trace cannot tell apart (same arrival, same lengths), as many on
+			// each side: interchangeable.
+			done[f] = true
+			pairs = append(pairs, pairAlike(a, b, ea, eb, ka[f], kb[f], schema)...)
+		}
+	}
+	return pairs
+}
+
+// placementKeys are the members of a record that say where it was placed.
+var placementKeys = []string{"prefill_worker_idx", "decode_worker_idx", "worker_id", "dp_rank"}
+
+// pairAlike pairs records of A (ga) and B (gb) the trace cannot tell apart: first those whose
+// every value but identity and placement is equal (one request placed on another worker, the
+// workers renamed or the tie broken otherwise: pairing by placement would cross them), then,
+// among the rest, records placed alike (the side that wrote them in another order, as they
+// finished, did not place them otherwise), then in the order each side wrote them.
+func pairAlike(a, b *doc, ea, eb []int32, ga, gb []int, schema *recordSchema) (pairs []pair) {
+	outcome := func(d *doc, e int32) string {
+		return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] || schema.oneSided(k) || slices.Contains(placementKeys, k) })
+	}
+	alike := map[string][]int{} // outcome → B's records of it, in the order B wrote them
+	for _, j := range gb {
+		f := outcome(b, eb[j])
+		alike[f] = append(alike[f], j)
+	}
+	var restA, restB []int
+	paired := map[int]bool{}
+	for _, k := range ga {
+		f := outcome(a, ea[k])
+		if js := alike[f]; len(js) > 0 {
+			pairs = append(pairs, pair{k, js[0]})
+			paired[js[0]] = true
+			alike[f] = js[1:]
+			continue
+		}
+		restA = append(restA, k)
+	}
+	for _, j := range gb {
+		if !paired[j] {
+			restB = append(restB, j)
+		}
+	}
 	placed := func(d *doc, es []int32, idx []int) {
 		key := func(k int) string {
 			var sb strings.Builder
-			for _, w := range []string{"prefill_worker_idx", "decode_worker_idx", "worker_id", "dp_rank"} {
+			for _, w := range placementKeys {
 				if v, ok := d.sc.Member(es[k], w); ok {
 					sb.WriteString(d.raw(v))
 				}
@@ -170,22 +220,10 @@ func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSc
 		}
 		sort.SliceStable(idx, func(i, j int) bool { return key(idx[i]) < key(idx[j]) })
 	}
-	for f, g := range ka {
-		if len(g) > 1 && len(g) == len(kb[f]) {
-			placed(a, ea, g)
-			placed(b, eb, kb[f])
-		}
-	}
-	for _, k := range onlyA {
-		f := key(a, ea[k])
-		switch {
-		case len(ka[f]) == 1 && len(kb[f]) == 1:
-			pairs = append(pairs, pair{k, kb[f][0]})
-		case len(ka[f]) == len(kb[f]) && f != strings.Repeat("\x00", len(keys)):
-			// Requests the trace cannot tell apart (same arrival, same lengths), as many on
-			// each side: interchangeable, paired in the order each side wrote them.
-			pairs = append(pairs, pair{k, kb[f][slices.Index(ka[f], k)]})
-		}
+	placed(a, ea, restA)
+	placed(b, eb, restB)
+	for n := range restA {
+		pairs = append(pairs, pair{restA[n], restB[n]})
 	}
 	return pairs
 }
