@@ -318,6 +318,23 @@ func releasePairCases(t *testing.T, dir string, seed int64) []corpus.Case {
 	return corpus.ReleasePairs(runs, byName)
 }
 
+// writeReleaseManifest writes dir/pairs.tsv: one line per release pair (case, A records, B
+// records, A summary, B summary), the manifest of scripts/release-pairs.py, so that
+// go run ./diffview/internal/releasetable DIR/pairs.tsv tables the corpus's real pairs.
+func writeReleaseManifest(t *testing.T, dir string, cases []corpus.Case) {
+	var b strings.Builder
+	for _, c := range cases {
+		if len(c.Runs) != 2 {
+			continue
+		}
+		f := func(run, kind string) string { return filepath.Join(dir, run+"."+kind) }
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", c.Case, f(c.Runs[0], "records.jsonl"), f(c.Runs[1], "records.jsonl"), f(c.Runs[0], "summary.json"), f(c.Runs[1], "summary.json"))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pairs.tsv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // replayRelease runs one release replay on its config's trace window in dir and returns its
 // --report-jsonl records.
 func replayRelease(venv, dir string, r corpus.ReleaseReplay) ([]byte, error) {
@@ -355,13 +372,20 @@ func TestDiagnosisCorpus(t *testing.T) {
 			t.Fatalf("KVPARITY_CORPUS_SEED=%q: %v", v, err)
 		}
 	}
-	cases := append(corpus.Generate(bases, seed), releasePairCases(t, t.TempDir(), seed)...)
-	for _, p := range corpus.Problems(cases) {
-		t.Errorf("generator: %s", p)
-	}
 	dir := os.Getenv("KVPARITY_CORPUS_DIR") // keep the corpus (for the lens work); default: a temporary folder
 	if dir == "" {
 		dir = t.TempDir()
+	}
+	// The release pairs' runs are kept beside the cases, with a manifest releasetable reads.
+	runs := filepath.Join(dir, "release-runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pairs := releasePairCases(t, runs, seed)
+	writeReleaseManifest(t, runs, pairs)
+	cases := append(corpus.Generate(bases, seed), pairs...)
+	for _, p := range corpus.Problems(cases) {
+		t.Errorf("generator: %s", p)
 	}
 	if err := corpus.Write(dir, cases); err != nil {
 		t.Fatal(err)

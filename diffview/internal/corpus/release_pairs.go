@@ -133,7 +133,8 @@ func ReleasePairs(runs []ReleaseReplay, records map[string][]byte) []Case {
 
 // releasePair makes one case and reads its truth.
 func releasePair(variant string, a, b ReleaseReplay, records map[string][]byte) Case {
-	c := Case{Truth: Truth{Base: a.Name + "-vs-" + b.Version + "-r" + strconv.Itoa(b.Rep), Family: ReleaseFamily, Variant: variant}}
+	c := Case{Truth: Truth{Base: a.Name + "-vs-" + b.Version + "-r" + strconv.Itoa(b.Rep), Family: ReleaseFamily, Variant: variant,
+		Runs: []string{a.Name, b.Name}}}
 	ra, err := releaseReport(a.Name, records[a.Name])
 	if err == nil {
 		var rb *Report
@@ -175,12 +176,12 @@ const (
 
 // readTruth pairs the records, places every differing leaf and names the cause.
 func (c *Case) readTruth(a, b *Report, versions bool) error {
-	rename, err := pairByTrace(a.Requests(), b.Requests())
+	layout := oneSidedMembers(a.Requests(), b.Requests())
+	rename, err := pairByTrace(a.Requests(), b.Requests(), layout)
 	if err != nil {
 		return err
 	}
 	leaves := diffLeaves(a, b, rename)
-	layout := oneSidedMembers(a.Requests(), b.Requests())
 	kinds := make([]int, len(leaves))
 	var hist, rest []leaf
 	places := 0
@@ -229,11 +230,14 @@ func (c *Case) readTruth(a, b *Report, versions bool) error {
 		return fmt.Errorf("the two runs' records are equal")
 	}
 	c.First = firstOfLeaves(scope, a, b)
+	// Only identities differ when no history value does, or when every one is a placement and
+	// the placements are one renaming of the workers.
+	renamed := len(hist) > 0 && places == len(hist) && consistentRenaming(a.Requests(), b.Requests(), rename)
 	switch {
-	case len(hist) == 0 && versions && count(leafLayout) > 0:
-		c.Primary = "schema-change"
-	case len(hist) == 0 && count(leafIdentity) > 0:
-		c.Primary = "id-drift"
+	case (len(hist) == 0 || renamed) && versions && count(leafLayout) > 0:
+		c.Primary = "schema-change" // two versions' layouts, the rest identities
+	case renamed || len(hist) == 0 && count(leafIdentity) > 0:
+		c.Primary = "id-drift" // random uuids; a whole run on the workers under other names
 	case len(hist) == 0:
 		c.Primary = "float-noise"
 	default:
@@ -259,8 +263,6 @@ func (c *Case) readTruth(a, b *Report, versions bool) error {
 			}
 		}
 		switch {
-		case placement && places == len(hist) && consistentRenaming(a.Requests(), b.Requests(), rename):
-			c.Primary = "id-drift" // the whole run on the workers under other names
 		case placement && places == len(hist):
 			c.Primary = "tie-order" // placements differ, every outcome equal
 		case placement:
@@ -275,9 +277,10 @@ func (c *Case) readTruth(a, b *Report, versions bool) error {
 }
 
 // pairByTrace pairs B's records with A's by what the trace fixes (arrival time and input
-// length); records alike in both pair first with a record of equal outcome, then in the order
-// of their first tokens. It returns B's uuid → A's.
-func pairByTrace(ra, rb []map[string]any) (map[string]string, error) {
+// length); records alike in both pair first with a record of equal outcome (read on the
+// members both sides carry: not layout), then in the order of their first tokens. It returns
+// B's uuid → A's.
+func pairByTrace(ra, rb []map[string]any, layout map[string]bool) (map[string]string, error) {
 	key := func(r map[string]any) string {
 		return string(appendValue(nil, r["arrival_time_ms"])) + "/" + string(appendValue(nil, r["input_length"]))
 	}
@@ -293,12 +296,16 @@ func pairByTrace(ra, rb []map[string]any) (map[string]string, error) {
 		groups[key(r)] = g
 	}
 	rename := map[string]string{}
+	// A request's outcome: every value but its identity and its placement (so that records
+	// alike pair across a tie broken otherwise or workers renamed).
 	outcome := func(r map[string]any) string {
-		var b []byte
-		for _, k := range []string{"decode_worker_idx", "prefill_worker_idx", "first_token_ms", "last_token_ms"} {
-			b = append(appendValue(b, r[k]), ',')
+		o := map[string]any{}
+		for k, v := range r {
+			if k != "uuid" && !strings.HasSuffix(k, "_worker_idx") && !layout[k] {
+				o[k] = v
+			}
 		}
-		return string(b)
+		return string(appendValue(nil, o))
 	}
 	byFirst := func(rs []map[string]any) func(i, j int) int {
 		return func(i, j int) int {

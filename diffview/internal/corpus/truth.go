@@ -16,6 +16,7 @@ type Truth struct {
 	Equal     bool     `json:"equal"`               // a negative control: the diff must find no difference
 	Identical bool     `json:"identical"`           // A and B are byte-identical (a negative control)
 	First     *First   `json:"first,omitempty"`     // nil for a negative control
+	Runs      []string `json:"runs,omitempty"`      // the two real runs a release pair compares (ReleasePairs)
 	FileA     string   `json:"a,omitempty"`         // report files, relative to the truth file (Write)
 	FileB     string   `json:"b,omitempty"`
 }
