@@ -11,7 +11,8 @@ import (
 // printProgress writes one stderr line per meaningful event; progress at most every 2 s a run.
 func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 	lastProgress := map[engine.RunID]time.Time{}
-	live := false // events before HistoryReplayed were recorded by earlier sessions
+	rebuild := BuildPrinter(w) // watch mode rebuilding a checkout arm
+	live := false              // events before HistoryReplayed were recorded by earlier sessions
 	for ev := range events {
 		if h, ok := ev.(engine.HistoryReplayed); ok {
 			live = true
@@ -24,6 +25,8 @@ func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 			continue
 		}
 		switch e := ev.(type) {
+		case engine.BuildProgress:
+			rebuild(e)
 		case engine.RunStarted:
 			fmt.Fprintf(w, "  %-28s started  pid %d · cpu %s\n", e.Run, e.PID, engine.FormatCPUList(e.CPUs))
 		case engine.RunProgress:

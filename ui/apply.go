@@ -77,6 +77,8 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.say(fmt.Sprintf("pair %d invalidated (%s): both members rerun in the same order", ev.Pair, ev.Reason))
 	case engine.ArtifactChanged:
 		cmds = append(cmds, m.onArtifactChanged(ev))
+	case engine.BuildProgress:
+		m.onRebuild(ev)
 	case engine.RowBlocked:
 		m.blocked = fmt.Sprintf("%s stage: %s", ev.Stage, ev.Reason)
 		m.alarm("row BLOCKED at the " + m.blocked)

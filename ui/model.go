@@ -134,6 +134,7 @@ type Model struct {
 	blocked      string // why the row is blocked, "" when it is not
 	rowChanged   bool   // the row file changed after the campaign froze it
 	following    string // the read-only mark while another kvparity writes the campaign ("" when this one may)
+	rebuildPhase string // the phase of watch mode's rebuild of a checkout arm (rebuild.go)
 	closing      bool
 	engineDone   bool
 
@@ -176,6 +177,7 @@ func New(o Options) Model {
 	if m.clock == nil {
 		m.clock = time.Now
 	}
+	m.header.SetKeys(km)
 	m.watching = o.Controller.Watching()
 	m.arts.SetWatching(m.watching)
 	m.diff.SetCampaign(m.dir)
