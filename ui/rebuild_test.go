@@ -34,4 +34,3 @@ func TestRebuildProgressIsShownWithoutFloodingTheLog(t *testing.T) {
 		t.Errorf("log after the build:\n%s", log)
 	}
 }
-
