@@ -269,7 +269,7 @@ func (m *Model) MarkStoppedByUser(run engine.RunID) {
 func (m *Model) MarkInterrupted() {
 	for i := range m.reps {
 		if m.reps[i].State == Running {
-			m.reps[i].State, m.reps[i].Err = Killed, "interrupted; g reruns it"
+			m.reps[i].State, m.reps[i].Err = Killed, "interrupted; "+keys.Name(m.keys.StartDeterminism)+" reruns it"
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
 	"kvparity/ui/pane"
 	"kvparity/ui/text"
 	"kvparity/ui/theme"
@@ -25,14 +26,18 @@ type Model struct {
 	assessErr error
 	pending   bool // an assessment is on its way and none has arrived yet
 	running   engine.Stage
+	keys      keys.KeyMap // v and the overlay's close, named in the header's words
 }
 
-// New builds the header for a campaign.
+// New builds the header for a campaign, naming the default bindings until SetKeys.
 func New(st theme.Styles, info engine.CampaignInfo) Model {
-	m := Model{info: info}
+	m := Model{info: info, keys: keys.Default()}
 	m.Styles = st
 	return m
 }
+
+// SetKeys gives the header the workbench's bindings, so its words name the keys that work.
+func (m *Model) SetKeys(km keys.KeyMap) { m.keys = km }
 
 // SetInfo replaces the campaign info (after an artifact is re-pinned).
 func (m *Model) SetInfo(info engine.CampaignInfo) { m.info = info }

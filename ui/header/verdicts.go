@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
+	"kvparity/ui/keys"
 	"kvparity/ui/text"
 	"kvparity/verdict"
 )
@@ -27,7 +28,7 @@ func (m Model) Verdicts() *verdict.Verdicts { return m.verdicts }
 func (m Model) verdictPhrase(detail int) string {
 	st := m.Styles
 	if m.assessErr != nil {
-		return st.Bad.Render("verdicts unavailable") + st.Faint.Render(" (v why)")
+		return st.Bad.Render("verdicts unavailable") + st.Faint.Render(" ("+keys.Name(m.keys.Verdicts)+" why)")
 	}
 	v := m.verdicts
 	switch {
@@ -65,7 +66,7 @@ func (m Model) verdictPhrase(detail int) string {
 	}
 	hint := ""
 	if !v.Overall.Verdict.Passes() && !m.redeciding(v.Overall) {
-		hint = st.Faint.Render(" (v why)")
+		hint = st.Faint.Render(" (" + keys.Name(m.keys.Verdicts) + " why)")
 	}
 	return strings.Join(out, st.Faint.Render(" · ")) + hint
 }
@@ -75,7 +76,7 @@ func (m Model) verdictPhrase(detail int) string {
 func (m Model) Reasons(width int) string {
 	st := m.Styles
 	var b strings.Builder
-	b.WriteString("VERDICTS (the campaign report's words; esc closes)\n\n")
+	b.WriteString("VERDICTS (the campaign report's words; " + keys.Name(m.keys.Close) + " closes)\n\n")
 	if m.assessErr != nil {
 		b.WriteString(st.Bad.Render("the verdicts could not be computed: ") + m.assessErr.Error())
 		return b.String()
