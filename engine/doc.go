@@ -12,7 +12,7 @@
 //
 // # Layout
 //
-//	row.go, row_default.go   Row TOML (DESIGN), validation naming the key, DefaultRow, TinyRow
+//	row.go, row_default.go   Row TOML (the guide's "The row file"), validation naming the key, DefaultRow, TinyRow
 //	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot
 //	lock.go, owner.go        campaign.lock: one writer at a time, naming its holder (pid + start time)
 //	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
@@ -57,7 +57,7 @@
 //     are new record kinds (below); their replay re-publishes the stage's events on reopen.
 //  5. A failing Append is a full disk: stop the stage (c.block) and keep what is recorded.
 //     A failing replay is a product failure recorded in its run_end, never retried silently.
-//  6. Decide with c.verdict(stage, arm, verdict, reason) in the DESIGN's verdict words;
+//  6. Decide with c.verdict(stage, arm, verdict, reason) in package verdict's words;
 //     Summary picks up the cross-arm verdicts recorded after the current pins, by stage, and
 //     ExitCode maps them.
 //

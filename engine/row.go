@@ -31,8 +31,9 @@ var ProtocolExclusions = []string{
 	"/summary/processed_output_tokens_per_s",
 }
 
-// A Row is one frozen comparison configuration (DESIGN "A row"). Both arms replay the same trace
-// window with the same [replay] args; only their artifacts differ.
+// A Row is one frozen comparison configuration (docs/guide.md, "The row file: keys and
+// bounds"). Both arms replay the same trace window with the same [replay] args; only their
+// artifacts differ.
 type Row struct {
 	Name        string          `toml:"name"`
 	Baseline    ArmSpec         `toml:"baseline"`

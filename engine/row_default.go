@@ -13,7 +13,7 @@ import (
 // embedded engine so that the generated 5,000-request conversation trace lands inside the
 // disaggregated pressure band (10-20 fully readmitted preemptions), with its nearest probes
 // inside the band too: 16 preemptions, at most one per request, all 5,000 requests completed
-// (probes: 3,350 gave 10, 3,300 gave 13, 3,190 gave 17, 3,150 gave 27, 3,500 gave 6). DESIGN's
+// (probes: 3,350 gave 10, 3,300 gave 13, 3,190 gave 17, 3,150 gave 27, 3,500 gave 6). The design's
 // 5,500 (qualified on the real Mooncake window) gives 0 on this generated trace.
 const defaultG1Blocks = "3250"
 
@@ -26,7 +26,7 @@ const tinyG1Blocks = "1800"
 // TinyPressureBand is the tiny row's declared pressure band.
 var TinyPressureBand = []int{1, 8}
 
-// vllmDisaggArgs are DESIGN's vllm-disagg replay args with G1 capacity blocks.
+// vllmDisaggArgs are the design's vllm-disagg replay args with G1 capacity blocks.
 func vllmDisaggArgs(blocks string) []string {
 	return []string{"--serving-mode", "disagg", "--num-prefill-workers", "2", "--num-decode-workers", "2",
 		"--engine-type", "vllm", "--block-size", "64", "--num-gpu-blocks", blocks, "--max-num-seqs", "16",

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// A variant stands in for a code revision of the embedded engine (DESIGN): a known entropy
+// A variant stands in for a code revision of the embedded engine: a known entropy
 // leak, a deterministic slowdown, or a principled semantic change. The empty variant is the
 // reference engine, byte-identical across processes, machines and GOMAXPROCS.
 type variant struct {

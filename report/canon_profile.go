@@ -16,7 +16,7 @@ type Profile struct {
 }
 
 // DefaultProfile is the protocol's closed allowlist: exactly the three /summary timing fields
-// (the skill's Stage 2 list and DESIGN's row), and /per_request sorted by uuid.
+// (the skill's Stage 2 list and the design's row), and /per_request sorted by uuid.
 //
 // /planner/html_report_path is deliberately not included although the harness lists it in
 // metadata.result_exclusions: the harness already drops it itself (and passes planner = null),

@@ -2,11 +2,11 @@ package verdict
 
 import "syscall"
 
-// Exit statuses of kvparity's commands (DESIGN "Verdicts"; the table in docs/guide.md's
-// "Headless mode and exit codes"). 0, 1 and 2 are verdicts, so CI can gate on them; every
+// Exit statuses of kvparity's commands (the table in docs/guide.md's "Headless mode and exit
+// codes"). 0, 1 and 2 are verdicts, so CI can gate on them; every
 // other status says that no verdict was reached, and why.
 const (
-	ExitPass         = 0 // every verdict asked for passes (PASS_WITH_SEMANTIC_EXCEPTIONS included); a command without a verdict did its work
+	ExitPass         = 0 // every verdict asked for passes (PASS_WITH_SEMANTIC_EXCEPTIONS included), or a command without a verdict did its work
 	ExitFail         = 1 // a FAIL or an UNSTABLE revision
 	ExitInconclusive = 2 // INCONCLUSIVE, BLOCKED or not decided yet
 	ExitUsage        = 3 // usage or input error: the message names the file, flag or field

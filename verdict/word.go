@@ -5,7 +5,7 @@ import "fmt"
 // A Word is one verdict word. The zero value is Undecided.
 type Word string
 
-// The verdict words (DESIGN "Verdicts").
+// The verdict words (docs/guide.md, "Headless mode and exit codes").
 const (
 	// Undecided: the stage has not reached a verdict (not run, in progress, interrupted).
 	Undecided Word = "UNDECIDED"

@@ -1,7 +1,8 @@
-// Package layout names the files of a campaign folder (DESIGN "A campaign directory") and of a
-// matrix folder, so a layout change is made in one place. The engine writes a campaign, the
-// campaign report and its cleanup read it, diffview keeps its exception records there and the
-// matrix adds its job records; all of them name the files through these constants.
+// Package layout names the files of a campaign folder (docs/guide.md, "The campaign folder")
+// and of a matrix folder, so a layout change is made in one place. The engine writes a
+// campaign, the campaign report and its cleanup read it, diffview keeps its exception records
+// there and the matrix adds its job records; all of them name the files through these
+// constants.
 //
 // Names are slash-separated and relative to their folder (join them with filepath.FromSlash
 // where the separator matters).

@@ -13,7 +13,7 @@ import (
 // or one that differs only in the fields the canonical profile excludes, must be Equal.
 //
 // A pair that differs only in how numbers are spelled is not a negative control: the
-// canonical bytes keep number literals verbatim (DESIGN, "Canonical reports"), so its digests
+// canonical bytes keep number literals verbatim (report's canonicalizer), so its digests
 // differ and the campaign's parity fails. Its diagnosis must say so: number-spelling, equal
 // values, and nothing else (not a configuration change, not a flipped decision).
 
