@@ -221,7 +221,7 @@ func (m *Model) openDiff() tea.Cmd {
 	return cmd
 }
 
-// focusDisagreement opens and focuses the diff pane when reports disagree (DESIGN: kvparity
+// focusDisagreement opens and focuses the diff pane when reports disagree (the design: kvparity
 // "focuses the diff when canonical reports disagree"): an UNSTABLE arm shows its first
 // repetition against the first one that differs, a parity FAIL shows baseline against
 // candidate. It does nothing when the full reports were not kept.

@@ -113,7 +113,7 @@ func (d *diffSlot) SetSize(w, h int) {
 }
 
 // View is the diff pane's view, indented and fitted to the box, without colours under NO_COLOR.
-// Before anything is opened it says what d would show (DESIGN: "DIFF (none: ... identical)").
+// Before anything is opened it says what d would show ("DIFF (none: ... identical)").
 func (d diffSlot) View() string {
 	if !d.opened {
 		return d.emptyView()

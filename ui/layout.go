@@ -13,7 +13,7 @@ import (
 	"kvparity/ui/text"
 )
 
-// Layout sizes. At 100×30 and up the workbench shows every pane (DESIGN sketch): header,
+// Layout sizes. At 100×30 and up the workbench shows every pane (the design's sketch): header,
 // artifacts, status line, then three bands of two panes side by side, then the footer. Below
 // that it collapses: one artifacts line, and the bottom band shows only the log. At any size
 // the focused diff pane takes the whole (taller) bottom band. Below 60×16 only the focused

@@ -47,7 +47,7 @@ type KeyMap struct {
 	DiffPane DiffKeys
 }
 
-// Default returns the workbench bindings (DESIGN footer plus g, x, +, z, o, ↑/↓ and ?).
+// Default returns the workbench bindings (the design's footer plus g, x, +, z, o, ↑/↓ and ?).
 func Default() KeyMap {
 	k := KeyMap{
 		StartDeterminism: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "determinism")),
