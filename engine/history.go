@@ -37,8 +37,8 @@ type History struct {
 	Stages []StageRun
 
 	pinSeqs   []int64                       // the journal seq of each of Pins
-	records   []Record                      // every record folded, oldest first
-	last      map[RecordType]int            // index in records of each type's latest record
+	span      JournalSpan                   // how much journal was folded
+	last      map[RecordType]Record         // each type's latest record
 	runs      []RecordedRun                 // every run recorded, in journal order
 	runIdx    map[RunID]int                 // each run id's latest entry in runs
 	reps      map[repKey]*repLog            // repetition attempts per arm and generation
@@ -59,13 +59,12 @@ func NewHistory(row *Row) *History {
 	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
 		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
 		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{},
-		last: map[RecordType]int{}, runIdx: map[RunID]int{}, progress: newProgress(), kinds: map[RecordType]any{}}
+		last: map[RecordType]Record{}, runIdx: map[RunID]int{}, progress: newProgress(), kinds: map[RecordType]any{}}
 }
 
 // FoldJournal folds a campaign's journal records (oldest first) over its frozen row.
 func FoldJournal(recs []Record, row *Row) *History {
 	h := NewHistory(row)
-	h.records = make([]Record, 0, len(recs))
 	for _, r := range recs {
 		h.Add(r)
 	}
@@ -84,8 +83,11 @@ type folded struct {
 
 // add folds r by its definitions: its type's fold, then (a run record) its run kind's payload.
 func (h *History) add(r Record) folded {
-	h.records = append(h.records, r)
-	h.last[r.Type] = len(h.records) - 1
+	if h.span.Records == 0 {
+		h.span.First = r.At
+	}
+	h.span.Records, h.span.LastSeq, h.span.Last = h.span.Records+1, r.Seq, r.At
+	h.last[r.Type] = r
 	core, runKind := kindsOf(&r)
 	f := folded{rec: &r, kind: core, data: payloadOf(core, &r)}
 	if applies(core, f.data) && core.fold != nil {
@@ -109,22 +111,13 @@ type JournalSpan struct {
 }
 
 // Span is the extent of the journal folded.
-func (h *History) Span() JournalSpan {
-	n := len(h.records)
-	if n == 0 {
-		return JournalSpan{}
-	}
-	return JournalSpan{Records: n, LastSeq: h.records[n-1].Seq, First: h.records[0].At, Last: h.records[n-1].At}
-}
+func (h *History) Span() JournalSpan { return h.span }
 
 // Last is the latest record of type t (ok false when none was folded): for a record type
 // another package defines and folds no further, such as the matrix's job records.
 func (h *History) Last(t RecordType) (Record, bool) {
-	i, ok := h.last[t]
-	if !ok {
-		return Record{}, false
-	}
-	return h.records[i], true
+	r, ok := h.last[t]
+	return r, ok
 }
 
 // CheckArtifacts cross-checks artifacts.json (at path, holding pins) against the journal's
@@ -160,14 +153,6 @@ type RecordedRun struct {
 // Failed reports whether the run ended with a product failure (its own, or its sample's).
 func (r RecordedRun) Failed() bool {
 	return r.End != nil && (r.End.Error != "" || (r.Sample != nil && r.Sample.Error != ""))
-}
-
-// record is the run's start, or its end when no start was recorded.
-func (r RecordedRun) record() *Record {
-	if r.Start != nil {
-		return r.Start
-	}
-	return r.End
 }
 
 // Runs is every run the journal recorded, in the order each started (or, without a start,
