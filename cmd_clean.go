@@ -52,7 +52,7 @@ func cleanCmd(args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(plan); err != nil {
 			fmt.Fprintln(stderr, "kvparity clean:", err)
-			return verdict.ExitUsage
+			return verdict.ExitError
 		}
 		return 0
 	}

@@ -71,6 +71,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvparity diff:", err)
 		return verdict.ExitUsage
 	}
+	// writeFail: the diff was made but stdout refused it, kvparity's failure, not the input's.
+	writeFail := func(err error) int {
+		fmt.Fprintln(stderr, "kvparity diff:", err)
+		return verdict.ExitError
+	}
 	isCampaign := false
 	if *campaign != "" {
 		_, err := os.Stat(filepath.Join(*campaign, layout.FileJournal))
@@ -137,13 +142,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		status = verdict.ExitCode(sem.Verdict)
 	}
 	if *patterns {
-		return printPatterns(stdout, d, *asJSON, status, fail)
+		return printPatterns(stdout, d, *asJSON, status, writeFail)
 	}
 	if *asJSON {
 		r := d.Report()
 		r.Semantic = sem
 		if err := diffview.WriteJSON(stdout, r); err != nil {
-			return fail(err)
+			return writeFail(err)
 		}
 		return status
 	}
@@ -152,7 +157,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		per = 0
 	}
 	if err := diffview.WriteText(stdout, d, per); err != nil {
-		return fail(err)
+		return writeFail(err)
 	}
 	if sem != nil {
 		fmt.Fprintf(stdout, "\nsemantic verdict: %s (%d exception record(s))\n", sem.Verdict, sem.Records)
@@ -227,7 +232,7 @@ func printCampaignOnly(w io.Writer, asJSON bool, parity, semantic verdict.Outcom
 	if asJSON {
 		r := diffview.JSONReport{Equal: parity.Verdict == verdict.Pass, Pointers: []string{}, Semantic: &sem}
 		if err := diffview.WriteJSON(w, r); err != nil {
-			return verdict.ExitUsage
+			return verdict.ExitError
 		}
 		return verdict.ExitCode(sem.Verdict)
 	}

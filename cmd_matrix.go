@@ -170,7 +170,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(report); err != nil {
 			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-			return verdict.ExitUsage
+			return verdict.ExitError
 		}
 	} else {
 		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s\n", res.Dir, res.Overall.Verdict,

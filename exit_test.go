@@ -24,6 +24,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space
 func TestExitStatusOfEveryCommandsErrorPaths(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.toml")
+	_, diffA, diffB := writeReports(t) // two canonical reports that differ
 	nowhere := filepath.Join(dir, "nowhere")
 	cases := []struct {
 		args   []string
@@ -47,7 +48,9 @@ func TestExitStatusOfEveryCommandsErrorPaths(t *testing.T) {
 		{args: []string{"cache", "prune", "--max", "0"}, want: verdict.ExitUsage, says: "give a size above zero"},
 		{args: []string{"init-row", "-o", filepath.Join(nowhere, "row.toml")}, want: verdict.ExitUsage, says: "nowhere"},
 		{args: []string{"gen-trace", "-o", filepath.Join(nowhere, "t.jsonl")}, want: verdict.ExitUsage, says: "nowhere"},
-		// The trace cannot be written: kvparity's failure, not the input's, and not a FAIL.
+		// The output cannot be written: kvparity's failure, not the input's, and not a FAIL.
+		{args: []string{"diff", diffA, diffB}, stdout: failingWriter{}, want: verdict.ExitError, says: "no space left on device"},
+		{args: []string{"diff", "--json", diffA, diffB}, stdout: failingWriter{}, want: verdict.ExitError, says: "no space left on device"},
 		{args: []string{"gen-trace", "--requests", "10"}, stdout: failingWriter{},
 			want: verdict.ExitError, says: "no space left on device"},
 		// kvparity replay stands in for offline_replay_bench, so it keeps the bench's statuses

@@ -76,8 +76,8 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		doc.ExitCode = verdict.ExitUsage
 	}
 	if err := doc.Write(stdout, o.JSON); err != nil {
-		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
-		return verdict.ExitUsage
+		fmt.Fprintf(stderr, "kvparity run: %v\n", err) // stdout refused the summary
+		return verdict.ExitError
 	}
 	return doc.ExitCode
 }
