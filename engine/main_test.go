@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine/build/buildtest"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 
@@ -33,6 +34,9 @@ import (
 const fakeEnv = "KVPARITY_FAKE_REPLAY"
 
 func TestMain(m *testing.M) {
+	if code, ok := buildtest.Main(); ok { // a fake cargo or rustc (watch_checkout_test.go)
+		os.Exit(code)
+	}
 	if os.Getenv(fakeEnv) == "1" && !slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(fakeReplay(os.Args[1:]))
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -84,8 +85,18 @@ func (c *Campaign) SetWatch(on bool) error {
 			targets[abs] = ""
 		}
 	}
+	var checkoutWatch *fsnotify.Watcher
+	if checkout != nil {
+		var err error
+		if checkoutWatch, err = c.watchCheckout(context.Background(), *checkout); err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
+		if checkoutWatch != nil {
+			checkoutWatch.Close()
+		}
 		return err
 	}
 	dirs := map[string]bool{}
@@ -112,7 +123,7 @@ func (c *Campaign) SetWatch(on bool) error {
 		w.checkout.Add(1)
 		go func() {
 			defer w.checkout.Done()
-			c.followCheckout(ctx, Candidate, *checkout)
+			c.followCheckout(ctx, checkoutWatch, Candidate, *checkout)
 		}()
 	}
 	return nil

@@ -26,41 +26,45 @@ import (
 // checkoutSettle is the quiet time after the last event before the checkout is read.
 const checkoutSettle = 500 * time.Millisecond
 
-// followCheckout watches the candidate's checkout until ctx ends.
-func (c *Campaign) followCheckout(ctx context.Context, arm Arm, src build.Spec) {
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		c.warn("watch: " + err.Error())
-		return
-	}
-	defer fw.Close()
+// watchCheckout starts watching the candidate's checkout (before SetWatch returns, so no
+// save made after it is missed); followCheckout then acts on its events until ctx ends.
+func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify.Watcher, error) {
 	var dirs []string
+	var err error
 	switch src.Kind {
 	case "git":
 		if src.Ref == src.Commit {
-			c.warn(fmt.Sprintf("watch: the %s names commit %.12s, which never moves: name a branch or HEAD (git:%s@HEAD) or the working tree (worktree:%s) to follow the checkout", arm, src.Commit, src.Repo, src.Repo))
-			return
+			return nil, fmt.Errorf("the candidate names commit %.12s, which never moves: name a branch or HEAD (git:%s@HEAD) or the working tree (worktree:%s) to follow the checkout", src.Commit, src.Repo, src.Repo)
 		}
 		dirs, err = gitMetaDirs(src.Repo)
 	case "worktree":
 		dirs, err = worktreeDirs(ctx, src.Repo)
 	}
 	if err != nil {
-		c.warn("watch: " + err.Error())
-		return
+		return nil, err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
 	}
 	for _, d := range dirs {
 		if err := fw.Add(d); err != nil {
-			c.warn(fmt.Sprintf("watch: %s: %v", d, err))
-			return
+			fw.Close()
+			return nil, fmt.Errorf("watching %s: %w", d, err)
 		}
 	}
+	return fw, nil
+}
+
+// followCheckout acts on the checkout's events until ctx ends. It looks once at the start
+// too: an edit saved before watch mode was turned on is built at once.
+func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm Arm, src build.Spec) {
+	defer fw.Close()
 	settle := c.opts.Settle
 	if settle <= 0 {
 		settle = checkoutSettle
 	}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	timer := time.NewTimer(settle)
 	for {
 		select {
 		case <-ctx.Done():

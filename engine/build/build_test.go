@@ -3,7 +3,7 @@ package build
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"kvparity/engine/build/buildtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,113 +18,21 @@ import (
 // The real toolchain and the published crates are exercised by the root package's real-row test.
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KVPARITY_FAKE_TOOL") == "1" {
-		os.Exit(fakeTool(filepath.Base(os.Args[0]), os.Args[1:]))
+	if code, ok := buildtest.Main(); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
 
-// fakeTool is cargo or rustc, as far as Build uses them.
-func fakeTool(name string, args []string) int {
-	fixture := os.Getenv("KVPARITY_FAKE_FIXTURE")
-	logCall(name + " " + strings.Join(args, " "))
-	switch {
-	case name == "rustc" && slices.Equal(args, []string{"-vV"}):
-		fmt.Println("rustc 1.95.0-fake (0000000 2026-04-14)\nhost: x86_64-unknown-linux-gnu")
-	case name == "cargo" && slices.Equal(args, []string{"-V"}):
-		fmt.Println("cargo 1.95.0-fake")
-	case name == "cargo" && len(args) > 0 && args[0] == "vendor" && slices.Contains(args, "--versioned-dirs"):
-		// The probe crate: the published package into vendor/NAME-VERSION, its checksum in the lock.
-		if err := os.CopyFS("vendor/dynamo-bench-9.9.9", os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 101
-		}
-		os.WriteFile("Cargo.lock", []byte("version = 4\n\n[[package]]\nname = \"dynamo-bench\"\nversion = \"9.9.9\"\nchecksum = \"abc123\"\n"), 0o644)
-	case name == "cargo" && len(args) > 0 && args[0] == "vendor":
-		if err := os.CopyFS("vendor/aisimulate-core", os.DirFS(filepath.Join(fixture, "aisimulate-core"))); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 101
-		}
-	case name == "cargo" && len(args) > 0 && args[0] == "build":
-		if msg := os.Getenv("KVPARITY_FAKE_CARGO_FAIL"); msg != "" {
-			fmt.Fprintln(os.Stderr, "error[E0425]: "+msg)
-			return 101
-		}
-		// The build compiles what the extension wrote: check it is there.
-		core, err := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
-		inTree := err != nil // the checkout's own replay core, edited in place
-		if inTree {
-			core, _ = os.ReadFile("lib/aisimulate-core/src/replay/replayer.rs")
-		}
-		toml, _ := os.ReadFile("Cargo.toml")
-		harness, err := os.ReadFile("offline_replay_bench.rs")
-		if err != nil { // a workspace: the package is a member
-			harness, _ = os.ReadFile("lib/bench/offline_replay_bench.rs")
-		}
-		if n := strings.Count(string(toml), "[patch.crates-io]"); n > 1 {
-			fmt.Fprintln(os.Stderr, "error: duplicate key `patch.crates-io` in Cargo.toml")
-			return 101
-		}
-		if !strings.Contains(string(core), "pub mod bench_timing") || (!inTree && !strings.Contains(string(toml), "aisimulate-core = { path = \"patches/aisimulate-core\" }")) ||
-			!strings.Contains(string(harness), `"replay_execution_ms": replay_execution_ms,`) {
-			fmt.Fprintln(os.Stderr, "error: the timing extension was not applied")
-			return 101
-		}
-		if os.Getenv("CARGO_PROFILE_RELEASE_DEBUG") != "line-tables-only" {
-			fmt.Fprintln(os.Stderr, "error: built without line tables")
-			return 101
-		}
-		// Like cargo, the build rewrites the lock: the patched replay crate is a path source now.
-		lock, _ := os.ReadFile("Cargo.lock")
-		os.WriteFile("Cargo.lock", []byte(strings.Replace(string(lock), patchedLockLines, "", 1)), 0o644)
-		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
-		os.MkdirAll(filepath.Dir(exe), 0o755)
-		os.WriteFile(exe, []byte("#!fake offline_replay_bench "+strings.Join(args, " ")+"\n"), 0o755)
-		for _, c := range []string{"anyhow v1.0.0", "aisimulate-core v0.13.0 (patches/aisimulate-core)", "dynamo-bench v9.9.9"} {
-			fmt.Fprintln(os.Stderr, "   Compiling "+c)
-			fmt.Printf(`{"reason":"compiler-artifact","target":{"name":%q,"kind":["lib"]}}`+"\n", strings.Fields(c)[0])
-		}
-		fmt.Printf(`{"reason":"compiler-artifact","target":{"name":"offline_replay_bench","kind":["bench"]},"executable":%q}`+"\n", exe)
-		fmt.Println(`{"reason":"build-finished","success":true}`)
-	default:
-		fmt.Fprintf(os.Stderr, "fake %s: unexpected arguments %q\n", name, args)
-		return 2
-	}
-	return 0
-}
-
-// patchedLockLines are the registry source and checksum of the fixture's aisimulate-core,
-// which a build with the timing extension's [patch.crates-io] drops from the lock.
-const patchedLockLines = "source = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"1d2deb095416b9ff555cbf1053f1eb7832c610b9cae06be37944cd939a6ae2b5\"\n"
-
-func logCall(s string) {
-	if p := os.Getenv("KVPARITY_FAKE_LOG"); p != "" {
-		f, _ := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		fmt.Fprintln(f, s)
-		f.Close()
-	}
-}
-
-// fakeToolchain puts the fake cargo and rustc first on PATH for this test; it returns the call log.
+// fakeToolchain puts buildtest's fake cargo and rustc first on PATH; it returns the call log.
 func fakeToolchain(t *testing.T, fixture string) string {
-	t.Helper()
-	bin := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range []string{"cargo", "rustc"} {
-		if err := os.Symlink(self, filepath.Join(bin, tool)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	log := filepath.Join(t.TempDir(), "calls.log")
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("KVPARITY_FAKE_TOOL", "1")
-	t.Setenv("KVPARITY_FAKE_FIXTURE", fixture)
-	t.Setenv("KVPARITY_FAKE_LOG", log)
-	return log
+	return buildtest.Install(t, buildtest.Options{Fixture: fixture})
 }
+
+func calls(t *testing.T, log string) []string { return buildtest.Calls(t, log) }
+
+// patchedLockLines are the fixture's aisimulate-core registry lines (buildtest.PatchedLockLines).
+const patchedLockLines = buildtest.PatchedLockLines
 
 func fixtureCopy(t *testing.T) string {
 	t.Helper()
@@ -133,11 +41,6 @@ func fixtureCopy(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func calls(t *testing.T, log string) []string {
-	b, _ := os.ReadFile(log)
-	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
 func TestBuildPublishedCrateAppliesTheExtensionAndCaches(t *testing.T) {

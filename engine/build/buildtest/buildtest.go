@@ -1,0 +1,180 @@
+// Package buildtest is a fake Rust toolchain for tests that build arms from source without
+// compiling anything: the test binary itself plays cargo and rustc (KVPARITY_FAKE_TOOL=1,
+// invoked through links named after the tools), with a fixture folder holding a miniature
+// dynamo-bench and aisimulate-core as the "registry". Its cargo build checks that the timing
+// extension was applied and writes a bench executable: a script, or, with Bench set, a copy of
+// a runnable replay with the built tree's digest appended (so each source builds other bytes).
+// Only tests import it: a test's TestMain calls Main first.
+package buildtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Main plays the tool when this process was started as the fake cargo or rustc; ok is false
+// (and nothing is done) otherwise. A TestMain calls it before anything else:
+//
+//	if code, ok := buildtest.Main(); ok { os.Exit(code) }
+func Main() (code int, ok bool) {
+	if os.Getenv("KVPARITY_FAKE_TOOL") != "1" {
+		return 0, false
+	}
+	name := filepath.Base(os.Args[0])
+	if name != "cargo" && name != "rustc" {
+		return 0, false
+	}
+	return fakeTool(name, os.Args[1:]), true
+}
+
+// Options of Install.
+type Options struct {
+	Fixture string // the folder with dynamo-bench/ and aisimulate-core/ (engine/build/testdata)
+	// Bench, when set, is a runnable executable the fake build copies as offline_replay_bench
+	// (with the built tree's digest appended); else the bench is a script that cannot run.
+	Bench string
+}
+
+// Install puts the fake cargo and rustc first on PATH for this test; it returns the call log.
+func Install(t testing.TB, o Options) string {
+	t.Helper()
+	bin := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"cargo", "rustc"} {
+		if err := os.Symlink(self, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(t.TempDir(), "calls.log")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("KVPARITY_FAKE_TOOL", "1")
+	t.Setenv("KVPARITY_FAKE_FIXTURE", o.Fixture)
+	t.Setenv("KVPARITY_FAKE_LOG", log)
+	t.Setenv("KVPARITY_FAKE_BENCH", o.Bench)
+	return log
+}
+
+// Calls reads the call log Install returned: one line per tool invocation.
+func Calls(t testing.TB, log string) []string {
+	b, _ := os.ReadFile(log)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// PatchedLockLines are the registry source and checksum of the fixture's aisimulate-core,
+// which a build with the timing extension's [patch.crates-io] drops from the lock.
+const PatchedLockLines = "source = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"1d2deb095416b9ff555cbf1053f1eb7832c610b9cae06be37944cd939a6ae2b5\"\n"
+
+// fakeTool is cargo or rustc, as far as Build uses them.
+func fakeTool(name string, args []string) int {
+	fixture := os.Getenv("KVPARITY_FAKE_FIXTURE")
+	logCall(name + " " + strings.Join(args, " "))
+	switch {
+	case name == "rustc" && slices.Equal(args, []string{"-vV"}):
+		fmt.Println("rustc 1.95.0-fake (0000000 2026-04-14)\nhost: x86_64-unknown-linux-gnu")
+	case name == "cargo" && slices.Equal(args, []string{"-V"}):
+		fmt.Println("cargo 1.95.0-fake")
+	case name == "cargo" && len(args) > 0 && args[0] == "vendor" && slices.Contains(args, "--versioned-dirs"):
+		// The probe crate: the published package into vendor/NAME-VERSION, its checksum in the lock.
+		if err := os.CopyFS("vendor/dynamo-bench-9.9.9", os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 101
+		}
+		os.WriteFile("Cargo.lock", []byte("version = 4\n\n[[package]]\nname = \"dynamo-bench\"\nversion = \"9.9.9\"\nchecksum = \"abc123\"\n"), 0o644)
+	case name == "cargo" && len(args) > 0 && args[0] == "vendor":
+		if err := os.CopyFS("vendor/aisimulate-core", os.DirFS(filepath.Join(fixture, "aisimulate-core"))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 101
+		}
+	case name == "cargo" && len(args) > 0 && args[0] == "build":
+		if msg := os.Getenv("KVPARITY_FAKE_CARGO_FAIL"); msg != "" {
+			fmt.Fprintln(os.Stderr, "error[E0425]: "+msg)
+			return 101
+		}
+		// The build compiles what the extension wrote: check it is there.
+		core, err := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
+		inTree := err != nil // the checkout's own replay core, edited in place
+		if inTree {
+			core, _ = os.ReadFile("lib/aisimulate-core/src/replay/replayer.rs")
+		}
+		toml, _ := os.ReadFile("Cargo.toml")
+		harness, err := os.ReadFile("offline_replay_bench.rs")
+		if err != nil { // a workspace: the package is a member
+			harness, _ = os.ReadFile("lib/bench/offline_replay_bench.rs")
+		}
+		if n := strings.Count(string(toml), "[patch.crates-io]"); n > 1 {
+			fmt.Fprintln(os.Stderr, "error: duplicate key `patch.crates-io` in Cargo.toml")
+			return 101
+		}
+		if !strings.Contains(string(core), "pub mod bench_timing") || (!inTree && !strings.Contains(string(toml), "aisimulate-core = { path = \"patches/aisimulate-core\" }")) ||
+			!strings.Contains(string(harness), `"replay_execution_ms": replay_execution_ms,`) {
+			fmt.Fprintln(os.Stderr, "error: the timing extension was not applied")
+			return 101
+		}
+		if os.Getenv("CARGO_PROFILE_RELEASE_DEBUG") != "line-tables-only" {
+			fmt.Fprintln(os.Stderr, "error: built without line tables")
+			return 101
+		}
+		// Like cargo, the build rewrites the lock: the patched replay crate is a path source now.
+		lock, _ := os.ReadFile("Cargo.lock")
+		os.WriteFile("Cargo.lock", []byte(strings.Replace(string(lock), PatchedLockLines, "", 1)), 0o644)
+		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
+		os.MkdirAll(filepath.Dir(exe), 0o755)
+		if err := writeBench(exe, args); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			return 101
+		}
+		for _, c := range []string{"anyhow v1.0.0", "aisimulate-core v0.13.0 (patches/aisimulate-core)", "dynamo-bench v9.9.9"} {
+			fmt.Fprintln(os.Stderr, "   Compiling "+c)
+			fmt.Printf(`{"reason":"compiler-artifact","target":{"name":%q,"kind":["lib"]}}`+"\n", strings.Fields(c)[0])
+		}
+		fmt.Printf(`{"reason":"compiler-artifact","target":{"name":"offline_replay_bench","kind":["bench"]},"executable":%q}`+"\n", exe)
+		fmt.Println(`{"reason":"build-finished","success":true}`)
+	default:
+		fmt.Fprintf(os.Stderr, "fake %s: unexpected arguments %q\n", name, args)
+		return 2
+	}
+	return 0
+}
+
+func logCall(s string) {
+	if p := os.Getenv("KVPARITY_FAKE_LOG"); p != "" {
+		f, _ := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		fmt.Fprintln(f, s)
+		f.Close()
+	}
+}
+
+// writeBench writes the built executable: the runnable Bench with the digest of the tree's
+// Rust sources appended (an edit builds other bytes, as a compiler would), or a script.
+func writeBench(exe string, args []string) error {
+	bench := os.Getenv("KVPARITY_FAKE_BENCH")
+	if bench == "" {
+		return os.WriteFile(exe, []byte("#!fake offline_replay_bench "+strings.Join(args, " ")+"\n"), 0o755)
+	}
+	b, err := os.ReadFile(bench)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && (p == "vendor" || p == "target") {
+			return filepath.SkipDir
+		}
+		if err == nil && strings.HasSuffix(p, ".rs") {
+			c, _ := os.ReadFile(p)
+			fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(c))
+		}
+		return nil
+	})
+	return os.WriteFile(exe, append(b, []byte("\n#kvparity-fake-build "+hex.EncodeToString(h.Sum(nil))+"\n")...), 0o755)
+}
