@@ -27,10 +27,11 @@
 //
 //  1. Write package ui/NAME with a value Model that embeds pane.Base (its box, focus and styles:
 //     SetSize, Focus, Blur, Focused, SetStyles) and has Update(tea.Msg) (Model, tea.Cmd),
-//     View() string and ShortHelp/FullHelp (help.KeyMap). Update takes what is its own,
-//     whatever has focus (every engine event reaches every pane), and keys only while Focused;
-//     it returns its commands (the root batches them). View fits Width×Height (text.Fit) and
-//     starts with Base.Title.
+//     View() string and ShortHelp/FullHelp (help.KeyMap); its New calls SetStyles (Base.Styles
+//     is a pointer, so the value every Update copies stays small). Update takes what is its
+//     own, whatever has focus (every engine event reaches every pane), and keys only while
+//     Focused; it returns its commands (the root batches them). View fits Width×Height
+//     (text.Fit) and starts with Base.Title.
 //  2. Bind its keys in its section of ui/keys (never a global key: keys_test holds the diff
 //     pane's to that) and name a key in its words with keys.Name or the binding's help.
 //  3. Give it the optional abilities it needs (ui/pane): Scroller for the wheel, Clicker for

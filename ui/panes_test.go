@@ -64,6 +64,7 @@ func TestANewPaneIsOneRegistryEntry(t *testing.T) {
 	probe := &probePane{}
 	m.ring = append(append([]slot(nil), m.ring...),
 		slot{of: func(*Model) pane.Pane { return pane.Of(probe) }, name: "probe", title: "the probe pane", band: 1})
+	m.setStyles(m.styles) // as New does for the registry's panes
 	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 34})
 	if s := screen(m); !strings.Contains(s, "PROBE") || !strings.Contains(s, "probed") {
 		t.Fatalf("the new pane is not on screen:\n%s", s)

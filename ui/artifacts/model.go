@@ -30,7 +30,7 @@ func New(st theme.Styles, arts map[engine.Arm]engine.ArtifactInfo) Model {
 	for k, v := range arts {
 		m.arts[k] = v
 	}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

@@ -68,7 +68,7 @@ type Model struct {
 func New(st theme.Styles, km keys.KeyMap) Model {
 	m := Model{keys: km, byRun: map[engine.RunID]int{}, verdicts: map[engine.Arm]engine.StageVerdict{}, total: map[engine.Arm]int{},
 		preflight: map[engine.Arm]engine.Preflight{}}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

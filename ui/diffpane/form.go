@@ -34,7 +34,7 @@ type exceptionForm struct {
 	focused int
 	err     string
 	note    string // a field redraft kept as typed, in words
-	styles  theme.Styles
+	styles  *theme.Styles
 	keys    keys.DiffKeys // named in the form's hints
 	cov     coverage      // what the typed patterns cover (live)
 	confirm string        // why the record is broad: y saves it flagged, n goes back to editing
@@ -71,7 +71,7 @@ var formLabelW = func() int {
 	return n + 3
 }()
 
-func newExceptionForm(st theme.Styles, km keys.DiffKeys, width int, rec diffview.ExceptionRecord) exceptionForm {
+func newExceptionForm(st *theme.Styles, km keys.DiffKeys, width int, rec diffview.ExceptionRecord) exceptionForm {
 	f := exceptionForm{id: rec.ID, styles: st, keys: km, draftedFor: patternsKey(rec.Pointers),
 		drafted: map[string]string{"requests": strings.Join(rec.Requests, ", "), "events": strings.Join(rec.Events, ", ")}}
 	vals := map[string]string{

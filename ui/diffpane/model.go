@@ -132,7 +132,8 @@ func New(st theme.Styles, km keys.DiffKeys) Model {
 	f.SetStyles(steadyCursor(f.Styles()))
 	p := Model{keys: km, filter: f, expanded: map[string]bool{}, marked: map[int]bool{},
 		latest: new(atomic.Int64), covLatest: new(atomic.Int64), by: byRequest}
-	p.Styles, p.Width, p.Height = st, 100, 30
+	p.SetStyles(st)
+	p.Width, p.Height = 100, 30
 	return p
 }
 

@@ -32,7 +32,7 @@ type Model struct {
 // New builds the header for a campaign, naming the default bindings until SetKeys.
 func New(st theme.Styles, info engine.CampaignInfo) Model {
 	m := Model{info: info, keys: keys.Default()}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

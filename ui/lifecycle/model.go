@@ -34,7 +34,7 @@ type Model struct {
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
 	m := Model{keys: km, evidence: map[engine.RunID]*report.Evidence{}}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

@@ -48,7 +48,7 @@ func (m *Model) ScrollBy(n int) { m.back = max(0, min(m.back-n, max(len(m.ring)-
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
 	m := Model{keys: km}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

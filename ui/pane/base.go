@@ -12,7 +12,9 @@ import "kvparity/ui/theme"
 // Base is the size, focus and styles of one pane. The root owns the layout and calls SetSize;
 // panes never look at the terminal.
 type Base struct {
-	Styles  theme.Styles
+	// Styles is never changed in place: SetStyles replaces it. A pointer keeps the pane small,
+	// since every Update copies the pane's value and the palette is 15 KB.
+	Styles  *theme.Styles
 	Width   int
 	Height  int
 	focused bool
@@ -31,7 +33,7 @@ func (b *Base) Blur() { b.focused = false }
 func (b Base) Focused() bool { return b.focused }
 
 // SetStyles swaps the pane's styles (light/dark switch, NO_COLOR).
-func (b *Base) SetStyles(s theme.Styles) { b.Styles = s }
+func (b *Base) SetStyles(s theme.Styles) { b.Styles = &s }
 
 // Title renders the pane's title line (indented one cell, like the pane's lines) in its focus
 // style, followed by an optional note.

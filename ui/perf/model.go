@@ -55,7 +55,7 @@ func New(st theme.Styles, pairs, warmupsPerArm int, threshold float64) Model {
 	for i := range m.ratios {
 		m.ratios[i] = math.NaN()
 	}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 

@@ -39,7 +39,7 @@ type Model struct {
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
 	m := Model{keys: km, records: map[engine.RunID][]report.PressureRecord{}, byOrd: map[engine.RunID]map[int]int{}, spans: map[engine.RunID]span{}}
-	m.Styles = st
+	m.SetStyles(st)
 	return m
 }
 
