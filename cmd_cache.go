@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvparity/engine/build"
+	"kvparity/ui/text"
 	"kvparity/verdict"
 )
 
@@ -75,9 +76,9 @@ func cacheCmd(args []string, stdout, stderr io.Writer) int {
 		var freed int64
 		for _, e := range removed {
 			freed += e.Bytes
-			fmt.Fprintf(stdout, "removed %-7s %8s  %s\n", e.Kind, humanBytes(e.Bytes), orDash(e.Source))
+			fmt.Fprintf(stdout, "removed %-7s %8s  %s\n", e.Kind, text.Bytes(e.Bytes), orDash(e.Source))
 		}
-		fmt.Fprintf(stdout, "%d entries removed, %s freed\n", len(removed), humanBytes(freed))
+		fmt.Fprintf(stdout, "%d entries removed, %s freed\n", len(removed), text.Bytes(freed))
 		if err != nil {
 			fmt.Fprintln(stderr, "kvparity cache prune:", err)
 			return verdict.ExitError
@@ -105,28 +106,14 @@ func cacheCmd(args []string, stdout, stderr io.Writer) int {
 		if e.Busy {
 			busy = "  (building now)"
 		}
-		fmt.Fprintf(stdout, "%-7s %8s  used %s  %s%s\n", e.Kind, humanBytes(e.Bytes), e.LastUsed.UTC().Format(time.DateTime), orDash(e.Source), busy)
+		fmt.Fprintf(stdout, "%-7s %8s  used %s  %s%s\n", e.Kind, text.Bytes(e.Bytes), e.LastUsed.UTC().Format(time.DateTime), orDash(e.Source), busy)
 	}
 	limit := "no limit"
 	if l := build.Limit(); l > 0 {
-		limit = "limit " + humanBytes(l)
+		limit = "limit " + text.Bytes(l)
 	}
-	fmt.Fprintf(stdout, "%d entries, %s in %s (%s)\n", len(entries), humanBytes(total), cache, limit)
+	fmt.Fprintf(stdout, "%d entries, %s in %s (%s)\n", len(entries), text.Bytes(total), cache, limit)
 	return verdict.ExitPass
-}
-
-// humanBytes is a size in binary units (what du -h prints).
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func orDash(s string) string {

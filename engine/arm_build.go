@@ -37,11 +37,8 @@ func buildSpec(spec ArmSpec) (build.Spec, error) {
 	return bs, nil
 }
 
-// BuildArms builds every arm of row that names a source (protocol stage 1: the same toolchain
-// and profile for both, with the timing extension), or finds the builds in the cache. It runs
-// before a campaign is created, never while a stage runs. progress may be nil.
-func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildProgress)) (map[Arm]build.Info, error) {
-	out := map[Arm]build.Info{}
+// sourceArms calls fn for each arm of row that names a source, with its build spec.
+func sourceArms(row *Row, fn func(arm Arm, spec ArmSpec, bs build.Spec) error) error {
 	for _, arm := range []Arm{Baseline, Candidate} {
 		spec := row.Arm(arm)
 		if !spec.FromSource() {
@@ -49,17 +46,34 @@ func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildP
 		}
 		bs, err := buildSpec(spec)
 		if err != nil {
-			return nil, fmt.Errorf("[%s] source: %w", arm, err)
+			return fmt.Errorf("[%s] source: %w", arm, err)
 		}
+		if err := fn(arm, spec, bs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BuildArms builds every arm of row that names a source (protocol stage 1: the same toolchain
+// and profile for both, with the timing extension), or finds the builds in the cache. It runs
+// before a campaign is created, never while a stage runs. progress may be nil.
+func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildProgress)) (map[Arm]build.Info, error) {
+	out := map[Arm]build.Info{}
+	err := sourceArms(row, func(arm Arm, spec ArmSpec, bs build.Spec) error {
 		info, err := build.Build(ctx, bs, build.Options{Cache: cache, Progress: func(p build.Progress) {
 			if progress != nil {
 				progress(BuildProgress{Arm: arm, Progress: p})
 			}
 		}})
 		if err != nil {
-			return nil, fmt.Errorf("%s arm (%s): %w", arm, spec.Source, err)
+			return fmt.Errorf("%s arm (%s): %w", arm, spec.Source, err)
 		}
 		out[arm] = info
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if b, c := out[Baseline], out[Candidate]; b.Binary != "" && c.Binary != "" && (b.Rustc != c.Rustc || b.Cargo != c.Cargo) {
 		return nil, fmt.Errorf("the arms were built with different toolchains (%q vs %q): rebuild both with one toolchain", b.Rustc, c.Rustc)
@@ -71,22 +85,14 @@ func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildP
 // (each as "arm (source)"): what BuildArms would compile rather than find.
 func UnbuiltArms(ctx context.Context, row *Row, cache string) ([]string, error) {
 	var out []string
-	for _, arm := range []Arm{Baseline, Candidate} {
-		spec := row.Arm(arm)
-		if !spec.FromSource() {
-			continue
-		}
-		bs, err := buildSpec(spec)
-		if err != nil {
-			return nil, fmt.Errorf("[%s] source: %w", arm, err)
-		}
-		if _, ok, err := build.Cached(ctx, bs, build.Options{Cache: cache}); err != nil {
-			return nil, err
-		} else if !ok {
+	err := sourceArms(row, func(arm Arm, spec ArmSpec, bs build.Spec) error {
+		_, ok, err := build.Cached(ctx, bs, build.Options{Cache: cache})
+		if err == nil && !ok {
 			out = append(out, fmt.Sprintf("%s (%s)", arm, spec.Source))
 		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // extensionPatch is the determinism patch (protocol stage 1.3) of a row whose arms are built

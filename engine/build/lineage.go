@@ -5,12 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"kvparity/internal/digest"
 )
 
 // A lineage is the builds of one checkout with everything that determines them except the
@@ -86,7 +87,7 @@ func (l lineage) clear() (map[string]stamp, error) {
 		if err != nil {
 			return err
 		}
-		sum, err := fileSHA256(p)
+		sum, err := digest.File(p)
 		if err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ func (l lineage) restore(stamps map[string]stamp) (changed int, err error) {
 			changed++
 			return nil
 		}
-		sum, err := fileSHA256(p)
+		sum, err := digest.File(p)
 		if err != nil {
 			return err
 		}
@@ -165,17 +166,4 @@ func checkNoClash(src string) error {
 		}
 	}
 	return nil
-}
-
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
