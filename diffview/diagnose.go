@@ -26,6 +26,7 @@ type Signature struct {
 	flipMoved   bool    // and that decision was taken at another instant in each run
 	leads       bool    // the cause at the first divergence that explains the rest (earlyTiming)
 	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
+	tieAtFirst  bool    // and the first divergence is one of its placements
 }
 
 // Signature codes, most specific first: the order the lenses run in, which breaks ties of the
@@ -97,6 +98,13 @@ func diagnose(d *Diff) []Signature {
 		}
 		if !merged {
 			out = append(out, *s)
+		}
+	}
+	// Placement ties at the first divergence, with no cascade after them (no value moved),
+	// are the cause there: they lead the identities that differ beside them.
+	if !slices.ContainsFunc(out, func(s Signature) bool { return s.Code == SigCascade }) {
+		for i := range out {
+			out[i].leads = out[i].leads || out[i].tieAtFirst
 		}
 	}
 	if s := unexplained(d, out); s != nil {

@@ -262,3 +262,23 @@ func TestLayoutRenamingAndSummaryBetweenVersions(t *testing.T) {
 		t.Fatalf("renaming: %v", d.Diagnosis)
 	}
 }
+
+// Mode 1 beside random uuids: a few requests on another worker, no time moved, every record
+// renamed. The decisions differ and nothing follows from them (no cascade), and the tie at the
+// first divergence leads the identities that differ beside it.
+func TestPlacementTieLeadsTheUUIDs(t *testing.T) {
+	var a, b []rec
+	wa, wb := []int{0, 1, 0, 1, 2, 2}, []int{1, 1, 0, 0, 2, 2}
+	for i := range wa {
+		at := float64(5 * i)
+		a = append(a, rec{fmt.Sprintf("a-%d", i), at, at + 3, at + 9, wa[i], ""})
+		b = append(b, rec{fmt.Sprintf("b-%d", i), at, at + 3, at + 9, wb[i], ""})
+	}
+	d := releaseDiff(t, a, b, "", "")
+	if len(d.Diagnosis) < 2 || d.Diagnosis[0].Code != SigTieOrder || d.Diagnosis[1].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	if d.First == nil || lastSeg(d.First.Pointer) != "decode_worker_idx" {
+		t.Fatalf("first divergence %v", d.First)
+	}
+}

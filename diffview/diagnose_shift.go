@@ -326,7 +326,7 @@ func detectCascade(d *Diff) *Signature {
 	// A decision taken at another instant in B than in A is no flip at that instant: the
 	// request reached the decision otherwise timed, and the timing is the earlier cause.
 	movedA, movedB, moved := d.decisionTimes(&c)
-	after, before, config := 0, 0, 0
+	after, before, config, moves := 0, 0, 0, 0
 	reqs := map[string]bool{}
 	for i := range d.Changes {
 		t, ok, _ := d.eventAt(i)
@@ -343,9 +343,15 @@ func detectCascade(d *Diff) *Signature {
 			continue
 		}
 		after++
+		if c := &d.Changes[i]; !decisionKey(c.Pointer) && !d.schemaPointer(c) && !(idKeys[lastSeg(c.Pointer)] && strings.Count(c.Pointer, "/") == 3) {
+			moves++ // a value that follows the decisions, not one of them or an identity
+		}
 		if r := d.Changes[i].Request; r != "" {
 			reqs[r] = true
 		}
+	}
+	if moves == 0 {
+		return nil // the decisions differ and nothing follows from them: ties, not a cascade
 	}
 	who := ""
 	if c.Request != "" {
