@@ -59,7 +59,7 @@ func (m *Model) onActionDone(msg actionDoneMsg) {
 		m.watching = *msg.watch
 		m.arts.SetWatching(m.watching)
 		if m.watching {
-			m.say("watching both arms' binaries: a rebuilt one is re-pinned and rerun")
+			m.say(m.arts.WatchNews())
 		} else {
 			m.say("watch mode off")
 		}

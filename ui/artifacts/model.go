@@ -67,6 +67,19 @@ func (m Model) Stale() []engine.Arm {
 	return out
 }
 
+// WatchNews says what watch mode follows: the candidate's checkout when it was built from one
+// (a save or a commit rebuilds it), else the arms' binaries.
+func (m Model) WatchNews() string {
+	if b := m.arts[engine.Candidate].Build; b != nil && b.Lineage != "" {
+		what := "a new commit"
+		if b.SnapshotSHA256 != "" {
+			what = "a saved file"
+		}
+		return fmt.Sprintf("watching the candidate's checkout: %s rebuilds it, re-pins it and reruns the determinism stage (the baseline stays)", what)
+	}
+	return "watching both arms' binaries: a rebuilt one is re-pinned and rerun"
+}
+
 // Update takes ArtifactChanged and the footprint verdict.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch ev := msg.(type) {
