@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
+	"kvparity/engine/build"
 	"kvparity/ui/theme"
 )
 
@@ -90,5 +91,22 @@ func TestVariantNamesAreNeverCut(t *testing.T) {
 	m.SetSize(120, 1)
 	if s := ansi.Strip(m.View()); !strings.Contains(s, "cand builtin/leak-random-uuid") {
 		t.Fatalf("one line:\n%s", s)
+	}
+}
+
+func TestWatchNewsNamesWhatIsFollowed(t *testing.T) {
+	a := arts(1000, 1000)
+	m := New(theme.NewStyles(true, false), a)
+	if got := m.WatchNews(); !strings.Contains(got, "both arms' binaries") {
+		t.Errorf("binary arms: %q", got)
+	}
+	for snapshot, want := range map[string]string{"": "a new commit rebuilds it", "ab12": "a saved file rebuilds it"} {
+		c := a[engine.Candidate]
+		c.Build = &build.Info{Lineage: "lineage-0123", SnapshotSHA256: snapshot}
+		a[engine.Candidate] = c
+		m.SetArtifacts(a)
+		if got := m.WatchNews(); !strings.Contains(got, "the candidate's checkout: "+want) {
+			t.Errorf("snapshot %q: %q", snapshot, got)
+		}
 	}
 }
