@@ -35,6 +35,7 @@ func TestExitStatusOfEveryCommandsErrorPaths(t *testing.T) {
 		{args: []string{"run", missing}, want: verdict.ExitUsage, says: "missing.toml"},
 		{args: []string{"run", "--frobnicate"}, want: verdict.ExitUsage, says: "flag provided but not defined"},
 		{args: []string{"build", missing}, want: verdict.ExitUsage, says: "missing.toml"},
+		{args: []string{"bisect", missing, "--good", "a", "--bad", "b"}, want: verdict.ExitUsage, says: "missing.toml"},
 		{args: []string{"workbench", missing}, want: verdict.ExitUsage, says: "missing.toml"},
 		{args: []string{"open", nowhere}, want: verdict.ExitUsage, says: "nowhere is not a campaign directory"},
 		{args: []string{"report", nowhere}, want: verdict.ExitUsage, says: "nowhere"},

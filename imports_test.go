@@ -35,6 +35,7 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "verdict", "internal/*"}},
+	"engine/bisect":          {may: []string{"engine", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
 	"campaignreport":         {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -100,6 +101,12 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> verdict":      "the rows' verdicts combined into the matrix's",
 	"engine/matrix -> engine/build": "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":   "atomic files, digests, file names, local rows in their own process groups",
+
+	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits and the bisect's journal",
+	"engine/bisect -> campaignreport": "a probe is judged by the verdicts every surface computes (Assess), exception records included",
+	"engine/bisect -> diffview":       "the exception records copied into every probe are validated first",
+	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",
+	"engine/bisect -> internal/*":     "the campaign's file names, the copied exception records written atomically",
 
 	"campaignreport -> engine":        "everything the campaign recorded: journal, history, summary, artifacts",
 	"campaignreport -> engine/matrix": "the matrix report's rows",

@@ -5,6 +5,12 @@
 // extension was applied and writes a bench executable: a script, or, with Bench set, a copy of
 // a runnable replay with the built tree's digest appended (so each source builds other bytes).
 // Only tests import it: a test's TestMain calls Main first.
+//
+// A commit of a test's checkout chooses how it builds by two files at its root (for tests of
+// a history, such as bisect's): FailFile makes the fake cargo build fail with the file's text
+// as the compiler error; VariantFile's text is built into the bench (appended after the
+// digest), and BuiltVariant reads it back when that bench runs, so a fake replay can write
+// another report for that commit.
 package buildtest
 
 import (
@@ -100,6 +106,10 @@ func fakeTool(name string, args []string) int {
 			fmt.Fprintln(os.Stderr, "error[E0425]: "+msg)
 			return 101
 		}
+		if msg, err := os.ReadFile(FailFile); err == nil { // this commit does not compile
+			fmt.Fprintln(os.Stderr, "error[E0425]: "+strings.TrimSpace(string(msg)))
+			return 101
+		}
 		// The build compiles what the extension wrote: check it is there.
 		core, err := os.ReadFile("patches/aisimulate-core/src/replay/replayer.rs")
 		inTree := err != nil // the checkout's own replay core, edited in place
@@ -176,5 +186,43 @@ func writeBench(exe string, args []string) error {
 		}
 		return nil
 	})
-	return os.WriteFile(exe, append(b, []byte("\n#kvparity-fake-build "+hex.EncodeToString(h.Sum(nil))+"\n")...), 0o755)
+	b = append(b, []byte("\n#kvparity-fake-build "+hex.EncodeToString(h.Sum(nil))+"\n")...)
+	if v, err := os.ReadFile(VariantFile); err == nil {
+		b = append(b, []byte(variantMark+strings.TrimSpace(string(v))+"\n")...)
+	}
+	return os.WriteFile(exe, b, 0o755)
+}
+
+// Files at the root of a checkout the fake cargo reads (see the package comment).
+const (
+	FailFile    = "kvparity-fake-cargo-fail"
+	VariantFile = "kvparity-fake-variant"
+)
+
+// variantMark precedes the VariantFile's text at the end of a built bench.
+const variantMark = "#kvparity-fake-variant "
+
+// BuiltVariant is the variant built into the running executable (a bench the fake cargo built
+// from a tree with a VariantFile), or "" for any other executable.
+func BuiltVariant() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	tail := make([]byte, 512) // the marks are appended last: the end of the file holds them
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	n, _ := f.ReadAt(tail, max(0, st.Size()-int64(len(tail))))
+	_, v, ok := strings.Cut(string(tail[:n]), "\n"+variantMark)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(v)
 }

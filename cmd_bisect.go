@@ -1,0 +1,137 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+
+	"kvparity/engine"
+	"kvparity/engine/bisect"
+	"kvparity/headless"
+	"kvparity/verdict"
+)
+
+func init() {
+	register("bisect", "find the first commit of a git: candidate that broke parity, determinism or speed", bisectCmd)
+}
+
+const bisectUsage = `usage: kvparity bisect ROW.toml --good REF --bad REF [--judge semantic|determinism|perf]
+                       [--dir DIR] [--exceptions CAMPAIGN] [--cpus LIST] [--json]
+
+Bisects the first-parent history of the row's candidate checkout (source = "git:PATH@REF")
+between --good and --bad. Each probed commit is built as the row builds its arms (cached by
+commit, incremental in the checkout's lineage) and run as a campaign of its own,
+DIR/probe-<sha12>, against the --good commit built the same way, with the row's determinism
+stage (and the performance stage for --judge perf). A commit is bad when:
+
+  semantic     (default) its canonical digest differs from the good commit's while both are
+               STABLE, and the exception records of --exceptions CAMPAIGN (its
+               exceptions.jsonl, copied into every probe) do not explain every difference;
+  determinism  it is UNSTABLE (perturbed repetitions included);
+  perf         the paired gate FAILs against the good commit.
+
+A commit that does not build, or whose verdict is INCONCLUSIVE, BLOCKED or undecided, is
+skipped and said so, never guessed. Every step is journaled in DIR/bisect.jsonl: run the same
+command again after an interruption and it resumes without rebuilding or rerunning what was
+recorded. DIR defaults to ./campaigns/<row>-bisect-<good12>-<bad12>.
+
+The result names the first bad commit (SHA, subject, author date, diff stat), the last good
+one, every step and why it was judged so, and the probe campaign of good vs first bad
+(kvparity open DIR/probe-..., kvparity diff --campaign DIR/probe-...). --json prints it as
+one document (schema_version 2, kind "bisect").
+
+exit status: 0 --bad is not bad (nothing to bisect), 1 the first bad commit is named, 2 it
+cannot be named (skipped commits around it, or --bad could not be judged), 3 usage or input
+error (a ref, the row, --good does not build), 4 kvparity's own failure, 128+N stopped by
+signal N (run it again to resume).
+`
+
+func bisectCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, bisectUsage) }
+	good := fs.String("good", "", "a good ref of the candidate's checkout")
+	bad := fs.String("bad", "", "a bad ref after it, on its first-parent history")
+	judgeFlag := fs.String("judge", string(bisect.JudgeSemantic), "semantic, determinism or perf")
+	dir := fs.String("dir", "", "the bisect folder (resumed when it holds this bisect's journal)")
+	exceptions := fs.String("exceptions", "", "a campaign whose exception records apply to every probe")
+	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "kvparity bisect: "+format+"\n", a...)
+		return verdict.ExitUsage
+	}
+	if len(pos) != 1 || *good == "" || *bad == "" {
+		fs.Usage()
+		return verdict.ExitUsage
+	}
+	judge, err := bisect.ParseJudge(*judgeFlag)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	row, rowPath, err := loadRunRow(pos, "")
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	o := bisect.Options{Row: row, RowPath: rowPath, Good: *good, Bad: *bad, Judge: judge, Dir: *dir, Exceptions: *exceptions,
+		Campaign: engine.Options{Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) }}}
+	if *cpuList != "" {
+		if o.Campaign.CPUs, err = engine.ParseCPUList(*cpuList); err != nil || len(o.Campaign.CPUs) == 0 {
+			return usageErr("--cpus %q: %v", *cpuList, err)
+		}
+	}
+	o.Progress = bisectPrinter(stderr)
+	ctx, stop := interruptContext()
+	defer stop()
+	r, err := bisect.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvparity bisect:", err)
+		if code, ok := interruptedExit(ctx); ok {
+			fmt.Fprintln(stderr, "kvparity bisect: the recorded steps are kept; run the same command again to resume")
+			return code
+		}
+		return verdict.ExitUsage
+	}
+	if *asJSON {
+		err = r.WriteJSON(stdout)
+	} else {
+		err = r.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "kvparity bisect:", err)
+		return verdict.ExitError
+	}
+	return r.ExitCode
+}
+
+// bisectPrinter prints each probe's start, its build's phases (as kvparity build does) and its
+// judgment to stderr; the probe campaigns' own events are not printed (their journals hold them).
+func bisectPrinter(w io.Writer) func(bisect.Progress) {
+	var mu sync.Mutex
+	builds := headless.BuildPrinter(w)
+	started := map[string]bool{}
+	return func(p bisect.Progress) {
+		switch {
+		case p.Build != nil:
+			builds(*p.Build)
+			return
+		case p.Phase == bisect.PhaseJudged && p.Step != nil:
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(w, "kvparity bisect: step %d %.12s %s: %s\n", p.Step.N, p.Commit, p.Step.Outcome, p.Step.Why)
+			return
+		case p.Phase == bisect.PhaseRunning && p.Event == nil:
+			mu.Lock()
+			defer mu.Unlock()
+			if !started[p.Commit] {
+				started[p.Commit] = true
+				fmt.Fprintf(w, "kvparity bisect: probing %.12s: running its campaign\n", p.Commit)
+			}
+		}
+	}
+}

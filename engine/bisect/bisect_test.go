@@ -1,0 +1,314 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/engine"
+	"kvparity/engine/build/buildtest"
+	"kvparity/internal/layout"
+	"kvparity/verdict"
+)
+
+// fixture is engine/build's miniature dynamo-bench and replay crate (the fake registry).
+func fixture(t *testing.T) string {
+	f, err := filepath.Abs(filepath.Join("..", "build", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// checkoutHistory is a Dynamo-shaped checkout (a workspace with the bench in lib/bench) and its
+// commits: base, then c1..c8, where c4 does not compile (buildtest.FailFile, removed by c5)
+// and c6 changes the preemption mode the bench reports (buildtest.VariantFile, kept after).
+// shas[0] is base, shas[i] is ci.
+func checkoutHistory(t *testing.T) (repo string, shas []string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	fx := fixture(t)
+	repo = filepath.Join(t.TempDir(), "dynamo")
+	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fx, "dynamo-bench"))); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock"))
+	os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	commit := func(msg string) {
+		git("add", "-A")
+		git("commit", "-qm", msg)
+		shas = append(shas, git("rev-parse", "HEAD"))
+	}
+	git("init", "-q")
+	commit("base")
+	harness := filepath.Join(repo, "lib", "bench", "offline_replay_bench.rs")
+	edit := func(line string) {
+		b, _ := os.ReadFile(harness)
+		os.WriteFile(harness, append(b, []byte("// "+line+"\n")...), 0o644)
+	}
+	for i := 1; i <= 8; i++ {
+		edit(fmt.Sprintf("c%d", i))
+		switch i {
+		case 4:
+			os.WriteFile(filepath.Join(repo, buildtest.FailFile), []byte("cannot find value `best_cost` in this scope"), 0o644)
+		case 5:
+			os.Remove(filepath.Join(repo, buildtest.FailFile))
+		case 6:
+			os.WriteFile(filepath.Join(repo, buildtest.VariantFile), []byte("fifo-preemption\n"), 0o644)
+		}
+		msg := map[int]string{4: "c4: a change that does not compile", 6: "c6: preempt first-in first-out"}[i]
+		if msg == "" {
+			msg = fmt.Sprintf("c%d: an edit", i)
+		}
+		commit(msg)
+	}
+	return repo, shas
+}
+
+// testRow is a small row over the checkout: 20 generated requests, two repetitions per arm,
+// no perturbed repetitions (the fake replay has no environment to leak).
+func testRow(repo string) *engine.Row {
+	r := engine.TinyRow("", "")
+	r.Name = "bisect-test"
+	r.Trace = engine.TraceSpec{Path: "generated:conversation?seed=7&requests=20", Count: 20}
+	r.Replay.Args = []string{"--serving-mode", "aggregated", "--num-workers", "2"}
+	r.Determinism.Perturbations = []engine.Variation{}
+	r.Baseline = engine.ArmSpec{Source: "git:" + repo + "@HEAD", Features: []string{"replay-bench"}}
+	r.Candidate = engine.ArmSpec{Source: "git:" + repo + "@HEAD", Features: []string{"replay-bench"}}
+	return r
+}
+
+func testOptions(repo, dir, cache string, progress func(Progress)) Options {
+	return Options{Row: testRow(repo), Good: "HEAD~8", Bad: "HEAD", Dir: dir, Progress: progress,
+		Campaign: engine.Options{BuildCache: cache, PollInterval: 20 * time.Millisecond, Settle: 100 * time.Millisecond,
+			Perf: engine.PerfOptions{LoadWindow: 50 * time.Millisecond}}}
+}
+
+func cargoBuilds(t *testing.T, log string) int {
+	n := 0
+	for _, c := range buildtest.Calls(t, log) {
+		if strings.HasPrefix(c, "cargo build") {
+			n++
+		}
+	}
+	return n
+}
+
+// Eight commits, one that does not compile and one that changes the canonical report: the
+// bisect names the change, skips the broken commit saying why, and points at the probe
+// campaign of good vs first bad. Run again, it resumes the finished bisect: nothing is built
+// or run, and the result is the same.
+func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five probe campaigns of fake builds and replays")
+	}
+	log := buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
+	repo, shas := checkoutHistory(t)
+	dir := filepath.Join(t.TempDir(), "bisect")
+	o := testOptions(repo, dir, t.TempDir(), nil)
+	o.Campaign.Warn = func(s string) { t.Log("warning:", s) }
+	var phases []string
+	o.Progress = func(p Progress) {
+		if p.Phase == PhaseJudged {
+			phases = append(phases, short(p.Commit)+" "+string(p.Step.Outcome))
+		}
+	}
+	start := time.Now()
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("bisect of 8 commits: %d probes in %s", len(r.Steps), time.Since(start).Round(time.Millisecond))
+	var text bytes.Buffer
+	r.WriteText(&text)
+	t.Log("\n" + text.String())
+	if r.Status != StatusFound || r.FirstBad == nil || r.FirstBad.SHA != shas[6] {
+		t.Fatalf("the first bad commit is c6 %.12s: status %s, %s, first bad %+v", shas[6], r.Status, r.Reason, r.FirstBad)
+	}
+	if r.LastGood == nil || r.LastGood.SHA != shas[5] || r.ExitCode != verdict.ExitFail {
+		t.Errorf("last good %+v (want c5 %.12s), exit %d", r.LastGood, shas[5], r.ExitCode)
+	}
+	if r.FirstBad.Subject != "c6: preempt first-in first-out" || r.FirstBad.AuthorDate == "" || !strings.Contains(r.FirstBad.DiffStat, buildtest.VariantFile) {
+		t.Errorf("the first bad commit's description: %+v", r.FirstBad)
+	}
+	want := map[string]Outcome{shas[8]: Bad, shas[4]: Skip, shas[3]: Good, shas[5]: Good, shas[6]: Bad}
+	if len(r.Steps) != len(want) {
+		t.Errorf("steps %v, want the outcomes %v", phases, want)
+	}
+	for i, s := range r.Steps {
+		if s.N != i+1 || want[s.Commit] != s.Outcome {
+			t.Errorf("step %d (n %d) %.12s %s: %s", i+1, s.N, s.Commit, s.Outcome, s.Why)
+		}
+		switch s.Commit {
+		case shas[4]:
+			if s.Campaign != "" || s.Build != nil || !strings.Contains(s.Why, "does not build") || !strings.Contains(s.Why, "cannot find value `best_cost`") {
+				t.Errorf("the broken commit's step: %+v", s)
+			}
+		case shas[6], shas[8]:
+			if s.Parity != verdict.Fail || s.Determinism != verdict.Stable || !strings.Contains(s.Why, "differs from the good commit's") {
+				t.Errorf("a bad step: %+v", s)
+			}
+		default:
+			if s.Parity != verdict.Pass || !strings.Contains(s.Why, "equals the good commit's") {
+				t.Errorf("a good step: %+v", s)
+			}
+		}
+	}
+	if r.Campaign != filepath.Join(dir, "probe-"+short(shas[6])) {
+		t.Errorf("good vs first bad campaign %s", r.Campaign)
+	}
+	if _, err := os.Stat(filepath.Join(r.Campaign, layout.FileJournal)); err != nil {
+		t.Errorf("the probe campaign: %v", err)
+	}
+	for _, s := range []string{"first bad commit " + shas[6], "does not build", "last good commit " + shas[5], "kvparity open " + r.Campaign} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("the text lacks %q", s)
+		}
+	}
+	var doc struct {
+		SchemaVersion int    `json:"schema_version"`
+		Kind          string `json:"kind"`
+		FirstBad      Commit `json:"first_bad"`
+		ExitCode      int    `json:"exit_code"`
+	}
+	var js bytes.Buffer
+	r.WriteJSON(&js)
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc.SchemaVersion != verdict.SchemaVersion || doc.Kind != Kind || doc.FirstBad.SHA != shas[6] || doc.ExitCode != verdict.ExitFail {
+		t.Errorf("the JSON document: %v\n%s", err, js.String())
+	}
+	// 1 good build + 4 probes that compiled + 1 that failed.
+	if n := cargoBuilds(t, log); n != 6 {
+		t.Errorf("%d cargo builds, want 6 (the good commit, four probes, the broken one)", n)
+	}
+
+	again, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.FirstBad == nil || again.FirstBad.SHA != shas[6] || len(again.Steps) != len(r.Steps) {
+		t.Errorf("resumed: %+v", again)
+	}
+	if n := cargoBuilds(t, log); n != 6 {
+		t.Errorf("the finished bisect run again compiled: %d cargo builds", n)
+	}
+}
+
+// A bisect killed mid-way resumes: what its journal recorded is neither rebuilt nor rerun,
+// and it names the same commit.
+func TestBisectResumesAfterAKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a bisect killed and resumed")
+	}
+	log := buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
+	repo, shas := checkoutHistory(t)
+	dir, cache := filepath.Join(t.TempDir(), "bisect"), t.TempDir()
+	spec, _ := json.Marshal(childSpec{Repo: repo, Dir: dir, Cache: cache})
+	child := exec.Command(selfExe(t), "-test.run=^$")
+	child.Env = append(os.Environ(), childEnv+"="+string(spec))
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	jpath := filepath.Join(dir, JournalFile)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		recs, _, _ := engine.ReadJournal(jpath, engine.SkipDamagedTail)
+		_, steps, _ := fold(recs)
+		if len(steps) >= 2 {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the child bisect ended before two steps: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("no two steps in 2 minutes\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	child.Process.Signal(syscall.SIGKILL)
+	<-exited
+	recs, _, err := engine.ReadJournal(jpath, engine.SkipDamagedTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, before, _ := fold(recs)
+	buildsBefore := cargoBuilds(t, log)
+	runsOf := map[string]int{}
+	for _, s := range before {
+		if s.Campaign != "" {
+			runsOf[s.Campaign] = countRuns(t, filepath.Join(dir, s.Campaign))
+		}
+	}
+	t.Logf("killed after %d steps and %d cargo builds", len(before), buildsBefore)
+
+	r, err := Run(context.Background(), testOptions(repo, dir, cache, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusFound || r.FirstBad.SHA != shas[6] {
+		t.Fatalf("resumed: %s %s", r.Status, r.Reason)
+	}
+	for i, s := range before {
+		if r.Steps[i].Commit != s.Commit || r.Steps[i].Outcome != s.Outcome {
+			t.Errorf("recorded step %d %.12s %s became %.12s %s", i+1, s.Commit, s.Outcome, r.Steps[i].Commit, r.Steps[i].Outcome)
+		}
+	}
+	for c, n := range runsOf {
+		if m := countRuns(t, filepath.Join(dir, c)); m != n {
+			t.Errorf("the recorded probe %s ran again: %d runs, %d before", c, m, n)
+		}
+	}
+	// Each new step compiled at most its own commit, plus the probe the kill interrupted.
+	if added, steps := cargoBuilds(t, log)-buildsBefore, len(r.Steps)-len(before); added > steps {
+		t.Errorf("the resume compiled %d times for %d new steps: the recorded ones were rebuilt", added, steps)
+	}
+}
+
+// countRuns is how many processes a campaign started (run_start records).
+func countRuns(t *testing.T, dir string) int {
+	recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		if r.Type == engine.RecRunStart {
+			n++
+		}
+	}
+	return n
+}
+
+func selfExe(t *testing.T) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}

@@ -1,0 +1,26 @@
+// Package bisect finds the first commit of a checkout's first-parent history that broke a row:
+// its parity (semantic), its determinism, or its speed (perf). The row's candidate is a git:
+// checkout; every probed commit is built through the normal build path (engine.BuildArms, so a
+// checkout's commits compile incrementally in its lineage and are cached by commit) and run as
+// a campaign of its own, DIR/probe-<sha12>, whose baseline is the --good commit built the same
+// way, with the row's own determinism stage (and performance stage for the perf judge).
+//
+// A probe is judged from the campaign's verdicts as every surface computes them
+// (campaignreport.Assess, so the exception records given apply and an explained change is not
+// bad). A commit that does not build, and a probe whose verdict is INCONCLUSIVE, BLOCKED or
+// not decided, is skipped, never guessed, like `git bisect skip`. Every step is appended to
+// DIR/bisect.jsonl (an engine Journal, as campaigns and the matrix keep theirs) before the next
+// starts, so a bisect killed mid-way resumes where it was: recorded steps are neither rebuilt
+// nor rerun, and an interrupted probe's campaign resumes itself.
+//
+// It imports engine for rows, campaigns, builds and the journal; campaignreport for the
+// verdicts a probe is judged by (Assess); diffview to validate the exception records copied
+// into each probe; verdict for the words, the document's schema version and the exit codes;
+// internal/layout for the campaign's file names and internal/atomicfile for the copied records.
+//
+//	bisect.go   Options, Run: the search over the first-parent history
+//	probe.go    one probe: build, campaign, judgment
+//	journal.go  bisect.jsonl's records
+//	git.go      the history and the commits' descriptions, read with git
+//	result.go   Result, its text and JSON
+package bisect
