@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -232,28 +234,47 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
+	// The kill comes mid-probe: two steps recorded, and the third probe's campaign has
+	// finished repetitions (its journal) but no step yet.
 	jpath := filepath.Join(dir, JournalFile)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	inFlight := func() (string, []Step) {
 		recs, _, _ := engine.ReadJournal(jpath, engine.SkipDamagedTail)
 		_, steps, _ := fold(recs)
-		if len(steps) >= 2 {
+		if len(steps) < 2 {
+			return "", steps
+		}
+		recorded := map[string]bool{}
+		for _, s := range steps {
+			recorded[s.Campaign] = true
+		}
+		probes, _ := filepath.Glob(filepath.Join(dir, "probe-*"))
+		for _, p := range probes {
+			if !recorded[filepath.Base(p)] && len(finishedRuns(t, p)) > 0 {
+				return filepath.Base(p), steps
+			}
+		}
+		return "", steps
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	var probe string
+	for {
+		if probe, _ = inFlight(); probe != "" {
 			break
 		}
 		select {
 		case err := <-exited:
-			t.Fatalf("the child bisect ended before two steps: %v\n%s", err, stderr.String())
+			t.Fatalf("the child bisect ended before it was killed mid-probe: %v\n%s", err, stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
 			child.Process.Kill()
-			t.Fatalf("no two steps in 2 minutes\n%s", stderr.String())
+			t.Fatalf("no probe in flight after two steps in 3 minutes\n%s", stderr.String())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	child.Process.Signal(syscall.SIGKILL)
 	<-exited
-	recs, _, err := engine.ReadJournal(jpath, engine.SkipDamagedTail)
+	recs, _, err := engine.ReadJournal(jpath, engine.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +286,8 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 			runsOf[s.Campaign] = countRuns(t, filepath.Join(dir, s.Campaign))
 		}
 	}
-	t.Logf("killed after %d steps and %d cargo builds", len(before), buildsBefore)
+	finished := finishedRuns(t, filepath.Join(dir, probe))
+	t.Logf("killed after %d steps and %d cargo builds, in %s with %d runs finished", len(before), buildsBefore, probe, len(finished))
 
 	r, err := Run(context.Background(), testOptions(repo, dir, cache, nil))
 	if err != nil {
@@ -284,20 +306,47 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 			t.Errorf("the recorded probe %s ran again: %d runs, %d before", c, m, n)
 		}
 	}
-	// Each new step compiled at most its own commit, plus the probe the kill interrupted.
-	if added, steps := cargoBuilds(t, log)-buildsBefore, len(r.Steps)-len(before); added > steps {
-		t.Errorf("the resume compiled %d times for %d new steps: the recorded ones were rebuilt", added, steps)
+	// The interrupted probe was built before it ran: only the steps after it compile.
+	if added, steps := cargoBuilds(t, log)-buildsBefore, len(r.Steps)-len(before)-1; added > steps {
+		t.Errorf("the resume compiled %d times for %d new probes: a recorded or built one was rebuilt", added, steps)
 	}
+	// Its campaign resumed: the runs that had finished were not run again.
+	starts := map[engine.RunID]int{}
+	for _, rec := range journal(t, filepath.Join(dir, probe)) {
+		if rec.Type == engine.RecRunStart {
+			starts[rec.Run]++
+		}
+	}
+	for _, id := range finished {
+		if starts[id] != 1 {
+			t.Errorf("%s: run %s finished before the kill and started %d times", probe, id, starts[id])
+		}
+	}
+}
+
+func journal(t *testing.T, dir string) []engine.Record {
+	recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// finishedRuns are the runs of a campaign that ended without error.
+func finishedRuns(t *testing.T, dir string) []engine.RunID {
+	var ids []engine.RunID
+	for _, r := range journal(t, dir) {
+		if r.Type == engine.RecRunEnd && r.Error == "" && r.Digest != "" {
+			ids = append(ids, r.Run)
+		}
+	}
+	return ids
 }
 
 // countRuns is how many processes a campaign started (run_start records).
 func countRuns(t *testing.T, dir string) int {
-	recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail)
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, r := range recs {
+	for _, r := range journal(t, dir) {
 		if r.Type == engine.RecRunStart {
 			n++
 		}
@@ -311,4 +360,37 @@ func selfExe(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return exe
+}
+
+// The row's exception records apply: with a record explaining the preemption mode's change,
+// the bad ref is good (its digest differs, every difference explained) and nothing is
+// bisected; the exit status says so.
+func TestBisectAppliesExceptionRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a probe campaign of fake builds and replays")
+	}
+	buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
+	repo, _ := checkoutHistory(t)
+	records := t.TempDir()
+	rec := `{"id":"fifo","differs":"preemption_mode","pointers":["/metadata/engine_config/aggregated/preemption_mode"],` +
+		`"baseline":"lifo","candidate":"fifo, as the engine documents","cause":"c6 changes the preemption policy on purpose",` +
+		`"regression_test":"preemption_fifo_test","impact":"none downstream","disposition":"accepted"}` + "\n"
+	os.WriteFile(filepath.Join(records, layout.FileExceptions), []byte(rec), 0o600)
+	o := testOptions(repo, filepath.Join(t.TempDir(), "bisect"), t.TempDir(), nil)
+	o.Exceptions = records
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusNotReproduced || r.ExitCode != verdict.ExitPass || len(r.Steps) != 1 || r.FirstBad != nil {
+		t.Fatalf("with the record: %s (%s), exit %d, %d steps", r.Status, r.Reason, r.ExitCode, len(r.Steps))
+	}
+	if s := r.Steps[0]; s.Outcome != Good || s.Semantic != verdict.PassWithSemanticExceptions || !strings.Contains(s.Why, "exception records explain every difference") {
+		t.Errorf("the bad ref's step: %+v", s)
+	}
+	os.WriteFile(filepath.Join(records, layout.FileExceptions), []byte(`{"id":"x","pointers":[]}`+"\n"), 0o600)
+	o.Dir = filepath.Join(t.TempDir(), "again")
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--exceptions "+records) {
+		t.Errorf("an invalid record: %v", err)
+	}
 }

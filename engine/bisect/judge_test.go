@@ -1,0 +1,66 @@
+package bisect
+
+import (
+	"strings"
+	"testing"
+
+	"kvparity/verdict"
+)
+
+// Each judge reads the probe's verdicts as stage 8 decided them; what is not decided is
+// skipped, never guessed.
+func TestBisectJudges(t *testing.T) {
+	stable := verdict.Of(verdict.Stable, "2 repetitions, one digest")
+	v := func(cand verdict.Outcome, parity, semantic, perf verdict.Outcome) verdict.Verdicts {
+		return verdict.Verdicts{Determinism: verdict.Arms{Baseline: stable, Candidate: cand}, Parity: parity, Semantic: semantic, Performance: perf}
+	}
+	pass, fail := verdict.Of(verdict.Pass, "identical"), verdict.Of(verdict.Fail, "differ")
+	none := verdict.Outcome{}
+	for _, c := range []struct {
+		judge Judge
+		v     verdict.Verdicts
+		want  Outcome
+		says  string
+	}{
+		{JudgeSemantic, v(stable, pass, pass, none), Good, "equals the good commit's"},
+		{JudgeSemantic, v(stable, fail, verdict.Of(verdict.Fail, "1 of 1 differing pointers are covered by no exception record"), none), Bad, "covered by no exception record"},
+		{JudgeSemantic, v(stable, fail, verdict.Of(verdict.PassWithSemanticExceptions, "2 differing pointers, every one covered"), none), Good, "exception records explain every difference"},
+		{JudgeSemantic, v(verdict.Of(verdict.Unstable, "2 digests"), fail, fail, none), Skip, "needs a STABLE arm"},
+		{JudgeSemantic, v(verdict.Of(verdict.Blocked, "the replay failed"), none, none, none), Skip, "the replay failed"},
+		{JudgeSemantic, verdict.Verdicts{Determinism: verdict.Arms{Baseline: verdict.Of(verdict.Unstable, "x"), Candidate: stable}}, Skip, "the good commit is UNSTABLE"},
+		{JudgeDeterminism, v(verdict.Of(verdict.Unstable, "2 digests over 4 repetitions"), none, none, none), Bad, "UNSTABLE: 2 digests"},
+		{JudgeDeterminism, v(stable, fail, fail, none), Good, "STABLE"},
+		{JudgeDeterminism, v(none, none, none, none), Skip, "UNDECIDED"},
+		{JudgePerf, v(stable, pass, pass, verdict.Of(verdict.Fail, "12% slower")), Bad, "12% slower"},
+		{JudgePerf, v(stable, pass, pass, verdict.Of(verdict.Pass, "within 2%")), Good, "within 2%"},
+		{JudgePerf, v(stable, pass, pass, verdict.Of(verdict.Inconclusive, "bounds straddle")), Skip, "INCONCLUSIVE (bounds straddle): never guessed"},
+		{JudgePerf, v(stable, pass, pass, verdict.Of(verdict.Blocked, "load")), Skip, "BLOCKED"},
+	} {
+		got, why := judge(c.judge, c.v)
+		if got != c.want || !strings.Contains(why, c.says) {
+			t.Errorf("%s judge of %+v: %s (%s), want %s saying %q", c.judge, c.v.Determinism.Candidate, got, why, c.want, c.says)
+		}
+	}
+}
+
+// The search narrows between the last good and the first bad commit, probing around skipped
+// ones, and stops when only skipped commits are left between them.
+func TestBisectSearchAroundSkippedCommits(t *testing.T) {
+	commits := []string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}
+	judged := map[string]Step{"c8": {Outcome: Bad}}
+	if got := pick(bounds(commits, judged)); got != 3 {
+		t.Fatalf("first pick %d, want 3 (c4, the middle)", got)
+	}
+	judged["c4"] = Step{Outcome: Skip}
+	if got := pick(bounds(commits, judged)); got != 2 {
+		t.Fatalf("with c4 skipped: pick %d, want 2 (c3, next to it)", got)
+	}
+	judged["c3"], judged["c5"], judged["c6"] = Step{Outcome: Good}, Step{Outcome: Skip}, Step{Outcome: Bad}
+	lo, hi, skipped := bounds(commits, judged)
+	if lo != 2 || hi != 5 || !skipped[4] || skipped[3] != true {
+		t.Errorf("bounds %d %d %v, want c3 good, c6 first bad, c4 and c5 skipped between", lo, hi, skipped)
+	}
+	if got := pick(lo, hi, skipped); got != -1 {
+		t.Errorf("pick %d with only skipped commits between, want none", got)
+	}
+}

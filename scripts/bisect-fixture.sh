@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# bisect-fixture.sh: kvparity bisect over a real history with real cargo (issue 24). Makes the
+# Dynamo-shaped checkout (scripts/dynamo-checkout.sh: base, then a comment in lib/kv-router) and
+# adds seven commits with fixed authors and dates, so the SHAs are the same everywhere:
+#
+#   c1 edit      (dynamo-checkout.sh's) a comment line in lib/kv-router/src/lib.rs
+#   c2 comment   a comment line in lib/bench
+#   c3 broken    a line in lib/kv-router/src/lib.rs that does not compile
+#   c4 fixed     c3's line removed
+#   c5 tiebreak  the router's tie-break: `if cost < best_cost {` -> `if cost <= best_cost {` in
+#                lib/kv-router/src/scheduling/selector/default.rs (a later equal-cost worker wins)
+#   c6 comment   a comment line in lib/kv-router/src/lib.rs
+#   c7 comment   a comment line in lib/bench
+#   c8 comment   a comment line in lib/kv-router/src/lib.rs
+#
+# then runs `kvparity bisect ROW --good base --bad c8` (the row: kvparity init-row --checkout
+# --candidate HEAD) and checks it names c5 as the first bad commit and skips c3 as not building.
+# Prints the bisect's text, the number of builds, the time of each step and the whole run.
+#
+# The checkout is made in a fixed folder (~/.cache/kvparity/bisect-fixture, or $BISECT_DIR) so
+# its lineage (the kept target folder) serves the next run; the bisect folder is temporary.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-bisect.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+bin="${KVPARITY_BIN:-$work/kvparity}"
+[[ -n "${KVPARITY_BIN:-}" ]] || (cd "$root" && go build -o "$bin" .)
+checkout="${BISECT_DIR:-$HOME/.cache/kvparity/bisect-fixture}/dynamo"
+rm -rf "$checkout"
+mkdir -p "$(dirname "$checkout")"
+bash "$root/scripts/dynamo-checkout.sh" "$checkout" >"$work/fixture.out"
+base="$(sed -n 's/^base=//p' "$work/fixture.out")"
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME="kvparity fixture" GIT_AUTHOR_EMAIL="fixture@kvparity.invalid"
+export GIT_COMMITTER_NAME="kvparity fixture" GIT_COMMITTER_EMAIL="fixture@kvparity.invalid"
+day=2
+commit() { # message: commits every change on the next fixed day
+	day=$((day + 1))
+	git -C "$checkout" add -A
+	GIT_AUTHOR_DATE="2026-01-$(printf %02d $day)T00:00:00+0000" GIT_COMMITTER_DATE="2026-01-$(printf %02d $day)T00:00:00+0000" \
+		git -C "$checkout" commit -q -m "$1"
+	git -C "$checkout" rev-parse HEAD
+}
+router="$checkout/lib/kv-router/src/lib.rs"
+bench="$(ls "$checkout"/lib/bench/*.rs "$checkout"/lib/bench/*/*.rs 2>/dev/null | head -1)"
+selector="$checkout/lib/kv-router/src/scheduling/selector/default.rs"
+grep -q 'if cost < best_cost {' "$selector" || { echo "bisect-fixture: $selector has no 'if cost < best_cost {'" >&2; exit 1; }
+printf '// kvparity fixture: c2, a comment.\n' >>"$bench"
+c2="$(commit "bench: a comment line")"
+printf 'const KVPARITY_FIXTURE_BROKEN: u32 = "not a number";\n' >>"$router"
+c3="$(commit "kv-router: a constant that does not compile")"
+sed -i '$d' "$router"
+c4="$(commit "kv-router: remove the constant that did not compile")"
+sed -i 's/if cost < best_cost {/if cost <= best_cost {/' "$selector"
+c5="$(commit "kv-router: a later worker of equal cost wins the tie")"
+printf '// kvparity fixture: c6, a comment.\n' >>"$router"
+c6="$(commit "kv-router: a comment line")"
+printf '// kvparity fixture: c7, a comment.\n' >>"$bench"
+c7="$(commit "bench: another comment line")"
+printf '// kvparity fixture: c8, a comment.\n' >>"$router"
+c8="$(commit "kv-router: another comment line")"
+
+"$bin" init-row --checkout "$checkout" --candidate HEAD -o "$work/row.toml" 2>/dev/null
+t0=$(date +%s)
+status=0
+"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
+t1=$(date +%s)
+"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --json >"$work/bisect.json" 2>/dev/null || true
+cat "$work/bisect.out"
+python3 - "$work/bisect.json" "$c3" "$c5" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for s in r["steps"]:
+    b = s.get("build") or {}
+    print(f"step {s['step']} {s['commit'][:12]} {s['outcome']:4} probe {s['seconds']:.0f} s, build {b.get('seconds', 0):.0f} s ({b.get('compiled_units', 0)} units{', incremental' if b.get('incremental') else ''})")
+print(f"{len(r['steps'])} probes, {r['builds']} builds compiled (plus the good commit's)")
+PY
+echo "bisect: $((t1 - t0)) s, exit status $status"
+python3 - "$work/bisect.json" "$c3" "$c5" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+broken, tiebreak = sys.argv[2], sys.argv[3]
+ok = r["status"] == "found" and r["first_bad"]["sha"] == tiebreak
+skipped = [s for s in r["steps"] if s["commit"] == broken]
+if skipped and not (skipped[0]["outcome"] == "skip" and "does not build" in skipped[0]["why"]):
+    ok = False
+print(f"bisect-fixture: {'PASS' if ok else 'FAIL'}: first bad {r.get('first_bad', {}).get('sha', 'none')[:12]} (want the tie-break {tiebreak[:12]}); broken commit {'probed and skipped' if skipped else 'not probed'}")
+sys.exit(0 if ok else 1)
+PY
