@@ -26,7 +26,6 @@ type Signature struct {
 	flipMoved   bool    // and that decision was taken at another instant in each run
 	leads       bool    // the cause at the first divergence that explains the rest (earlyTiming)
 	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
-	tieAtFirst  bool    // and the first divergence is one of its placements
 }
 
 // Signature codes, most specific first: the order the lenses run in, which breaks ties of the
@@ -98,13 +97,6 @@ func diagnose(d *Diff) []Signature {
 		}
 		if !merged {
 			out = append(out, *s)
-		}
-	}
-	// Placement ties at the first divergence, with no cascade after them (no value moved),
-	// are the cause there: they lead the identities that differ beside them.
-	if !slices.ContainsFunc(out, func(s Signature) bool { return s.Code == SigCascade }) {
-		for i := range out {
-			out[i].leads = out[i].leads || out[i].tieAtFirst
 		}
 	}
 	if s := unexplained(d, out); s != nil {
@@ -233,15 +225,18 @@ func detectNumberSpelling(d *Diff) *Signature {
 // more of the differences leads (last-digit float noise riding along a cascade is listed, not
 // headlined). A differing configuration leads regardless: it is the direct cause, and the two
 // runs were not of one frozen row. The cause at the first divergence (earlyTiming) comes next,
-// and the cascade that follows from it right after it. Equal shares keep the lenses' order,
-// most specific first.
+// and the cascade that follows from it right after it; identities renamed and layouts changed
+// beside a cause of the history (a cascade with no earlier cause, placement ties) come after
+// it. Equal shares keep the lenses' order, most specific
+// first.
 func rankSignatures(out []Signature) {
 	// A cascade whose flip has an earlier difference is the consequence of a cause: of one of
 	// the ordering or identity signatures found beside it, when there is one.
 	cause := map[string]bool{SigChildBeforeParent: true, SigTieOrder: true, SigIDDrift: true, SigWallClock: true}
-	caused, hasLead := false, false
+	caused, hasLead, history := false, false, false
 	for _, s := range out {
 		caused, hasLead = caused || cause[s.Code], hasLead || s.leads
+		history = history || s.Code == SigCascade && !s.consequence || s.placement
 	}
 	tier := func(s Signature) int {
 		switch {
@@ -251,8 +246,13 @@ func rankSignatures(out []Signature) {
 			return 1
 		case s.consequence && hasLead: // and what follows from it, next
 			return 2
-		case s.consequence && caused:
+		case (s.Code == SigIDDrift || s.Code == SigSchema) && history:
+			// Identities renamed and layouts changed beside the history's own cause (a
+			// cascade with no earlier cause, placement ties; random ids drawn anew each run,
+			// one version's fields): that cause says what happened, names and layout follow.
 			return 4
+		case s.consequence && caused:
+			return 5
 		}
 		return 3
 	}

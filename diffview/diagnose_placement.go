@@ -64,19 +64,7 @@ func detectPlacementTie(d *Diff) *Signature {
 		fmt.Sprintf("%d request(s) were placed on another worker while every time, length and reuse of theirs is equal in both runs (e.g. %s)", reqs, example),
 		"the candidates were interchangeable and tied on cost: the tie was broken another way (release builds break router ties at random), no outcome depends on it",
 	}
-	// The first divergence is a tied placement: with no cascade after it (diagnose), the tie
-	// is the cause there.
-	atFirst := false
-	if f := d.First; f != nil && decisionKey(f.Pointer) {
-		for i := range d.Changes {
-			if c := &d.Changes[i]; c.Pointer == f.Pointer {
-				t := recs[c.IndexB]
-				atFirst = t != nil && t.placed > 0 && t.other == 0
-				break
-			}
-		}
-	}
-	return &Signature{Code: SigTieOrder, Label: "placement tie among interchangeable workers (outcome equal)", Evidence: ev, Explains: n, placement: true, tieAtFirst: atFirst}
+	return &Signature{Code: SigTieOrder, Label: "placement tie among interchangeable workers (outcome equal)", Evidence: ev, Explains: n, placement: true}
 }
 
 // recordPlacements are the placements of every paired record (its prefill and decode worker,

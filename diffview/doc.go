@@ -77,8 +77,10 @@
 // explains; they are ranked by that share (a differing configuration first; a cascade whose
 // flip has an earlier difference after the cause found for it; the values moved before the
 // first differing decision lead, the cascade that follows from them next, and the two are one
-// share; decisions that differ with nothing following from them are ties, no cascade, and a
-// tie at the first divergence leads), and what no signature explains is listed as
+// share; decisions that differ with nothing following from them are ties, no cascade;
+// identities renamed and layouts beside a cause of the history, a cascade or ties, after
+// it), and what no
+// signature explains is listed as
 // "unclassified". A decision taken at another instant in each run is no flip at that instant:
 // the values moved by then are its cause.
 //
