@@ -125,12 +125,12 @@ func bisectPrinter(w io.Writer) func(bisect.Progress) {
 			defer mu.Unlock()
 			fmt.Fprintf(w, "kvparity bisect: step %d %.12s %s: %s\n", p.Step.N, p.Commit, p.Step.Outcome, p.Step.Why)
 			return
-		case p.Phase == bisect.PhaseRunning && p.Event == nil:
+		case p.Phase == bisect.PhaseBuilding, p.Phase == bisect.PhaseRunning && p.Event == nil:
 			mu.Lock()
 			defer mu.Unlock()
-			if !started[p.Commit] {
-				started[p.Commit] = true
-				fmt.Fprintf(w, "kvparity bisect: probing %.12s: running its campaign\n", p.Commit)
+			if !started[p.Phase+p.Commit] {
+				started[p.Phase+p.Commit] = true
+				fmt.Fprintf(w, "kvparity bisect: %.12s: %s\n", p.Commit, map[string]string{bisect.PhaseBuilding: "building", bisect.PhaseRunning: "running its probe campaign"}[p.Phase])
 			}
 		}
 	}

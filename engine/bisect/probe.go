@@ -75,7 +75,7 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	}
 	if err != nil {
 		st.Outcome, st.Why = Skip, "does not build, not judged: "+buildError(err)
-		if strings.Contains(err.Error(), "timing extension") {
+		if strings.Contains(err.Error(), "does not have the expected shape") { // build/extension.go's refusal
 			st.Why = "the timing extension refuses its shape, not judged: " + buildError(err)
 		}
 		st.Seconds = time.Since(start).Seconds()
