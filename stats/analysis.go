@@ -21,7 +21,7 @@ type Config struct {
 // DefaultConfig is the protocol's gate: threshold 1.05, one-sided 95% bounds, the default
 // battery and a bootstrap seeded from the schedule seed.
 func DefaultConfig(seed uint64) Config {
-	return Config{Threshold: 1.05, Confidence: 0.95, Battery: DefaultBattery, Bootstrap: DefaultBootstrap(seed)}
+	return Config{Threshold: 1.05, Confidence: 0.95, Battery: DefaultBattery, Bootstrap: defaultBootstrap(seed)}
 }
 
 // Analysis is the full result of the paired gate on one series of ratios.
@@ -70,7 +70,7 @@ func Analyze(ratios []float64, order []Order, cfg Config) (Analysis, error) {
 	if len(order) != len(ratios) {
 		return Analysis{}, fmt.Errorf("stats: %d ratios but %d scheduled orders", len(ratios), len(order))
 	}
-	bounds, err := GateBounds(ratios, cfg.Threshold, cfg.Confidence)
+	bounds, err := gateBounds(ratios, cfg.Threshold, cfg.Confidence)
 	if err != nil {
 		return Analysis{}, err
 	}
@@ -88,10 +88,10 @@ func Analyze(ratios []float64, order []Order, cfg Config) (Analysis, error) {
 		a.DecidedBy = DecidedByOrderStatistics
 		a.Verdict, a.Reason = bounds.Verdict, bounds.Reason
 	case cfg.Dependence == MethodBlockMedians && a.Battery.SerialDependenceOnly():
-		db, err := BlockMedianBounds(ratios, cfg.Threshold, cfg.Confidence)
+		db, err := blockMedianBounds(ratios, cfg.Threshold, cfg.Confidence)
 		if err != nil {
 			a.DecidedBy = DecidedByNone
-			a.Verdict = Inconclusive
+			a.Verdict = inconclusive
 			a.Reason = a.Battery.Reason + fmt.Sprintf("; the order-statistic gate is not applied (the bounds alone would say %s) and the dependence-aware bound cannot be computed: %v", bounds.Verdict, err)
 			break
 		}
@@ -103,14 +103,14 @@ func Analyze(ratios []float64, order []Order, cfg Config) (Analysis, error) {
 		a.Warnings = append(a.Warnings, db.Warnings...)
 	default:
 		a.DecidedBy = DecidedByNone
-		a.Verdict = Inconclusive
+		a.Verdict = inconclusive
 		a.Reason = a.Battery.Reason + fmt.Sprintf("; the order-statistic gate is not applied (the bounds alone would say %s)", bounds.Verdict)
 		if cfg.Dependence == MethodBlockMedians {
 			a.Reason += "; the dependence-aware bound is not applied either: it handles serial dependence, and the order effect breached or a test could not be computed"
 		}
 	}
 	if cfg.Bootstrap.Resamples > 0 {
-		bs := PairedBootstrap(d, cfg.Threshold, cfg.Bootstrap, a.Verdict)
+		bs := pairedBootstrap(d, cfg.Threshold, cfg.Bootstrap, a.Verdict)
 		a.Bootstrap = &bs
 		if bs.Disagrees {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("bootstrap_disagrees: the bootstrap interval [%.4f, %.4f] alone would say %s", bs.Lower, bs.Upper, bs.Verdict))

@@ -33,11 +33,11 @@ type Battery struct {
 func RunBattery(d []float64, order []Order, cfg BatteryConfig) Battery {
 	b := Battery{Config: cfg}
 	b.Diagnostics = []Diagnostic{
-		LagOneTest(d, cfg.Alpha),
-		LjungBox(d, cfg.Lags, cfg.Alpha),
-		MannKendall(d, cfg.Alpha),
-		RunsTest(d, cfg.Alpha),
-		OrderEffect(d, order, cfg.Alpha),
+		lagOneTest(d, cfg.Alpha),
+		ljungBox(d, cfg.Lags, cfg.Alpha),
+		mannKendall(d, cfg.Alpha),
+		runsTest(d, cfg.Alpha),
+		orderEffect(d, order, cfg.Alpha),
 	}
 	var bad []string
 	for _, diag := range b.Diagnostics {
@@ -52,7 +52,7 @@ func RunBattery(d []float64, order []Order, cfg BatteryConfig) Battery {
 	if !b.Valid {
 		b.Reason = "dependence diagnostics breached: " + strings.Join(bad, "; ")
 	}
-	if slope, ok := TheilSen(d); ok {
+	if slope, ok := theilSen(d); ok {
 		b.DriftPerSession = slope * float64(len(d)-1)
 		b.DriftComputable = true
 	}
@@ -68,7 +68,7 @@ func (b Battery) SerialDependenceOnly() bool {
 		return false
 	}
 	for _, d := range b.Diagnostics {
-		if d.Outcome == OutcomeNotComputable || (d.Outcome == OutcomeBreached && d.Name == OrderEffectName) {
+		if d.Outcome == OutcomeNotComputable || (d.Outcome == OutcomeBreached && d.Name == orderEffectName) {
 			return false
 		}
 	}

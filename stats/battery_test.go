@@ -17,16 +17,16 @@ func seq(n int) []float64 {
 
 // Spec §1.2 vectors: ACF of 1..10 (R's acf gives 0.7) and Ljung–Box Q(3) = 9.458953.
 func TestAutocorrelationAndLjungBoxVectors(t *testing.T) {
-	r, ok := Autocorrelation(seq(10), 3)
+	r, ok := autocorrelation(seq(10), 3)
 	if !ok {
 		t.Fatal("not computable")
 	}
 	near(t, "r1", r[0], 0.700000, 5e-7)
 	near(t, "r2", r[1], 0.412121, 5e-7)
 	near(t, "r3", r[2], 0.148485, 5e-7)
-	q := LjungBox(seq(10), 3, 0.01)
+	q := ljungBox(seq(10), 3, 0.01)
 	near(t, "Q(3)", q.Statistic, 9.458953, 5e-7)
-	if _, ok := Autocorrelation([]float64{2, 2, 2, 2}, 1); ok {
+	if _, ok := autocorrelation([]float64{2, 2, 2, 2}, 1); ok {
 		t.Error("constant series has an ACF")
 	}
 }
@@ -37,28 +37,28 @@ func TestCriticalRegionsAtSixty(t *testing.T) {
 	for _, c := range []struct {
 		alpha, lo, hi float64
 	}{{0.01, -0.3411, 0.3077}, {0.05, -0.2635, 0.2302}} {
-		diag := LagOneTest(d, c.alpha)
+		diag := lagOneTest(d, c.alpha)
 		near(t, "acf low", diag.Low, c.lo, 5e-5)
 		near(t, "acf high", diag.High, c.hi, 5e-5)
 	}
-	near(t, "LB(5) α=.01", LjungBox(d, 5, 0.01).High, 15.0863, 5e-5)
-	near(t, "LB(5) α=.05", LjungBox(d, 5, 0.05).High, 11.0705, 5e-5)
-	if s := MannKendallCriticalS(60, 0.01); s != 406 {
+	near(t, "LB(5) α=.01", ljungBox(d, 5, 0.01).High, 15.0863, 5e-5)
+	near(t, "LB(5) α=.05", ljungBox(d, 5, 0.05).High, 11.0705, 5e-5)
+	if s := mannKendallCriticalS(60, 0.01); s != 406 {
 		t.Errorf("MK critical |S| at α=.01 = %d, want 406", s)
 	}
-	if s := MannKendallCriticalS(60, 0.05); s != 310 {
+	if s := mannKendallCriticalS(60, 0.05); s != 310 {
 		t.Errorf("MK critical |S| at α=.05 = %d, want 310", s)
 	}
 	sched, _ := BalancedSchedule(1, 60)
-	oe := OrderEffect(d, sched.Pairs, 0.01)
+	oe := orderEffect(d, sched.Pairs, 0.01)
 	near(t, "rank-sum half-width α=.01", (oe.High-oe.Low)/2, 174.23, 5e-3)
 	near(t, "rank-sum centre", (oe.High+oe.Low)/2, 915, 1e-9)
-	oe = OrderEffect(d, sched.Pairs, 0.05)
+	oe = orderEffect(d, sched.Pairs, 0.05)
 	near(t, "rank-sum half-width α=.05", (oe.High-oe.Low)/2, 132.57, 5e-3)
 }
 
 func TestMannKendallVector(t *testing.T) {
-	d := MannKendall(seq(10), 0.01)
+	d := mannKendall(seq(10), 0.01)
 	// (45−1)/√125 = 3.9354796; the spec prints 3.935484, off in the sixth decimal.
 	near(t, "Z(1..10)", d.Statistic, 44/math.Sqrt(125), 1e-12)
 	near(t, "Z(1..10) vs spec", d.Statistic, 3.935484, 1e-5)
@@ -76,24 +76,24 @@ func TestMannKendallVector(t *testing.T) {
 
 // Exact runs distribution against the Swed–Eisenhart table.
 func TestRunsExactDistribution(t *testing.T) {
-	p14, _ := RunsCDF(20, 20, 14).Float64()
-	p15, _ := RunsCDF(20, 20, 15).Float64()
+	p14, _ := runsCDF(20, 20, 14).Float64()
+	p15, _ := runsCDF(20, 20, 15).Float64()
 	near(t, "P(R≤14 | 20,20)", p14, 0.01816, 5e-6)
 	near(t, "P(R≤15 | 20,20)", p15, 0.03800, 5e-6)
-	if lo, hi := RunsCritical(20, 20, 0.05); lo != 14 || hi != 28 {
+	if lo, hi := runsCritical(20, 20, 0.05); lo != 14 || hi != 28 {
 		t.Errorf("20/20 α=.05 critical %d/%d, want 14/28", lo, hi)
 	}
-	if lo, hi := RunsCritical(30, 30, 0.01); lo != 20 || hi != 42 {
+	if lo, hi := runsCritical(30, 30, 0.01); lo != 20 || hi != 42 {
 		t.Errorf("30/30 α=.01 critical %d/%d, want 20/42", lo, hi)
 	}
-	if lo, hi := RunsCritical(30, 30, 0.05); lo != 23 || hi != 39 {
+	if lo, hi := runsCritical(30, 30, 0.05); lo != 23 || hi != 39 {
 		t.Errorf("30/30 α=.05 critical %d/%d, want 23/39", lo, hi)
 	}
-	tail, _ := RunsCDF(30, 30, 20).Float64()
+	tail, _ := runsCDF(30, 30, 20).Float64()
 	near(t, "P(R≤20 | 30,30)", tail, 0.002907, 5e-7)
-	tail, _ = RunsCDF(30, 30, 23).Float64()
+	tail, _ = runsCDF(30, 30, 23).Float64()
 	near(t, "P(R≤23 | 30,30)", tail, 0.024803, 5e-7)
-	if total, _ := RunsCDF(7, 5, 12).Float64(); total != 1 {
+	if total, _ := runsCDF(7, 5, 12).Float64(); total != 1 {
 		t.Errorf("runs distribution sums to %v", total)
 	}
 }
@@ -104,16 +104,16 @@ func TestRunsTestCountsRuns(t *testing.T) {
 	for i := range d {
 		d[i] = float64(i%2) + float64(i)*1e-6
 	}
-	diag := RunsTest(d, 0.01)
+	diag := runsTest(d, 0.01)
 	if diag.Statistic != 60 || diag.Outcome != OutcomeBreached || !strings.Contains(diag.Rule, "R ≤ 20 or R ≥ 42") {
 		t.Errorf("alternating: %+v", diag)
 	}
 	// All below then all above: 2 runs.
-	diag = RunsTest(seq(60), 0.01)
+	diag = runsTest(seq(60), 0.01)
 	if diag.Statistic != 2 || diag.Outcome != OutcomeBreached {
 		t.Errorf("sorted: %+v", diag)
 	}
-	if diag := RunsTest([]float64{1, 1, 1}, 0.01); diag.Outcome != OutcomeNotComputable {
+	if diag := runsTest([]float64{1, 1, 1}, 0.01); diag.Outcome != OutcomeNotComputable {
 		t.Errorf("constant: %+v", diag)
 	}
 }
@@ -125,7 +125,7 @@ func TestSpearmanAndTheilSenVector(t *testing.T) {
 		t.Fatal("not computable")
 	}
 	near(t, "ρ", rho, 0.819606, 5e-7)
-	slope, _ := TheilSen(y)
+	slope, _ := theilSen(y)
 	near(t, "Theil–Sen slope", slope, 0.005, 1e-12)
 }
 
@@ -138,10 +138,10 @@ func TestOrderEffectDetectsCarryOver(t *testing.T) {
 			d[i] += 0.05
 		}
 	}
-	if diag := OrderEffect(d, sched.Pairs, 0.01); diag.Outcome != OutcomeBreached {
+	if diag := orderEffect(d, sched.Pairs, 0.01); diag.Outcome != OutcomeBreached {
 		t.Errorf("order effect missed: %+v", diag)
 	}
-	if diag := OrderEffect(d, sched.Pairs[:10], 0.01); diag.Outcome != OutcomeNotComputable {
+	if diag := orderEffect(d, sched.Pairs[:10], 0.01); diag.Outcome != OutcomeNotComputable {
 		t.Errorf("length mismatch: %+v", diag)
 	}
 }

@@ -112,7 +112,7 @@ func TestBenchstatAgreesOnMedianInterval(t *testing.T) {
 	}
 
 	// Our interval: two-sided 90% = one-sided 95% each side.
-	ord, err := OrdersForMedian(60, 0.95)
+	ord, err := ordersForMedian(60, 0.95)
 	if err != nil || ord.Lower != 24 || ord.Upper != 37 {
 		t.Fatalf("orders %+v %v", ord, err)
 	}
@@ -125,7 +125,7 @@ func TestBenchstatAgreesOnMedianInterval(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: centre %q: %v", name, cell[0], err)
 		}
-		b, err := GateBounds(xs, 1.05, 0.95)
+		b, err := gateBounds(xs, 1.05, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}

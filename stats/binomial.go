@@ -5,9 +5,9 @@ import (
 	"math/big"
 )
 
-// BinomialHalfCDF returns P(Bin(n, ½) ≤ k) exactly, as a rational with denominator 2^n. The gate's
+// binomialHalfCDF returns P(Bin(n, ½) ≤ k) exactly, as a rational with denominator 2^n. The gate's
 // coverages are sums of binomial coefficients, so integer arithmetic gives them with no rounding.
-func BinomialHalfCDF(n, k int) *big.Rat {
+func binomialHalfCDF(n, k int) *big.Rat {
 	if k < 0 {
 		return new(big.Rat)
 	}
@@ -26,15 +26,15 @@ func BinomialHalfCDF(n, k int) *big.Rat {
 	return new(big.Rat).SetFrac(sum, den)
 }
 
-// BinomialHalfCDFFloat is BinomialHalfCDF rounded to the nearest float64.
-func BinomialHalfCDFFloat(n, k int) float64 {
-	f, _ := BinomialHalfCDF(n, k).Float64()
+// binomialHalfCDFFloat is binomialHalfCDF rounded to the nearest float64.
+func binomialHalfCDFFloat(n, k int) float64 {
+	f, _ := binomialHalfCDF(n, k).Float64()
 	return f
 }
 
-// BinomialCDF returns P(Bin(n, p) ≤ k) in floating point, for operating characteristics (the
+// binomialCDF returns P(Bin(n, p) ≤ k) in floating point, for operating characteristics (the
 // chance of PASS or FAIL when a single pair falls below the threshold with probability p).
-func BinomialCDF(n, k int, p float64) float64 {
+func binomialCDF(n, k int, p float64) float64 {
 	if k < 0 {
 		return 0
 	}

@@ -7,12 +7,12 @@ import (
 )
 
 func TestBinomialHalfCDFExactAtTwentyThree(t *testing.T) {
-	got := BinomialHalfCDF(60, 23)
+	got := binomialHalfCDF(60, 23)
 	want := new(big.Rat).SetFrac(big.NewInt(26650063354005107), new(big.Int).Lsh(big.NewInt(1), 59))
 	if got.Cmp(want) != 0 {
 		t.Fatalf("P(Bin(60,½) ≤ 23) = %v, want %v", got, want)
 	}
-	if f := BinomialHalfCDFFloat(60, 23); math.Abs(f-0.0462304905) > 1e-10 {
+	if f := binomialHalfCDFFloat(60, 23); math.Abs(f-0.0462304905) > 1e-10 {
 		t.Fatalf("float = %.10f, want 0.0462304905", f)
 	}
 }
@@ -24,15 +24,15 @@ func TestBinomialHalfCDFTable(t *testing.T) {
 		24: 0.077501, 25: 0.122530, 29: 0.448711, 30: 0.551289,
 	}
 	for k, want := range table {
-		if got := BinomialHalfCDFFloat(60, k); math.Abs(got-want) > 5e-7 {
+		if got := binomialHalfCDFFloat(60, k); math.Abs(got-want) > 5e-7 {
 			t.Errorf("P(Bin(60,½) ≤ %d) = %.6f, want %.6f", k, got, want)
 		}
 	}
-	pmf23 := BinomialHalfCDFFloat(60, 23) - BinomialHalfCDFFloat(60, 22)
+	pmf23 := binomialHalfCDFFloat(60, 23) - binomialHalfCDFFloat(60, 22)
 	if math.Abs(pmf23-0.020284) > 5e-7 {
 		t.Errorf("P(X = 23) = %.6f, want 0.020284", pmf23)
 	}
-	if BinomialHalfCDFFloat(60, -1) != 0 || BinomialHalfCDFFloat(60, 60) != 1 {
+	if binomialHalfCDFFloat(60, -1) != 0 || binomialHalfCDFFloat(60, 60) != 1 {
 		t.Error("CDF outside the support is not 0/1")
 	}
 }
@@ -51,8 +51,8 @@ func TestOperatingCharacteristic(t *testing.T) {
 		{0.80, 0.999699, 0},
 	}
 	for _, r := range rows {
-		pass := 1 - BinomialCDF(60, 36, r.p)
-		fail := BinomialCDF(60, 23, r.p)
+		pass := 1 - binomialCDF(60, 36, r.p)
+		fail := binomialCDF(60, 23, r.p)
 		if math.Abs(pass-r.pass) > 5e-7 || math.Abs(fail-r.fail) > 5e-7 {
 			t.Errorf("p=%.2f: P(PASS)=%.6f P(FAIL)=%.6f, want %.6f %.6f", r.p, pass, fail, r.pass, r.fail)
 		}

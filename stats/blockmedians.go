@@ -27,17 +27,17 @@ type DependenceMethod string
 const (
 	// MethodInconclusive is the protocol's literal rule: a breached battery ends INCONCLUSIVE.
 	MethodInconclusive DependenceMethod = "inconclusive"
-	// MethodBlockMedians decides by BlockMedianBounds when the battery breaches only through
+	// MethodBlockMedians decides by blockMedianBounds when the battery breaches only through
 	// serial dependence (lag-1, Ljung–Box, trend, runs).
 	MethodBlockMedians DependenceMethod = "block-medians"
 )
 
-// DependenceMethods lists the accepted methods, for validation and help text.
-var DependenceMethods = []DependenceMethod{MethodInconclusive, MethodBlockMedians}
+// dependenceMethods lists the accepted methods, for validation and help text.
+var dependenceMethods = []DependenceMethod{MethodInconclusive, MethodBlockMedians}
 
 // ParseDependenceMethod checks a method name.
 func ParseDependenceMethod(s string) (DependenceMethod, error) {
-	for _, m := range DependenceMethods {
+	for _, m := range dependenceMethods {
 		if string(m) == s {
 			return m, nil
 		}
@@ -69,11 +69,11 @@ type DependentBounds struct {
 	Warnings []string     `json:"warnings,omitempty"`
 }
 
-// BlockMedianBounds splits the ratios (in execution order) into blocks of the data-driven odd
+// blockMedianBounds splits the ratios (in execution order) into blocks of the data-driven odd
 // length, takes each block's median and reads the order-statistic bounds of the block medians
 // at the one-sided confidence; it decides as the order-statistic gate does: PASS when upper ≤
 // threshold, FAIL when lower > threshold, INCONCLUSIVE otherwise.
-func BlockMedianBounds(ratios []float64, threshold, confidence float64) (DependentBounds, error) {
+func blockMedianBounds(ratios []float64, threshold, confidence float64) (DependentBounds, error) {
 	for i, r := range ratios {
 		if !(r > 0) || math.IsInf(r, 0) {
 			return DependentBounds{}, fmt.Errorf("stats: ratio %d is %v; ratios must be finite and positive", i+1, r)
@@ -104,7 +104,7 @@ func BlockMedianBounds(ratios []float64, threshold, confidence float64) (Depende
 		b.BlockMedians = append(b.BlockMedians, Median(ratios[start:start+s]))
 		start += s
 	}
-	ord, err := OrdersForMedian(len(sizes), confidence)
+	ord, err := ordersForMedian(len(sizes), confidence)
 	if err != nil {
 		return DependentBounds{}, err
 	}
@@ -119,13 +119,13 @@ func BlockMedianBounds(ratios []float64, threshold, confidence float64) (Depende
 	what := "of " + b.blocksText()
 	switch {
 	case b.Upper <= threshold:
-		b.Verdict = Pass
+		b.Verdict = pass
 		b.Reason = fmt.Sprintf("upper bound X(%d) %s = %.4f ≤ %.4g", ord.Upper, what, b.Upper, threshold)
 	case b.Lower > threshold:
-		b.Verdict = Fail
+		b.Verdict = fail
 		b.Reason = fmt.Sprintf("lower bound X(%d) %s = %.4f > %.4g", ord.Lower, what, b.Lower, threshold)
 	default:
-		b.Verdict = Inconclusive
+		b.Verdict = inconclusive
 		b.Reason = fmt.Sprintf("bounds [X(%d), X(%d)] %s = [%.4f, %.4f] straddle %.4g", ord.Lower, ord.Upper, what, b.Lower, b.Upper, threshold)
 	}
 	if countVerdict(b.K, ord) != b.Verdict {

@@ -88,7 +88,7 @@ func TestBlockMedianBoundsDecide(t *testing.T) {
 		median float64
 		want   string
 	}{{1.00, "PASS"}, {1.20, "FAIL"}} {
-		b, err := BlockMedianBounds(ar(1, c.median, 0.02, 0.6), 1.05, 0.95)
+		b, err := blockMedianBounds(ar(1, c.median, 0.02, 0.6), 1.05, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,8 +107,8 @@ func TestBlockMedianBoundsDecide(t *testing.T) {
 		}
 	}
 	// Straddling the threshold: INCONCLUSIVE.
-	b, err := BlockMedianBounds(ar(2, 1.05, 0.05, 0.4), 1.05, 0.95)
-	if err != nil || b.Verdict != Inconclusive {
+	b, err := blockMedianBounds(ar(2, 1.05, 0.05, 0.4), 1.05, 0.95)
+	if err != nil || b.Verdict != inconclusive {
 		t.Fatalf("at the threshold: %s (%v)", b.Verdict, err)
 	}
 }
@@ -117,7 +117,7 @@ func TestBlockMedianBoundsDecide(t *testing.T) {
 // (§1.1 property 1 for the order statistics) and scale with the candidate's times (property 4).
 func TestBlockMedianBoundsEquivariant(t *testing.T) {
 	r := lognormalRatios(5, 60, 1.02, 0.03)
-	base, err := BlockMedianBounds(r, 1.05, 0.95)
+	base, err := blockMedianBounds(r, 1.05, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestBlockMedianBoundsEquivariant(t *testing.T) {
 	for i, x := range r {
 		scaled[i] = 1.1 * x
 	}
-	s, err := BlockMedianBounds(scaled, 1.05, 0.95)
+	s, err := blockMedianBounds(scaled, 1.05, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,23 +150,23 @@ func TestBlockMedianBoundsBadInput(t *testing.T) {
 	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		r := append([]float64(nil), good...)
 		r[11] = bad
-		if _, err := BlockMedianBounds(r, 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "ratio 12") {
+		if _, err := blockMedianBounds(r, 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "ratio 12") {
 			t.Errorf("ratio %v: err = %v, want one naming ratio 12", bad, err)
 		}
 	}
-	if _, err := BlockMedianBounds(good, math.Inf(1), 0.95); err == nil {
+	if _, err := blockMedianBounds(good, math.Inf(1), 0.95); err == nil {
 		t.Error("infinite threshold accepted")
 	}
-	if _, err := BlockMedianBounds(good, 1.05, 1); err == nil {
+	if _, err := blockMedianBounds(good, 1.05, 1); err == nil {
 		t.Error("confidence 1 accepted")
 	}
-	if _, err := BlockMedianBounds(good[:12], 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "at least 18") {
+	if _, err := blockMedianBounds(good[:12], 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "at least 18") {
 		t.Errorf("12 ratios: err = %v", err)
 	}
 }
 
 func TestParseDependenceMethod(t *testing.T) {
-	for _, m := range DependenceMethods {
+	for _, m := range dependenceMethods {
 		if got, err := ParseDependenceMethod(string(m)); err != nil || got != m {
 			t.Fatalf("%q: %v %v", m, got, err)
 		}
@@ -194,7 +194,7 @@ func TestAnalyzeDependenceMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lit.Battery.Valid || lit.Verdict != Inconclusive || lit.DecidedBy != DecidedByNone || lit.Dependent != nil {
+	if lit.Battery.Valid || lit.Verdict != inconclusive || lit.DecidedBy != DecidedByNone || lit.Dependent != nil {
 		t.Fatalf("literal rule: valid=%v %s by %s", lit.Battery.Valid, lit.Verdict, lit.DecidedBy)
 	}
 
@@ -203,7 +203,7 @@ func TestAnalyzeDependenceMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Verdict != Pass || a.DecidedBy != DecidedByBlockMedians || a.Dependent == nil || a.Dependent.Verdict != Pass {
+	if a.Verdict != pass || a.DecidedBy != DecidedByBlockMedians || a.Dependent == nil || a.Dependent.Verdict != pass {
 		t.Fatalf("block medians: %s by %s (%s)", a.Verdict, a.DecidedBy, a.Reason)
 	}
 	for _, want := range []string{"PASS by the dependence-aware bound", "block medians", "the order-statistic gate was not applied because the dependence diagnostics breached", "the bounds alone would say PASS"} {
@@ -228,7 +228,7 @@ func TestAnalyzeDependenceMethod(t *testing.T) {
 		}
 	}
 	c, _ := Analyze(co, sched.Pairs, cfg)
-	if c.Battery.Valid || c.Battery.SerialDependenceOnly() || c.Verdict != Inconclusive || c.DecidedBy != DecidedByNone ||
+	if c.Battery.Valid || c.Battery.SerialDependenceOnly() || c.Verdict != inconclusive || c.DecidedBy != DecidedByNone ||
 		!strings.Contains(c.Reason, "not applied either") {
 		t.Fatalf("order effect: valid=%v %s by %s (%s)", c.Battery.Valid, c.Verdict, c.DecidedBy, c.Reason)
 	}

@@ -41,15 +41,15 @@ type Bootstrap struct {
 	BlockWidthRatio float64 `json:"block_width_ratio"`
 }
 
-// DefaultBootstrap is the predeclared bootstrap: 10000 resamples, two-sided 90%.
-func DefaultBootstrap(seed uint64) BootstrapConfig {
+// defaultBootstrap is the predeclared bootstrap: 10000 resamples, two-sided 90%.
+func defaultBootstrap(seed uint64) BootstrapConfig {
 	return BootstrapConfig{Seed: seed, Resamples: 10000, Confidence: 0.90}
 }
 
-// PairedBootstrap resamples the n log ratios d with replacement B times, takes the median of each
+// pairedBootstrap resamples the n log ratios d with replacement B times, takes the median of each
 // resample, and reads the percentile interval without interpolation. gate is the order-statistic
 // verdict it is compared with.
-func PairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate verdict.Word) Bootstrap {
+func pairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate verdict.Word) Bootstrap {
 	n := len(d)
 	out := Bootstrap{Config: cfg}
 	if n == 0 || cfg.Resamples < 1 {
@@ -68,11 +68,11 @@ func PairedBootstrap(d []float64, threshold float64, cfg BootstrapConfig, gate v
 	out.TrimmedMeanRatio = math.Exp(trimmedMean(d, 0.2))
 	switch {
 	case out.Upper <= threshold:
-		out.Verdict = Pass
+		out.Verdict = pass
 	case out.Lower > threshold:
-		out.Verdict = Fail
+		out.Verdict = fail
 	default:
-		out.Verdict = Inconclusive
+		out.Verdict = inconclusive
 	}
 	out.Disagrees = gate.Decided() && out.Verdict != gate
 

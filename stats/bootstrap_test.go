@@ -26,22 +26,22 @@ func TestTrimmedMean(t *testing.T) {
 func TestPairedBootstrapSeededAndSecondary(t *testing.T) {
 	r := lognormalRatios(3, 60, 1.10, 0.02)
 	d := LogRatios(r)
-	cfg := DefaultBootstrap(20261129)
-	a := PairedBootstrap(d, 1.05, cfg, Fail)
-	b := PairedBootstrap(d, 1.05, cfg, Fail)
+	cfg := defaultBootstrap(20261129)
+	a := pairedBootstrap(d, 1.05, cfg, fail)
+	b := pairedBootstrap(d, 1.05, cfg, fail)
 	if a != b {
 		t.Fatalf("same seed, different results: %+v vs %+v", a, b)
 	}
 	if !(a.Lower < a.Median && a.Median < a.Upper) || a.Lower < 1.08 || a.Upper > 1.12 {
 		t.Fatalf("interval [%v, %v] around %v", a.Lower, a.Upper, a.Median)
 	}
-	if a.Verdict != Fail || a.Disagrees {
+	if a.Verdict != fail || a.Disagrees {
 		t.Fatalf("verdict %s disagrees=%v", a.Verdict, a.Disagrees)
 	}
-	if c := PairedBootstrap(d, 1.05, cfg, Pass); !c.Disagrees {
+	if c := pairedBootstrap(d, 1.05, cfg, pass); !c.Disagrees {
 		t.Fatal("disagreement with a PASS gate not flagged")
 	}
-	other := PairedBootstrap(d, 1.05, DefaultBootstrap(1), Fail)
+	other := pairedBootstrap(d, 1.05, defaultBootstrap(1), fail)
 	if other.Lower == a.Lower && other.Upper == a.Upper {
 		t.Fatal("seed has no effect")
 	}
@@ -64,7 +64,7 @@ func TestAnalyzeCombinesBatteryAndBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Battery.Valid || a.Verdict != Fail || a.Bootstrap == nil || a.Bootstrap.Verdict != Fail {
+	if !a.Battery.Valid || a.Verdict != fail || a.Bootstrap == nil || a.Bootstrap.Verdict != fail {
 		t.Fatalf("slowdown: valid=%v verdict %s (%s)", a.Battery.Valid, a.Verdict, a.Reason)
 	}
 
@@ -74,7 +74,7 @@ func TestAnalyzeCombinesBatteryAndBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Battery.Valid || a.Verdict != Inconclusive || a.Bounds.Verdict != Fail {
+	if a.Battery.Valid || a.Verdict != inconclusive || a.Bounds.Verdict != fail {
 		t.Fatalf("trend: valid=%v verdict %s bounds %s", a.Battery.Valid, a.Verdict, a.Bounds.Verdict)
 	}
 	if want := "the bounds alone would say FAIL"; !strings.Contains(a.Reason, want) || !strings.Contains(a.Reason, "Mann–Kendall") {
@@ -84,7 +84,7 @@ func TestAnalyzeCombinesBatteryAndBounds(t *testing.T) {
 	// Identical arms: never FAIL.
 	aa := lognormalRatios(9, 60, 1.0, 0.02)
 	a, _ = Analyze(aa, sched.Pairs, cfg)
-	if a.Verdict == Fail {
+	if a.Verdict == fail {
 		t.Fatalf("A/A ended in FAIL: %s", a.Reason)
 	}
 

@@ -20,10 +20,10 @@ type MedianOrders struct {
 	TwoSidedCoverage float64 `json:"two_sided_coverage"`
 }
 
-// OrdersForMedian returns the tightest one-sided bounds at the requested confidence: Lower is
+// ordersForMedian returns the tightest one-sided bounds at the requested confidence: Lower is
 // the largest k with P(Bin(n,½) ≤ k−1) ≤ 1−confidence, and Upper = n+1−Lower by symmetry.
 // For n = 60 at 0.95 that is X(24) and X(37), each with coverage 0.953770.
-func OrdersForMedian(n int, confidence float64) (MedianOrders, error) {
+func ordersForMedian(n int, confidence float64) (MedianOrders, error) {
 	if !(confidence > 0 && confidence < 1) {
 		return MedianOrders{}, fmt.Errorf("stats: confidence must lie in (0, 1), got %v", confidence)
 	}
@@ -34,7 +34,7 @@ func OrdersForMedian(n int, confidence float64) (MedianOrders, error) {
 	alpha := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).SetFloat64(confidence))
 	lower := 0
 	for k := 1; k <= (n+1)/2; k++ {
-		if BinomialHalfCDF(n, k-1).Cmp(alpha) <= 0 {
+		if binomialHalfCDF(n, k-1).Cmp(alpha) <= 0 {
 			lower = k
 		} else {
 			break
@@ -44,7 +44,7 @@ func OrdersForMedian(n int, confidence float64) (MedianOrders, error) {
 		return MedianOrders{}, fmt.Errorf("stats: %d values cannot give a one-sided %.4g%% bound for the median (need at least %d)",
 			n, 100*confidence, minNForConfidence(confidence))
 	}
-	tail := BinomialHalfCDFFloat(n, lower-1)
+	tail := binomialHalfCDFFloat(n, lower-1)
 	return MedianOrders{
 		N: n, Confidence: confidence, Lower: lower, Upper: n + 1 - lower,
 		OneSidedCoverage: 1 - tail,

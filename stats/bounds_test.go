@@ -18,7 +18,7 @@ func TestOrdersForMedianSixty(t *testing.T) {
 		{0.995, 20, 41, 0.996891, 0.993782}, // two-sided 99%
 	}
 	for _, c := range cases {
-		o, err := OrdersForMedian(60, c.conf)
+		o, err := ordersForMedian(60, c.conf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestOrdersForMedianSixty(t *testing.T) {
 // always the tightest that meets the confidence, for any n.
 func TestOrdersForMedianTightestForAnyN(t *testing.T) {
 	for n := 5; n <= 200; n++ {
-		o, err := OrdersForMedian(n, 0.95)
+		o, err := ordersForMedian(n, 0.95)
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
@@ -45,21 +45,21 @@ func TestOrdersForMedianTightestForAnyN(t *testing.T) {
 		if o.Upper != n+1-o.Lower {
 			t.Fatalf("n=%d: orders not symmetric: %d/%d", n, o.Lower, o.Upper)
 		}
-		if next := 1 - BinomialHalfCDFFloat(n, o.Lower); o.Lower+1 <= o.Upper && next >= 0.95 {
+		if next := 1 - binomialHalfCDFFloat(n, o.Lower); o.Lower+1 <= o.Upper && next >= 0.95 {
 			t.Fatalf("n=%d: X(%d) already has coverage %.6f", n, o.Lower+1, next)
 		}
 	}
 }
 
 func TestOrdersForMedianTooFew(t *testing.T) {
-	if _, err := OrdersForMedian(4, 0.95); err == nil || !strings.Contains(err.Error(), "need at least 5") {
+	if _, err := ordersForMedian(4, 0.95); err == nil || !strings.Contains(err.Error(), "need at least 5") {
 		t.Fatalf("n=4 at 95%%: err = %v, want 'need at least 5'", err)
 	}
-	if o, err := OrdersForMedian(5, 0.95); err != nil || o.Lower != 1 || o.Upper != 5 {
+	if o, err := ordersForMedian(5, 0.95); err != nil || o.Lower != 1 || o.Upper != 5 {
 		t.Fatalf("n=5: %+v %v, want X(1)/X(5)", o, err)
 	}
 	for _, c := range []float64{0, 1, -0.5, math.NaN()} {
-		if _, err := OrdersForMedian(60, c); err == nil {
+		if _, err := ordersForMedian(60, c); err == nil {
 			t.Errorf("confidence %v accepted", c)
 		}
 	}

@@ -168,7 +168,7 @@ func orderStatisticLog(d []float64, _ int) (float64, float64) {
 }
 
 func blockMediansLog(d []float64, _ int) (float64, float64) {
-	b, err := BlockMedianBounds(expAll(d), studyThreshold, 0.95)
+	b, err := blockMedianBounds(expAll(d), studyThreshold, 0.95)
 	if err != nil {
 		panic(err)
 	}

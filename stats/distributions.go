@@ -6,33 +6,33 @@ import "math"
 // computed, not tabulated, so the battery works for any n, lag count and α; tests pin them to
 // textbook table values.
 
-// NormalQuantile returns z with Φ(z) = p.
-func NormalQuantile(p float64) float64 {
+// normalQuantile returns z with Φ(z) = p.
+func normalQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
-// NormalCDF returns Φ(z).
-func NormalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+// normalCDF returns Φ(z).
+func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
-// ChiSquareCDF returns P(χ²_k ≤ x).
-func ChiSquareCDF(x float64, k int) float64 {
+// chiSquareCDF returns P(χ²_k ≤ x).
+func chiSquareCDF(x float64, k int) float64 {
 	if x <= 0 {
 		return 0
 	}
 	return regularizedGammaP(float64(k)/2, x/2)
 }
 
-// ChiSquareQuantile returns x with P(χ²_k ≤ x) = p.
-func ChiSquareQuantile(p float64, k int) float64 {
+// chiSquareQuantile returns x with P(χ²_k ≤ x) = p.
+func chiSquareQuantile(p float64, k int) float64 {
 	hi := float64(k) + 10*math.Sqrt(2*float64(k)) + 10
-	for ChiSquareCDF(hi, k) < p {
+	for chiSquareCDF(hi, k) < p {
 		hi *= 2
 	}
-	return bisect(func(x float64) float64 { return ChiSquareCDF(x, k) }, p, 0, hi)
+	return bisect(func(x float64) float64 { return chiSquareCDF(x, k) }, p, 0, hi)
 }
 
-// StudentTCDF returns P(T_df ≤ t).
-func StudentTCDF(t float64, df int) float64 {
+// studentTCDF returns P(T_df ≤ t).
+func studentTCDF(t float64, df int) float64 {
 	v := float64(df)
 	tail := 0.5 * regularizedBeta(v/(v+t*t), v/2, 0.5)
 	if t >= 0 {
@@ -41,19 +41,19 @@ func StudentTCDF(t float64, df int) float64 {
 	return tail
 }
 
-// StudentTQuantile returns t with P(T_df ≤ t) = p.
-func StudentTQuantile(p float64, df int) float64 {
+// studentTQuantile returns t with P(T_df ≤ t) = p.
+func studentTQuantile(p float64, df int) float64 {
 	if p == 0.5 {
 		return 0
 	}
 	lo, hi := -1.0, 1.0
-	for StudentTCDF(lo, df) > p {
+	for studentTCDF(lo, df) > p {
 		lo *= 2
 	}
-	for StudentTCDF(hi, df) < p {
+	for studentTCDF(hi, df) < p {
 		hi *= 2
 	}
-	return bisect(func(t float64) float64 { return StudentTCDF(t, df) }, p, lo, hi)
+	return bisect(func(t float64) float64 { return studentTCDF(t, df) }, p, lo, hi)
 }
 
 // bisect finds x in [lo, hi] with f(x) = p for a non-decreasing f, to full float precision.

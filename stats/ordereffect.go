@@ -5,20 +5,20 @@ import (
 	"math"
 )
 
-// OrderEffectName names the order-effect diagnostic: the one battery test that is about
+// orderEffectName names the order-effect diagnostic: the one battery test that is about
 // carry-over between the arms of a pair, not about serial dependence.
-const OrderEffectName = "order effect (rank-sum BC vs CB)"
+const orderEffectName = "order effect (rank-sum BC vs CB)"
 
-// OrderEffect is the Wilcoxon rank-sum test of the log ratios of baseline-first pairs against
+// orderEffect is the Wilcoxon rank-sum test of the log ratios of baseline-first pairs against
 // those of candidate-first pairs (carry-over: the second run of a pair being faster). W is the
 // rank sum of the baseline-first group; normal approximation with the tie correction, two-sided
 // at α. For 30/30 without ties: breach if |W − 915| > 174.23.
-func OrderEffect(d []float64, order []Order, alpha float64) Diagnostic {
-	const name = OrderEffectName
+func orderEffect(d []float64, order []Order, alpha float64) Diagnostic {
+	const name = orderEffectName
 	if len(order) != len(d) {
 		return notComputable(name, alpha, "%d ratios but %d scheduled orders", len(d), len(order))
 	}
-	ranks := Ranks(d)
+	ranks := ranks(d)
 	n1, n2 := 0, 0
 	w := 0.0
 	for i, o := range order {
@@ -43,7 +43,7 @@ func OrderEffect(d []float64, order []Order, alpha float64) Diagnostic {
 	if v <= 0 {
 		return notComputable(name, alpha, "all %d values are tied", n1+n2)
 	}
-	half := NormalQuantile(1-alpha/2) * math.Sqrt(v)
+	half := normalQuantile(1-alpha/2) * math.Sqrt(v)
 	diag := Diagnostic{
 		Name: name, Statistic: w, Low: mean - half, High: mean + half, Alpha: alpha,
 		Rule:   fmt.Sprintf("breach if |W − %.1f| > %.2f", mean, half),

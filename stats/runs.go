@@ -6,11 +6,11 @@ import (
 	"sync"
 )
 
-// RunsTest is the Wald–Wolfowitz runs test about the sample median, with its exact null
+// runsTest is the Wald–Wolfowitz runs test about the sample median, with its exact null
 // distribution: values equal to the median are dropped, n1 = #above, n2 = #below, R = number of
 // runs. Breached when P(R ≤ r) ≤ α/2 or P(R ≥ r) ≤ α/2; for n1 = n2 = 30 at α = 0.01 that is
 // R ≤ 20 or R ≥ 42.
-func RunsTest(d []float64, alpha float64) Diagnostic {
+func runsTest(d []float64, alpha float64) Diagnostic {
 	const name = "runs about the median"
 	med := Median(d)
 	var signs []bool // true = above
@@ -36,7 +36,7 @@ func RunsTest(d []float64, alpha float64) Diagnostic {
 			r++
 		}
 	}
-	lo, hi := RunsCritical(n1, n2, alpha)
+	lo, hi := runsCritical(n1, n2, alpha)
 	// The acceptance region is [lo+1, hi−1]; Low/High carry it so judge() applies unchanged.
 	diag := Diagnostic{
 		Name: name, Statistic: float64(r), Low: float64(lo + 1), High: float64(hi - 1), Alpha: alpha,
@@ -46,15 +46,15 @@ func RunsTest(d []float64, alpha float64) Diagnostic {
 	return diag.judge()
 }
 
-// RunsCritical returns the exact two-sided critical values: lo is the largest R with
+// runsCritical returns the exact two-sided critical values: lo is the largest R with
 // P(R ≤ lo) ≤ α/2 (0 if none), hi the smallest R with P(R ≥ hi) ≤ α/2 (n1+n2+1 if none).
-func RunsCritical(n1, n2 int, alpha float64) (lo, hi int) {
+func runsCritical(n1, n2 int, alpha float64) (lo, hi int) {
 	key := runsKey{n1, n2, alpha}
 	if v, ok := runsCriticalCache.Load(key); ok {
 		c := v.([2]int)
 		return c[0], c[1]
 	}
-	lo, hi = runsCritical(n1, n2, alpha)
+	lo, hi = exactRunsCritical(n1, n2, alpha)
 	runsCriticalCache.Store(key, [2]int{lo, hi})
 	return lo, hi
 }
@@ -68,19 +68,19 @@ type runsKey struct {
 
 var runsCriticalCache sync.Map
 
-func runsCritical(n1, n2 int, alpha float64) (lo, hi int) {
+func exactRunsCritical(n1, n2 int, alpha float64) (lo, hi int) {
 	half := new(big.Rat).SetFloat64(alpha / 2)
 	maxR := n1 + n2
 	lo, hi = 0, maxR+1
 	for r := 2; r <= maxR; r++ {
-		if RunsCDF(n1, n2, r).Cmp(half) <= 0 {
+		if runsCDF(n1, n2, r).Cmp(half) <= 0 {
 			lo = r
 		} else {
 			break
 		}
 	}
 	for r := maxR; r >= 2; r-- {
-		upper := new(big.Rat).Sub(big.NewRat(1, 1), RunsCDF(n1, n2, r-1))
+		upper := new(big.Rat).Sub(big.NewRat(1, 1), runsCDF(n1, n2, r-1))
 		if upper.Cmp(half) <= 0 {
 			hi = r
 		} else {
@@ -90,10 +90,10 @@ func runsCritical(n1, n2 int, alpha float64) (lo, hi int) {
 	return lo, hi
 }
 
-// RunsCDF returns P(R ≤ r) exactly for n1 and n2 values on each side, with T = C(n1+n2, n1):
+// runsCDF returns P(R ≤ r) exactly for n1 and n2 values on each side, with T = C(n1+n2, n1):
 // P(R = 2k) = 2·C(n1−1,k−1)·C(n2−1,k−1)/T and
 // P(R = 2k+1) = [C(n1−1,k)·C(n2−1,k−1) + C(n1−1,k−1)·C(n2−1,k)]/T.
-func RunsCDF(n1, n2, r int) *big.Rat {
+func runsCDF(n1, n2, r int) *big.Rat {
 	count := new(big.Int)
 	for x := 2; x <= r; x++ {
 		count.Add(count, runsCount(n1, n2, x))

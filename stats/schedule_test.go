@@ -38,7 +38,7 @@ func TestBalancedScheduleSeedOneVector(t *testing.T) {
 	if err := s.Validate(60); err != nil {
 		t.Fatal(err)
 	}
-	if s.Seed != 1 || s.Algorithm != ScheduleAlgorithm {
+	if s.Seed != 1 || s.Algorithm != scheduleAlgorithm {
 		t.Fatalf("schedule metadata %d %q", s.Seed, s.Algorithm)
 	}
 }

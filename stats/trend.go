@@ -6,11 +6,11 @@ import (
 	"sort"
 )
 
-// MannKendall is the Mann–Kendall trend test of d against its index: S = Σ_{i<j} sgn(d_j − d_i),
+// mannKendall is the Mann–Kendall trend test of d against its index: S = Σ_{i<j} sgn(d_j − d_i),
 // Var(S) = [n(n−1)(2n+5) − Σ_g t_g(t_g−1)(2t_g+5)]/18 over tie groups, and the
 // continuity-corrected Z = (S∓1)/√Var, two-sided at α. For n = 60 without ties this breaches
 // exactly when |S| ≥ 406.
-func MannKendall(d []float64, alpha float64) Diagnostic {
+func mannKendall(d []float64, alpha float64) Diagnostic {
 	const name = "Mann–Kendall trend"
 	n := len(d)
 	if n < 3 {
@@ -22,7 +22,7 @@ func MannKendall(d []float64, alpha float64) Diagnostic {
 		return notComputable(name, alpha, "all %d values are tied", n)
 	}
 	z := mkZ(s, v)
-	crit := NormalQuantile(1 - alpha/2)
+	crit := normalQuantile(1 - alpha/2)
 	pairs := n * (n - 1) / 2
 	diag := Diagnostic{
 		Name: name, Statistic: z, Low: -crit, High: crit, Alpha: alpha,
@@ -32,11 +32,11 @@ func MannKendall(d []float64, alpha float64) Diagnostic {
 	return diag.judge()
 }
 
-// MannKendallCriticalS is the smallest |S| that breaches at α for n untied values (S has the
+// mannKendallCriticalS is the smallest |S| that breaches at α for n untied values (S has the
 // parity of n(n−1)/2 then). n = 60, α = 0.01 gives 406.
-func MannKendallCriticalS(n int, alpha float64) int {
+func mannKendallCriticalS(n int, alpha float64) int {
 	v := float64(n) * float64(n-1) * float64(2*n+5) / 18
-	crit := NormalQuantile(1 - alpha/2)
+	crit := normalQuantile(1 - alpha/2)
 	parity := (n * (n - 1) / 2) % 2
 	for s := 1; ; s++ {
 		if s%2 == parity && mkZ(s, v) > crit {
@@ -97,8 +97,8 @@ func tieGroups(xs []float64) []int {
 	return out
 }
 
-// Ranks returns 1-based ranks with average ranks for ties.
-func Ranks(xs []float64) []float64 {
+// ranks returns 1-based ranks with average ranks for ties.
+func ranks(xs []float64) []float64 {
 	idx := make([]int, len(xs))
 	for i := range idx {
 		idx[i] = i
@@ -125,7 +125,7 @@ func Spearman(x, y []float64) (rho float64, ok bool) {
 	if len(x) != len(y) || len(x) < 2 {
 		return 0, false
 	}
-	return pearson(Ranks(x), Ranks(y))
+	return pearson(ranks(x), ranks(y))
 }
 
 func pearson(x, y []float64) (float64, bool) {
@@ -153,13 +153,13 @@ func pearson(x, y []float64) (float64, bool) {
 // α, from t = ρ√((n−2)/(1−ρ²)) ~ t_{n−2}. n = 60, α = 0.01 gives 0.3301. It serves the
 // telemetry confounding check (ρ of the log ratios against within-pair frequency change).
 func SpearmanCritical(n int, alpha float64) float64 {
-	t := StudentTQuantile(1-alpha/2, n-2)
+	t := studentTQuantile(1-alpha/2, n-2)
 	return t / math.Sqrt(float64(n-2)+t*t)
 }
 
-// TheilSen returns the median of the pairwise slopes (y_j − y_i)/(j − i), i < j, against the
+// theilSen returns the median of the pairwise slopes (y_j − y_i)/(j − i), i < j, against the
 // index. Multiplied by n−1 it is the drift across the session, to set beside ln(threshold).
-func TheilSen(y []float64) (slope float64, ok bool) {
+func theilSen(y []float64) (slope float64, ok bool) {
 	n := len(y)
 	if n < 2 {
 		return 0, false

@@ -11,9 +11,9 @@ import (
 // The gate's words are the verdict package's (PASS, FAIL, INCONCLUSIVE); the aliases keep the
 // statistics code reading like its formulas.
 const (
-	Pass         = verdict.Pass
-	Fail         = verdict.Fail
-	Inconclusive = verdict.Inconclusive
+	pass         = verdict.Pass
+	fail         = verdict.Fail
+	inconclusive = verdict.Inconclusive
 )
 
 // Bounds is the order-statistic gate applied to one series of ratios r = candidate / baseline.
@@ -31,10 +31,10 @@ type Bounds struct {
 	Warnings []string     `json:"warnings,omitempty"`
 }
 
-// GateBounds sorts a copy of the ratios, reads the order-statistic bounds of the median at the
+// gateBounds sorts a copy of the ratios, reads the order-statistic bounds of the median at the
 // one-sided confidence, and decides: PASS when upper ≤ threshold, FAIL when lower > threshold,
 // INCONCLUSIVE otherwise. It does not look at dependence; Analyze combines both.
-func GateBounds(ratios []float64, threshold, confidence float64) (Bounds, error) {
+func gateBounds(ratios []float64, threshold, confidence float64) (Bounds, error) {
 	for i, r := range ratios {
 		if !(r > 0) || math.IsInf(r, 0) {
 			return Bounds{}, fmt.Errorf("stats: ratio %d is %v; ratios must be finite and positive", i+1, r)
@@ -43,7 +43,7 @@ func GateBounds(ratios []float64, threshold, confidence float64) (Bounds, error)
 	if !(threshold > 0) || math.IsInf(threshold, 0) {
 		return Bounds{}, fmt.Errorf("stats: threshold must be finite and positive, got %v", threshold)
 	}
-	ord, err := OrdersForMedian(len(ratios), confidence)
+	ord, err := ordersForMedian(len(ratios), confidence)
 	if err != nil {
 		return Bounds{}, err
 	}
@@ -62,13 +62,13 @@ func GateBounds(ratios []float64, threshold, confidence float64) (Bounds, error)
 	}
 	switch {
 	case b.Upper <= threshold:
-		b.Verdict = Pass
+		b.Verdict = pass
 		b.Reason = fmt.Sprintf("upper bound X(%d) = %.4f ≤ %.4g", ord.Upper, b.Upper, threshold)
 	case b.Lower > threshold:
-		b.Verdict = Fail
+		b.Verdict = fail
 		b.Reason = fmt.Sprintf("lower bound X(%d) = %.4f > %.4g", ord.Lower, b.Lower, threshold)
 	default:
-		b.Verdict = Inconclusive
+		b.Verdict = inconclusive
 		b.Reason = fmt.Sprintf("bounds [X(%d), X(%d)] = [%.4f, %.4f] straddle %.4g", ord.Lower, ord.Upper, b.Lower, b.Upper, threshold)
 	}
 	if counted := countVerdict(b.K, ord); counted != b.Verdict {
@@ -85,11 +85,11 @@ func GateBounds(ratios []float64, threshold, confidence float64) (Bounds, error)
 func countVerdict(k int, ord MedianOrders) verdict.Word {
 	switch {
 	case k >= ord.Upper:
-		return Pass
+		return pass
 	case k <= ord.Lower-1:
-		return Fail
+		return fail
 	}
-	return Inconclusive
+	return inconclusive
 }
 
 func sortedCopy(xs []float64) []float64 {

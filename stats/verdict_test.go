@@ -34,16 +34,16 @@ func ratiosWithK(k int) []float64 {
 // Spec §1.1: PASS ⇔ K ≥ 37, FAIL ⇔ K ≤ 23, INCONCLUSIVE otherwise.
 func TestGateBoundsCountRule(t *testing.T) {
 	for k := 0; k <= 60; k++ {
-		b, err := GateBounds(ratiosWithK(k), 1.05, 0.95)
+		b, err := gateBounds(ratiosWithK(k), 1.05, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Inconclusive
+		want := inconclusive
 		switch {
 		case k >= 37:
-			want = Pass
+			want = pass
 		case k <= 23:
-			want = Fail
+			want = fail
 		}
 		if b.Verdict != want || b.K != k {
 			t.Errorf("K=%d: verdict %s (K=%d), want %s", k, b.Verdict, b.K, want)
@@ -56,7 +56,7 @@ func TestGateBoundsReadsOrders24And37(t *testing.T) {
 	for i := range r {
 		r[59-i] = float64(100+i) / 100 // reversed so the function must sort
 	}
-	b, err := GateBounds(r, 1.05, 0.95)
+	b, err := gateBounds(r, 1.05, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestGateBoundsReadsOrders24And37(t *testing.T) {
 	if b.Median != (float64(129)/100+float64(130)/100)/2 {
 		t.Fatalf("median %v", b.Median)
 	}
-	if b.Verdict != Fail || !strings.Contains(b.Reason, "X(24)") {
+	if b.Verdict != fail || !strings.Contains(b.Reason, "X(24)") {
 		t.Fatalf("verdict %s (%s)", b.Verdict, b.Reason)
 	}
 	if len(b.Warnings) != 0 {
@@ -79,14 +79,14 @@ func TestGateBoundsBadInput(t *testing.T) {
 	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		r := append([]float64(nil), good...)
 		r[7] = bad
-		if _, err := GateBounds(r, 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "ratio 8") {
+		if _, err := gateBounds(r, 1.05, 0.95); err == nil || !strings.Contains(err.Error(), "ratio 8") {
 			t.Errorf("ratio %v: err = %v, want one naming ratio 8", bad, err)
 		}
 	}
-	if _, err := GateBounds(good, 0, 0.95); err == nil {
+	if _, err := gateBounds(good, 0, 0.95); err == nil {
 		t.Error("threshold 0 accepted")
 	}
-	if _, err := GateBounds(good[:3], 1.05, 0.95); err == nil {
+	if _, err := gateBounds(good[:3], 1.05, 0.95); err == nil {
 		t.Error("3 ratios accepted at 95%")
 	}
 }
@@ -94,7 +94,7 @@ func TestGateBoundsBadInput(t *testing.T) {
 func TestGateBoundsWarnsOnTies(t *testing.T) {
 	r := ratiosWithK(30)
 	r[1] = r[0]
-	b, err := GateBounds(r, 1.05, 0.95)
+	b, err := gateBounds(r, 1.05, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestGateBoundsWarnsOnTies(t *testing.T) {
 func TestPropertyLogInvariance(t *testing.T) {
 	for seed := uint64(1); seed <= 50; seed++ {
 		r := lognormalRatios(seed, 60, 1+float64(seed%10)/100, 0.03)
-		b, _ := GateBounds(r, 1.05, 0.95)
-		l, _ := GateBounds(LogRatiosShifted(r), math.Log(1.05)+10, 0.95)
+		b, _ := gateBounds(r, 1.05, 0.95)
+		l, _ := gateBounds(LogRatiosShifted(r), math.Log(1.05)+10, 0.95)
 		if b.Verdict != l.Verdict || math.Abs(math.Exp(l.Lower-10)-b.Lower) > 1e-12 || math.Abs(math.Exp(l.Upper-10)-b.Upper) > 1e-12 {
 			t.Fatalf("seed %d: ratio bounds [%v,%v] %s, log bounds exp → [%v,%v] %s", seed,
 				b.Lower, b.Upper, b.Verdict, math.Exp(l.Lower-10), math.Exp(l.Upper-10), l.Verdict)
@@ -116,7 +116,7 @@ func TestPropertyLogInvariance(t *testing.T) {
 	}
 }
 
-// LogRatiosShifted is ln r + 10: positive, so it passes GateBounds' positivity check.
+// LogRatiosShifted is ln r + 10: positive, so it passes gateBounds' positivity check.
 func LogRatiosShifted(r []float64) []float64 {
 	d := LogRatios(r)
 	for i := range d {
@@ -133,8 +133,8 @@ func TestPropertySwapSymmetry(t *testing.T) {
 		for i := range r {
 			inv[i] = 1 / r[i]
 		}
-		b, _ := GateBounds(r, 1.05, 0.95)
-		s, _ := GateBounds(inv, 1/1.05, 0.95)
+		b, _ := gateBounds(r, 1.05, 0.95)
+		s, _ := gateBounds(inv, 1/1.05, 0.95)
 		if s.Upper != 1/b.Lower || s.Lower != 1/b.Upper {
 			t.Fatalf("seed %d: swapped bounds [%v,%v], want [1/%v, 1/%v]", seed, s.Lower, s.Upper, b.Upper, b.Lower)
 		}
@@ -145,11 +145,11 @@ func TestPropertySwapSymmetry(t *testing.T) {
 func TestPropertyPermutationInvariance(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		r := lognormalRatios(seed, 60, 1.05+float64(int(seed%7)-3)/100, 0.03)
-		b, _ := GateBounds(r, 1.05, 0.95)
+		b, _ := gateBounds(r, 1.05, 0.95)
 		rng := rand.New(rand.NewPCG(seed, 99))
 		for p := 0; p < 20; p++ {
 			rng.Shuffle(len(r), func(i, j int) { r[i], r[j] = r[j], r[i] })
-			q, _ := GateBounds(r, 1.05, 0.95)
+			q, _ := gateBounds(r, 1.05, 0.95)
 			if q.Verdict != b.Verdict || q.Lower != b.Lower || q.Upper != b.Upper || q.K != b.K {
 				t.Fatalf("seed %d permutation %d: %s [%v,%v] vs %s [%v,%v]", seed, p, q.Verdict, q.Lower, q.Upper, b.Verdict, b.Lower, b.Upper)
 			}
@@ -165,8 +165,8 @@ func TestPropertyScaleEquivariance(t *testing.T) {
 		for i := range r {
 			scaled[i] = r[i] * c
 		}
-		b, _ := GateBounds(r, 1.05, 0.95)
-		s, _ := GateBounds(scaled, 1.05, 0.95)
+		b, _ := gateBounds(r, 1.05, 0.95)
+		s, _ := gateBounds(scaled, 1.05, 0.95)
 		if s.Lower != b.Lower*c || s.Upper != b.Upper*c {
 			t.Fatalf("c=%v: scaled bounds [%v,%v], want [%v,%v]", c, s.Lower, s.Upper, b.Lower*c, b.Upper*c)
 		}
