@@ -6,8 +6,8 @@
 # HEAD, candidate the working tree), builds both arms (the first build of the checkout compiles
 # everything; it is reported, not counted), and opens the workbench in a detached tmux session.
 # There it presses g (determinism: both arms STABLE, parity PASS), then w (watch), then makes a
-# one-line edit in lib/kv-router (the scheduler's tie-break: the last of the cheapest workers
-# wins instead of a seeded random one) and waits for the new verdict on screen. It prints the
+# one-line edit in lib/kv-router (the router's worker cost stops crediting the blocks a worker
+# already caches: a routing regression) and waits for the new verdict and diff on screen. It prints the
 # captured screens and the phases timed from the file write:
 #
 #   settle+snapshot   the edit until the rebuild starts (watch's debounce, the snapshot)
@@ -88,66 +88,40 @@ sleep 1
 
 # ---- the one-line edit ----
 file="$checkout/lib/kv-router/src/scheduling/selector/default.rs"
-grep -q 'if cost < best_cost {' "$file" || { echo "desk-loop: the tie-break line is not in $file" >&2; exit 1; }
+line='let adjusted_prefill_blocks = (load.raw_prefill_blocks - overlap_credit_blocks).max(0.0);'
+edited='let adjusted_prefill_blocks = load.raw_prefill_blocks;'
+grep -qF "$line" "$file" || { echo "desk-loop: the cost line is not in $file" >&2; exit 1; }
+replace() { python3 -c 'import sys; p, a, b = sys.argv[1:]; s = open(p).read(); assert a in s, a; open(p, "w").write(s.replace(a, b, 1))' "$@"; }
 # The run's time in a comment on the same line: the edit is new to the build cache on every run
 # (a real rebuild), and no line moves.
 t0=$(now)
-python3 - "$file" "$t0" <<'EOF'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-open(p, "w").write(s.replace("if cost < best_cost {", "if cost <= best_cost { // desk-loop " + sys.argv[2], 1))
-EOF
-# The new generation's parity verdict: the journal's verdict record for gen 2 (or later).
+replace "$file" "$line" "$edited // desk-loop $t0"
 journal="$campaign/journal.jsonl"
 ok=0
-for _ in $(seq 1 $((limit * 5 + 600))); do
-	if grep -q '"type":"verdict".*"stage":"parity"' "$journal" && [[ $(grep -c '"type":"verdict".*"stage":"parity"' "$journal") -ge 2 ]]; then
-		ok=1
-		break
-	fi
+for _ in $(seq 1 $((limit * 5 + 4500))); do # the second parity verdict: the new generation's (15 min past the limit at most)
+	if (($(grep -c '"type":"verdict".*"stage":"parity"' "$journal") >= 2)); then ok=1; break; fi
 	sleep 0.2
 done
-t_journal=$(now)
 wait_for "parity FAIL\|parity PASS" 30 || true
 t_screen=$(now)
+sleep 2 # the diff pane loads the focused diff after the verdict
 after="$(capture)"
 ((ok)) || { echo "desk-loop: FAIL: no second parity verdict in the journal" >&2; fail=1; }
 
 # ---- phases ----
-read -r stale_at pinned_at det_start parity_at gen < <(python3 - "$journal" <<'EOF'
-import json, sys, datetime
-recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-def ts(r): return datetime.datetime.fromisoformat(r["at"].replace("Z", "+00:00")).timestamp()
-stale = next((r for r in recs if r["type"] == "stale" and r.get("arm") == "candidate"), None)
-pinned = [r for r in recs if r["type"] == "pinned" and r.get("arm") == "candidate"]
-pin2 = pinned[-1] if len(pinned) > 1 else None
-starts = [r for r in recs if r["type"] == "stage_start" and r.get("stage") == "determinism"]
-parity = [r for r in recs if r["type"] == "verdict" and r.get("stage") == "parity"]
-print(ts(stale) if stale else 0, ts(pin2) if pin2 else 0, ts(starts[-1]) if len(starts) > 1 else 0,
-      ts(parity[-1]) if len(parity) > 1 else 0, pin2["gen"] if pin2 else 0)
-EOF
-)
-rebuilt="$(ls -t "${KVPARITY_BUILD_CACHE:-$HOME/.cache/kvparity/builds}"/*/build.json | head -1)"
-read -r build_s units fresh changed lineage < <(python3 - "$rebuilt" <<'EOF'
-import json, sys
-b = json.load(open(sys.argv[1]))
-print(b["build_seconds"], b["compiled_units"], b.get("fresh_units", 0), b.get("changed_files", 0), b.get("lineage", "-"))
-EOF
-)
+read -r stale_at pinned_at parity_at gen build_s units fresh changed entry < <(python3 "$root/scripts/desk-loop-phases.py" "$journal")
+rebuilt="$entry/build.json"
+lineage="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["lineage"])' "$rebuilt")"
 build_start=$(awk -v s="$stale_at" -v b="$build_s" 'BEGIN { printf "%.3f", s - b }')
-table="$(cat <<EOF
-phase                      seconds (from the file write)
+table="phase                      seconds (from the file write)
 settle+snapshot            $(since "$t0" "$build_start")
 build (incremental)        $(awk -v b="$build_s" 'BEGIN { printf "%.1f", b }')   ($units units compiled, $fresh fresh, $changed source files changed)
 pin (generation $gen)         $(since "$stale_at" "$pinned_at")
 determinism + parity       $(since "$pinned_at" "$parity_at")
-verdict on screen          $(since "$t0" "$t_screen")   (total, edit → new verdict drawn)
-EOF
-)"
+verdict on screen          $(since "$t0" "$t_screen")   (total, edit → new verdict drawn)"
 echo "=== before the edit (watch on)"
 echo "$before"
-echo "=== after the edit: the new verdict"
+echo "=== after the edit: the new verdict and diff"
 echo "$after"
 echo "=== phases"
 echo "$table"
@@ -156,18 +130,18 @@ if awk -v t="$total" -v l="$limit" 'BEGIN { exit !(t > l) }'; then
 	echo "desk-loop: FAIL: edit → verdict took $total s (limit $limit s)" >&2
 	fail=1
 fi
+tmux -L "$sock" send-keys -t wb q
 
 # ---- plain incremental cargo for the same change, in the same kept folder ----
 src="$(dirname "$(dirname "$rebuilt")")/$lineage/src"
-cmd="$(python3 -c 'import json,sys; print("\0".join(json.load(open(sys.argv[1]))["command"][1:]))' "$rebuilt" | tr '\0' '\n')"
-mapfile -t args <<<"$cmd"
+mapfile -t args < <(python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["command"][1:]))' "$rebuilt")
 target="$(dirname "$src")/target"
 lfile="$src/lib/kv-router/src/scheduling/selector/default.rs"
 plain() {
 	(cd "$src" && CARGO_TARGET_DIR="$target" CARGO_TERM_COLOR=never CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo "${args[@]}" >/dev/null 2>&1)
 }
 cp "$lfile" "$work/edited.rs"
-python3 -c 'import re,sys; p=sys.argv[1]; s=open(p).read(); open(p,"w").write(re.sub(r"if cost <= best_cost \{ // desk-loop \S+","if cost < best_cost {",s,1))' "$lfile"
+replace "$lfile" "$edited // desk-loop $t0" "$line"
 plain # back to the base (not timed)
 cp "$work/edited.rs" "$lfile"
 t=$(now)
@@ -176,5 +150,4 @@ plain_s=$(since "$t" "$(now)")
 ratio=$(awk -v a="$build_s" -v b="$plain_s" 'BEGIN { printf "%.2f", a / b }')
 echo "=== rebuild time: kvparity $(awk -v b="$build_s" 'BEGIN { printf "%.1f", b }') s, plain incremental cargo $plain_s s for the same change: ratio $ratio (target ≤ 1.3)"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n\n%s\n\n%s\n\nrebuild ratio %s (kvparity %s s, plain cargo %s s)\n' "$before" "$after" "$table" "$ratio" "$build_s" "$plain_s" >"$CAPTURE_OUT"
-tmux -L "$sock" send-keys -t wb q
 exit "$fail"
