@@ -1,14 +1,15 @@
 package jsonscan
 
-// A NumberFault names how a literal breaks the JSON number grammar (RFC 8259 §6).
+// A NumberFault names how a literal breaks the JSON number grammar (RFC 8259 §6). Callers
+// outside the package only test it against NumberOK; the faults word the Scanner's errors.
 type NumberFault uint8
 
 const (
 	NumberOK          NumberFault = iota
-	NumberLeadingZero             // "01"
-	NumberNoDigits                // no integer digits: "-", "-x", ".5"
-	NumberNoFraction              // "1." not followed by a digit
-	NumberNoExponent              // "1e" or "1e+" not followed by a digit
+	numberLeadingZero             // "01"
+	numberNoDigits                // no integer digits: "-", "-x", ".5"
+	numberNoFraction              // "1." not followed by a digit
+	numberNoExponent              // "1e" or "1e+" not followed by a digit
 )
 
 // ScanNumber reads the digits of the JSON number in[i:], i just past any '-'. It returns where
@@ -21,18 +22,18 @@ func ScanNumber(in []byte, i int) (end, intDigits, exp int, fault NumberFault) {
 	intStart := i
 	switch {
 	case i >= len(in):
-		return i, 0, 0, NumberNoDigits
+		return i, 0, 0, numberNoDigits
 	case in[i] == '0':
 		i++
 		if i < len(in) && in[i] >= '0' && in[i] <= '9' {
-			return i, 0, 0, NumberLeadingZero
+			return i, 0, 0, numberLeadingZero
 		}
 	case in[i] >= '1' && in[i] <= '9':
 		for i < len(in) && in[i] >= '0' && in[i] <= '9' {
 			i++
 		}
 	default:
-		return i, 0, 0, NumberNoDigits
+		return i, 0, 0, numberNoDigits
 	}
 	intDigits = i - intStart
 	if i < len(in) && in[i] == '.' {
@@ -42,7 +43,7 @@ func ScanNumber(in []byte, i int) (end, intDigits, exp int, fault NumberFault) {
 			i++
 		}
 		if i == d {
-			return i, intDigits, 0, NumberNoFraction
+			return i, intDigits, 0, numberNoFraction
 		}
 	}
 	if i < len(in) && (in[i] == 'e' || in[i] == 'E') {
@@ -60,7 +61,7 @@ func ScanNumber(in []byte, i int) (end, intDigits, exp int, fault NumberFault) {
 			i++
 		}
 		if i == d {
-			return i, intDigits, 0, NumberNoExponent
+			return i, intDigits, 0, numberNoExponent
 		}
 		if neg {
 			exp = -exp

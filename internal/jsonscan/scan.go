@@ -369,13 +369,13 @@ func (s *Scanner) number() error {
 		return s.failEOF("a number")
 	}
 	switch fault {
-	case NumberLeadingZero:
+	case numberLeadingZero:
 		return s.fail(start, "number with a leading zero: "+Excerpt(in[start:]))
-	case NumberNoDigits:
+	case numberNoDigits:
 		return s.fail(start, "invalid number: "+Excerpt(in[start:]))
-	case NumberNoFraction:
+	case numberNoFraction:
 		return s.fail(start, "invalid number (no digits after the decimal point): "+Excerpt(in[start:]))
-	case NumberNoExponent:
+	case numberNoExponent:
 		return s.fail(start, "invalid number (no digits in the exponent): "+Excerpt(in[start:]))
 	}
 	i = end

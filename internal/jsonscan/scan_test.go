@@ -173,11 +173,11 @@ func TestScanNumberGrammar(t *testing.T) {
 		{"-12.50e+3]", 1, 9, 2, 3, NumberOK},
 		{"4.0}", 0, 3, 1, 0, NumberOK},
 		{"7E-2", 0, 4, 1, -2, NumberOK},
-		{"01", 0, 1, 0, 0, NumberLeadingZero},
-		{"-", 1, 1, 0, 0, NumberNoDigits},
-		{".5", 0, 0, 0, 0, NumberNoDigits},
-		{"1.", 0, 2, 1, 0, NumberNoFraction},
-		{"2e+", 0, 3, 1, 0, NumberNoExponent},
+		{"01", 0, 1, 0, 0, numberLeadingZero},
+		{"-", 1, 1, 0, 0, numberNoDigits},
+		{".5", 0, 0, 0, 0, numberNoDigits},
+		{"1.", 0, 2, 1, 0, numberNoFraction},
+		{"2e+", 0, 3, 1, 0, numberNoExponent},
 	} {
 		end, digits, exp, fault := ScanNumber([]byte(c.in), c.from)
 		if fault != c.fault || end != c.end || (fault == NumberOK && (digits != c.digits || exp != c.exp)) {
