@@ -426,7 +426,8 @@ func TestMatrixSlurmSourceRow(t *testing.T) {
 	code, stdout, stderr := runKvparity(t, bin, 20*time.Minute, "matrix", row, "--campaign", dir, "--slurm", "--stage", "determinism",
 		"--poll", "500ms", "--job-poll", "1s")
 	stderr = stdout + stderr // the matrix's scheduling lines go to one of them
-	if code != verdict.ExitPass && code != verdict.ExitFail { // 1.5.1 and 1.6.1 may differ: a verdict either way
+	// 1.5.1 and 1.6.1 may differ: a verdict either way.
+	if code != verdict.ExitPass && code != verdict.ExitFail {
 		t.Fatalf("matrix exit %d\nstderr:\n%s", code, tail(stderr, 40))
 	}
 	cache, err := build.DefaultCache()
