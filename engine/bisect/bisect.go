@@ -178,6 +178,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
+		if stopped(err) {
+			return nil, fmt.Errorf("the build of --good %s was stopped (run the bisect again to resume): %w", short(b.good), err)
+		}
 		return nil, fmt.Errorf("--good %s does not build, and it is every probe's baseline: %w", short(b.good), err)
 	}
 

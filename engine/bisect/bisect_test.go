@@ -32,9 +32,9 @@ func fixture(t *testing.T) string {
 
 // checkoutHistory is a Dynamo-shaped checkout (a workspace with the bench in lib/bench) and its
 // commits: base, then c1..c8, where c4 does not compile (buildtest.FailFile, removed by c5)
-// and c6 changes the preemption mode the bench reports (buildtest.VariantFile, kept after).
-// shas[0] is base, shas[i] is ci.
-func checkoutHistory(t *testing.T) (repo string, shas []string) {
+// and c6 builds variant into the bench (buildtest.VariantFile, kept after): "fifo-preemption"
+// changes the preemption mode the bench reports. shas[0] is base, shas[i] is ci.
+func checkoutHistory(t *testing.T, variant string) (repo string, shas []string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -76,7 +76,7 @@ func checkoutHistory(t *testing.T) (repo string, shas []string) {
 		case 5:
 			os.Remove(filepath.Join(repo, buildtest.FailFile))
 		case 6:
-			os.WriteFile(filepath.Join(repo, buildtest.VariantFile), []byte("fifo-preemption\n"), 0o644)
+			os.WriteFile(filepath.Join(repo, buildtest.VariantFile), []byte(variant+"\n"), 0o644)
 		}
 		msg := map[int]string{4: "c4: a change that does not compile", 6: "c6: preempt first-in first-out"}[i]
 		if msg == "" {
@@ -125,7 +125,7 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 		t.Skip("five probe campaigns of fake builds and replays")
 	}
 	log := buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
-	repo, shas := checkoutHistory(t)
+	repo, shas := checkoutHistory(t, "fifo-preemption")
 	dir := filepath.Join(t.TempDir(), "bisect")
 	o := testOptions(repo, dir, t.TempDir(), nil)
 	o.Campaign.Warn = func(s string) { t.Log("warning:", s) }
@@ -222,7 +222,7 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 		t.Skip("a bisect killed and resumed")
 	}
 	log := buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
-	repo, shas := checkoutHistory(t)
+	repo, shas := checkoutHistory(t, "fifo-preemption")
 	dir, cache := filepath.Join(t.TempDir(), "bisect"), t.TempDir()
 	spec, _ := json.Marshal(childSpec{Repo: repo, Dir: dir, Cache: cache})
 	child := exec.Command(selfExe(t), "-test.run=^$")
@@ -370,7 +370,7 @@ func TestBisectAppliesExceptionRecords(t *testing.T) {
 		t.Skip("a probe campaign of fake builds and replays")
 	}
 	buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
-	repo, _ := checkoutHistory(t)
+	repo, _ := checkoutHistory(t, "fifo-preemption")
 	records := t.TempDir()
 	rec := `{"id":"fifo","differs":"preemption_mode","pointers":["/metadata/engine_config/aggregated/preemption_mode"],` +
 		`"baseline":"lifo","candidate":"fifo, as the engine documents","cause":"c6 changes the preemption policy on purpose",` +
@@ -392,5 +392,32 @@ func TestBisectAppliesExceptionRecords(t *testing.T) {
 	o.Dir = filepath.Join(t.TempDir(), "again")
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--exceptions "+records) {
 		t.Errorf("an invalid record: %v", err)
+	}
+}
+
+// --judge determinism: the commit whose bench leaks a random identifier into its report is
+// the first UNSTABLE one; the broken commit is skipped as under the semantic judge.
+func TestBisectJudgesDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five probe campaigns of fake builds and replays")
+	}
+	buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
+	repo, shas := checkoutHistory(t, "leak-random-uuid")
+	o := testOptions(repo, filepath.Join(t.TempDir(), "bisect"), t.TempDir(), nil)
+	o.Judge = JudgeDeterminism
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusFound || r.FirstBad.SHA != shas[6] || r.LastGood.SHA != shas[5] || r.Judge != JudgeDeterminism {
+		t.Fatalf("%s: %s", r.Status, r.Reason)
+	}
+	for _, s := range r.Steps {
+		if s.Outcome == Bad && (s.Determinism != verdict.Unstable || !strings.Contains(s.Why, "UNSTABLE")) {
+			t.Errorf("a bad step: %+v", s)
+		}
+		if s.Commit == shas[4] && s.Outcome != Skip {
+			t.Errorf("the broken commit: %+v", s)
+		}
 	}
 }

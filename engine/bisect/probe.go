@@ -73,6 +73,9 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	if ctx.Err() != nil {
 		return st, context.Cause(ctx)
 	}
+	if err != nil && stopped(err) {
+		return st, fmt.Errorf("probe %s: the build was stopped, not judged (run the bisect again to resume): %w", short(sha), err)
+	}
 	if err != nil {
 		st.Outcome, st.Why = Skip, "does not build, not judged: "+buildError(err)
 		if strings.Contains(err.Error(), "does not have the expected shape") { // build/extension.go's refusal
@@ -214,6 +217,14 @@ func readExceptions(campaign string) ([]byte, error) {
 		return nil, fmt.Errorf("--exceptions %s: %w", campaign, err)
 	}
 	return b, nil
+}
+
+// stopped says a build failed because a tool was killed by a signal from outside (the
+// machine, a user): no verdict on the commit, so it is not skipped but left to a resume. A
+// compiler that crashes is reported by cargo, which exits with its own status.
+func stopped(err error) bool {
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	return strings.Contains(first, ": signal: ")
 }
 
 // buildError is what a failed build said: the tool's own lines (the compiler's errors) when
