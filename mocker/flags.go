@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// Config is the parsed command line of `kvparity replay`: the clap flags of Dynamo's
+// config is the parsed command line of `kvparity replay`: the clap flags of Dynamo's
 // offline_replay_bench (lib/bench/offline_replay_bench.rs, same defaults) plus the kvparity
 // extensions --variant, --progress-file and --scale-event.
-type Config struct {
+type config struct {
 	TracePath            string
 	NumWorkers           int
 	ServingMode          string // aggregated | disagg
@@ -39,13 +39,13 @@ type Config struct {
 	// kvparity extensions
 	Variant      string
 	ProgressFile string
-	ScaleEvents  []ScaleEvent
+	ScaleEvents  []scaleEvent
 }
 
-// A ScaleEvent sets the number of live aggregated workers at a virtual time (kvparity
+// A scaleEvent sets the number of live aggregated workers at a virtual time (kvparity
 // extension --scale-event AT_MS:WORKERS, used by the scale-to-zero fixture). Workers beyond the
 // count drain: they take no new work and finish what they hold.
-type ScaleEvent struct {
+type scaleEvent struct {
 	AtMs    float64
 	Workers int
 }
@@ -55,8 +55,8 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func defaultConfig() Config {
-	return Config{
+func defaultConfig() config {
+	return config{
 		NumWorkers:           4,
 		ServingMode:          "aggregated",
 		NumPrefillWorkers:    1,
@@ -75,12 +75,12 @@ type flagSpec struct {
 	name   string
 	meta   string
 	values []string // value-enum choices, kebab-case
-	set    func(c *Config, v string) error
+	set    func(c *config, v string) error
 }
 
 func flagTable() []flagSpec {
-	usize := func(dst func(c *Config) *int) func(c *Config, v string) error {
-		return func(c *Config, v string) error {
+	usize := func(dst func(c *config) *int) func(c *config, v string) error {
+		return func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 63)
 			if err != nil {
 				return fmt.Errorf("%s", rustIntErr(v))
@@ -89,8 +89,8 @@ func flagTable() []flagSpec {
 			return nil
 		}
 	}
-	optUsize := func(dst func(c *Config) **int) func(c *Config, v string) error {
-		return func(c *Config, v string) error {
+	optUsize := func(dst func(c *config) **int) func(c *config, v string) error {
+		return func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 63)
 			if err != nil {
 				return fmt.Errorf("%s", rustIntErr(v))
@@ -100,8 +100,8 @@ func flagTable() []flagSpec {
 			return nil
 		}
 	}
-	f64 := func(dst func(c *Config) *float64) func(c *Config, v string) error {
-		return func(c *Config, v string) error {
+	f64 := func(dst func(c *config) *float64) func(c *config, v string) error {
+		return func(c *config, v string) error {
 			f, err := parseRustFloat(v)
 			if err != nil {
 				return err
@@ -110,8 +110,8 @@ func flagTable() []flagSpec {
 			return nil
 		}
 	}
-	optF64 := func(dst func(c *Config) **float64) func(c *Config, v string) error {
-		return func(c *Config, v string) error {
+	optF64 := func(dst func(c *config) **float64) func(c *config, v string) error {
+		return func(c *config, v string) error {
 			f, err := parseRustFloat(v)
 			if err != nil {
 				return err
@@ -120,36 +120,36 @@ func flagTable() []flagSpec {
 			return nil
 		}
 	}
-	str := func(dst func(c *Config) *string) func(c *Config, v string) error {
-		return func(c *Config, v string) error { *dst(c) = v; return nil }
+	str := func(dst func(c *config) *string) func(c *config, v string) error {
+		return func(c *config, v string) error { *dst(c) = v; return nil }
 	}
 	return []flagSpec{
-		{"--num-workers", "NUM_WORKERS", nil, usize(func(c *Config) *int { return &c.NumWorkers })},
-		{"--serving-mode", "SERVING_MODE", []string{"aggregated", "disagg"}, str(func(c *Config) *string { return &c.ServingMode })},
-		{"--num-prefill-workers", "NUM_PREFILL_WORKERS", nil, usize(func(c *Config) *int { return &c.NumPrefillWorkers })},
-		{"--num-decode-workers", "NUM_DECODE_WORKERS", nil, usize(func(c *Config) *int { return &c.NumDecodeWorkers })},
-		{"--engine-type", "ENGINE_TYPE", []string{"vllm", "sglang", "trtllm"}, str(func(c *Config) *string { return &c.EngineType })},
-		{"--router-mode", "ROUTER_MODE", []string{"round-robin", "kv-router"}, str(func(c *Config) *string { return &c.RouterMode })},
-		{"--router-queue-threshold", "ROUTER_QUEUE_THRESHOLD", nil, optF64(func(c *Config) **float64 { return &c.RouterQueueThreshold })},
-		{"--arrival-speedup-ratio", "ARRIVAL_SPEEDUP_RATIO", nil, f64(func(c *Config) *float64 { return &c.ArrivalSpeedupRatio })},
-		{"--trace-block-size", "TRACE_BLOCK_SIZE", nil, usize(func(c *Config) *int { return &c.TraceBlockSize })},
-		{"--block-size", "BLOCK_SIZE", nil, usize(func(c *Config) *int { return &c.BlockSize })},
-		{"--num-gpu-blocks", "NUM_GPU_BLOCKS", nil, optUsize(func(c *Config) **int { return &c.NumGPUBlocks })},
-		{"--max-num-seqs", "MAX_NUM_SEQS", nil, optUsize(func(c *Config) **int { return &c.MaxNumSeqs })},
-		{"--max-num-batched-tokens", "MAX_NUM_BATCHED_TOKENS", nil, optUsize(func(c *Config) **int { return &c.MaxNumBatchedTokens })},
-		{"--speedup-ratio", "SPEEDUP_RATIO", nil, optF64(func(c *Config) **float64 { return &c.SpeedupRatio })},
-		{"--decode-speedup-ratio", "DECODE_SPEEDUP_RATIO", nil, optF64(func(c *Config) **float64 { return &c.DecodeSpeedupRatio })},
-		{"--kv-bytes-per-token", "KV_BYTES_PER_TOKEN", nil, optUsize(func(c *Config) **int { return &c.KVBytesPerToken })},
-		{"--kv-transfer-bandwidth", "KV_TRANSFER_BANDWIDTH", nil, optF64(func(c *Config) **float64 { return &c.KVTransferBandwidth })},
-		{"--kv-transfer-timing-mode", "KV_TRANSFER_TIMING_MODE", []string{"full-prompt", "destination-missing"}, str(func(c *Config) *string { return &c.KVTransferTimingMode })},
-		{"--report-json", "REPORT_JSON", nil, str(func(c *Config) *string { return &c.ReportJSON })},
-		{"--iterations", "ITERATIONS", nil, usize(func(c *Config) *int { return &c.Iterations })},
-		{"--timings-jsonl", "TIMINGS_JSONL", nil, str(func(c *Config) *string { return &c.TimingsJSONL })},
-		{"--canonical-reports-jsonl", "CANONICAL_REPORTS_JSONL", nil, str(func(c *Config) *string { return &c.CanonicalJSONL })},
-		{"--router-policy-config", "ROUTER_POLICY_CONFIG", nil, str(func(c *Config) *string { return &c.RouterPolicyConfig })},
-		{"--variant", "VARIANT", nil, str(func(c *Config) *string { return &c.Variant })},
-		{"--progress-file", "PROGRESS_FILE", nil, str(func(c *Config) *string { return &c.ProgressFile })},
-		{"--scale-event", "AT_MS:WORKERS", nil, func(c *Config, v string) error {
+		{"--num-workers", "NUM_WORKERS", nil, usize(func(c *config) *int { return &c.NumWorkers })},
+		{"--serving-mode", "SERVING_MODE", []string{"aggregated", "disagg"}, str(func(c *config) *string { return &c.ServingMode })},
+		{"--num-prefill-workers", "NUM_PREFILL_WORKERS", nil, usize(func(c *config) *int { return &c.NumPrefillWorkers })},
+		{"--num-decode-workers", "NUM_DECODE_WORKERS", nil, usize(func(c *config) *int { return &c.NumDecodeWorkers })},
+		{"--engine-type", "ENGINE_TYPE", []string{"vllm", "sglang", "trtllm"}, str(func(c *config) *string { return &c.EngineType })},
+		{"--router-mode", "ROUTER_MODE", []string{"round-robin", "kv-router"}, str(func(c *config) *string { return &c.RouterMode })},
+		{"--router-queue-threshold", "ROUTER_QUEUE_THRESHOLD", nil, optF64(func(c *config) **float64 { return &c.RouterQueueThreshold })},
+		{"--arrival-speedup-ratio", "ARRIVAL_SPEEDUP_RATIO", nil, f64(func(c *config) *float64 { return &c.ArrivalSpeedupRatio })},
+		{"--trace-block-size", "TRACE_BLOCK_SIZE", nil, usize(func(c *config) *int { return &c.TraceBlockSize })},
+		{"--block-size", "BLOCK_SIZE", nil, usize(func(c *config) *int { return &c.BlockSize })},
+		{"--num-gpu-blocks", "NUM_GPU_BLOCKS", nil, optUsize(func(c *config) **int { return &c.NumGPUBlocks })},
+		{"--max-num-seqs", "MAX_NUM_SEQS", nil, optUsize(func(c *config) **int { return &c.MaxNumSeqs })},
+		{"--max-num-batched-tokens", "MAX_NUM_BATCHED_TOKENS", nil, optUsize(func(c *config) **int { return &c.MaxNumBatchedTokens })},
+		{"--speedup-ratio", "SPEEDUP_RATIO", nil, optF64(func(c *config) **float64 { return &c.SpeedupRatio })},
+		{"--decode-speedup-ratio", "DECODE_SPEEDUP_RATIO", nil, optF64(func(c *config) **float64 { return &c.DecodeSpeedupRatio })},
+		{"--kv-bytes-per-token", "KV_BYTES_PER_TOKEN", nil, optUsize(func(c *config) **int { return &c.KVBytesPerToken })},
+		{"--kv-transfer-bandwidth", "KV_TRANSFER_BANDWIDTH", nil, optF64(func(c *config) **float64 { return &c.KVTransferBandwidth })},
+		{"--kv-transfer-timing-mode", "KV_TRANSFER_TIMING_MODE", []string{"full-prompt", "destination-missing"}, str(func(c *config) *string { return &c.KVTransferTimingMode })},
+		{"--report-json", "REPORT_JSON", nil, str(func(c *config) *string { return &c.ReportJSON })},
+		{"--iterations", "ITERATIONS", nil, usize(func(c *config) *int { return &c.Iterations })},
+		{"--timings-jsonl", "TIMINGS_JSONL", nil, str(func(c *config) *string { return &c.TimingsJSONL })},
+		{"--canonical-reports-jsonl", "CANONICAL_REPORTS_JSONL", nil, str(func(c *config) *string { return &c.CanonicalJSONL })},
+		{"--router-policy-config", "ROUTER_POLICY_CONFIG", nil, str(func(c *config) *string { return &c.RouterPolicyConfig })},
+		{"--variant", "VARIANT", nil, str(func(c *config) *string { return &c.Variant })},
+		{"--progress-file", "PROGRESS_FILE", nil, str(func(c *config) *string { return &c.ProgressFile })},
+		{"--scale-event", "AT_MS:WORKERS", nil, func(c *config, v string) error {
 			ev, err := parseScaleEvent(v)
 			if err != nil {
 				return err
@@ -163,7 +163,7 @@ func flagTable() []flagSpec {
 // parseArgs parses the command line the way clap does for offline_replay_bench: `--flag value`
 // or `--flag=value`, one positional trace file, `--bench` ignored. skip reports the harness's
 // no-argument invocation, which prints a notice and exits 0.
-func parseArgs(args []string) (cfg Config, skip bool, err error) {
+func parseArgs(args []string) (cfg config, skip bool, err error) {
 	cfg = defaultConfig()
 	table := flagTable()
 	byName := map[string]*flagSpec{}
@@ -232,7 +232,7 @@ func parseArgs(args []string) (cfg Config, skip bool, err error) {
 
 // validate applies the harness's semantic checks (its exact messages) and the engine's own, in
 // the order the harness meets them.
-func (c *Config) validate() error {
+func (c *config) validate() error {
 	if c.RouterPolicyConfig != "" && c.RouterMode != "kv-router" {
 		return fmt.Errorf("--router-policy-config requires --router-mode kv-router")
 	}
@@ -301,20 +301,20 @@ func (c *Config) validate() error {
 	return nil
 }
 
-func parseScaleEvent(v string) (ScaleEvent, error) {
+func parseScaleEvent(v string) (scaleEvent, error) {
 	at, n, ok := strings.Cut(v, ":")
 	if !ok {
-		return ScaleEvent{}, fmt.Errorf("expected AT_MS:WORKERS")
+		return scaleEvent{}, fmt.Errorf("expected AT_MS:WORKERS")
 	}
 	f, err := strconv.ParseFloat(at, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return ScaleEvent{}, fmt.Errorf("AT_MS must be a finite non-negative number")
+		return scaleEvent{}, fmt.Errorf("AT_MS must be a finite non-negative number")
 	}
 	w, err := strconv.ParseUint(n, 10, 31)
 	if err != nil {
-		return ScaleEvent{}, fmt.Errorf("WORKERS must be a non-negative integer")
+		return scaleEvent{}, fmt.Errorf("WORKERS must be a non-negative integer")
 	}
-	return ScaleEvent{AtMs: f, Workers: int(w)}, nil
+	return scaleEvent{AtMs: f, Workers: int(w)}, nil
 }
 
 // rustIntErr is the message Rust's usize parser gives.

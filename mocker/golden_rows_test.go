@@ -81,7 +81,7 @@ func traceWindow(tb testing.TB, dir string, n int) string {
 }
 
 // prepared parses a row's flags and loads its workload, as the harness does before timing.
-func prepared(tb testing.TB, args []string) (*Config, variant, *workload) {
+func prepared(tb testing.TB, args []string) (*config, variant, *workload) {
 	tb.Helper()
 	cfg, _, err := parseArgs(args)
 	if err != nil {

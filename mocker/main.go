@@ -60,7 +60,7 @@ func writeHelp(w io.Writer) {
 
 // replay is the harness control flow (Dynamo's lib/bench/offline_replay_bench.rs main) with the
 // protocol's timing boundary.
-func replay(cfg *Config, start time.Time, stdout io.Writer) error {
+func replay(cfg *config, start time.Time, stdout io.Writer) error {
 	v, _ := parseVariant(cfg.Variant)
 	if cfg.RouterPolicyConfig != "" {
 		if _, err := os.Stat(cfg.RouterPolicyConfig); err != nil {

@@ -10,7 +10,7 @@ import (
 
 // poolArgs normalises MockEngineArgs for one pool (the defaults of Dynamo's
 // lib/mocker/src/common/protocols.rs).
-func poolArgs(c *Config, workerType string) *engineArgs {
+func poolArgs(c *config, workerType string) *engineArgs {
 	a := &engineArgs{
 		engineType:    c.EngineType,
 		numGPUBlocks:  16384,
@@ -49,7 +49,7 @@ func poolArgs(c *Config, workerType string) *engineArgs {
 
 // newSim prepares a replay of wl: workers, routers, collector and evidence capture. It is the
 // "engine/runtime preparation" that precedes the timed loop.
-func newSim(c *Config, v variant, wl *workload) *sim {
+func newSim(c *config, v variant, wl *workload) *sim {
 	s := &sim{cfg: c, v: v, wl: wl, disagg: c.ServingMode == "disagg", destFirst: c.EngineType == "sglang"}
 	n := len(wl.blocks.hash)
 	// full slice expressions: this replay's output blocks are appended to a copy, never to

@@ -113,7 +113,7 @@ func (h *eventHeap) pop() simEvent {
 // sim is one replay: the clock, the event heap, the pools' workers and routers, the collector
 // and the evidence capture.
 type sim struct {
-	cfg       *Config
+	cfg       *config
 	v         variant
 	wl        *workload
 	now       float64
@@ -126,7 +126,7 @@ type sim struct {
 	agg, prefill, decode    []*worker
 	aggR, prefillR, decodeR *router
 
-	scale     []ScaleEvent
+	scale     []scaleEvent
 	nextScale int
 
 	tab      *blockTable // the workload's prompt blocks plus this replay's output blocks
@@ -315,7 +315,7 @@ func executorOrder[T any](items []T) []T {
 	return out
 }
 
-func (s *sim) applyScale(ev ScaleEvent) {
+func (s *sim) applyScale(ev scaleEvent) {
 	for i, w := range s.agg {
 		w.live = i < ev.Workers
 		if w.live {

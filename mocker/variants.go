@@ -20,8 +20,8 @@ type variant struct {
 	fifoPreemption     bool // vLLM preempts the oldest running request instead of the newest
 }
 
-// Variants lists the names --variant accepts (slowdown-PCT takes any PCT in 1..1000).
-var Variants = []string{
+// variants lists the names --variant accepts (slowdown-PCT takes any PCT in 1..1000).
+var variants = []string{
 	"leak-executor-order", "leak-child-before-parent", "leak-random-uuid",
 	"leak-unsorted-candidates", "leak-wallclock", "slowdown-PCT", "fifo-preemption",
 }
@@ -49,13 +49,7 @@ func parseVariant(name string) (variant, error) {
 		}
 		v.slowdownPct = pct
 	default:
-		return v, fmt.Errorf("--variant %q is not known (known: %s)", name, strings.Join(Variants, ", "))
+		return v, fmt.Errorf("--variant %q is not known (known: %s)", name, strings.Join(variants, ", "))
 	}
 	return v, nil
-}
-
-// CheckVariant reports whether --variant NAME would be accepted, with the same message.
-func CheckVariant(name string) error {
-	_, err := parseVariant(name)
-	return err
 }
