@@ -3,11 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -29,17 +25,7 @@ const checkoutSettle = 500 * time.Millisecond
 // watchCheckout starts watching the candidate's checkout (before SetWatch returns, so no
 // save made after it is missed); followCheckout then acts on its events until ctx ends.
 func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify.Watcher, error) {
-	var dirs []string
-	var err error
-	switch src.Kind {
-	case "git":
-		if src.Ref == src.Commit {
-			return nil, fmt.Errorf("the candidate names commit %.12s, which never moves: name a branch or HEAD (git:%s@HEAD) or the working tree (worktree:%s) to follow the checkout", src.Commit, src.Repo, src.Repo)
-		}
-		dirs, err = gitMetaDirs(src.Repo)
-	case "worktree":
-		dirs, err = worktreeDirs(ctx, src.Repo)
-	}
+	dirs, err := build.Follow(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -78,12 +64,12 @@ func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm
 			if !ok {
 				return
 			}
-			if ev.Op == fsnotify.Chmod || ignoredPath(src.Repo, ev.Name) {
+			if ev.Op == fsnotify.Chmod || build.Ignores(src, ev.Name) {
 				continue
 			}
-			if src.Kind == "worktree" && ev.Op&fsnotify.Create != 0 {
+			if ev.Op&fsnotify.Create != 0 {
 				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() {
-					fw.Add(ev.Name) // a new folder of the tree
+					fw.Add(ev.Name) // a new folder (of the tree, or under refs/)
 				}
 			}
 			timer.Reset(settle)
@@ -143,105 +129,4 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec)
 	if err := c.StartDeterminism(); err != nil {
 		c.warn("watch: " + err.Error())
 	}
-}
-
-// gitMetaDirs are the folders of a checkout's git metadata whose changes move a ref: the git
-// folder itself (HEAD, packed-refs) and every folder under refs/heads and refs/tags.
-func gitMetaDirs(repo string) ([]string, error) {
-	gitDir := filepath.Join(repo, ".git")
-	if b, err := os.ReadFile(gitDir); err == nil { // a linked worktree: ".git" is a file naming the folder
-		if d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(repo, d)
-			}
-			gitDir = d
-		}
-	}
-	dirs := []string{gitDir}
-	for _, sub := range []string{"refs/heads", "refs/tags"} {
-		filepath.WalkDir(filepath.Join(gitDir, sub), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				dirs = append(dirs, p)
-			}
-			return nil
-		})
-	}
-	if _, err := os.Stat(gitDir); err != nil {
-		return nil, fmt.Errorf("checkout %s: no git folder to follow: %w", repo, err)
-	}
-	return dirs, nil
-}
-
-// worktreeDirs are the checkout's folders a save can land in: all but .git, cargo's target
-// folders and what the checkout ignores.
-func worktreeDirs(ctx context.Context, repo string) ([]string, error) {
-	var dirs []string
-	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p != repo && (d.Name() == ".git" || d.Name() == "target") {
-			return filepath.SkipDir
-		}
-		dirs = append(dirs, p)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("checkout %s: %w", repo, err)
-	}
-	return dropIgnored(ctx, repo, dirs), nil
-}
-
-// dropIgnored removes the folders git ignores (git check-ignore; on any error, none).
-func dropIgnored(ctx context.Context, repo string, dirs []string) []string {
-	var in strings.Builder
-	for _, d := range dirs[1:] {
-		rel, _ := filepath.Rel(repo, d)
-		in.WriteString(filepath.ToSlash(rel) + "/\x00")
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", repo, "check-ignore", "-z", "--stdin")
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	cmd.Stdin = strings.NewReader(in.String())
-	out, _ := cmd.Output() // exit 1: nothing is ignored
-	ignored := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			ignored[filepath.Join(repo, filepath.FromSlash(strings.TrimSuffix(p, "/")))] = true
-		}
-	}
-	var keep []string
-	for _, d := range dirs {
-		skip := false
-		for i := d; i != repo && i != "/" && i != "."; i = filepath.Dir(i) {
-			if ignored[i] {
-				skip = true
-				break
-			}
-		}
-		if !skip {
-			keep = append(keep, d)
-		}
-	}
-	return keep
-}
-
-// ignoredPath says an event's path is one no build reads: inside .git's objects, a target
-// folder, or an editor's swap or backup file.
-func ignoredPath(repo, p string) bool {
-	rel, err := filepath.Rel(repo, p)
-	if err != nil {
-		return false
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i, part := range parts {
-		if part == "target" || (i > 0 && parts[0] == ".git" && (part == "objects" || part == "logs")) {
-			return true
-		}
-	}
-	base := parts[len(parts)-1]
-	return strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".swx") ||
-		strings.HasPrefix(base, ".#") || base == "index.lock" || base == "4913"
 }

@@ -55,33 +55,6 @@ func (s Spec) Variant() string {
 	return fmt.Sprintf("slowdown-%d", s.Slowdown)
 }
 
-// String is the source as a row names it.
-func (s Spec) String() string {
-	switch s.Kind {
-	case "git":
-		ref := s.Ref
-		if ref == "" {
-			ref = s.Commit
-		}
-		return "git:" + s.Repo + "@" + ref
-	case "worktree":
-		return "worktree:" + s.Repo
-	}
-	return "crate:" + s.Crate + "@" + s.Version
-}
-
-// identity is the source pinned: a commit for a ref, the content digest for a working tree.
-// The cache key and a cached entry's record name it.
-func (s Spec) identity() string {
-	switch s.Kind {
-	case "git":
-		return "git:" + s.Repo + "@" + s.Commit
-	case "worktree":
-		return "worktree:" + s.Repo + "#" + s.Snapshot
-	}
-	return s.String()
-}
-
 // Options configure a build.
 type Options struct {
 	// Cache is the folder builds are kept in ("" = $KVPARITY_BUILD_CACHE, else the user cache

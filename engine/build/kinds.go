@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,15 @@ type sourceKind interface {
 	// checkout is true when the kind builds from a developer's checkout: its builds share a
 	// lineage (one kept source and target folder) so a small edit compiles incrementally.
 	checkout() bool
+	// name is the source as a row names it; identity the source pinned (what the cache key
+	// and a cached record name); revision what a campaign records it as before it is built.
+	name(s Spec) string
+	identity(s Spec) string
+	revision(s Spec) string
+	// moves says what s names can change without the row changing; follow names the folders
+	// where such a change shows (follow.go).
+	moves(s Spec) bool
+	follow(ctx context.Context, s Spec) ([]string, error)
 }
 
 // kinds registers the source kinds by the prefix a row spells them with.
@@ -36,7 +46,14 @@ var kinds = map[string]sourceKind{
 }
 
 // Kinds are the source kinds a row may name, for errors and help.
-func Kinds() []string { return []string{"crate", "git", "worktree"} }
+func Kinds() []string {
+	names := make([]string, 0, len(kinds))
+	for n := range kinds {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
 
 // ParseSpec reads a row's source key (KIND:REST) into the spec it names, without features.
 func ParseSpec(s string) (Spec, error) {
@@ -49,17 +66,22 @@ func ParseSpec(s string) (Spec, error) {
 
 // Revision is the identity a source names before it is built: the published version, the
 // commit or ref, the checkout whose working tree is built (its content is pinned by the build).
-func (s Spec) Revision() string {
-	switch s.Kind {
-	case "git":
-		if s.Commit != "" {
-			return s.Commit
-		}
-		return s.Ref
-	case "worktree":
-		return "worktree of " + s.Repo
+func (s Spec) Revision() string { return kindCall(s, sourceKind.revision) }
+
+// String is the source as a row names it.
+func (s Spec) String() string { return kindCall(s, sourceKind.name) }
+
+// identity is the source pinned: a commit for a ref, the content digest for a working tree.
+// The cache key and a cached entry's record name it.
+func (s Spec) identity() string { return kindCall(s, sourceKind.identity) }
+
+// kindCall asks s's kind (a spec of no known kind names itself by its kind).
+func kindCall(s Spec, f func(sourceKind, Spec) string) string {
+	k, ok := kinds[s.Kind]
+	if !ok {
+		return s.Kind + ":" + s.Repo
 	}
-	return s.Crate + "@" + s.Version
+	return f(k, s)
 }
 
 // Checkout says the source is a developer's checkout (a path, resolved against the row's folder).
@@ -104,7 +126,14 @@ func (crateKind) parse(whole, rest string) (Spec, error) {
 	}
 	return Spec{Kind: "crate", Crate: name, Version: version}, nil
 }
-func (crateKind) checkout() bool { return false }
+func (crateKind) checkout() bool           { return false }
+func (crateKind) name(s Spec) string       { return "crate:" + s.Crate + "@" + s.Version }
+func (k crateKind) identity(s Spec) string { return k.name(s) }
+func (crateKind) revision(s Spec) string   { return s.Crate + "@" + s.Version }
+func (crateKind) moves(Spec) bool          { return false }
+func (k crateKind) follow(_ context.Context, s Spec) ([]string, error) {
+	return nil, fmt.Errorf("%s is a published version, which never changes: nothing to follow", k.name(s))
+}
 func (crateKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info) error {
 	if s.Crate != BenchPackage {
 		return fmt.Errorf("source %s: the protocol's artifact is %s's %s, not a target of %s", s, BenchPackage, BenchTarget, s.Crate)
@@ -118,6 +147,28 @@ func (crateKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info
 type gitKind struct{}
 
 func (gitKind) checkout() bool { return true }
+
+func (gitKind) name(s Spec) string {
+	ref := s.Ref
+	if ref == "" {
+		ref = s.Commit
+	}
+	return "git:" + s.Repo + "@" + ref
+}
+func (gitKind) identity(s Spec) string { return "git:" + s.Repo + "@" + s.Commit }
+func (gitKind) revision(s Spec) string {
+	if s.Commit != "" {
+		return s.Commit
+	}
+	return s.Ref
+}
+func (gitKind) moves(s Spec) bool { return !fullSHA.MatchString(s.Ref) && s.Ref != "" }
+func (k gitKind) follow(_ context.Context, s Spec) ([]string, error) {
+	if !k.moves(s) {
+		return nil, fmt.Errorf("%s names a commit, which never moves: name a branch or HEAD (git:%s@HEAD) or the working tree (worktree:%s) to follow the checkout", k.name(s), s.Repo, s.Repo)
+	}
+	return gitMetaDirs(s.Repo)
+}
 
 func (gitKind) parse(whole, rest string) (Spec, error) {
 	i := strings.LastIndexByte(rest, '@')

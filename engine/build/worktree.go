@@ -25,6 +25,14 @@ type worktreeKind struct{}
 
 func (worktreeKind) checkout() bool { return true }
 
+func (worktreeKind) name(s Spec) string     { return "worktree:" + s.Repo }
+func (worktreeKind) identity(s Spec) string { return "worktree:" + s.Repo + "#" + s.Snapshot }
+func (worktreeKind) revision(s Spec) string { return "worktree of " + s.Repo }
+func (worktreeKind) moves(Spec) bool        { return true }
+func (worktreeKind) follow(ctx context.Context, s Spec) ([]string, error) {
+	return worktreeDirs(ctx, s.Repo)
+}
+
 func (worktreeKind) parse(whole, rest string) (Spec, error) {
 	if rest == "" || strings.Contains(rest, "@") {
 		return Spec{}, fmt.Errorf("%q: a working tree is worktree:PATH (the checkout as it is on disk; for a commit use git:PATH@REF)", whole)

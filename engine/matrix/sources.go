@@ -33,17 +33,16 @@ func (m *matrix) buildSources(ctx context.Context) error {
 			if err != nil {
 				return &engine.RowError{File: r.file, Table: string(arm), Key: "source", Msg: err.Error()}
 			}
-			switch {
-			case src.Kind == "worktree":
-				return &engine.RowError{File: r.file, Table: string(arm), Key: "source",
-					Msg: fmt.Sprintf("%q: a matrix builds once and its jobs run later on other nodes: name a commit (git:%s@SHA) or a published crate, not a working tree", spec.Source, src.Repo)}
-			case src.Kind == "git" && src.Commit == "":
-				now, err := build.ResolveRef(ctx, src.Repo, src.Ref)
+			if src.Moves() {
+				now, err := build.Resolve(ctx, src)
 				if err != nil {
 					return &engine.RowError{File: r.file, Table: string(arm), Key: "source", Msg: err.Error()}
 				}
-				return &engine.RowError{File: r.file, Table: string(arm), Key: "source",
-					Msg: fmt.Sprintf("%q names a ref that can move before a job starts: name its commit (git:%s@%s, what %s is now)", spec.Source, src.Repo, now, src.Ref)}
+				msg := fmt.Sprintf("%q names a ref that can move before a job starts: name its commit (git:%s@%s, what %s is now)", spec.Source, src.Repo, now.Commit, src.Ref)
+				if now.Snapshot != "" {
+					msg = fmt.Sprintf("%q: a matrix builds once and its jobs run later on other nodes: name a commit (git:%s@SHA) or a published crate, not a working tree", spec.Source, src.Repo)
+				}
+				return &engine.RowError{File: r.file, Table: string(arm), Key: "source", Msg: msg}
 			}
 		}
 		if !any {
