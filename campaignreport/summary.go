@@ -36,7 +36,7 @@ type part struct {
 func summary(r *Report) []byte { return summaryFor(r, sumPlots) }
 
 // summaryFor is summary.md with plots as its plots section (a job summary cannot show the
-// campaign's images: GitHubSummary says where they are instead).
+// campaign's images: githubSummary says where they are instead).
 func summaryFor(r *Report, plots func(m *md, r *Report)) []byte {
 	var parts []part
 	local := localPaths(r)

@@ -11,10 +11,10 @@ import (
 // EnvStepSummary is the variable GitHub Actions sets to the file of the job's summary.
 const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
-// GitHubSummary is summary.md as a GitHub Actions job summary: the same sections, except that
+// githubSummary is summary.md as a GitHub Actions job summary: the same sections, except that
 // the plots are named instead of shown (a job summary renders Markdown but cannot load an
 // image of the job's workspace; the workflow uploads plots/ as an artifact).
-func GitHubSummary(r *Report) []byte {
+func githubSummary(r *Report) []byte {
 	return summaryFor(r, func(m *md, r *Report) {
 		m.h(3, "Plots")
 		if len(r.Plots) == 0 {
@@ -29,7 +29,7 @@ func GitHubSummary(r *Report) []byte {
 	})
 }
 
-// AppendStepSummary appends GitHubSummary to the file $GITHUB_STEP_SUMMARY names. appended is
+// AppendStepSummary appends githubSummary to the file $GITHUB_STEP_SUMMARY names. appended is
 // false, with no error, when the variable is not set (not running under GitHub Actions).
 func AppendStepSummary(r *Report) (path string, appended bool, err error) {
 	path = os.Getenv(EnvStepSummary)
@@ -40,7 +40,7 @@ func AppendStepSummary(r *Report) (path string, appended bool, err error) {
 	if err != nil {
 		return path, false, fmt.Errorf("$%s is %s, which cannot be opened for appending: %w", EnvStepSummary, path, err)
 	}
-	_, werr := f.Write(GitHubSummary(r))
+	_, werr := f.Write(githubSummary(r))
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return path, false, fmt.Errorf("$%s is %s, which could not be written: %w", EnvStepSummary, path, err)
 	}
