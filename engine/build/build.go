@@ -301,9 +301,6 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	info := Info{Recipe: recipe, Source: s.identity(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
 		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: filepath.Base(dir), Variant: s.Variant(),
 		InheritedEnv: req.inherited}
-	if s.Kind == "git" && s.Ref != s.Commit {
-		info.Ref = s.Ref
-	}
 	// A published crate builds in a throwaway folder; a checkout in its lineage's kept ones.
 	root, target := filepath.Join(work, "src"), filepath.Join(work, "target")
 	var lin lineage

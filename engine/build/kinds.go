@@ -200,6 +200,9 @@ func (gitKind) resolve(ctx context.Context, s *Spec) error {
 
 func (gitKind) fetch(ctx context.Context, s Spec, work, dst string, info *Info) error {
 	info.Commit = s.Commit
+	if s.Ref != s.Commit {
+		info.Ref = s.Ref // named by a branch, tag or short SHA: recorded beside the commit
+	}
 	return fetchGit(ctx, work, dst, s.Repo, s.Commit)
 }
 
