@@ -87,7 +87,7 @@ func Analyze(ratios []float64, order []Order, cfg Config) (Analysis, error) {
 	case a.Battery.Valid:
 		a.DecidedBy = DecidedByOrderStatistics
 		a.Verdict, a.Reason = bounds.Verdict, bounds.Reason
-	case cfg.Dependence == MethodBlockMedians && a.Battery.SerialDependenceOnly():
+	case cfg.Dependence == MethodBlockMedians && a.Battery.serialDependenceOnly():
 		db, err := blockMedianBounds(ratios, cfg.Threshold, cfg.Confidence)
 		if err != nil {
 			a.DecidedBy = DecidedByNone

@@ -59,11 +59,11 @@ func RunBattery(d []float64, order []Order, cfg BatteryConfig) Battery {
 	return b
 }
 
-// SerialDependenceOnly reports whether the battery breached and every breach is a test of
+// serialDependenceOnly reports whether the battery breached and every breach is a test of
 // serial dependence (lag-1, Ljung–Box, trend, runs): the case a dependence-aware method
 // handles. An order effect (carry-over: the ratio depends on which arm ran first) or a test
 // that could not be computed is not such a case.
-func (b Battery) SerialDependenceOnly() bool {
+func (b Battery) serialDependenceOnly() bool {
 	if b.Valid {
 		return false
 	}

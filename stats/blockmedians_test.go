@@ -228,7 +228,7 @@ func TestAnalyzeDependenceMethod(t *testing.T) {
 		}
 	}
 	c, _ := Analyze(co, sched.Pairs, cfg)
-	if c.Battery.Valid || c.Battery.SerialDependenceOnly() || c.Verdict != inconclusive || c.DecidedBy != DecidedByNone ||
+	if c.Battery.Valid || c.Battery.serialDependenceOnly() || c.Verdict != inconclusive || c.DecidedBy != DecidedByNone ||
 		!strings.Contains(c.Reason, "not applied either") {
 		t.Fatalf("order effect: valid=%v %s by %s (%s)", c.Battery.Valid, c.Verdict, c.DecidedBy, c.Reason)
 	}

@@ -299,7 +299,7 @@ func runStudy(reps int, sigma float64, real []realSeries, methods []studyMethod,
 			if !bat.Valid {
 				row.breached++
 			}
-			applied := !bat.Valid && bat.SerialDependenceOnly()
+			applied := !bat.Valid && bat.serialDependenceOnly()
 			if applied {
 				row.serialOnly++
 			}
