@@ -14,7 +14,12 @@ type Signature struct {
 	Label    string   `json:"label"`    // in words, for the pane and the CLI
 	Evidence []string `json:"evidence"` // facts with numbers and pointers
 	Explains int      `json:"explains"` // how many differing pointers this signature accounts for
-	Of       int      `json:"of"`       // total differing pointers (held ones, when Held)
+	// Changes are the indexes into Diff.Changes of the differing pointers the signature
+	// accounts for, ascending: what "cover this cause" covers (Diff.PatternsOf). Empty for
+	// the unclassified remainder, whose count is a bound (Diff.Unexplained lists what no
+	// signature names). Not in JSON: a report keeps counts.
+	Changes []int `json:"-"`
+	Of      int   `json:"of"` // total differing pointers (held ones, when Held)
 	// Held says Of counts the changes a truncated diff holds in detail, not every differing
 	// pointer: the lenses read those.
 	Held    bool    `json:"held,omitempty"`
@@ -72,6 +77,7 @@ func diagnose(d *Diff) []Signature {
 			if out[i].Code == s.Code { // two lenses found the same signature: one entry
 				out[i].Evidence = append(out[i].Evidence, s.Evidence...)
 				out[i].Explains = min(s.Of, out[i].Explains+s.Explains)
+				out[i].Changes = append(out[i].Changes, s.Changes...)
 				merged = true
 			}
 		}
@@ -92,6 +98,7 @@ func diagnose(d *Diff) []Signature {
 			if out[i].Code == s.Code {
 				out[i].Evidence = append(out[i].Evidence, s.Evidence...)
 				out[i].Explains = min(s.Of, out[i].Explains+s.Explains)
+				out[i].Changes = append(out[i].Changes, s.Changes...)
 				merged = true
 			}
 		}
@@ -104,6 +111,9 @@ func diagnose(d *Diff) []Signature {
 	}
 	for i := range out {
 		out[i].Held = d.Truncated()
+		// One ascending set: merged lenses may name a pointer twice.
+		slices.Sort(out[i].Changes)
+		out[i].Changes = slices.Compact(out[i].Changes)
 	}
 	rankSignatures(out)
 	return out
@@ -168,8 +178,10 @@ func unexplained(d *Diff, out []Signature) *Signature {
 // differs: detectConfigLayout names it.
 func detectConfig(d *Diff) *Signature {
 	var settings, oneSided []string // the metadata pointers: present on both sides, on one
-	for _, c := range d.Changes {
+	var meta []int                  // and their changes
+	for i, c := range d.Changes {
 		if strings.HasPrefix(c.Pointer, "/metadata/") && !sameNumber(c.A, c.B) { // a respelled number is not another setting
+			meta = append(meta, i)
 			if p := fmt.Sprintf("%s %s → %s", c.Pointer, short(c.A), short(c.B)); c.Kind == Changed {
 				settings = append(settings, p)
 			} else {
@@ -190,7 +202,7 @@ func detectConfig(d *Diff) *Signature {
 		ev = append(ev[:5:5], fmt.Sprintf("… %d more", len(ev)-5))
 	}
 	ev = append(ev, "metadata records configuration and semantic features: a difference here is a different engine setting, not leaked entropy")
-	return &Signature{Code: SigConfig, Label: "configuration differs (metadata)", Evidence: ev, Explains: len(settings) + len(oneSided)}
+	return &Signature{Code: SigConfig, Label: "configuration differs (metadata)", Evidence: ev, Explains: len(settings) + len(oneSided), Changes: meta}
 }
 
 // detectNumberSpelling: numbers that differ only in how they are written (4.0 against 4, 1e3
@@ -198,13 +210,15 @@ func detectConfig(d *Diff) *Signature {
 // still differ there (and in the digest): a serializer's number type changed, not a value.
 func detectNumberSpelling(d *Diff) *Signature {
 	n := 0
+	var respelled []int
 	var example string
 	fields := map[string]int{}
-	for _, c := range d.Changes {
+	for i, c := range d.Changes {
 		if c.Kind != Changed || !sameNumber(c.A, c.B) {
 			continue
 		}
 		n++
+		respelled = append(respelled, i)
 		fields[lastSeg(c.Pointer)]++
 		if example == "" {
 			example = fmt.Sprintf("%s %s vs %s", c.Pointer, c.A, c.B)
@@ -218,7 +232,7 @@ func detectNumberSpelling(d *Diff) *Signature {
 		"fields: " + countList(fields),
 		"canonical bytes keep number literals verbatim, so the digests differ: an integer/float type changed in the serializer, not a result",
 	}
-	return &Signature{Code: SigNumberSpelling, Label: "number spelling only (equal values)", Evidence: ev, Explains: n}
+	return &Signature{Code: SigNumberSpelling, Label: "number spelling only (equal values)", Evidence: ev, Explains: n, Changes: respelled}
 }
 
 // rankSignatures orders the diagnosis by explanatory power: the signature that accounts for

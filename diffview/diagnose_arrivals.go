@@ -75,13 +75,14 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	if len(permuted) == 0 {
 		return nil
 	}
-	explained, refs := 0, 0
-	for _, c := range d.Changes {
+	var explained []int
+	refs := 0
+	for i, c := range d.Changes {
 		switch {
 		case c.Request != "" && permuted[c.IndexB]:
-			explained++
+			explained = append(explained, i)
 		case c.Kind == Changed && idKeys[lastSeg(c.Pointer)] && moved[strings.Trim(c.A, `"`)] && moved[strings.Trim(c.B, `"`)]:
-			explained++ // a reference (a pressure record's request_uuid) follows the permutation
+			explained = append(explained, i) // a reference (a pressure record's request_uuid) follows the permutation
 			refs++
 		}
 	}
@@ -89,7 +90,7 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	if refs > 0 {
 		ev = append(ev, fmt.Sprintf("%d reference(s) to those ids follow the same permutation", refs))
 	}
-	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (ids of same-time arrivals)", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (ids of same-time arrivals)", Evidence: ev, Explains: len(explained), Changes: explained}
 }
 
 // identity is a record's identity members other than its uuid (which pairs it), as written.

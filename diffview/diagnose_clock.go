@@ -18,23 +18,17 @@ import (
 // clock). Epoch-like readings are detectWallClock's; run-level jitter detectRunLevelClock's.
 func detectWallDurations(d *Diff) *Signature {
 	var ev []string
-	explained := 0
-	if n, e := wallDurations(d); n > 0 {
-		explained += n
-		ev = append(ev, e)
+	var explained []int
+	for _, lens := range []func(*Diff) ([]int, string){wallDurations, wallThroughputs, wallDrift} {
+		if cs, e := lens(d); len(cs) > 0 {
+			explained = append(explained, cs...)
+			ev = append(ev, e)
+		}
 	}
-	if n, e := wallThroughputs(d); n > 0 {
-		explained += n
-		ev = append(ev, e)
-	}
-	if n, e := wallDrift(d); n > 0 {
-		explained += n
-		ev = append(ev, e)
-	}
-	if explained == 0 {
+	if len(explained) == 0 {
 		return nil
 	}
-	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (durations or times measured on the wall clock)", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (durations or times measured on the wall clock)", Evidence: ev, Explains: len(explained), Changes: explained}
 }
 
 // numericDelta is B − A of a changed number that is not rounding noise.
@@ -87,8 +81,8 @@ func (d *Diff) spanUnmoved(c *Change) bool {
 }
 
 // wallDurations: durations that moved between instants that did not.
-func wallDurations(d *Diff) (int, string) {
-	n := 0
+func wallDurations(d *Diff) ([]int, string) {
+	var moved []int
 	var example string
 	var spans []quantumDelta // request durations off their unmoved instants
 	var spanExample string
@@ -132,22 +126,24 @@ func wallDurations(d *Diff) (int, string) {
 		if !same || (instants == 0 && !zero) {
 			continue // (a wait of exactly 0 that became microseconds needs no instants to judge)
 		}
-		n++
+		moved = append(moved, i)
 		if example == "" {
 			example = fmt.Sprintf("%s %s → %s while the instants around it are equal", c.Pointer, c.A, c.B)
 		}
 	}
 	// Wall readings jitter; durations all moved by whole multiples of one step were stepped.
 	if _, _, stepped := sharedQuantum(spans); len(spans) == 1 || (len(spans) > 1 && !stepped) {
-		n += len(spans)
+		for _, q := range spans {
+			moved = append(moved, q.i)
+		}
 		if example == "" {
 			example = spanExample
 		}
 	}
-	if n == 0 {
-		return 0, ""
+	if len(moved) == 0 {
+		return nil, ""
 	}
-	return n, fmt.Sprintf("%d duration(s) moved between virtual instants that did not (e.g. %s): measured with a wall clock", n, example)
+	return moved, fmt.Sprintf("%d duration(s) moved between virtual instants that did not (e.g. %s): measured with a wall clock", len(moved), example)
 }
 
 // rateCounts maps a run-level rate of the summary to the counts it divides by duration_ms.
@@ -190,10 +186,11 @@ func derivedRate(dd *doc, k string) (float64, bool) {
 // wallThroughputs: run-level rates that moved and are not their counts over the virtual
 // duration in a run (or, for a rate whose counts are unknown, moved while the virtual duration
 // did not): divided by a wall-clock duration.
-func wallThroughputs(d *Diff) (int, string) {
+func wallThroughputs(d *Diff) ([]int, string) {
 	da, _ := d.docA.at("/summary/duration_ms")
 	db, _ := d.docB.at("/summary/duration_ms")
 	var ptrs []string
+	var rates []int
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		k := lastSeg(c.Pointer)
@@ -217,19 +214,22 @@ func wallThroughputs(d *Diff) (int, string) {
 			wall = wall || (okg && want != got && !noise(want, got))
 		}
 		if wall {
-			ptrs = append(ptrs, c.Pointer)
+			ptrs, rates = append(ptrs, c.Pointer), append(rates, i)
 		}
 	}
 	if len(ptrs) == 0 {
-		return 0, ""
+		return nil, ""
 	}
-	return len(ptrs), fmt.Sprintf("%d run-level rate(s) moved (%s) and are not their counts over the virtual /summary/duration_ms (%s → %s): divided by a wall-clock duration", len(ptrs), strings.Join(ptrs[:min(3, len(ptrs))], ", "), da, db)
+	return rates, fmt.Sprintf("%d run-level rate(s) moved (%s) and are not their counts over the virtual /summary/duration_ms (%s → %s): divided by a wall-clock duration", len(ptrs), strings.Join(ptrs[:min(3, len(ptrs))], ", "), da, db)
 }
 
 // wallDrift: request times offset by a sub-millisecond amount of one sign that grows with
 // virtual time, with no decision changed.
-func wallDrift(d *Diff) (int, string) {
-	type shift struct{ at, delta float64 }
+func wallDrift(d *Diff) ([]int, string) {
+	type shift struct {
+		at, delta float64
+		i         int // the change
+	}
 	var ss []shift
 	timed := 0 // a drift moves request times: without three of them there is nothing to read
 	for i := range d.Changes {
@@ -241,42 +241,42 @@ func wallDrift(d *Diff) (int, string) {
 		}
 	}
 	if timed < 3 {
-		return 0, ""
+		return nil, ""
 	}
-	derived := 0 // values computed from the drifted times: latencies, the summary's aggregates
+	var derived []int // values computed from the drifted times: latencies, the summary's aggregates
 	flips := newFlipTest(d)
 	for i := range d.Changes {
 		c := &d.Changes[i]
 		if flips.flipped(c) {
-			return 0, "" // a different decision moves times too: the cascade lens
+			return nil, "" // a different decision moves times too: the cascade lens
 		}
 		x, ok := numericDelta(c)
 		if !ok || math.Abs(x) >= 1 {
 			if ok && strings.HasPrefix(c.Pointer, "/summary/") {
-				derived++
+				derived = append(derived, i)
 			}
 			continue
 		}
 		if !strings.HasPrefix(c.Pointer, "/per_request/") {
-			derived++
+			derived = append(derived, i)
 			continue
 		}
 		if _, ok := timeFields[lastSeg(c.Pointer)]; !ok {
-			derived++
+			derived = append(derived, i)
 			continue
 		}
 		a, _ := parseNum(c.A)
-		ss = append(ss, shift{a, x})
+		ss = append(ss, shift{a, x, i})
 	}
 	if len(ss) < 3 {
-		return 0, ""
+		return nil, ""
 	}
 	slices.SortFunc(ss, func(p, q shift) int { return cmp.Compare(p.at, q.at) })
 	sign := math.Signbit(ss[0].delta)
 	down := 0
 	for k := range ss {
 		if math.Signbit(ss[k].delta) != sign {
-			return 0, ""
+			return nil, ""
 		}
 		if k > 0 && math.Abs(ss[k].delta) < math.Abs(ss[k-1].delta) {
 			down++
@@ -284,11 +284,15 @@ func wallDrift(d *Diff) (int, string) {
 	}
 	first, last := ss[0], ss[len(ss)-1]
 	if 10*down > len(ss) || math.Abs(last.delta) <= math.Abs(first.delta) {
-		return 0, "" // not growing: a shift, not a drift
+		return nil, "" // not growing: a shift, not a drift
 	}
 	if detectQuantum(d) != nil {
-		return 0, "" // whole multiples of one step: a pass taken more often, not a clock
+		return nil, "" // whole multiples of one step: a pass taken more often, not a clock
 	}
-	return len(ss) + derived, fmt.Sprintf("%d request time(s) are offset by %+.3g ms at t=%s ms growing to %+.3g ms at t=%s ms, one sign, no decision changed: a wall-clock reading accumulating into virtual time; %d value(s) derived from them follow",
-		len(ss), first.delta, fmtMs(first.at), last.delta, fmtMs(last.at), derived)
+	shifted := make([]int, 0, len(ss)+len(derived))
+	for _, x := range ss {
+		shifted = append(shifted, x.i)
+	}
+	return append(shifted, derived...), fmt.Sprintf("%d request time(s) are offset by %+.3g ms at t=%s ms growing to %+.3g ms at t=%s ms, one sign, no decision changed: a wall-clock reading accumulating into virtual time; %d value(s) derived from them follow",
+		len(ss), first.delta, fmtMs(first.at), last.delta, fmtMs(last.at), len(derived))
 }

@@ -33,7 +33,8 @@ type movedSetting struct {
 // configLayout is what the metadata's one-sided members hold: the settings that moved (same
 // key, the path with sub-objects put in or taken out), and the leaves only one side has.
 type configLayout struct {
-	pointers     int // metadata pointers added or removed
+	pointers     int   // metadata pointers added or removed
+	changes      []int // and their indexes into Diff.Changes
 	moved        []movedSetting
 	onlyA, onlyB []metaLeaf
 }
@@ -80,6 +81,7 @@ func configLayoutOf(d *Diff) configLayout {
 			continue
 		}
 		lay.pointers++
+		lay.changes = append(lay.changes, i)
 		if c.Kind == Removed {
 			if ti, ok := d.docA.value(c.Pointer); ok {
 				la = metaLeaves(d.docA, c.Pointer, ti, la)
@@ -174,7 +176,7 @@ func (lay *configLayout) signature() *Signature {
 		fmt.Sprintf("no setting both runs carry has another value: these %d metadata pointers are two versions' layouts of the configuration, not a cause of what else differs", lay.pointers),
 	}
 	label := fmt.Sprintf("configuration laid out another way (%d setting(s) moved, %d only in A, %d only in B; no setting differs)", len(lay.moved), len(lay.onlyA), len(lay.onlyB))
-	return &Signature{Code: SigSchema, Label: label, Evidence: ev, Explains: lay.pointers}
+	return &Signature{Code: SigSchema, Label: label, Evidence: ev, Explains: lay.pointers, Changes: lay.changes}
 }
 
 // detectConfigLayout names metadata laid out another way with no setting differing (a

@@ -144,33 +144,33 @@ func detectTieDecisions(d *Diff) *Signature {
 	}
 	// A permutation of outcomes is the cause of all that follows; other outcomes at a tie may
 	// be a flip among tied requests, so only the instant itself is claimed.
-	n := 0
+	var claimed []int
 	if permuted {
-		n = atOrAfter(d, f.AtMs)
-		ev = append(ev, fmt.Sprintf("the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it: %d of %d differences are at or after t=%s ms", n, len(d.Changes), fmtMs(f.AtMs)))
+		claimed = atOrAfter(d, f.AtMs)
+		ev = append(ev, fmt.Sprintf("the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it: %d of %d differences are at or after t=%s ms", len(claimed), len(d.Changes), fmtMs(f.AtMs)))
 	} else {
 		for i := range d.Changes {
 			if t, ok, _ := d.eventAt(i); ok && t == f.AtMs {
-				n++
+				claimed = append(claimed, i)
 			}
 		}
 		ev = append(ev, "the processing order of same-time events leaked (executor or same-time sequence order); everything later follows from it")
 	}
-	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (at t=" + fmtMs(f.AtMs) + " ms)", Evidence: ev, Explains: n}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (at t=" + fmtMs(f.AtMs) + " ms)", Evidence: ev, Explains: len(claimed), Changes: claimed}
 }
 
-// atOrAfter counts the differences a root cause at virtual time t accounts for: every one at
-// or after t in virtual time, and those with no time (run-level values derived from the whole
-// history); a differing configuration is a cause of its own.
-func atOrAfter(d *Diff, t float64) int {
-	n := 0
+// atOrAfter lists the differences a root cause at virtual time t accounts for (indexes into
+// d.Changes): every one at or after t in virtual time, and those with no time (run-level
+// values derived from the whole history); a differing configuration is a cause of its own.
+func atOrAfter(d *Diff, t float64) []int {
+	var cs []int
 	for i := range d.Changes {
 		ti, ok, _ := d.eventAt(i)
 		if !ok || (!math.IsInf(ti, -1) && ti >= t) {
-			n++
+			cs = append(cs, i)
 		}
 	}
-	return n
+	return cs
 }
 
 // relabeling reports how far the differing routing decisions are one consistent renaming of
@@ -261,9 +261,9 @@ func detectIndexLoss(d *Diff) *Signature {
 		}
 	}
 	ev = append(ev, "the indexer drops a Stored event whose parent it has not indexed: a child published before its parent (seed 003)")
-	n := atOrAfter(d, first.t)
-	ev = append(ev, fmt.Sprintf("%d of %d differences are at or after it: they follow from the lost blocks", n, len(d.Changes)))
-	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent (index lost blocks)", Evidence: ev, Explains: n}
+	after := atOrAfter(d, first.t)
+	ev = append(ev, fmt.Sprintf("%d of %d differences are at or after it: they follow from the lost blocks", len(after), len(d.Changes)))
+	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent (index lost blocks)", Evidence: ev, Explains: len(after), Changes: after}
 }
 
 // sameTraceRequest says the decision's request is the same trace request in both runs (its
@@ -286,15 +286,15 @@ func detectRunLevelClock(d *Diff) *Signature {
 	// Other causes may ride along (a tie swap among pressure records), but no request's own
 	// virtual time may move: then the run-level times would follow from it.
 	var timeChanges []Change
-	summary := 0
-	for _, c := range d.Changes {
+	var summary []int
+	for i, c := range d.Changes {
 		if !strings.HasPrefix(c.Pointer, "/summary/") {
 			if _, ok := timeFields[lastSeg(c.Pointer)]; ok && strings.HasPrefix(c.Pointer, "/per_request/") {
 				return nil
 			}
 			continue
 		}
-		summary++
+		summary = append(summary, i)
 		if strings.HasSuffix(c.Pointer, "_ms") && c.Kind == Changed {
 			timeChanges = append(timeChanges, c)
 		}
@@ -326,8 +326,8 @@ func detectRunLevelClock(d *Diff) *Signature {
 			}
 		}
 	}
-	ev = append(ev, fmt.Sprintf("%d derived summary value(s) follow it", summary-len(timeChanges)))
-	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (run-level time jitter)", Evidence: ev, Explains: summary}
+	ev = append(ev, fmt.Sprintf("%d derived summary value(s) follow it", len(summary)-len(timeChanges)))
+	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (run-level time jitter)", Evidence: ev, Explains: len(summary), Changes: summary}
 }
 
 // maxTerminal is the largest terminal_time_ms of a report's completed requests.

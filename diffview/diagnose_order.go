@@ -17,7 +17,7 @@ var blockKeys = []string{"block_hash", "block_hashes", "blocks", "hash"}
 func detectChildBeforeParent(d *Diff) *Signature {
 	arrays := changedEventArrays(d, (*arrayView).hasParents)
 	var ev []string
-	explained := 0
+	var explained []int
 	for _, p := range sortedKeys(arrays) {
 		va, vb := viewArray(d.docA, d.sideA(&d.Changes[arrays[p][0]], p)), viewArray(d.docB, p)
 		if va == nil || vb == nil || !va.hasParents() {
@@ -31,7 +31,7 @@ func detectChildBeforeParent(d *Diff) *Signature {
 		if len(viols) == 0 {
 			continue
 		}
-		explained += len(arrays[p])
+		explained = append(explained, arrays[p]...)
 		ev = append(ev, fmt.Sprintf("%s in %s: %d event(s) store a child before its parent; first: %s", p, side, len(viols), viols[0]))
 		if va.sameBlocks(vb) {
 			ev = append(ev, fmt.Sprintf("%s: same multiset of %d stored blocks in A and B; only the order differs", p, len(vb.blocks())))
@@ -39,8 +39,9 @@ func detectChildBeforeParent(d *Diff) *Signature {
 	}
 	// The canonical record carries only a digest of the KV event stream: equal counts with a
 	// different digest means the same events in another order.
-	if explained == 0 {
+	if len(explained) == 0 {
 		var digest *Change
+		digestAt := -1
 		counts := true
 		for i := range d.Changes {
 			c := &d.Changes[i]
@@ -49,7 +50,7 @@ func detectChildBeforeParent(d *Diff) *Signature {
 			}
 			switch seg := splitPointer(c.Pointer)[2]; seg {
 			case "blake3_256":
-				digest = c
+				digest, digestAt = c, i
 			case "batches", "events", "blocks", "kind_counts", "pool_counts", "tier_counts":
 				counts = false
 			}
@@ -71,13 +72,13 @@ func detectChildBeforeParent(d *Diff) *Signature {
 		if !parentOrder {
 			return nil
 		}
-		explained = 1
+		explained = []int{digestAt}
 		ev = append(ev, fmt.Sprintf("/coverage/kv_ingest/blake3_256 differs (%s → %s) while event, block and kind counts are equal: same KV events, different order", short(digest.A), short(digest.B)))
 	}
-	if explained == 0 {
+	if len(explained) == 0 {
 		return nil
 	}
-	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigChildBeforeParent, Label: "KV events: child stored before its parent", Evidence: ev, Explains: len(explained), Changes: explained}
 }
 
 // ---- ordering within equal timestamps ----
@@ -88,7 +89,8 @@ func detectChildBeforeParent(d *Diff) *Signature {
 func detectTieOrder(d *Diff) *Signature {
 	arrays := changedEventArrays(d, (*arrayView).timed)
 	var ev []string
-	explained, groups := 0, 0
+	var explained []int
+	groups := 0
 	renamed := map[string]bool{} // ordinal values whose meaning moved
 	for _, p := range sortedKeys(arrays) {
 		va, vb := viewArray(d.docA, d.sideA(&d.Changes[arrays[p][0]], p)), viewArray(d.docB, p)
@@ -99,29 +101,29 @@ func detectTieOrder(d *Diff) *Signature {
 		if !ok {
 			continue
 		}
-		explained += len(arrays[p])
+		explained = append(explained, arrays[p]...)
 		groups += n
 		for _, o := range ords {
 			renamed[o] = true
 		}
 		ev = append(ev, fmt.Sprintf("%s: %d tie group(s) reordered, same multiset of events; e.g. %s", p, n, example))
 	}
-	if explained == 0 {
+	if len(explained) == 0 {
 		return digestOnlyOrder(d)
 	}
 	// References to reordered ordinals (pressure_record_ordinals) follow the same permutation.
 	refs := 0
-	for _, c := range d.Changes {
+	for i, c := range d.Changes {
 		if p, _, ok := arrayPrefix(c.Pointer); ok && strings.HasSuffix(p, "_ordinals") && (renamed[c.A] || renamed[c.B]) {
 			refs++
+			explained = append(explained, i)
 		}
 	}
 	if refs > 0 {
-		explained += refs
 		ev = append(ev, fmt.Sprintf("%d ordinal reference(s) in per-request records follow the same permutation", refs))
 	}
 	ev = append([]string{fmt.Sprintf("%d group(s) of events at equal virtual time hold the same events in a different order (executor or same-time sequence order)", groups)}, ev...)
-	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps", Evidence: ev, Explains: len(explained), Changes: explained}
 }
 
 // digestOnlyOrder: the KV ingest digest is the only difference while every count agrees —
@@ -136,7 +138,7 @@ func digestOnlyOrder(d *Diff) *Signature {
 		"the same router KV events were ingested in a different order (same-time passes ending in another order); no routing decision changed",
 		"the canonical record keeps only a digest of the event stream, so the exact reordered events are not visible here",
 	}
-	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (KV event stream)", Evidence: ev, Explains: 1}
+	return &Signature{Code: SigTieOrder, Label: "ordering only, within equal timestamps (KV event stream)", Evidence: ev, Explains: 1, Changes: []int{0}}
 }
 
 // tieLens checks the lens on one array and returns the number of reordered tie groups.

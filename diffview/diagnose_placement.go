@@ -14,7 +14,10 @@ import (
 // of the whole run is the relabel lens's; here the placements follow no one renaming, and no
 // outcome moved. Identity fields and one version's extra fields do not count as outcomes.
 func detectPlacementTie(d *Diff) *Signature {
-	type tally struct{ placed, other int }
+	type tally struct {
+		placed []int // the changes of its placement
+		other  int
+	}
 	recs := map[int]*tally{}
 	relabeled := d.renamings()
 	var order []int
@@ -32,22 +35,23 @@ func detectPlacementTie(d *Diff) *Signature {
 		k := lastSeg(c.Pointer)
 		switch {
 		case c.Kind == Changed && decisionKey(c.Pointer) && !sameNumber(c.A, c.B) && !renamedPlacement(relabeled, k, c.A, c.B):
-			t.placed++
+			t.placed = append(t.placed, i)
 		case idKeys[k] && strings.Count(c.Pointer, "/") == 3, d.schemaPointer(c):
 			// a renamed request, a field of one version only: not an outcome
 		default:
 			t.other++
 		}
 	}
-	n, reqs := 0, 0
+	var placed []int
+	reqs := 0
 	var example string
 	for _, j := range order {
 		t := recs[j]
-		if t.placed == 0 || t.other > 0 {
+		if len(t.placed) == 0 || t.other > 0 {
 			continue
 		}
 		reqs++
-		n += t.placed
+		placed = append(placed, t.placed...)
 		if example == "" {
 			for i := range d.Changes {
 				if c := &d.Changes[i]; c.IndexB == j && decisionKey(c.Pointer) {
@@ -57,14 +61,14 @@ func detectPlacementTie(d *Diff) *Signature {
 			}
 		}
 	}
-	if n == 0 {
+	if len(placed) == 0 {
 		return nil
 	}
 	ev := []string{
 		fmt.Sprintf("%d request(s) were placed on another worker while every time, length and reuse of theirs is equal in both runs (e.g. %s)", reqs, example),
 		"the candidates were interchangeable and tied on cost: the tie was broken another way (release builds break router ties at random), no outcome depends on it",
 	}
-	return &Signature{Code: SigTieOrder, Label: "placement tie among interchangeable workers (outcome equal)", Evidence: ev, Explains: n, placement: true}
+	return &Signature{Code: SigTieOrder, Label: "placement tie among interchangeable workers (outcome equal)", Evidence: ev, Explains: len(placed), Changes: placed, placement: true}
 }
 
 // recordPlacements are the placements of every paired record (its prefill and decode worker,

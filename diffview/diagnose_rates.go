@@ -77,7 +77,7 @@ func detectWallRates(d *Diff) *Signature {
 	if len(explained) == 0 {
 		return nil
 	}
-	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (a run duration and its rates measured on the wall clock)", Evidence: ev, Explains: len(explained)}
+	return &Signature{Code: SigWallClock, Label: "wall-clock leakage (a run duration and its rates measured on the wall clock)", Evidence: ev, Explains: len(explained), Changes: sortedInts(explained)}
 }
 
 // objectNumbers is the numeric members of the object at ptr.

@@ -90,15 +90,16 @@ func detectWorkerRelabel(d *Diff) *Signature {
 	}
 	// Every differing placement must be one the renaming accounts for; other differences (a
 	// second cause: a step taken late) are left to their own lenses.
-	explained, others := 0, 0
+	var explained []int
+	others := 0
 	digest := false
-	for _, c := range d.Changes {
+	for i, c := range d.Changes {
 		k := lastSeg(c.Pointer)
 		if c.Pointer == "/coverage/kv_ingest/blake3_256" {
 			// KV events name the worker that stored them: the event stream's digest follows
 			// the renaming (its counts, when they differ, are another cause's).
 			digest = true
-			explained++
+			explained = append(explained, i)
 			continue
 		}
 		if c.Kind != Changed || !workerKeys[k] {
@@ -111,7 +112,7 @@ func detectWorkerRelabel(d *Diff) *Signature {
 		if !renamedPlacement(renamed, k, c.A, c.B) {
 			return nil
 		}
-		explained++
+		explained = append(explained, i)
 	}
 	var what, descs []string
 	var ev []string
@@ -128,11 +129,11 @@ func detectWorkerRelabel(d *Diff) *Signature {
 		ev = append(ev, "the KV event stream's digest (/coverage/kv_ingest/blake3_256) follows: its events name the worker that stored them")
 	}
 	if others == 0 {
-		ev = append(ev, fmt.Sprintf("all %d differences follow the renaming: no time, length or overlap moved", explained))
+		ev = append(ev, fmt.Sprintf("all %d differences follow the renaming: no time, length or overlap moved", len(explained)))
 	} else {
-		ev = append(ev, fmt.Sprintf("%d difference(s) are placements the renaming accounts for; %d others have another cause", explained, others))
+		ev = append(ev, fmt.Sprintf("%d difference(s) are placements the renaming accounts for; %d others have another cause", len(explained), others))
 	}
 	ev = append(ev,
 		"identical candidates tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent")
-	return &Signature{Code: SigIDDrift, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigIDDrift, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: len(explained), Changes: explained}
 }

@@ -40,6 +40,7 @@ func releaseDiff(t *testing.T, a, b []rec, sumA, sumB string) *Diff {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkSignatureChanges(t, d)
 	return d
 }
 

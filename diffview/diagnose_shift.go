@@ -64,17 +64,22 @@ func detectQuantum(d *Diff) *Signature {
 			shiftedFields(d, ds),
 		}
 		// The summary's aggregates of the shifted times (means, maxima, the duration) follow.
+		shifted := make([]int, 0, len(ds))
+		for _, x := range ds {
+			shifted = append(shifted, x.i)
+		}
 		derived := 0
 		for i := range d.Changes {
 			if c := &d.Changes[i]; strings.HasPrefix(c.Pointer, "/summary/") && c.Kind == Changed && isNumber(c.A) && isNumber(c.B) {
 				derived++
+				shifted = append(shifted, i)
 			}
 		}
 		if derived > 0 {
 			ev = append(ev, fmt.Sprintf("%d summary value(s) aggregate the shifted times and follow them", derived))
 		}
 		ev = append(ev, "a discrete step (a pass, a transfer quantum) was taken a different number of times: look for the first divergent decision")
-		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds) + derived, Quantum: q}
+		return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms", Evidence: ev, Explains: len(ds) + derived, Changes: shifted, Quantum: q}
 	}
 	return earliestQuantum(d, ds)
 }
@@ -111,14 +116,15 @@ func earliestQuantum(d *Diff, ds []quantumDelta) *Signature {
 		return nil
 	}
 	until := ds[lo].at
-	n := atOrAfter(d, f.AtMs)
+	after := atOrAfter(d, f.AtMs)
+	n := len(after)
 	ev := []string{
 		fmt.Sprintf("the first %d virtual-time deltas, from t=%s ms until t=%s ms, are whole multiples of %s ms (%s)", lo, fmtMs(f.AtMs), fmtMs(until), strconv.FormatFloat(q, 'g', 7, 64), multiples(mult)),
 		fmt.Sprintf("later shifts are not whole multiples: the shifted steps met other batches; %d of %d differences are at or after the first shift", n, len(d.Changes)),
 		shiftedFields(d, ds[:lo]),
 		"a discrete step (a pass, a transfer quantum) was taken late or a different number of times at the first divergence",
 	}
-	return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms from t=" + fmtMs(f.AtMs) + " ms", Evidence: ev, Explains: n, Quantum: q}
+	return &Signature{Code: SigQuantum, Label: "constant-quantum shifts of " + strconv.FormatFloat(q, 'g', 7, 64) + " ms from t=" + fmtMs(f.AtMs) + " ms", Evidence: ev, Explains: n, Changes: after, Quantum: q}
 }
 
 // sharedQuantum tries the smallest delta and its integer fractions and keeps the largest
@@ -327,6 +333,7 @@ func detectCascade(d *Diff) *Signature {
 	// request reached the decision otherwise timed, and the timing is the earlier cause.
 	movedA, movedB, moved := d.decisionTimes(&c)
 	after, before, config, moves := 0, 0, 0, 0
+	var follows []int // the changes at or after the flip
 	reqs := map[string]bool{}
 	for i := range d.Changes {
 		t, ok, _ := d.eventAt(i)
@@ -343,6 +350,7 @@ func detectCascade(d *Diff) *Signature {
 			continue
 		}
 		after++
+		follows = append(follows, i)
 		if c := &d.Changes[i]; !decisionKey(c.Pointer) && !d.schemaPointer(c) && !(idKeys[lastSeg(c.Pointer)] && strings.Count(c.Pointer, "/") == 3) {
 			moves++ // a value that follows the decisions, not one of them or an identity
 		}
@@ -390,7 +398,7 @@ func detectCascade(d *Diff) *Signature {
 			ev = append(ev, s+": identical candidates visited in another order (map iteration or unsorted candidates)")
 		}
 	}
-	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, consequence: before > 0 || moved, flipAt: ft, flipMoved: moved}
+	return &Signature{Code: SigCascade, Label: "decision-flip cascade from " + fev + who, Evidence: ev, Explains: after, Changes: follows, consequence: before > 0 || moved, flipAt: ft, flipMoved: moved}
 }
 
 // decisionTimes are the instants of the decision change c belongs to in A and in B (a record's

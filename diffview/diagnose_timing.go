@@ -46,6 +46,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		}
 	}
 	n, first := 0, -1
+	var movedAt []int // the changes of the moved values
 	var ft float64
 	fields := map[string]int{}
 	for i := range d.Changes {
@@ -66,6 +67,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 			continue
 		}
 		n++
+		movedAt = append(movedAt, i)
 		fields[k]++
 		if ok && (first < 0 || t < ft) {
 			first, ft = i, t
@@ -95,7 +97,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	if cascade == nil {
 		label = "timings moved, no decision differs"
 	}
-	return &Signature{Code: SigTiming, Label: fmt.Sprintf("%s (from t=%s ms%s)", label, fmtMs(ft), who), Evidence: ev, Explains: n, leads: true}
+	return &Signature{Code: SigTiming, Label: fmt.Sprintf("%s (from t=%s ms%s)", label, fmtMs(ft), who), Evidence: ev, Explains: n, Changes: movedAt, leads: true}
 }
 
 // ---- a summary computed another way ----
@@ -120,6 +122,7 @@ func summaryDerivation(d *Diff, out []Signature) *Signature {
 		return nil
 	}
 	var ptrs []string
+	var moved []int
 	renamed := d.renamings()
 	for i := range d.Changes {
 		c := &d.Changes[i]
@@ -135,7 +138,7 @@ func summaryDerivation(d *Diff, out []Signature) *Signature {
 			continue
 		}
 		if x, ok := numericDelta(c); ok && x != 0 {
-			ptrs = append(ptrs, c.Pointer)
+			ptrs, moved = append(ptrs, c.Pointer), append(moved, i)
 		}
 	}
 	if len(ptrs) == 0 {
@@ -145,5 +148,5 @@ func summaryDerivation(d *Diff, out []Signature) *Signature {
 		fmt.Sprintf("%d summary statistic(s) moved (%s) while every per-request value is equal in both runs", len(ptrs), strings.Join(ptrs[:min(4, len(ptrs))], ", ")),
 		"the summary is computed another way from the same requests (a percentile's method, a mean's population): the report changed, not the run",
 	}
-	return &Signature{Code: SigSchema, Label: "summary computed another way (per-request values equal)", Evidence: ev, Explains: len(ptrs)}
+	return &Signature{Code: SigSchema, Label: "summary computed another way (per-request values equal)", Evidence: ev, Explains: len(ptrs), Changes: moved}
 }

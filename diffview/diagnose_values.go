@@ -44,18 +44,20 @@ func detectIDDrift(d *Diff) *Signature {
 			v4++
 		}
 	}
-	var refs []Change
-	for _, c := range d.Changes {
+	var refs []int
+	var renamedAt []int
+	for i, c := range d.Changes {
 		key := lastSeg(c.Pointer)
 		if !idKeys[key] || c.Kind != Changed {
 			continue
 		}
 		segs := splitPointer(c.Pointer)
 		if len(segs) != 3 || segs[0] != "per_request" {
-			refs = append(refs, c) // a reference to an id, judged below
+			refs = append(refs, i) // a reference to an id, judged below
 			continue
 		}
 		explained++
+		renamedAt = append(renamedAt, i)
 		rename(strings.Trim(c.A, `"`), strings.Trim(c.B, `"`))
 		if c.RequestA != "" {
 			renamedRecords++
@@ -65,10 +67,12 @@ func detectIDDrift(d *Diff) *Signature {
 		return nil // ids of other things changed, not the records' own: decisions, not drift
 	}
 	followed := 0
-	for _, c := range refs {
+	for _, i := range refs {
+		c := &d.Changes[i]
 		a, b := strings.Trim(c.A, `"`), strings.Trim(c.B, `"`)
 		if fwd[a] == b {
 			followed++
+			renamedAt = append(renamedAt, i)
 			total++
 			if uuidV4(b) {
 				v4++
@@ -91,7 +95,7 @@ func detectIDDrift(d *Diff) *Signature {
 	if v4 > 0 {
 		ev = append(ev, fmt.Sprintf("%d of %d B value(s) match the random UUIDv4 pattern (unseeded RNG; canonical ids are ordinal)", v4, total))
 	}
-	return &Signature{Code: SigIDDrift, Label: "id / uuid drift", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigIDDrift, Label: "id / uuid drift", Evidence: ev, Explains: explained, Changes: renamedAt}
 }
 
 func uuidV4(s string) bool {
@@ -135,7 +139,8 @@ func detectWallClock(d *Diff) *Signature {
 	var ev []string
 	explained := 0
 	var deltas []float64
-	for _, c := range d.Changes {
+	var readings []int
+	for i, c := range d.Changes {
 		hit := false
 		for _, side := range []string{c.A, c.B} {
 			if !isNumber(side) {
@@ -158,6 +163,7 @@ func detectWallClock(d *Diff) *Signature {
 		}
 		if hit {
 			explained++
+			readings = append(readings, i)
 			a, aok := parseNum(c.A)
 			b, bok := parseNum(c.B)
 			if aok && bok {
@@ -176,7 +182,7 @@ func detectWallClock(d *Diff) *Signature {
 		ev = append(ev, fmt.Sprintf("B − A ranges over [%g, %g]: the gap between the two runs' start times", lo, hi))
 	}
 	ev = append([]string{fmt.Sprintf("%d differing value(s) are wall-clock readings, not virtual time", explained)}, ev...)
-	return &Signature{Code: SigWallClock, Label: "wall-clock leakage", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigWallClock, Label: "wall-clock leakage", Evidence: ev, Explains: explained, Changes: readings}
 }
 
 func rfc3339Like(s string) bool {
@@ -231,7 +237,8 @@ func detectFloatNoise(d *Diff) *Signature {
 	var maxU uint64
 	maxRel := 0.0
 	var example string
-	for _, c := range d.Changes {
+	var noisy []int
+	for i, c := range d.Changes {
 		if c.Kind != Changed || !isNumber(c.A) || !isNumber(c.B) {
 			continue
 		}
@@ -245,6 +252,7 @@ func detectFloatNoise(d *Diff) *Signature {
 			continue
 		}
 		explained++
+		noisy = append(noisy, i)
 		if u > maxU {
 			maxU = u
 			example = fmt.Sprintf("%s %s vs %s (%d ULP)", c.Pointer, c.A, c.B, u)
@@ -261,5 +269,5 @@ func detectFloatNoise(d *Diff) *Signature {
 		"largest: " + example,
 		"typical of a floating-point sum taken in another order (unordered reduction or FMA contraction)",
 	}
-	return &Signature{Code: SigFloatNoise, Label: "float last-digit noise", Evidence: ev, Explains: explained}
+	return &Signature{Code: SigFloatNoise, Label: "float last-digit noise", Evidence: ev, Explains: explained, Changes: noisy}
 }

@@ -16,6 +16,7 @@ func mustDiff(t *testing.T, a, b map[string]any) *Diff {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkSignatureChanges(t, d)
 	return d
 }
 

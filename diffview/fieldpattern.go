@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"iter"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -226,4 +227,41 @@ func escapeGlob(seg string) string {
 		b.WriteByte(seg[i])
 	}
 	return b.String()
+}
+
+// PatternsOf are the field patterns that count any of changes (ascending indexes into
+// d.Changes: a Signature's Changes, or Unexplained), in FieldPatterns order: the patterns an
+// exception record covering those pointers needs. A pattern may count other pointers too.
+func (d *Diff) PatternsOf(changes []int) []string {
+	if len(changes) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range d.FieldPatterns() {
+		for _, i := range p.Changes {
+			if _, found := slices.BinarySearch(changes, i); found {
+				out = append(out, p.Pattern)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Unexplained are the changes no signature of the diagnosis names (ascending indexes into
+// d.Changes): what the unclassified remainder stands for.
+func (d *Diff) Unexplained() []int {
+	named := make([]bool, len(d.Changes))
+	for _, s := range d.Diagnosis {
+		for _, i := range s.Changes {
+			named[i] = true
+		}
+	}
+	var out []int
+	for i, n := range named {
+		if !n {
+			out = append(out, i)
+		}
+	}
+	return out
 }

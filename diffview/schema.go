@@ -72,6 +72,7 @@ func detectSchemaChange(d *Diff) *Signature {
 		return nil
 	}
 	n := 0
+	var layout []int             // the changes of the schema change
 	equal := map[[2]string]int{} // (removed, added) → paired records whose values agree
 	for i := range d.Changes {
 		c := &d.Changes[i]
@@ -79,6 +80,7 @@ func detectSchemaChange(d *Diff) *Signature {
 			continue
 		}
 		n++
+		layout = append(layout, i)
 		if c.Kind != Removed {
 			continue
 		}
@@ -141,7 +143,7 @@ func detectSchemaChange(d *Diff) *Signature {
 	}
 	ev = append(ev, fmt.Sprintf("records are paired on the fields both sides have; these %d pointers are the schema change, the rest is diagnosed apart", n),
 		"the record layout changed between the two versions: not a result that moved")
-	return &Signature{Code: SigSchema, Label: "record schema changed (" + schemaLabel(d.schema, len(renames)) + ")", Evidence: ev, Explains: n}
+	return &Signature{Code: SigSchema, Label: "record schema changed (" + schemaLabel(d.schema, len(renames)) + ")", Evidence: ev, Explains: n, Changes: layout}
 }
 
 func schemaLabel(s *recordSchema, renamed int) string {

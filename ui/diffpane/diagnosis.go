@@ -13,8 +13,9 @@ import (
 )
 
 // The whole diagnosis (I): every cause with all its evidence, wrapped, a cause selected; c
-// drafts an exception record covering the selected cause, so an intended cascade is covered
-// from its diagnosis instead of by typing its patterns.
+// drafts an exception record covering the selected cause (the patterns of the pointers the
+// diagnosis says it accounts for), so an intended cascade is covered from its diagnosis
+// instead of by typing its patterns.
 
 func (p Model) updateDiagnosis(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := p.keys
@@ -57,55 +58,25 @@ func (p *Model) selectCause(i int) {
 // diagRoom is how many lines the whole diagnosis's body has.
 func (p Model) diagRoom() int { return max(1, p.Height-len(p.headerLines())-1) }
 
-// causePatterns are the field patterns of the diff that cause sig accounts for: every one when
-// it explains every difference the diff holds (a cascade from the first flip), else those
-// whose field or pattern its label or evidence names. The diagnosis counts what a cause
-// explains but does not list its pointers, so when it names none of the fields every pattern
-// is drafted and the form's live count and BROAD check say what that covers.
+// causePatterns are the field patterns of the pointers cause sig accounts for, as the
+// diagnosis names them (its Changes); for the unclassified remainder, of the pointers no cause
+// names. A pattern may count pointers of another cause too: the form's live count and BROAD
+// check say what the record covers. named is false only when there is nothing to name them
+// by (a remainder whose pointers every cause names): then every pattern is drafted.
 func (p Model) causePatterns(sig diffview.Signature) (pats []string, named bool) {
-	gs := p.groups[byPattern].groups
-	if sig.Explains < len(p.diff.Changes) {
-		words := strings.ToLower(sig.Label + "\n" + strings.Join(sig.Evidence, "\n"))
-		for _, g := range gs {
-			if g.pattern != "" && (strings.Contains(words, strings.ToLower(g.pattern)) || namesField(words, lastSegment(g.pattern))) {
-				pats = append(pats, g.pattern)
-			}
-		}
-		if len(pats) > 0 {
-			return pats, true
-		}
+	changes := sig.Changes
+	if sig.Code == diffview.SigUnclassified {
+		changes = p.diff.Unexplained()
 	}
-	for _, g := range gs {
+	if pats = p.diff.PatternsOf(changes); len(pats) > 0 {
+		return pats, true
+	}
+	for _, g := range p.groups[byPattern].groups {
 		if g.pattern != "" {
 			pats = append(pats, g.pattern)
 		}
 	}
-	return pats, sig.Explains >= len(p.diff.Changes)
-}
-
-// lastSegment is a pattern's last segment: the field it stands for.
-func lastSegment(pat string) string { return pat[strings.LastIndexByte(pat, '/')+1:] }
-
-// namesField reports whether words mention field as a whole word (not inside a longer name):
-// "worker_id" names worker_id but not id.
-func namesField(words, field string) bool {
-	field = strings.ToLower(field)
-	if field == "" || strings.Trim(field, "*") == "" {
-		return false
-	}
-	word := func(b byte) bool { return b == '_' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
-	for i := 0; ; {
-		j := strings.Index(words[i:], field)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(field)
-		if (j == 0 || !word(words[j-1])) && (end == len(words) || !word(words[end])) {
-			return true
-		}
-		i = j + 1
-	}
+	return pats, false
 }
 
 // causeDraft drafts a record covering cause i of the diagnosis: its patterns, the requests and
@@ -140,8 +111,11 @@ func (p Model) diagnosisBody() (body []string, starts []int) {
 			body = append(body, st.Selected.Render(pad("▸ "+head, w)))
 			pats, named := p.causePatterns(s)
 			what := "its patterns: "
-			if !named {
-				what = "names none of the fields: every pattern is drafted, narrow them in the form: "
+			switch {
+			case !named:
+				what = "names no pointers: every pattern is drafted, narrow them in the form: "
+			case s.Code == diffview.SigUnclassified:
+				what = "the patterns of what no cause above names: "
 			}
 			body = append(body, st.Faint.Render(cut("     "+k.Cover.Help().Key+" covers it · "+what+strings.Join(pats, ", "), w)))
 		} else {

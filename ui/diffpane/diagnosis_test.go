@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/diffview"
 	fx "kvparity/diffview/difftest"
 )
 
@@ -92,25 +93,95 @@ func TestPaneCoverThisCauseDraftsTheRecord(t *testing.T) {
 	}
 }
 
-// A cause that explains only some differences drafts the field patterns it names.
-func TestCausePatternsAreTheFieldsTheCauseNames(t *testing.T) {
-	dir, a, b := semanticPair(t)
-	p := openPane(t, dir, a, b)
-	var cfg int = -1
+// coverCause opens the whole diagnosis, selects the cause with code, presses c and returns
+// the drafted record and the whole diagnosis as it read before c.
+func coverCause(t *testing.T, p Model, code string) (Model, diffview.ExceptionRecord, string) {
+	t.Helper()
+	p, _ = press(p, "I")
+	at := -1
 	for i, s := range p.diff.Diagnosis {
-		if s.Code == "configuration" {
-			cfg = i
+		if s.Code == code {
+			at = i
 		}
 	}
-	if cfg < 0 {
-		t.Fatalf("no configuration cause in %+v", p.diff.Diagnosis)
+	if at < 0 {
+		t.Fatalf("no %s cause in %v", code, p.diff.Diagnosis)
 	}
-	pats, named := p.causePatterns(p.diff.Diagnosis[cfg])
-	if !named || strings.Join(pats, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
-		t.Fatalf("configuration cause patterns %v (named %v); evidence %v", pats, named, p.diff.Diagnosis[cfg].Evidence)
+	for range at {
+		p, _ = press(p, "down")
 	}
-	if namesField("worker_id 1 → 2", "id") || !namesField("worker_id 1 → 2", "worker_id") {
-		t.Fatal("namesField matches whole field names only")
+	if p.diagCursor != at {
+		t.Fatalf("down ×%d: cause %d selected", at, p.diagCursor)
+	}
+	v := stripANSI(p.View())
+	p, _ = pressSettled(t, p, "c")
+	if p.mode != modeForm {
+		t.Fatalf("c on %s: mode %v, status %q", code, p.mode, p.status)
+	}
+	return p, p.form.record(), v
+}
+
+// Two causes in one diff, random uuids and wall-clock readings in the first five requests:
+// c on each drafts exactly the patterns of the pointers the diagnosis says that cause
+// accounts for, and the selected cause's line in the whole diagnosis names them.
+func TestCoverThisCauseDraftsThePointersTheCauseExplains(t *testing.T) {
+	dir := t.TempDir()
+	ra := fx.Report(12, 0)
+	rb := fx.Clone(ra)
+	for i, r := range fx.Get(rb, "/per_request").([]any) {
+		r.(map[string]any)["uuid"] = fmt.Sprintf("%08x-0000-4000-8000-%012x", i+1, i+1)
+		if i < 5 {
+			fx.Set(ra, fmt.Sprintf("/per_request/%d/dispatched_at_ms", i), fx.Num(1764405000123.25+float64(i)))
+			fx.Set(rb, fmt.Sprintf("/per_request/%d/dispatched_at_ms", i), fx.Num(1764405007456.5+float64(i)))
+		}
+	}
+	a, b := writePair(t, dir, ra, rb)
+	for _, c := range []struct{ code, pattern string }{
+		{diffview.SigIDDrift, "/per_request/*/uuid"},
+		{diffview.SigWallClock, "/per_request/*/dispatched_at_ms"},
+	} {
+		_, rec, v := coverCause(t, openPane(t, dir, a, b), c.code)
+		if got := strings.Join(rec.Pointers, ", "); got != c.pattern {
+			t.Errorf("%s: drafted patterns %q, want %q", c.code, got, c.pattern)
+		}
+		if !strings.Contains(rec.Cause, "diagnosis: ") {
+			t.Errorf("%s: cause %q", c.code, rec.Cause)
+		}
+		if !strings.Contains(v, "c covers it · its patterns: "+c.pattern) {
+			t.Errorf("%s: the selected cause's line should name its patterns:\n%s", c.code, v)
+		}
+	}
+}
+
+// The configuration cause of the semantic pair drafts its two metadata patterns, not the
+// per-request ones the cascade beside it explains.
+func TestCoverTheConfigurationCause(t *testing.T) {
+	dir, a, b := semanticPair(t)
+	_, rec, _ := coverCause(t, openPane(t, dir, a, b), diffview.SigConfig)
+	if got := strings.Join(rec.Pointers, ","); got != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+		t.Fatalf("configuration cause patterns %s", got)
+	}
+}
+
+// The unclassified remainder drafts the patterns of the pointers no other cause names.
+func TestCoverTheUnclassifiedRemainder(t *testing.T) {
+	dir := t.TempDir()
+	ra := fx.Report(10, 0)
+	rb := fx.Clone(ra)
+	fx.NextULP(rb, "/summary/mean_e2e_latency_ms")
+	for i := 0; i < 6; i++ {
+		fx.Set(rb, fmt.Sprintf("/per_request/%d/output_length", i), fx.Num(float64(900+i)))
+	}
+	a, b := writePair(t, dir, ra, rb)
+	_, rec, v := coverCause(t, openPane(t, dir, a, b), diffview.SigUnclassified)
+	if got := strings.Join(rec.Pointers, ","); got != "/per_request/*/output_length" {
+		t.Fatalf("unclassified remainder patterns %s", got)
+	}
+	if n := len(rec.Requests); n != 6 {
+		t.Errorf("drafted %d requests, want the 6 whose output_length moved", n)
+	}
+	if !strings.Contains(v, "the patterns of what no cause above names: /per_request/*/output_length") {
+		t.Errorf("the remainder's line should say whose patterns it drafts:\n%s", v)
 	}
 }
 
