@@ -281,3 +281,46 @@ func TestTwoLinesPlotAStripWithItsRange(t *testing.T) {
 		t.Fatalf("strip:\n%s\n%s", row, axis)
 	}
 }
+
+// The final pane at 100×30 (54×8): the progress figures move into the title, so the plot has
+// three rows of ratios, each edge labelled, and the x axis; the verdict lines stay whole.
+func TestShortPaneGivesThePlotTheProgressRow(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	for p := 1; p <= 60; p++ {
+		m = apply(m, engine.PairDone{Pair: p, Ratio: 0.99 + 0.02*float64(p%5)/4, Done: p, Total: 60})
+	}
+	m, _ = m.Update(engine.PerfSummary{Done: 60, Total: 60, Median: 1.004, Final: true, Lower: 0.999, Upper: 1.008,
+		Verdict: "PASS", Reason: "upper bound 1.008 ≤ 1.05",
+		Diagnostics: []engine.Diagnostic{{Name: "lag-1 r", Statistic: 0.05, OneSided: true, High: 0.3}}})
+	m.SetSize(54, 8)
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if len(lines) != 8 || !strings.HasPrefix(lines[0], " PERFORMANCE pairs 60/60 · median 1.004") {
+		t.Fatalf("the title carries the figures:\n%s", strings.Join(lines, "\n"))
+	}
+	labelled := 0
+	for _, l := range lines[2:5] {
+		if strings.Contains(l, "┤") {
+			labelled++
+		}
+	}
+	if labelled != 3 || !strings.HasPrefix(lines[5], "ratio└1") || !strings.Contains(lines[6], "perf PASS") || !strings.Contains(lines[7], "upper bound 1.008") {
+		t.Fatalf("three labelled rows of ratios, the x axis, the verdict lines:\n%s", strings.Join(lines, "\n"))
+	}
+	// A tall pane keeps the figures on their own line.
+	m.SetSize(54, 14)
+	if l := strings.Split(ansi.Strip(m.View()), "\n"); !strings.HasPrefix(l[1], " pairs 60/60") {
+		t.Fatalf("a roomy pane keeps the progress line:\n%s", strings.Join(l, "\n"))
+	}
+}
+
+// A strip whose range does not fit beside the x axis says it in the axis.
+func TestStripSaysItsRangeInTheAxisWhenNarrow(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 1, 1.05)
+	for p := 1; p <= 60; p++ {
+		m = apply(m, engine.PairDone{Pair: p, Ratio: 0.95 + 0.01*float64(p%10), Done: p, Total: 60})
+	}
+	lines := m.plot(40, 2)
+	if axis := ansi.Strip(lines[1]); !strings.HasPrefix(axis, "ratio└1") || !strings.Contains(axis, " ▁0.950–█1.040 ") || !strings.HasSuffix(axis, "60") {
+		t.Fatalf("strip axis %q", axis)
+	}
+}

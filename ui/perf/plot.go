@@ -120,22 +120,31 @@ func (m Model) strip(cols int) []string {
 		row[i*used/n] = bars[k]
 	}
 	axis := m.xAxis(used)
-	if span := fmt.Sprintf("  ▁%.3f–█%.3f", lo, hi); used+len([]rune(span)) <= cols {
-		axis += span // the blocks' range beside the axis, when the line has room
+	span := fmt.Sprintf("▁%.3f–█%.3f", lo, hi)
+	switch {
+	case used+2+len([]rune(span)) <= cols:
+		axis += "  " + span // the blocks' range beside the axis, when the line has room
+	default:
+		// else in the axis, in place of its name: a strip unlabelled says nothing of its values
+		axis = m.xAxis(used, " "+span+" ", " "+strings.ReplaceAll(span, "0.", ".")+" ")
 	}
 	return []string{st.Faint.Render("     │") + st.PlotMarker.Render(string(row)), st.Faint.Render(axis)}
 }
 
 // xAxis is the plot's x axis under used columns: the y axis's name at the corner, the first and
-// last pair at the ends and what is plotted in between, as much of it as fits.
-func (m Model) xAxis(used int) string {
+// last pair at the ends and what is plotted in between, as much of it as fits (the first of
+// names that fits; by default what the axis counts).
+func (m Model) xAxis(used int, names ...string) string {
+	if len(names) == 0 {
+		names = []string{" candidate/baseline by pair ", " ratio by pair ", " pair "}
+	}
 	first, last := "1", fmt.Sprint(len(m.ratios))
 	line := []rune(strings.Repeat("─", used))
 	copy(line, []rune(first))
 	if used > len(first)+len(last) {
 		copy(line[used-len(last):], []rune(last))
 	}
-	for _, name := range []string{" candidate/baseline by pair ", " ratio by pair ", " pair "} {
+	for _, name := range names {
 		if n := len([]rune(name)); n+len(first)+len(last)+2 <= used {
 			at := (used - n) / 2
 			copy(line[at:], []rune(name))

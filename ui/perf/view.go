@@ -32,11 +32,20 @@ func (m Model) View() string {
 	// has the line.
 	progress := text.Flow(m.progressParts(len(final) > 0 && m.summary.Final), sep, m.Width-1)
 	rest := m.busyLines(sep)
+	room := m.Height - 1 - len(lines) - len(progress) - len(rest) - len(final)
+	// A short pane (the workbench at 100×30) gives the plot the progress line's row when the
+	// figures fit in the title beside what runs: a plot of two rows shows little.
+	title := ""
+	if m.pairsDone > 0 && len(progress) == 1 && room+1 >= minPlotRows && room < roomyPlot {
+		if t := m.Title("PERFORMANCE", joinNote(m.note(), progress[0], sep)); text.Width(t) <= m.Width {
+			title, progress = t, nil
+			room++
+		}
+	}
 	for _, l := range progress {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, rest...)
-	room := m.Height - 1 - len(lines) - len(final)
 	hidden := ""
 	switch {
 	case m.pairsDone == 0 && room >= 1:
@@ -57,7 +66,22 @@ func (m Model) View() string {
 	} else {
 		lines = append(lines, final...)
 	}
-	return text.Fit(append([]string{m.title(hidden)}, lines...), m.Width, m.Height)
+	if title == "" {
+		title = m.title(hidden)
+	}
+	return text.Fit(append([]string{title}, lines...), m.Width, m.Height)
+}
+
+// roomyPlot is the room (plot rows and axis) from which the progress figures keep their own
+// line: four rows of ratios read as a plot.
+const roomyPlot = 5
+
+// joinNote is the title's note followed by more.
+func joinNote(note, more, sep string) string {
+	if note == "" {
+		return more
+	}
+	return note + sep + more
 }
 
 // maxPlotRows bounds the plot's height in a tall (zoomed) pane: more rows add no resolution
