@@ -2,6 +2,7 @@ package campaignreport
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,7 +76,9 @@ func markdown(r *Report) []byte {
 	m.footprint(r)
 	m.profiler(r)
 	m.statements(r)
-	return []byte(m.b.String())
+	// Paths read the same from any clone and after the campaign moves: the campaign folder's
+	// are relative, machine-local ones named (localPaths); report.json keeps them as recorded.
+	return []byte(localPaths(r).Replace(m.b.String()))
 }
 
 func orNone(s string) string {
@@ -126,7 +129,11 @@ func (m *md) revisions(r *Report) {
 	}
 	m.blank()
 	for _, a := range r.Artifacts {
-		m.p("- %s gen %d copied from %s, pinned at %s", a.Arm, a.Gen, code(a.Source), stamp(a.PinnedAt))
+		from := code(a.Source)
+		if filepath.IsAbs(a.Source) { // a path of the machine that pinned it: report.json keeps it
+			from = code(filepath.Base(a.Source)) + " (outside the campaign; its path is in report.json)"
+		}
+		m.p("- %s gen %d copied from %s, pinned at %s", a.Arm, a.Gen, from, stamp(a.PinnedAt))
 	}
 	for _, a := range r.Artifacts {
 		b := a.Build

@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// localPaths rewrites what summary.md would otherwise say as a machine-local absolute path
-// (reasons and errors quote them): the campaign folder becomes relative ("."), a pinned
-// artifact's source binary its arm's name, the user cache folder (kvparity's build cache is
-// in it) and the home folder words. The report.md audit keeps them.
+// localPaths rewrites what summary.md and report.md would otherwise say as a machine-local
+// absolute path (reasons, errors and build commands quote them): the campaign folder becomes
+// relative ("."), a pinned artifact's source binary its arm's name, the user cache folder
+// (kvparity's build cache is in it) and the home folder words. report.json keeps them.
 func localPaths(r *Report) *strings.Replacer {
 	type pair struct{ old, new string }
 	var ps []pair
