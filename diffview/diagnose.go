@@ -17,7 +17,8 @@ type Signature struct {
 	// Changes are the indexes into Diff.Changes of the differing pointers the signature
 	// accounts for, ascending: what "cover this cause" covers (Diff.PatternsOf). Empty for
 	// the unclassified remainder, whose count is a bound (Diff.Unexplained lists what no
-	// signature names). Not in JSON: a report keeps counts.
+	// signature names). Explains may exceed its length where two lenses merged into one
+	// signature counted a pointer each. Not in JSON: a report keeps counts.
 	Changes []int `json:"-"`
 	Of      int   `json:"of"` // total differing pointers (held ones, when Held)
 	// Held says Of counts the changes a truncated diff holds in detail, not every differing
