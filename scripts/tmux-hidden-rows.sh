@@ -106,7 +106,7 @@ shot() {
 	local screen
 	screen="$(capture)"
 	printf '=== %s · %s. %s\n%s\n\n' "$size" "$n" "$what" "$screen"
-	[[ -n "${CAPTURE_DIR:-}" ]] && mkdir -p "$CAPTURE_DIR" && printf '%s\n' "$screen" >"$CAPTURE_DIR/$size-$n-${what%% *}.txt"
+	[[ -n "${CAPTURE_DIR:-}" ]] && mkdir -p "$CAPTURE_DIR" && printf '%s\n' "$screen" >"$CAPTURE_DIR/$size-$n-${what%%[ :]*}.txt"
 	for want in "$@"; do
 		if ! grep -qE -- "$want" <<<"$screen"; then
 			echo "tmux-hidden-rows: FAIL at $size, $n ($what): /$want/ is not on the screen" >&2
