@@ -5,16 +5,17 @@
 #
 #   c1 edit      (dynamo-checkout.sh's) a comment line in lib/kv-router/src/lib.rs
 #   c2 comment   a comment line in lib/bench
-#   c3 broken    a line in lib/kv-router/src/lib.rs that does not compile
-#   c4 fixed     c3's line removed
-#   c5 tiebreak  the router's tie-break: `if cost < best_cost {` -> `if cost <= best_cost {` in
+#   c3 comment   a comment line in lib/kv-router/src/lib.rs
+#   c4 broken    a line in lib/kv-router/src/lib.rs that does not compile
+#   c5 fixed     c4's line removed
+#   c6 tiebreak  the router's tie-break: `if cost < best_cost {` -> `if cost <= best_cost {` in
 #                lib/kv-router/src/scheduling/selector/default.rs (a later equal-cost worker wins)
-#   c6 comment   a comment line in lib/kv-router/src/lib.rs
 #   c7 comment   a comment line in lib/bench
 #   c8 comment   a comment line in lib/kv-router/src/lib.rs
 #
 # then runs `kvparity bisect ROW --good base --bad c8` (the row: kvparity init-row --checkout
-# --candidate HEAD) and checks it names c5 as the first bad commit and skips c3 as not building.
+# --candidate HEAD) and checks it names c6 as the first bad commit and skips c4 as not building.
+# (The search probes c8, then c4, the middle: the broken commit is met, not stepped over.)
 # Prints the bisect's text, the number of builds, the time of each step and the whole run.
 #
 # The checkout is made in a fixed folder (~/.cache/kvparity/bisect-fixture, or $BISECT_DIR) so
@@ -48,14 +49,14 @@ selector="$checkout/lib/kv-router/src/scheduling/selector/default.rs"
 grep -q 'if cost < best_cost {' "$selector" || { echo "bisect-fixture: $selector has no 'if cost < best_cost {'" >&2; exit 1; }
 printf '// kvparity fixture: c2, a comment.\n' >>"$bench"
 c2="$(commit "bench: a comment line")"
+printf '// kvparity fixture: c3, a comment.\n' >>"$router"
+c3="$(commit "kv-router: a comment line")"
 printf 'const KVPARITY_FIXTURE_BROKEN: u32 = "not a number";\n' >>"$router"
-c3="$(commit "kv-router: a constant that does not compile")"
+c4="$(commit "kv-router: a constant that does not compile")"
 sed -i '$d' "$router"
-c4="$(commit "kv-router: remove the constant that did not compile")"
+c5="$(commit "kv-router: remove the constant that did not compile")"
 sed -i 's/if cost < best_cost {/if cost <= best_cost {/' "$selector"
-c5="$(commit "kv-router: a later worker of equal cost wins the tie")"
-printf '// kvparity fixture: c6, a comment.\n' >>"$router"
-c6="$(commit "kv-router: a comment line")"
+c6="$(commit "kv-router: a later worker of equal cost wins the tie")"
 printf '// kvparity fixture: c7, a comment.\n' >>"$bench"
 c7="$(commit "bench: another comment line")"
 printf '// kvparity fixture: c8, a comment.\n' >>"$router"
@@ -66,9 +67,10 @@ t0=$(date +%s)
 status=0
 "$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
 t1=$(date +%s)
+((status == 1)) || { echo "bisect-fixture: kvparity bisect exited $status (1: a first bad commit named)" >&2; tail -30 "$work/bisect.err" >&2; }
 "$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --json >"$work/bisect.json" 2>/dev/null || true
 cat "$work/bisect.out"
-python3 - "$work/bisect.json" "$c3" "$c5" <<'PY'
+python3 - "$work/bisect.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 for s in r["steps"]:
@@ -77,14 +79,14 @@ for s in r["steps"]:
 print(f"{len(r['steps'])} probes, {r['builds']} builds compiled (plus the good commit's)")
 PY
 echo "bisect: $((t1 - t0)) s, exit status $status"
-python3 - "$work/bisect.json" "$c3" "$c5" <<'PY'
+python3 - "$work/bisect.json" "$c4" "$c6" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 broken, tiebreak = sys.argv[2], sys.argv[3]
-ok = r["status"] == "found" and r["first_bad"]["sha"] == tiebreak
 skipped = [s for s in r["steps"] if s["commit"] == broken]
-if skipped and not (skipped[0]["outcome"] == "skip" and "does not build" in skipped[0]["why"]):
-    ok = False
-print(f"bisect-fixture: {'PASS' if ok else 'FAIL'}: first bad {r.get('first_bad', {}).get('sha', 'none')[:12]} (want the tie-break {tiebreak[:12]}); broken commit {'probed and skipped' if skipped else 'not probed'}")
+ok = r["status"] == "found" and r["first_bad"]["sha"] == tiebreak and len(skipped) == 1 and \
+    skipped[0]["outcome"] == "skip" and "does not build" in skipped[0]["why"]
+first = (r.get("first_bad") or {}).get("sha", "none")
+print(f"bisect-fixture: {'PASS' if ok else 'FAIL'}: first bad {first[:12]} (want the tie-break {tiebreak[:12]}); broken commit {broken[:12]} {'probed and skipped' if skipped else 'not probed'}")
 sys.exit(0 if ok else 1)
 PY

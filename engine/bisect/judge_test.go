@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -62,5 +63,19 @@ func TestBisectSearchAroundSkippedCommits(t *testing.T) {
 	}
 	if got := pick(lo, hi, skipped); got != -1 {
 		t.Errorf("pick %d with only skipped commits between, want none", got)
+	}
+}
+
+// A failed build's reason is the compiler's error, not cargo's progress before it.
+func TestBisectBuildErrorIsTheCompilersError(t *testing.T) {
+	err := errors.New("candidate arm (git:/d@abc): building git:/d@abc: cargo build --release: exit status 101\n" +
+		"   Locking 1 package to latest Rust 1.95.0 compatible version\n   Compiling dynamo-kv-router v1.5.1 (/x/lib/kv-router)\n" +
+		"error[E0308]: mismatched types\n  --> lib/kv-router/src/lib.rs:94:38")
+	got := buildError(err)
+	if want := "error[E0308]: mismatched types · --> lib/kv-router/src/lib.rs:94:38 (exit status 101)"; got != want {
+		t.Errorf("buildError: %q, want %q", got, want)
+	}
+	if stopped(err) || !stopped(errors.New("candidate arm (x): building x: cargo build: signal: terminated\n")) {
+		t.Error("stopped: a compiler error is no signal, a terminated cargo is")
 	}
 }

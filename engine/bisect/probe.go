@@ -227,18 +227,26 @@ func stopped(err error) bool {
 	return strings.Contains(first, ": signal: ")
 }
 
-// buildError is what a failed build said: the tool's own lines (the compiler's errors) when
-// there are some, then how the command ended; the command and source are the step's already.
+// buildError is what a failed build said: the compiler's errors (from its first "error" line
+// on; cargo's progress before it is dropped) when there are some, then how the command ended;
+// the command and source are the step's already.
 func buildError(err error) string {
 	first, rest, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
 	if rest == "" {
 		return condense(first)
 	}
+	lines := strings.Split(rest, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "error") {
+			lines = lines[i:]
+			break
+		}
+	}
 	what := first
 	if i := strings.LastIndex(first, ": "); i >= 0 {
 		what = first[i+2:]
 	}
-	return condense(rest) + " (" + what + ")"
+	return condense(strings.Join(lines, "\n")) + " (" + what + ")"
 }
 
 // condense puts a build error on one line (the compiler's lines after the command's), short
