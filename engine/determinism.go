@@ -420,7 +420,9 @@ func (c *Campaign) decide() {
 }
 
 // pruneReports applies stage 4's retention: matching full reports are deleted; both arms'
-// reports are kept when parity fails, and every report of an UNSTABLE (or failed) arm.
+// reports are kept when parity fails, and every report of an UNSTABLE (or failed) arm. The
+// baseline's first report always stays: it is what a later generation of the candidate (a
+// rebuild in watch mode, the desk loop) is diffed against, and the baseline is never rerun.
 func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 	var gone []RunID
 	for _, a := range []ArmResult{b, cand} {
@@ -428,7 +430,7 @@ func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
 			continue // keep everything of an unstable or failed arm
 		}
 		for i, end := range a.Ends {
-			keepOne := parity != verdict.Pass && i == 0 // one report per arm for the diff
+			keepOne := i == 0 && (parity != verdict.Pass || a.Arm == Baseline) // one report per arm for the diff
 			if keepOne || end.ReportPath == "" {
 				continue
 			}
