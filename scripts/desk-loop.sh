@@ -119,7 +119,7 @@ build (incremental)        $(awk -v b="$build_s" 'BEGIN { printf "%.1f", b }')  
 pin (generation $gen)         $(since "$stale_at" "$pinned_at")
 determinism + parity       $(since "$pinned_at" "$parity_at")
 verdict on screen          $(since "$t0" "$t_screen")   (total, edit → new verdict drawn)"
-echo "=== before the edit (watch on)"
+echo "=== before w: the first determinism stage"
 echo "$before"
 echo "=== after the edit: the new verdict and diff"
 echo "$after"
