@@ -652,6 +652,22 @@ func (c *Campaign) waitStage() {
 // Wait blocks until the running stage (if any) has finished; the headless CLI uses it.
 func (c *Campaign) Wait() { c.waitStage() }
 
+// WaitContext is Wait until ctx is done; then it stops the running stage with ctx's cause
+// (Interrupt: finished runs are kept and the campaign resumes from them), waits for it to end
+// and returns that cause. Headless runs and bisect probes wait this way on a signal.
+func (c *Campaign) WaitContext(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { c.waitStage(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		c.Interrupt(context.Cause(ctx))
+		<-done
+		return context.Cause(ctx)
+	}
+}
+
 // startStage runs fn on a goroutine as the one running stage.
 func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled bool)) error {
 	c.mu.Lock()

@@ -88,17 +88,11 @@ var errInterrupted = errors.New("interrupted")
 // runStages runs the asked stages one after the other; errInterrupted when interrupted.
 func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.Writer) error {
 	wait := func() error {
-		done := make(chan struct{})
-		go func() { c.Wait(); close(done) }()
-		select {
-		case <-done:
-			return nil
-		case <-ctx.Done():
-			fmt.Fprintf(stderr, "kvparity run: interrupted (%v); stopping the stage (finished runs are kept)\n", context.Cause(ctx))
-			c.Interrupt(context.Cause(ctx))
-			<-done
+		if err := c.WaitContext(ctx); err != nil {
+			fmt.Fprintf(stderr, "kvparity run: interrupted (%v); the stage was stopped (finished runs are kept)\n", err)
 			return errInterrupted
 		}
+		return nil
 	}
 	// The perf stage measures the artifacts the determinism stage proved STABLE: a campaign
 	// that has not run it yet runs it first, so `--stage perf` works on a fresh row.

@@ -128,18 +128,7 @@ func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row,
 			return fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
 		}
 	}
-	wait := func() error {
-		done := make(chan struct{})
-		go func() { c.Wait(); close(done) }()
-		select {
-		case <-done:
-			return nil
-		case <-ctx.Done():
-			c.Interrupt(context.Cause(ctx)) // finished runs are kept: the probe resumes
-			<-done
-			return context.Cause(ctx)
-		}
-	}
+	wait := func() error { return c.WaitContext(ctx) } // finished runs are kept: the probe resumes
 	h := c.History()
 	if !h.ArmResult(engine.Baseline).Verdict.Decided() || !h.ArmResult(engine.Candidate).Verdict.Decided() || !h.Parity().Verdict.Decided() {
 		b.say(Progress{Commit: sha, Phase: PhaseRunning})
