@@ -24,21 +24,7 @@ func TestWatchRebuildsAWorktreeCandidateOnSave(t *testing.T) {
 	}
 	fixture, _ := filepath.Abs(filepath.Join("build", "testdata"))
 	buildtest.Install(t, buildtest.Options{Fixture: fixture, Bench: testBinary(t)})
-	repo := filepath.Join(t.TempDir(), "dynamo")
-	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
-		t.Fatal(err)
-	}
-	os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock"))
-	os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
+	repo, git := buildtest.Checkout(t, fixture)
 	git("add", ".")
 	git("commit", "-qm", "base")
 

@@ -40,28 +40,13 @@ func checkoutHistory(t *testing.T, variant string) (repo string, shas []string) 
 		t.Skip("git not installed")
 	}
 	fx := fixture(t)
-	repo = filepath.Join(t.TempDir(), "dynamo")
-	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fx, "dynamo-bench"))); err != nil {
-		t.Fatal(err)
-	}
-	os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock"))
-	os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644)
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	var git func(...string) string
+	repo, git = buildtest.Checkout(t, fx)
 	commit := func(msg string) {
 		git("add", "-A")
 		git("commit", "-qm", msg)
 		shas = append(shas, git("rev-parse", "HEAD"))
 	}
-	git("init", "-q")
 	commit("base")
 	harness := filepath.Join(repo, "lib", "bench", "offline_replay_bench.rs")
 	edit := func(line string) {

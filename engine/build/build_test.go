@@ -148,23 +148,7 @@ func TestBuildFromAGitCommitLeavesTheCheckoutAlone(t *testing.T) {
 	}
 	fixture := fixtureCopy(t)
 	fakeToolchain(t, fixture)
-	repo := filepath.Join(t.TempDir(), "dynamo")
-	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
-		t.Fatal(err)
-	}
-	os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock"))
-	os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644)
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
+	repo, git := buildtest.Checkout(t, fixture)
 	git("add", ".")
 	git("commit", "-qm", "bench")
 	commit := git("rev-parse", "HEAD")

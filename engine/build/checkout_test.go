@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"kvparity/engine/build/buildtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 type checkout struct {
 	t    *testing.T
 	repo string
+	git  func(args ...string) string
 }
 
 const checkoutRoot = `[workspace]
@@ -35,11 +37,8 @@ func newCheckout(t *testing.T, fixture string, core bool) *checkout {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	c := &checkout{t: t, repo: filepath.Join(t.TempDir(), "dynamo")}
-	if err := os.CopyFS(filepath.Join(c.repo, "lib", "bench"), os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
-		t.Fatal(err)
-	}
-	os.Rename(filepath.Join(c.repo, "lib", "bench", "Cargo.lock"), filepath.Join(c.repo, "Cargo.lock"))
+	c := &checkout{t: t}
+	c.repo, c.git = buildtest.Checkout(t, fixture)
 	root := checkoutRoot
 	if core {
 		if err := os.CopyFS(filepath.Join(c.repo, "lib", "aisimulate-core"), os.DirFS(filepath.Join(fixture, "aisimulate-core"))); err != nil {
@@ -51,21 +50,9 @@ func newCheckout(t *testing.T, fixture string, core bool) *checkout {
 		os.WriteFile(filepath.Join(c.repo, "Cargo.lock"), []byte(strings.Replace(string(lock), patchedLockLines, "", 1)), 0o644)
 	}
 	os.WriteFile(filepath.Join(c.repo, "Cargo.toml"), []byte(root), 0o644)
-	c.git("init", "-q")
 	c.git("add", ".")
 	c.git("commit", "-qm", "base")
 	return c
-}
-
-func (c *checkout) git(args ...string) string {
-	c.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", c.repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-	cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		c.t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 func (c *checkout) write(rel, content string) {

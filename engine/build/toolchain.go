@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"kvparity/internal/atomicfile"
@@ -34,7 +33,8 @@ func RecordToolchain(ctx context.Context, cache string) error {
 // is none, the one recorded in the cache (built is false then: nothing may be compiled).
 func cacheToolchain(ctx context.Context, cache string) (tc Toolchain, onPath bool, err error) {
 	tc, err = ReadToolchain(ctx)
-	if err == nil || !errors.Is(err, exec.ErrNotFound) && !isNotFound(err) {
+	var nf *toolNotFound
+	if err == nil || !errors.As(err, &nf) {
 		return tc, err == nil, err
 	}
 	b, rerr := os.ReadFile(filepath.Join(cache, toolchainFile))
@@ -45,12 +45,6 @@ func cacheToolchain(ctx context.Context, cache string) (tc Toolchain, onPath boo
 		return Toolchain{}, false, fmt.Errorf("%s: not a toolchain record: %v", filepath.Join(cache, toolchainFile), jerr)
 	}
 	return tc, false, nil
-}
-
-// isNotFound says err is run's "not found on PATH" error for a tool.
-func isNotFound(err error) bool {
-	var nf *toolNotFound
-	return errors.As(err, &nf)
 }
 
 // toolNotFound is a tool missing from PATH.

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -225,4 +226,34 @@ func BuiltVariant() string {
 		return ""
 	}
 	return strings.TrimSpace(v)
+}
+
+// Checkout makes a git checkout shaped like Dynamo's workspace from the fixture (the miniature
+// dynamo-bench at lib/bench, Cargo.lock at the root, a workspace manifest), not yet committed,
+// and returns it with git run inside it (fixed identity; the fake tools off). Tests that build
+// a git or worktree source start from it.
+func Checkout(t testing.TB, fixture string) (repo string, git func(args ...string) string) {
+	t.Helper()
+	repo = filepath.Join(t.TempDir(), "dynamo")
+	if err := os.CopyFS(filepath.Join(repo, "lib", "bench"), os.DirFS(filepath.Join(fixture, "dynamo-bench"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(repo, "lib", "bench", "Cargo.lock"), filepath.Join(repo, "Cargo.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "Cargo.toml"), []byte("[workspace]\nmembers = [\"lib/bench\"]\nresolver = \"2\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git = func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "KVPARITY_FAKE_TOOL=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	return repo, git
 }
