@@ -331,6 +331,14 @@ func (r *matrixRow) status() RowStatus {
 	}
 	switch {
 	case s.Stage == RowStageBlocked:
+		// A blocked stage still ends its run with a report (exit 2): its verdicts are the
+		// row's, so the matrix says what report.json says (a semantic FAIL stays FAIL).
+		if last != nil && last.Verdict() {
+			if r.verdicts == nil {
+				r.assessRow()
+			}
+			s.Verdicts = r.verdicts
+		}
 	case last == nil:
 	case last.State == JobPending:
 		s.Stage = RowStageQueued

@@ -132,3 +132,28 @@ func TestMatrixOverall(t *testing.T) {
 		}
 	}
 }
+
+// A run whose perf stage blocked (a loaded node) still ends with a report: the matrix reads
+// that report's verdicts, so a semantic FAIL is FAIL in matrix.json as in report.json, not a
+// BLOCKED row with every verdict undecided.
+func TestBlockedRowReadsItsReport(t *testing.T) {
+	f := newRowFold(RowStatus{Row: "r"}, foldRow())
+	f.add(engine.Record{Type: engine.RecBlocked, Stage: engine.StagePerf, Reason: "pair 3 was invalidated 5 times in a row"})
+	report := verdict.Decide(verdict.Inputs{Baseline: verdict.Of(verdict.Stable, ""), Candidate: verdict.Of(verdict.Stable, ""),
+		Parity: verdict.Of(verdict.Fail, "differ"), Evidence: verdict.Of(verdict.Pass, ""),
+		Performance: verdict.Of(verdict.Blocked, "pair 3"), Footprint: verdict.Of(verdict.Pass, "")})
+	assessed := 0
+	r := &matrixRow{fold: f, assess: func(string) (verdict.Verdicts, error) { assessed++; return report, nil }}
+	two := verdict.ExitInconclusive
+	r.jobs = []JobRecord{{Mode: "local", State: JobFailed, ExitCode: &two}}
+	s := r.status()
+	if s.Stage != RowStageBlocked || s.Verdicts == nil || s.Overall() != report.Overall || assessed != 1 {
+		t.Fatalf("blocked row with a report: stage %s verdicts %+v overall %+v (assessed %d)", s.Stage, s.Verdicts, s.Overall(), assessed)
+	}
+	// Killed while blocked (no exit status): no report to read, the row stays BLOCKED.
+	r = &matrixRow{fold: f, assess: func(string) (verdict.Verdicts, error) { t.Fatal("assessed a killed run"); return report, nil }}
+	r.jobs = []JobRecord{{Mode: "local", State: JobFailed}}
+	if s := r.status(); s.Verdicts != nil || s.Overall().Verdict != verdict.Blocked {
+		t.Fatalf("killed while blocked: %+v", s.Overall())
+	}
+}
