@@ -1,14 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
+
+	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
 	"kvparity/engine/bisect"
 	"kvparity/headless"
+	"kvparity/ui/bisectview"
+	"kvparity/ui/theme"
 	"kvparity/verdict"
 )
 
@@ -17,7 +26,7 @@ func init() {
 }
 
 const bisectUsage = `usage: kvparity bisect ROW.toml --good REF --bad REF [--judge semantic|determinism|perf]
-                       [--dir DIR] [--exceptions CAMPAIGN] [--cpus LIST] [--json]
+                       [--dir DIR] [--exceptions CAMPAIGN] [--cpus LIST] [--json | --view]
 
 Bisects the first-parent history of the row's candidate checkout (source = "git:PATH@REF")
 between --good and --bad. Each probed commit is built as the row builds its arms (cached by
@@ -39,7 +48,11 @@ recorded. DIR defaults to ./campaigns/<row>-bisect-<good12>-<bad12>.
 The result names the first bad commit (SHA, subject, author date, diff stat), the last good
 one, every step and why it was judged so, and the probe campaign of good vs first bad
 (kvparity open DIR/probe-..., kvparity diff --campaign DIR/probe-...). --json prints it as
-one document (schema_version 2, kind "bisect").
+one document (schema_version 2, kind "bisect"). --view shows the bisect view while it runs:
+the commits newest first with each one's state live (building, running, good, bad, skipped),
+the range the first bad commit can still be in, and the result; enter opens a judged commit's
+probe campaign in the workbench; q quits (the same command resumes). The result's text is
+printed when the view closes.
 
 exit status: 0 --bad is not bad (nothing to bisect), 1 the first bad commit is named, 2 it
 cannot be named (skipped commits around it, or --bad could not be judged), 3 usage or input
@@ -58,6 +71,7 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	exceptions := fs.String("exceptions", "", "a campaign whose exception records apply to every probe")
 	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	view := fs.Bool("view", false, "show the bisect view: the commits live, enter opens a judged probe's campaign")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -69,6 +83,9 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 || *good == "" || *bad == "" {
 		fs.Usage()
 		return verdict.ExitUsage
+	}
+	if *view && *asJSON {
+		return usageErr("--view and --json exclude each other")
 	}
 	judge, err := bisect.ParseJudge(*judgeFlag)
 	if err != nil {
@@ -88,7 +105,16 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	o.Progress = bisectPrinter(stderr)
 	ctx, stop := interruptContext()
 	defer stop()
-	r, err := bisect.Run(ctx, o)
+	var r *bisect.Result
+	if *view {
+		r, err = runBisectView(ctx, o, stderr)
+	} else {
+		r, err = bisect.Run(ctx, o)
+	}
+	if errors.Is(err, errViewQuit) {
+		fmt.Fprintln(stderr, "kvparity bisect: quit before the end; the recorded steps are kept: run the same command again to resume")
+		return verdict.ExitInconclusive
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity bisect:", err)
 		if code, ok := interruptedExit(ctx); ok {
@@ -133,5 +159,65 @@ func bisectPrinter(w io.Writer) func(bisect.Progress) {
 				fmt.Fprintf(w, "kvparity bisect: %.12s: %s\n", p.Commit, map[string]string{bisect.PhaseBuilding: "building", bisect.PhaseRunning: "running its probe campaign"}[p.Phase])
 			}
 		}
+	}
+}
+
+// errViewQuit is the cause a bisect is stopped with when its view is quit before the end.
+var errViewQuit = errors.New("the bisect view was quit")
+
+// runBisectView runs the bisect under the bisect view. Quitting the view stops the bisect (its
+// recorded steps are kept) and waits for it to return. Warnings go to stderr after the view
+// closes: the screen is the view's while it runs.
+func runBisectView(ctx context.Context, o bisect.Options, stderr io.Writer) (*bisect.Result, error) {
+	feed := bisectview.NewFeed()
+	var warnings strings.Builder
+	var mu sync.Mutex
+	o.Progress = feed.Publish
+	o.Campaign.Warn = func(s string) { mu.Lock(); defer mu.Unlock(); fmt.Fprintln(&warnings, "warning:", s) }
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	m := bisectview.New(theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openProbeCmd(exe))
+	m.Standalone = true
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	type ended struct {
+		r   *bisect.Result
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		r, err := bisect.Run(bctx, o)
+		feed.Finish(r, err)
+		done <- ended{r, err}
+	}()
+	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		fmt.Fprintf(stderr, "kvparity bisect: %v\n", err)
+	}
+	var e ended
+	select {
+	case e = <-done: // the bisect had ended when the view closed
+	default:
+		cancel(errViewQuit)
+		if e = <-done; e.r == nil && ctx.Err() == nil {
+			e.err = errViewQuit
+		}
+	}
+	mu.Lock()
+	io.WriteString(stderr, warnings.String())
+	mu.Unlock()
+	return e.r, e.err
+}
+
+// openProbeCmd opens a probe campaign's workbench (kvparity open DIR) in place of the view.
+func openProbeCmd(exe string) bisectview.OpenFunc {
+	return func(dir string) tea.Cmd {
+		return tea.ExecProcess(exec.Command(exe, "open", dir), func(err error) tea.Msg {
+			if err != nil {
+				return bisectview.NoteMsg(fmt.Sprintf("kvparity open %s: %v", dir, err))
+			}
+			return nil
+		})
 	}
 }

@@ -50,6 +50,7 @@ func TestBisectCommandRefusesWhatItCannotBisect(t *testing.T) {
 		{[]string{crateRow, "--good", "HEAD", "--bad", "HEAD"}, `bisect needs a candidate source = "git:PATH@REF"`},
 		{[]string{gitRow, "--good", "nosuchref", "--bad", "HEAD"}, "--good: " + repo + " has no commit nosuchref"},
 		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD"}, "has no commit after --good"},
+		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD", "--view", "--json"}, "--view and --json exclude each other"},
 	} {
 		var out, errb bytes.Buffer
 		if code := bisectCmd(append(c.args, "--dir", filepath.Join(dir, "b")), &out, &errb); code != verdict.ExitUsage || !strings.Contains(errb.String(), c.says) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"math/bits"
 	"path/filepath"
 	"syscall"
 
@@ -55,20 +56,56 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// Phases of a probe.
+// Phases of a bisect and of its probes.
 const (
+	PhaseStarted  = "started"  // Started set, once, before the good commit is built
 	PhaseBuilding = "building" // Build set while a build reports
 	PhaseRunning  = "running"  // Event set for each of the probe campaign's events
-	PhaseJudged   = "judged"   // Step set
+	PhaseJudged   = "judged"   // Step and Range set
 )
 
-// A Progress is one step of a probe, for the headless printer and the workbench.
+// A Progress is one step of a bisect or of a probe, for the headless printer and the bisect
+// view. Commit is the probed commit (the good one while its baseline builds).
 type Progress struct {
-	Commit string
-	Phase  string
-	Build  *engine.BuildProgress
-	Event  engine.Event
-	Step   *Step
+	Commit  string
+	Phase   string
+	Started *Started
+	Build   *engine.BuildProgress
+	Event   engine.Event
+	Step    *Step
+	Range   *Range
+}
+
+// Started is what a bisect is over, sent before anything is built: the history with each
+// commit's subject and date, and the steps a resumed bisect had recorded.
+type Started struct {
+	Row      string
+	Judge    Judge
+	Repo     string
+	Dir      string
+	Good     Commit
+	Commits  []Commit // the first-parent history after Good, oldest first; Bad is the last
+	Recorded []Step   // judged before this run (a resume), in order
+	Range    Range
+}
+
+// Range is where the first bad commit can still be, as indexes into Started.Commits.
+type Range struct {
+	LastGood int // the newest commit judged good before FirstBad; -1 is the good ref
+	FirstBad int // the oldest commit judged bad; -1 while none is
+	// Left is how many more probes the search needs at most if none is skipped: ⌈log₂(n+1)⌉
+	// for the n untried commits between LastGood and FirstBad.
+	Left int
+}
+
+// rangeOf is the search's range over commits after the judged steps.
+func rangeOf(commits []string, judged map[string]Step) Range {
+	lo, hi, skipped := bounds(commits, judged)
+	if hi < 0 {
+		return Range{LastGood: lo, FirstBad: hi, Left: 1} // the bad ref is probed first
+	}
+	n := hi - lo - 1 - len(skipped)
+	return Range{LastGood: lo, FirstBad: hi, Left: bits.Len(uint(n))}
 }
 
 type bisector struct {
@@ -173,6 +210,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		commits = recorded.Commits // the history as it was when the bisect started
 	}
 
+	judged := map[string]Step{}
+	for _, s := range steps {
+		judged[s.Commit] = s
+	}
+	if o.Progress != nil {
+		started := &Started{Row: o.Row.Name, Judge: o.Judge, Repo: b.repo, Dir: b.dir, Recorded: steps, Range: rangeOf(commits, judged)}
+		if started.Good, err = describe(ctx, b.repo, b.good); err != nil {
+			started.Good = Commit{SHA: b.good}
+		}
+		started.Commits = describeAll(ctx, b.repo, b.good, commits)
+		b.say(Progress{Commit: b.good, Phase: PhaseStarted, Started: started})
+	}
+
 	// The good commit is every probe's baseline: it must build, or nothing can be judged.
 	if _, err := engine.BuildArms(ctx, b.rowFor(b.good), o.Campaign.BuildCache, b.buildProgress(b.good)); err != nil {
 		if ctx.Err() != nil {
@@ -184,10 +234,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("--good %s does not build, and it is every probe's baseline: %w", short(b.good), err)
 	}
 
-	judged := map[string]Step{}
-	for _, s := range steps {
-		judged[s.Commit] = s
-	}
 	record := func(sha string) (Step, error) {
 		st, err := b.probe(ctx, sha)
 		if err != nil {
@@ -199,7 +245,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		steps = append(steps, st)
 		judged[sha] = st
-		b.say(Progress{Commit: sha, Phase: PhaseJudged, Step: &st})
+		r := rangeOf(commits, judged)
+		b.say(Progress{Commit: sha, Phase: PhaseJudged, Step: &st, Range: &r})
 		return st, nil
 	}
 	// The bad commit first: a bisect of a range whose end is not bad would name nothing.

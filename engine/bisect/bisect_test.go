@@ -115,9 +115,15 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 	o := testOptions(repo, dir, t.TempDir(), nil)
 	o.Campaign.Warn = func(s string) { t.Log("warning:", s) }
 	var phases []string
+	var begun []Started
+	var ranges []Range
 	o.Progress = func(p Progress) {
-		if p.Phase == PhaseJudged {
+		switch p.Phase {
+		case PhaseJudged:
 			phases = append(phases, short(p.Commit)+" "+string(p.Step.Outcome))
+			ranges = append(ranges, *p.Range)
+		case PhaseStarted:
+			begun = append(begun, *p.Started)
 		}
 	}
 	start := time.Now()
@@ -137,6 +143,15 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 	}
 	if r.FirstBad.Subject != "c6: preempt first-in first-out" || r.FirstBad.AuthorDate == "" || !strings.Contains(r.FirstBad.DiffStat, buildtest.VariantFile) {
 		t.Errorf("the first bad commit's description: %+v", r.FirstBad)
+	}
+	// The bisect view's inputs: the history with subjects once, before any build, and the
+	// range after each step (indexes into it: c1 is 0).
+	if len(begun) != 1 || len(begun[0].Commits) != 8 || begun[0].Commits[5].Subject != "c6: preempt first-in first-out" ||
+		begun[0].Good.SHA != shas[0] || begun[0].Dir != dir || len(begun[0].Recorded) != 0 || begun[0].Range != (Range{-1, -1, 1}) {
+		t.Errorf("started: %+v", begun)
+	}
+	if want := []Range{{-1, 7, 3}, {-1, 7, 3}, {2, 7, 2}, {4, 7, 2}, {4, 5, 0}}; fmt.Sprint(ranges) != fmt.Sprint(want) {
+		t.Errorf("ranges %v, want %v (steps %v)", ranges, want, phases)
 	}
 	want := map[string]Outcome{shas[8]: Bad, shas[4]: Skip, shas[3]: Good, shas[5]: Good, shas[6]: Bad}
 	if len(r.Steps) != len(want) {
@@ -188,12 +203,16 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 		t.Errorf("%d cargo builds, want 6 (the good commit, four probes, the broken one)", n)
 	}
 
+	begun = nil
 	again, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.FirstBad == nil || again.FirstBad.SHA != shas[6] || len(again.Steps) != len(r.Steps) {
 		t.Errorf("resumed: %+v", again)
+	}
+	if len(begun) != 1 || len(begun[0].Recorded) != len(r.Steps) || begun[0].Range != (Range{4, 5, 0}) {
+		t.Errorf("resumed, the view starts from the recorded steps: %+v", begun)
 	}
 	if n := cargoBuilds(t, log); n != 6 {
 		t.Errorf("the finished bisect run again compiled: %d cargo builds", n)
@@ -404,5 +423,51 @@ func TestBisectJudgesDeterminism(t *testing.T) {
 		if s.Commit == shas[4] && s.Outcome != Skip {
 			t.Errorf("the broken commit: %+v", s)
 		}
+	}
+}
+
+// --judge perf: the commit whose bench is 30% slower (the same report) is the first the paired
+// gate FAILs against the good commit; the commits before it PASS, the broken one is skipped.
+// The semantic judge would find nothing: the reports are the same bytes.
+func TestBisectJudgesPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five probe campaigns of fake builds and replays, each with a paired perf stage")
+	}
+	buildtest.Install(t, buildtest.Options{Fixture: fixture(t), Bench: selfExe(t)})
+	repo, shas := checkoutHistory(t, "slow-30")
+	o := testOptions(repo, filepath.Join(t.TempDir(), "bisect"), t.TempDir(), nil)
+	o.Judge = JudgePerf
+	o.Row.Perf.Pairs, o.Row.Perf.WarmupsPerArm = 20, 1
+	// The fake replays take milliseconds: the competing-load guard would judge a busy test
+	// machine, not the commits.
+	o.Campaign.Perf.CompetingLoadFraction = 1
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusFound || r.FirstBad.SHA != shas[6] || r.LastGood.SHA != shas[5] || r.Judge != JudgePerf {
+		t.Fatalf("%s: %s", r.Status, r.Reason)
+	}
+	for _, s := range r.Steps {
+		switch {
+		case s.Commit == shas[4]:
+			if s.Outcome != Skip || !strings.Contains(s.Why, "does not build") {
+				t.Errorf("the broken commit: %+v", s)
+			}
+		case s.Outcome == Bad:
+			if s.Performance != verdict.Fail || s.Parity != verdict.Pass || !strings.Contains(s.Why, "paired gate FAILs") {
+				t.Errorf("a bad step: %+v", s)
+			}
+		case s.Outcome == Good:
+			if s.Performance != verdict.Pass {
+				t.Errorf("a good step: %+v", s)
+			}
+		default:
+			t.Errorf("a step neither good nor bad nor the broken commit: %+v", s)
+		}
+	}
+	// Each probe's campaign ran its perf stage to a result.
+	if _, err := os.Stat(filepath.Join(r.Campaign, "perf", "result.json")); err != nil {
+		t.Errorf("the first bad commit's probe has no perf result: %v", err)
 	}
 }

@@ -83,3 +83,29 @@ func describe(ctx context.Context, repo, sha string) (Commit, error) {
 	}
 	return c, nil
 }
+
+// describeAll describes the commits of a history after good (subject and author date, no diff
+// stat) with one git log; a commit it does not list (a history rewritten since a resumed
+// bisect started) is described alone, or by its SHA only.
+func describeAll(ctx context.Context, repo, good string, commits []string) []Commit {
+	known := map[string]Commit{}
+	if out, err := git(ctx, repo, "log", "--first-parent", "--format=%H%x00%s%x00%aI", good+".."+commits[len(commits)-1]); err == nil {
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f := strings.SplitN(l, "\x00", 3); len(f) == 3 {
+				known[f[0]] = Commit{SHA: f[0], Subject: f[1], AuthorDate: f[2]}
+			}
+		}
+	}
+	out := make([]Commit, len(commits))
+	for i, sha := range commits {
+		c, ok := known[sha]
+		if !ok {
+			c = Commit{SHA: sha}
+			if d, err := describe(ctx, repo, sha); err == nil {
+				c, c.DiffStat = d, ""
+			}
+		}
+		out[i] = c
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // bench it builds is this test binary, which plays the replay when started with fakeEnv=1. A
 // commit whose tree holds buildtest.VariantFile builds that variant into its bench; the fake
 // replay reads it back (buildtest.BuiltVariant): "fifo-preemption" writes another canonical
-// report (a semantic change), "leak-random-uuid" a random one per process (UNSTABLE).
+// report (a semantic change), "leak-random-uuid" a random one per process (UNSTABLE), "slow-30"
+// the same report 30% slower (a performance regression).
 //
 // childEnv makes the test binary a bisect of its own (the options in the variable, JSON), so a
 // test can SIGKILL a bisect mid-way and resume it.
@@ -80,8 +82,13 @@ func fakeReplay(args []string) int {
 	}
 	sum := sha256.Sum256(data)
 	uuid, mode := "00000000-0000-0000-0000-000000000001", "lifo"
+	// The timing: 12.5 ms with 2% of noise (a constant series is no sample: the battery
+	// cannot be computed on it); "slow-30" takes 30% longer and reports the same.
+	execMs := 12.5 * (1 + 0.02*rand.Float64())
 	switch v := buildtest.BuiltVariant(); v {
 	case "":
+	case "slow-30":
+		execMs *= 1.3
 	case "fifo-preemption":
 		mode = "fifo"
 	case "leak-random-uuid":
@@ -109,7 +116,7 @@ func fakeReplay(args []string) int {
 		}
 	}
 	if p := flags["--timings-jsonl"]; p != "" {
-		os.WriteFile(p, []byte(`{"iteration":0,"replay_bench":true,"replay_execution_ms":12.5,"wall_time_ms":13.0}`+"\n"), 0o644)
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"iteration":0,"replay_bench":true,"replay_execution_ms":%.4f,"wall_time_ms":13.0}`+"\n", execMs)), 0o644)
 	}
 	return 0
 }

@@ -18,7 +18,7 @@ type OpenFunc func(row matrix.RowStatus) tea.Cmd
 // Model is the matrix view.
 type Model struct {
 	Styles theme.Styles
-	Keys   keys.MatrixKeys
+	Keys   keys.ListKeys
 
 	dir    string // the matrix folder, for the title
 	rows   []matrix.RowStatus
