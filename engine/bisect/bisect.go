@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"math/bits"
+	"os"
 	"path/filepath"
 	"syscall"
 
