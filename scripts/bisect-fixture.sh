@@ -18,6 +18,11 @@
 # (The search probes c8, then c4, the middle: the broken commit is met, not stepped over.)
 # Prints the bisect's text, the number of builds, the time of each step and the whole run.
 #
+# VIEW=1 runs the bisect under its view (kvparity bisect --view) in a detached tmux session
+# of SIZE (default 100x30) and prints two screens: one while a probe runs, and the end; it
+# checks the view names the first bad commit and the result's text is printed when it closes
+# (CAPTURE_OUT=file keeps the screens). TIMEOUT (default 1800 s) bounds the wait.
+#
 # The checkout is made in a fixed folder (~/.cache/kvparity/bisect-fixture, or $BISECT_DIR) so
 # its lineage (the kept target folder) serves the next run; the bisect folder is temporary.
 set -euo pipefail
@@ -35,9 +40,8 @@ base="$(sed -n 's/^base=//p' "$work/fixture.out")"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME="kvparity fixture" GIT_AUTHOR_EMAIL="fixture@kvparity.invalid"
 export GIT_COMMITTER_NAME="kvparity fixture" GIT_COMMITTER_EMAIL="fixture@kvparity.invalid"
-day=2
-commit() { # message: commits every change on the next fixed day
-	day=$((day + 1))
+commit() { # message: commits every change on the next fixed day (base is day 1, its edit day 2)
+	local day=$((1 + $(git -C "$checkout" rev-list --count HEAD)))
 	git -C "$checkout" add -A
 	GIT_AUTHOR_DATE="2026-01-$(printf %02d $day)T00:00:00+0000" GIT_COMMITTER_DATE="2026-01-$(printf %02d $day)T00:00:00+0000" \
 		git -C "$checkout" commit -q -m "$1"
@@ -65,8 +69,39 @@ c8="$(commit "kv-router: another comment line")"
 "$bin" init-row --checkout "$checkout" --candidate HEAD -o "$work/row.toml" 2>/dev/null
 t0=$(date +%s)
 status=0
-"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
-t1=$(date +%s)
+if [[ -n "${VIEW:-}" ]]; then
+	# The bisect view in a real terminal: a screen while a probe runs, and the end.
+	command -v tmux >/dev/null || { echo "bisect-fixture: VIEW needs tmux" >&2; exit 2; }
+	sock="kvparity-bisect-$$"
+	size="${SIZE:-100x30}"
+	trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+	tmux -L "$sock" -f /dev/null new-session -d -s b -x "${size%x*}" -y "${size#*x}" \
+		"'$bin' bisect '$work/row.toml' --good $base --bad $c8 --dir '$work/bisect' --view 2>'$work/bisect.err'; echo \"kvparity bisect exited with status \$?\" >'$work/status'; sleep 60"
+	capture() { tmux -L "$sock" capture-pane -p -t b; }
+	wait_for() { # pattern, seconds
+		local deadline=$((SECONDS + $2))
+		while ((SECONDS < deadline)); do capture | grep -q -- "$1" && return 0; sleep 1; done
+		return 1
+	}
+	shots="${CAPTURE_OUT:-$work/captures.txt}"
+	: >"$shots"
+	if wait_for "running its probe campaign" "${TIMEOUT:-1800}"; then
+		{ echo "---- the bisect view while a probe runs ($(( $(date +%s) - t0 )) s) ----"; capture; } | tee -a "$shots"
+	fi
+	wait_for "FIRST BAD\|ambiguous:\|undecided:\|not_reproduced:\|bisect stopped" "${TIMEOUT:-1800}" ||
+		{ echo "bisect-fixture: the view showed no end in time" >&2; capture >&2; tail -30 "$work/bisect.err" >&2; exit 1; }
+	t1=$(date +%s)
+	{ echo "---- the bisect view at the end ($((t1 - t0)) s) ----"; capture; } | tee -a "$shots"
+	grep -q "FIRST BAD" <(capture) || { echo "bisect-fixture: the view names no first bad commit" >&2; exit 1; }
+	tmux -L "$sock" send-keys -t b q
+	for _ in $(seq 1 20); do [[ -s "$work/status" ]] && break; sleep 0.5; done
+	status=$(sed -n 's/.*status //p' "$work/status")
+	capture | grep -q "first bad commit" || { echo "bisect-fixture: the result's text was not printed after the view" >&2; capture >&2; exit 1; }
+	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>>"$work/bisect.err" || true
+else
+	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
+	t1=$(date +%s)
+fi
 ((status == 1)) || { echo "bisect-fixture: kvparity bisect exited $status (1: a first bad commit named)" >&2; tail -30 "$work/bisect.err" >&2; }
 "$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --json >"$work/bisect.json" 2>/dev/null || true
 cat "$work/bisect.out"
