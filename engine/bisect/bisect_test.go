@@ -182,7 +182,12 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.Campaign, layout.FileJournal)); err != nil {
 		t.Errorf("the probe campaign: %v", err)
 	}
-	for _, s := range []string{"first bad commit " + shas[6], "does not build", "last good commit " + shas[5], "kvparity open " + r.Campaign} {
+	// The diagnosis of good vs first bad, from the probe campaign's report.
+	if d := r.Diagnosis; d == nil || d.Differing != 1 || d.First == nil || d.First.Pointer != "/metadata/engine_config/aggregated/preemption_mode" || len(d.Causes) == 0 {
+		t.Errorf("the diagnosis: %+v", r.Diagnosis)
+	}
+	for _, s := range []string{"first bad commit " + shas[6], "does not build", "last good commit " + shas[5], "kvparity open " + r.Campaign,
+		"diagnosis of the good commit vs the first bad one: 1 differing pointer\n", "first divergence: "} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("the text lacks %q", s)
 		}

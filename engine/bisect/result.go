@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"kvparity/campaignreport"
+	"kvparity/diffview"
 	"kvparity/verdict"
 )
 
@@ -46,7 +48,28 @@ type Result struct {
 	// Campaign is the probe campaign of the good commit against the first bad one (its
 	// focused diff: kvparity open, kvparity diff --campaign).
 	Campaign string `json:"campaign,omitempty"`
-	ExitCode int    `json:"exit_code"`
+	// Diagnosis is that campaign's focused diff in brief, when its canonical reports differ
+	// (the semantic judge's finding): the first divergence and the causes, as its report has them.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+	ExitCode  int        `json:"exit_code"`
+}
+
+// Diagnosis is why the first bad commit's reports differ from the good commit's.
+type Diagnosis struct {
+	Differing int                  `json:"differing"` // differing pointers
+	First     *diffview.JSONFirst  `json:"first_divergence"`
+	Causes    []diffview.Signature `json:"causes"` // most specific first
+}
+
+// diagnose reads the focused diff of a probe campaign from its report (nil when its reports
+// do not differ, or it cannot be read: the campaign is named either way).
+func diagnose(campaign string) *Diagnosis {
+	rep, err := campaignreport.Build(campaign)
+	if err != nil || rep.Semantic.Diff == nil || rep.Semantic.Diff.Count == 0 {
+		return nil
+	}
+	d := rep.Semantic.Diff
+	return &Diagnosis{Differing: d.Count, First: d.First, Causes: d.Diagnosis}
 }
 
 // result assembles the outcome of the judged steps.
@@ -87,6 +110,7 @@ func (b *bisector) result(ctx context.Context, commits []string, steps []Step, j
 		last = desc(commits[lo])
 	}
 	r.LastGood = &last
+	r.Diagnosis = diagnose(r.Campaign)
 	if len(skipped) == 0 {
 		r.Status, r.ExitCode = StatusFound, verdict.ExitFail
 		r.Reason = fmt.Sprintf("%s is the first bad commit (%s); %s before it is good", first.Short(), judged[first.SHA].Why, last.Short())
@@ -106,6 +130,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
+
+// maxCauses is how many of the diagnosis's causes the text lists.
+const maxCauses = 3
 
 // WriteText writes the result for a terminal: the range, each step and why, then the first
 // bad commit with its diff stat and where its probe campaign is.
@@ -139,6 +166,19 @@ func (r *Result) WriteText(w io.Writer) error {
 			if l != "" {
 				fmt.Fprintf(&b, "  %s\n", strings.TrimSpace(l))
 			}
+		}
+	}
+	if d := r.Diagnosis; d != nil {
+		fmt.Fprintf(&b, "diagnosis of the good commit vs the first bad one: %d differing %s\n", d.Differing, map[bool]string{true: "pointer", false: "pointers"}[d.Differing == 1])
+		if d.First != nil {
+			fmt.Fprintf(&b, "  first divergence: %s\n", d.First.Text)
+		}
+		for i, c := range d.Causes {
+			if i == maxCauses {
+				fmt.Fprintf(&b, "  … %d more causes (kvparity diff --campaign)\n", len(d.Causes)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s (explains %d of %d)\n", c.Label, c.Explains, c.Of)
 		}
 	}
 	for _, c := range r.CouldBe {

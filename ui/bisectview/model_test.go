@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"kvparity/diffview"
 	"kvparity/engine"
 	"kvparity/engine/bisect"
 	"kvparity/engine/build"
@@ -82,7 +83,9 @@ func script() ([]bisect.Progress, *bisect.Result) {
 	c5 := cs[4]
 	r := &bisect.Result{Row: "fixture", Judge: bisect.JudgeSemantic, Dir: "/b", Good: good, Bad: cs[7], Commits: 8, Status: bisect.StatusFound,
 		Reason:   c6.Short() + " is the first bad commit (" + bad + "); " + c5.Short() + " before it is good",
-		FirstBad: &c6, LastGood: &c5, Steps: []bisect.Step{s1, s2, s3, s4}, Builds: 3, Campaign: "/b/probe-" + c6.Short(), ExitCode: verdict.ExitFail}
+		FirstBad: &c6, LastGood: &c5, Steps: []bisect.Step{s1, s2, s3, s4}, Builds: 3, Campaign: "/b/probe-" + c6.Short(), ExitCode: verdict.ExitFail,
+		Diagnosis: &bisect.Diagnosis{Differing: 3, First: &diffview.JSONFirst{Text: "t=12.5 ms · routing · /per_request/0/routing_history/0/logical_worker_id 0 → 1"},
+			Causes: []diffview.Signature{{Label: "equal-cost tie broken the other way", Explains: 3, Of: 3}}}}
 	return ps, r
 }
 
@@ -156,6 +159,7 @@ func TestRenderShowsStatesAndRange(t *testing.T) {
 		"c77777777777  (bad)", "c33333333333  (good)", "found: c66666666666 is the first bad commit",
 		"found: c66666666666 is the first bad commit, c55555555555 before it is good · 4 probes, 3 builds compiled",
 		"first bad c66666666666 kv-router: a later worker of equal cost wins the tie · 1 file changed, 1 insertion(+)",
+		"first divergence t=12.5 ms · routing · /per_request/0/routing_history/0/logical_worker_id 0 → 1 · cause: equal-cost",
 		"bbbbbbbbbbbb  good ref  base: the published 1.5.1 crates", "every probe's baseline · cached build",
 		"step 4 · built in 31 s, incremental (1 file, 4 units) · probe 40 s · /b/probe-c66666666666 (enter opens it)"} {
 		if !strings.Contains(out, want) {

@@ -268,6 +268,20 @@ func (m Model) endLines(w int) []string {
 		}
 		out = append(out, text.Trunc(" first bad "+st.Accent.Render(c.Short())+" "+c.Subject+st.Faint.Render(" · "+strings.TrimSpace(stat)), w))
 	}
+	if dg := r.Diagnosis; dg != nil {
+		// Good vs first bad in brief: where the reports first part and the leading cause;
+		// enter on the first bad commit opens the whole diagnosis.
+		var parts []string
+		if dg.First != nil {
+			parts = append(parts, "first divergence "+dg.First.Text)
+		}
+		if len(dg.Causes) > 0 {
+			parts = append(parts, fmt.Sprintf("cause: %s (%d of %d)", dg.Causes[0].Label, dg.Causes[0].Explains, dg.Causes[0].Of))
+		}
+		if len(parts) > 0 {
+			out = append(out, text.Trunc(" "+strings.Join(parts, " · "), w))
+		}
+	}
 	return out
 }
 
