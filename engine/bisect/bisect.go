@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"kvparity/diffview"
@@ -102,7 +103,11 @@ type Range struct {
 func rangeOf(commits []string, judged map[string]Step) Range {
 	lo, hi, skipped := bounds(commits, judged)
 	if hi < 0 {
-		return Range{LastGood: lo, FirstBad: hi, Left: 1} // the bad ref is probed first
+		left := 1 // the bad ref is probed first
+		if _, ok := judged[commits[len(commits)-1]]; ok {
+			left = 0 // and was not bad: nothing to search
+		}
+		return Range{LastGood: lo, FirstBad: hi, Left: left}
 	}
 	n := hi - lo - 1 - len(skipped)
 	return Range{LastGood: lo, FirstBad: hi, Left: bits.Len(uint(n))}
@@ -215,7 +220,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		judged[s.Commit] = s
 	}
 	if o.Progress != nil {
-		started := &Started{Row: o.Row.Name, Judge: o.Judge, Repo: b.repo, Dir: b.dir, Recorded: steps, Range: rangeOf(commits, judged)}
+		started := &Started{Row: o.Row.Name, Judge: o.Judge, Repo: b.repo, Dir: b.dir, Recorded: slices.Clone(steps), Range: rangeOf(commits, judged)}
 		if started.Good, err = describe(ctx, b.repo, b.good); err != nil {
 			started.Good = Commit{SHA: b.good}
 		}

@@ -79,3 +79,26 @@ func TestBisectBuildErrorIsTheCompilersError(t *testing.T) {
 		t.Error("stopped: a compiler error is no signal, a terminated cargo is")
 	}
 }
+
+// The range the bisect view draws: where the first bad commit can still be, and how many
+// probes the search needs at most.
+func TestRangeOf(t *testing.T) {
+	commits := []string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}
+	step := func(o Outcome) Step { return Step{Outcome: o} }
+	for _, c := range []struct {
+		judged map[string]Step
+		want   Range
+	}{
+		{map[string]Step{}, Range{-1, -1, 1}},                                                 // the bad ref first
+		{map[string]Step{"c8": step(Good)}, Range{7, -1, 0}},                                  // not reproduced
+		{map[string]Step{"c8": step(Skip)}, Range{-1, -1, 0}},                                 // undecided
+		{map[string]Step{"c8": step(Bad)}, Range{-1, 7, 3}},                                   // 7 untried: 3 probes
+		{map[string]Step{"c8": step(Bad), "c4": step(Skip)}, Range{-1, 7, 3}},                 // 6 untried
+		{map[string]Step{"c8": step(Bad), "c4": step(Good)}, Range{3, 7, 2}},                  // 3 untried
+		{map[string]Step{"c8": step(Bad), "c5": step(Good), "c6": step(Bad)}, Range{4, 5, 0}}, // found
+	} {
+		if got := rangeOf(commits, c.judged); got != c.want {
+			t.Errorf("%v: %+v, want %+v", c.judged, got, c.want)
+		}
+	}
+}
