@@ -65,9 +65,9 @@ func globalShuffle(seed uint64, pairs int) []Order {
 	return out
 }
 
-// Validate checks a schedule read back from disk: known orders only, balanced, and the length
+// validate checks a schedule read back from disk: known orders only, balanced, and the length
 // the row asks for.
-func (s Schedule) Validate(pairs int) error {
+func (s Schedule) validate(pairs int) error {
 	if len(s.Pairs) != pairs {
 		return fmt.Errorf("stats: schedule has %d pairs, the row asks for %d", len(s.Pairs), pairs)
 	}

@@ -35,7 +35,7 @@ func TestBalancedScheduleSeedOneVector(t *testing.T) {
 			t.Fatalf("pair %d = %s, want %s (first 20: %v)", i+1, s.Pairs[i], w, s.Pairs[:20])
 		}
 	}
-	if err := s.Validate(60); err != nil {
+	if err := s.validate(60); err != nil {
 		t.Fatal(err)
 	}
 	if s.Seed != 1 || s.Algorithm != scheduleAlgorithm {
@@ -79,7 +79,7 @@ func TestBalancedScheduleBlocksBalanced(t *testing.T) {
 			}
 		}
 	}
-	if s20261129, _ := BalancedSchedule(20261129, 60); s20261129.Validate(60) != nil {
+	if s20261129, _ := BalancedSchedule(20261129, 60); s20261129.validate(60) != nil {
 		t.Fatal("default-row seed gives an invalid schedule")
 	}
 }
@@ -98,7 +98,7 @@ func TestBalancedScheduleTwoModFour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Validate(n); err != nil {
+		if err := s.validate(n); err != nil {
 			t.Fatalf("%d pairs: %v", n, err)
 		}
 		if last := s.Pairs[n-2:]; last[0] == last[1] {
@@ -109,17 +109,17 @@ func TestBalancedScheduleTwoModFour(t *testing.T) {
 
 func TestScheduleValidate(t *testing.T) {
 	s, _ := BalancedSchedule(3, 8)
-	if err := s.Validate(12); err == nil || !strings.Contains(err.Error(), "8 pairs") {
+	if err := s.validate(12); err == nil || !strings.Contains(err.Error(), "8 pairs") {
 		t.Errorf("length mismatch: %v", err)
 	}
 	bad := s
 	bad.Pairs = append([]Order(nil), s.Pairs...)
 	bad.Pairs[2] = "XX"
-	if err := bad.Validate(8); err == nil || !strings.Contains(err.Error(), "pair 3") {
+	if err := bad.validate(8); err == nil || !strings.Contains(err.Error(), "pair 3") {
 		t.Errorf("unknown order: %v", err)
 	}
 	bad.Pairs = orders("BC BC BC BC BC BC CB CB")
-	if err := bad.Validate(8); err == nil || !strings.Contains(err.Error(), "unbalanced") {
+	if err := bad.validate(8); err == nil || !strings.Contains(err.Error(), "unbalanced") {
 		t.Errorf("unbalanced: %v", err)
 	}
 }
