@@ -17,17 +17,17 @@ import (
 type MooncakeRow struct {
 	Line           int      // 1-based line number in the file
 	Timestamp      float64  // ms; alias created_time; 0 when absent
-	HasTimestamp   bool     // the row named a timestamp
+	hasTimestamp   bool     // the row named a timestamp
 	InputLength    *int     // alias input_tokens; nil when absent
 	OutputLength   int      // alias output_tokens; required
 	HashIDs        []uint64 // required
 	SessionID      string   // "" when absent
-	RequestID      string   // "" when absent
-	Delay          *float64 // alias delay_ms
-	OutputTokenIDs []uint32
-	Priority       *int64
-	StrictPriority *bool
-	PolicyClass    string
+	requestID      string   // "" when absent
+	delay          *float64 // alias delay_ms
+	outputTokenIDs []uint32
+	priority       *int64
+	strictPriority *bool
+	policyClass    string
 }
 
 // A mooncakeError names the line and field of a malformed row.
@@ -96,7 +96,7 @@ func parseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 		if err != nil {
 			return row, bad(name, err.Error())
 		}
-		row.Timestamp, row.HasTimestamp = f, true
+		row.Timestamp, row.hasTimestamp = f, true
 	}
 	if name, raw, err := pick("input_length", "input_tokens"); err != nil {
 		return row, err
@@ -130,7 +130,7 @@ func parseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 		}
 	}
 	if raw, ok := fields["request_id"]; ok && !isNull(raw) {
-		if row.RequestID, err = parseStringOrInt(raw); err != nil {
+		if row.requestID, err = parseStringOrInt(raw); err != nil {
 			return row, bad("request_id", err.Error())
 		}
 	}
@@ -144,19 +144,19 @@ func parseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 			}
 			return row, bad(name, err.Error())
 		}
-		row.Delay = &f
+		row.delay = &f
 	}
 	if raw, ok := fields["output_token_ids"]; ok && !isNull(raw) {
 		ids, err := parseU64List(raw)
 		if err != nil {
 			return row, bad("output_token_ids", err.Error())
 		}
-		row.OutputTokenIDs = make([]uint32, len(ids))
+		row.outputTokenIDs = make([]uint32, len(ids))
 		for i, id := range ids {
 			if id > math.MaxUint32 {
 				return row, bad("output_token_ids", fmt.Sprintf("element %d (%d) does not fit in u32", i, id))
 			}
-			row.OutputTokenIDs[i] = uint32(id)
+			row.outputTokenIDs[i] = uint32(id)
 		}
 	}
 	if raw, ok := fields["priority"]; ok && !isNull(raw) {
@@ -164,17 +164,17 @@ func parseMooncakeLine(line []byte, lineNo int) (MooncakeRow, error) {
 		if err != nil {
 			return row, bad("priority", "expected an integer, got "+abbrev(raw))
 		}
-		row.Priority = &n
+		row.priority = &n
 	}
 	if raw, ok := fields["strict_priority"]; ok && !isNull(raw) {
 		var b bool
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return row, bad("strict_priority", "expected a boolean, got "+abbrev(raw))
 		}
-		row.StrictPriority = &b
+		row.strictPriority = &b
 	}
 	if raw, ok := fields["policy_class"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &row.PolicyClass); err != nil {
+		if err := json.Unmarshal(raw, &row.policyClass); err != nil {
 			return row, bad("policy_class", "expected a string, got "+abbrev(raw))
 		}
 	}

@@ -10,16 +10,16 @@ func TestParseMooncakeLineFieldsAndAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.Line != 9 || row.Timestamp != 12.5 || !row.HasTimestamp || row.InputLength == nil || *row.InputLength != 700 ||
+	if row.Line != 9 || row.Timestamp != 12.5 || !row.hasTimestamp || row.InputLength == nil || *row.InputLength != 700 ||
 		row.OutputLength != 3 || len(row.HashIDs) != 2 || row.HashIDs[1] != 5 || row.SessionID != "s1" ||
-		row.Delay == nil || *row.Delay != 2 || row.Priority == nil || *row.Priority != -1 {
+		row.delay == nil || *row.delay != 2 || row.priority == nil || *row.priority != -1 {
 		t.Fatalf("unexpected row %+v", row)
 	}
 	row, err = parseMooncakeLine([]byte(`{"output_length": 1, "hash_ids": []}`), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.HasTimestamp || row.InputLength != nil || row.SessionID != "" {
+	if row.hasTimestamp || row.InputLength != nil || row.SessionID != "" {
 		t.Fatalf("absent optional fields must stay absent: %+v", row)
 	}
 }

@@ -43,7 +43,7 @@ func TestWriteWindowCopiesRowsVerbatimSkippingBlankLines(t *testing.T) {
 	if out.String() != want {
 		t.Fatalf("window:\n%q\nwant\n%q", out.String(), want)
 	}
-	if info.Rows != 3 || info.FirstLine != 3 || info.LastLine != 6 || info.Offset != 1 || info.SourceRows != 4 ||
+	if info.Rows != 3 || info.FirstLine != 3 || info.LastLine != 6 || info.offset != 1 || info.sourceRows != 4 ||
 		info.SourceSHA256 != hexSHA([]byte(body)) || info.WindowSHA256 != hexSHA([]byte(want)) || info.Bytes != int64(len(want)) {
 		t.Fatalf("info %+v", info)
 	}
