@@ -46,8 +46,8 @@ func arrayViewOf(d *doc, ti int32) *arrayView {
 // sideA rewrites a B-side per_request pointer to the A-side record index of change c.
 func (d *Diff) sideA(c *Change, ptr string) string {
 	segs := splitPointer(ptr)
-	if len(segs) >= 2 && segs[0] == "per_request" && c.IndexA >= 0 {
-		segs[1] = strconv.Itoa(c.IndexA)
+	if len(segs) >= 2 && segs[0] == "per_request" && c.indexA >= 0 {
+		segs[1] = strconv.Itoa(c.indexA)
 		return pointerOf(segs)
 	}
 	return ptr

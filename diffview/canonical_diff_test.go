@@ -15,7 +15,7 @@ func TestDiffExcludesTheProfilesPointers(t *testing.T) {
 	a, b := fx.ExcludedOnly()
 	d := mustDiff(t, a, b)
 	if !d.Equal() || len(d.Diagnosis) != 0 || d.First != nil {
-		t.Fatalf("excluded fields compared: %v %v", d.Pointers(), d.Diagnosis)
+		t.Fatalf("excluded fields compared: %v %v", d.pointers(), d.Diagnosis)
 	}
 	if len(d.Excluded) != 2 || d.Excluded[0].String() != "/summary/processed_tokens_per_s 99.25 → 91.5" || d.Excluded[1].Pointer != "/summary/wall_time_ms" {
 		t.Fatalf("excluded %v", d.Excluded)
@@ -28,8 +28,8 @@ func TestDiffExcludesTheProfilesPointers(t *testing.T) {
 	delete(b["summary"].(map[string]any), "wall_time_ms")
 	fx.Set(b, "/summary/mean_ttft_ms", fx.Num(21.25))
 	d = mustDiff(t, a, b)
-	if fmt.Sprint(d.Pointers()) != "[/summary/mean_ttft_ms]" || len(d.Excluded) != 2 || d.Excluded[1].B != "" {
-		t.Fatalf("pointers %v excluded %v", d.Pointers(), d.Excluded)
+	if fmt.Sprint(d.pointers()) != "[/summary/mean_ttft_ms]" || len(d.Excluded) != 2 || d.Excluded[1].B != "" {
+		t.Fatalf("pointers %v excluded %v", d.pointers(), d.Excluded)
 	}
 }
 
@@ -64,7 +64,7 @@ func TestDiffAlignsAnInsertedEvent(t *testing.T) {
 	fx.Set(b, "/coverage/kv_events", bev)
 	fx.Set(b, "/per_request/3/admission_history", append(append([]any{}, hist...), hist[len(hist)-1]))
 	d := mustDiff(t, a, b)
-	if got := fmt.Sprint(d.Pointers()); got != "[/coverage/kv_events/13 /per_request/3/admission_history/2]" {
+	if got := fmt.Sprint(d.pointers()); got != "[/coverage/kv_events/13 /per_request/3/admission_history/2]" {
 		t.Fatalf("pointers %s", got)
 	}
 	if d.Changes[0].Kind != Added || d.Changes[1].Kind != Added {
@@ -78,7 +78,7 @@ func TestDiffAlignsAnInsertedEvent(t *testing.T) {
 	fx.Set(b, "/coverage/kv_events", bev)
 	fx.Set(b, "/per_request/3/admission_history", hist)
 	d = mustDiff(t, a, b)
-	if got := fmt.Sprint(d.Pointers()); got != "[/coverage/kv_events/5 /coverage/kv_events/19/tokens]" || d.Changes[0].Kind != Removed {
+	if got := fmt.Sprint(d.pointers()); got != "[/coverage/kv_events/5 /coverage/kv_events/19/tokens]" || d.Changes[0].Kind != Removed {
 		t.Fatalf("pointers %s kinds %v", got, d.Changes[0].Kind)
 	}
 }
@@ -127,7 +127,7 @@ func TestFirstDivergenceAcrossEveryTimedArray(t *testing.T) {
 	fx.Shift(b, "/per_request/0/first_token_ms", 0.5)
 	fx.Set(b, "/coverage/kv_events/2/blocks", fx.Int(6))
 	d := mustDiff(t, a, b)
-	if d.First == nil || d.First.Pointer != "/coverage/kv_events/2/blocks" || d.First.AtMs != 7 || d.First.Event != "event #2 of kv_events" {
+	if d.First == nil || d.First.Pointer != "/coverage/kv_events/2/blocks" || d.First.AtMs != 7 || d.First.event != "event #2 of kv_events" {
 		t.Fatalf("first divergence %+v", d.First)
 	}
 	fx.Set(b, "/coverage/kv_events/1/blocks", fx.Int(9))
@@ -155,7 +155,7 @@ func TestDiagnoseRenamingWithFloatNoiseNamesBoth(t *testing.T) {
 	d := mustDiff(t, a, b)
 	s := top(t, d, SigIDDrift)
 	if s.Explains != 25 || s.Of != 30 {
-		t.Fatalf("%v: %v", s, d.Pointers())
+		t.Fatalf("%v: %v", s, d.pointers())
 	}
 	if len(d.Diagnosis) < 2 || d.Diagnosis[1].Code != SigFloatNoise || d.Diagnosis[1].Explains != 5 {
 		t.Fatalf("the second cause is not named: %v", d.Diagnosis)
@@ -328,7 +328,7 @@ func TestDiagnoseUUIDCounterOffsetPairsByContent(t *testing.T) {
 	d := mustDiff(t, a, b)
 	s := top(t, d, SigIDDrift)
 	if s.Explains != s.Of || s.Of != 30 {
-		t.Fatalf("%v: %v", d.Diagnosis, d.Pointers()[:5])
+		t.Fatalf("%v: %v", d.Diagnosis, d.pointers()[:5])
 	}
 	for _, c := range d.Changes {
 		if c.Kind != Changed || lastSeg(c.Pointer) != "uuid" {

@@ -24,12 +24,12 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	var order []string
 	seen := map[int]bool{}
 	for _, c := range d.Changes {
-		if c.Request == "" || c.RequestA != "" || c.IndexA < 0 || c.IndexB < 0 || seen[c.IndexB] {
+		if c.Request == "" || c.RequestA != "" || c.indexA < 0 || c.indexB < 0 || seen[c.indexB] {
 			continue
 		}
-		seen[c.IndexB] = true
-		at, ok := a.field(c.IndexA, "arrival_time_ms")
-		if bt, _ := b.field(c.IndexB, "arrival_time_ms"); !ok || at != bt {
+		seen[c.indexB] = true
+		at, ok := a.field(c.indexA, "arrival_time_ms")
+		if bt, _ := b.field(c.indexB, "arrival_time_ms"); !ok || at != bt {
 			continue
 		}
 		g := groups[at]
@@ -38,7 +38,7 @@ func detectArrivalPermutation(d *Diff) *Signature {
 			groups[at] = g
 			order = append(order, at)
 		}
-		g.a, g.b = append(g.a, c.IndexA), append(g.b, c.IndexB)
+		g.a, g.b = append(g.a, c.indexA), append(g.b, c.indexB)
 	}
 	read := func(dd *doc, idx []int, of func(*doc, int32) string) []string {
 		out := make([]string, len(idx))
@@ -79,7 +79,7 @@ func detectArrivalPermutation(d *Diff) *Signature {
 	refs := 0
 	for i, c := range d.Changes {
 		switch {
-		case c.Request != "" && permuted[c.IndexB]:
+		case c.Request != "" && permuted[c.indexB]:
 			explained = append(explained, i)
 		case c.Kind == Changed && idKeys[lastSeg(c.Pointer)] && moved[strings.Trim(c.A, `"`)] && moved[strings.Trim(c.B, `"`)]:
 			explained = append(explained, i) // a reference (a pressure record's request_uuid) follows the permutation

@@ -63,7 +63,7 @@ var requestDurations = map[string][2]string{
 // spanUnmoved says change c is a request's duration whose two instants are equal in both runs.
 func (d *Diff) spanUnmoved(c *Change) bool {
 	segs := splitPointer(c.Pointer)
-	if len(segs) != 3 || segs[0] != "per_request" || c.IndexA < 0 || c.IndexB < 0 {
+	if len(segs) != 3 || segs[0] != "per_request" || c.indexA < 0 || c.indexB < 0 {
 		return false
 	}
 	span, ok := requestDurations[segs[2]]
@@ -71,8 +71,8 @@ func (d *Diff) spanUnmoved(c *Change) bool {
 		return false
 	}
 	for _, k := range span {
-		a, okA := d.docA.field(c.IndexA, k)
-		b, okB := d.docB.field(c.IndexB, k)
+		a, okA := d.docA.field(c.indexA, k)
+		b, okB := d.docB.field(c.indexB, k)
 		if !okA || !okB || a != b {
 			return false
 		}

@@ -63,7 +63,7 @@ func (d *Diff) buildDecisions() []decision {
 			continue
 		}
 		uuid := ub[j]
-		c := Change{IndexA: i, IndexB: j}
+		c := Change{indexA: i, indexB: j}
 		for k := range va.ms {
 			pool, _ := vb.get(k, "pool")
 			pool = strings.Trim(pool, `"`)

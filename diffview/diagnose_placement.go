@@ -23,14 +23,14 @@ func detectPlacementTie(d *Diff) *Signature {
 	var order []int
 	for i := range d.Changes {
 		c := &d.Changes[i]
-		if c.IndexA < 0 || c.IndexB < 0 || !strings.HasPrefix(c.Pointer, "/per_request/") {
+		if c.indexA < 0 || c.indexB < 0 || !strings.HasPrefix(c.Pointer, "/per_request/") {
 			continue
 		}
-		t := recs[c.IndexB]
+		t := recs[c.indexB]
 		if t == nil {
 			t = &tally{}
-			recs[c.IndexB] = t
-			order = append(order, c.IndexB)
+			recs[c.indexB] = t
+			order = append(order, c.indexB)
 		}
 		k := lastSeg(c.Pointer)
 		switch {
@@ -54,7 +54,7 @@ func detectPlacementTie(d *Diff) *Signature {
 		placed = append(placed, t.placed...)
 		if example == "" {
 			for i := range d.Changes {
-				if c := &d.Changes[i]; c.IndexB == j && decisionKey(c.Pointer) {
+				if c := &d.Changes[i]; c.indexB == j && decisionKey(c.Pointer) {
 					example = fmt.Sprintf("request %s %s %s → %s", c.Request, lastSeg(c.Pointer), c.A, c.B)
 					break
 				}
@@ -86,8 +86,8 @@ func (d *Diff) recordPlacements() []decision {
 	}
 	pairedB := make(map[int]int, len(b.reqs)) // B index → A index
 	for i := range d.Changes {
-		if c := &d.Changes[i]; c.IndexA >= 0 && c.IndexB >= 0 {
-			pairedB[c.IndexB] = c.IndexA
+		if c := &d.Changes[i]; c.indexA >= 0 && c.indexB >= 0 {
+			pairedB[c.indexB] = c.indexA
 		}
 	}
 	inA := make(map[string]int, len(a.uuids))

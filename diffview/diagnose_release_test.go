@@ -86,7 +86,7 @@ func TestSchemaChangeBetweenVersions(t *testing.T) {
 	b[3].first = 36 // one first token moved, 1 ms later
 	d := releaseDiff(t, a, b, "", "")
 	for _, c := range d.Changes {
-		if c.IndexA < 0 || c.IndexB < 0 {
+		if c.indexA < 0 || c.indexB < 0 {
 			t.Fatalf("a record left unpaired: %+v", c)
 		}
 	}
@@ -158,7 +158,7 @@ func TestTimingBeforeTheFirstDecisionLeads(t *testing.T) {
 	if s := d.Diagnosis[0]; s.Explains != 2 || !strings.Contains(s.Label, "from t=5 ms of request r-1") || !strings.Contains(evidence(s), "moved before t=10 ms, where the first decision differs") {
 		t.Fatalf("timing: %+v", s)
 	}
-	if d.First == nil || d.First.Request != "r-1" {
+	if d.First == nil || d.First.request != "r-1" {
 		t.Fatalf("first divergence %v", d.First)
 	}
 }

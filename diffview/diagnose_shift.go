@@ -406,15 +406,15 @@ func detectCascade(d *Diff) *Signature {
 // its decode hand-off or its arrival), and whether both are known and differ.
 func (d *Diff) decisionTimes(c *Change) (ta, tb float64, moved bool) {
 	segs := splitPointer(c.Pointer)
-	if c.IndexA < 0 || c.IndexB < 0 || len(segs) < 3 || segs[0] != "per_request" {
+	if c.indexA < 0 || c.indexB < 0 || len(segs) < 3 || segs[0] != "per_request" {
 		return 0, 0, false
 	}
 	keys := []string{"arrival_time_ms"}
 	switch f := segs[2]; {
 	case f == "routing_history" && len(segs) >= 4:
 		k, _ := strconv.Atoi(segs[3])
-		a, aok := d.docA.elementMember(c.IndexA, f, k, "queue_entered_at_ms")
-		b, bok := d.docB.elementMember(c.IndexB, f, k, "queue_entered_at_ms")
+		a, aok := d.docA.elementMember(c.indexA, f, k, "queue_entered_at_ms")
+		b, bok := d.docB.elementMember(c.indexB, f, k, "queue_entered_at_ms")
 		if aok && bok {
 			return sideTimes(a, b)
 		}
@@ -425,8 +425,8 @@ func (d *Diff) decisionTimes(c *Change) (ta, tb float64, moved bool) {
 		keys = append(slices.Clone(derivedFrom[f]), keys...)
 	}
 	for _, k := range keys {
-		a, aok := d.docA.field(c.IndexA, k)
-		b, bok := d.docB.field(c.IndexB, k)
+		a, aok := d.docA.field(c.indexA, k)
+		b, bok := d.docB.field(c.indexB, k)
 		if aok && bok && a != "null" && b != "null" {
 			return sideTimes(a, b)
 		}

@@ -136,7 +136,7 @@ func TestDiagnoseUUIDDrift(t *testing.T) {
 	d := mustDiff(t, a, b)
 	s := top(t, d, SigIDDrift)
 	if s.Explains != s.Of || s.Of != 25+4 {
-		t.Fatalf("id drift should explain all 29 changes (25 uuids + 4 pressure request_uuid), got %d/%d: %v", s.Explains, s.Of, d.Pointers())
+		t.Fatalf("id drift should explain all 29 changes (25 uuids + 4 pressure request_uuid), got %d/%d: %v", s.Explains, s.Of, d.pointers())
 	}
 	ev := evidence(s)
 	for _, w := range []string{"bijection", "25 per-request record(s) paired by content", "29 of 29 B value(s) match the random UUIDv4 pattern"} {

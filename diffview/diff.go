@@ -46,9 +46,9 @@ type Change struct {
 	// removed record); RequestA is A's uuid when the pairing renamed it.
 	Request  string `json:"request,omitempty"`
 	RequestA string `json:"request_a,omitempty"`
-	// IndexA/IndexB are the record's positions in A's and B's per_request arrays (-1: none).
-	IndexA int `json:"-"`
-	IndexB int `json:"-"`
+	// indexA/indexB are the record's positions in A's and B's per_request arrays (-1: none).
+	indexA int `json:"-"`
+	indexB int `json:"-"`
 }
 
 // A Diff is the structural difference between two canonical reports.
@@ -243,7 +243,7 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 	if !held {
 		return
 	}
-	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
+	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, indexA: df.idxA, indexB: df.idxB}
 	if kind != Added {
 		c.A = df.a.raw(ta)
 	}

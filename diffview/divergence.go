@@ -16,9 +16,9 @@ type Divergence struct {
 	Timed   bool    // false when no differing pointer carries a virtual time (summary only)
 	Change  int     // index into Diff.Changes
 	Pointer string
-	Request string // uuid, "" for run-level events
-	Event   string // what happened there, in the protocol's words
-	A, B    string
+	request string // uuid, "" for run-level events
+	event   string // what happened there, in the protocol's words
+	a, b    string
 }
 
 // String is the one-line headline the pane and the CLI show.
@@ -33,11 +33,11 @@ func (v *Divergence) String() string {
 	case v.Timed:
 		where = "t=" + fmtMs(v.AtMs) + " ms"
 	}
-	s := where + " · " + v.Event
-	if v.Request != "" {
-		s += " · request " + v.Request
+	s := where + " · " + v.event
+	if v.request != "" {
+		s += " · request " + v.request
 	}
-	return s + " · " + v.Pointer + " " + short(v.A) + " → " + short(v.B)
+	return s + " · " + v.Pointer + " " + short(v.a) + " → " + short(v.b)
 }
 
 // fmtMs prints a virtual time for people: at most six decimals (a nanosecond), no padding.
@@ -126,8 +126,8 @@ func minTime(a string, aok bool, b string, bok bool) (float64, bool) {
 // recordTime is the time of field key in the request on either side (earliest).
 func (d *Diff) recordTime(c *Change, keys ...string) (float64, bool) {
 	for _, k := range keys {
-		a, aok := d.docA.field(c.IndexA, k)
-		b, bok := d.docB.field(c.IndexB, k)
+		a, aok := d.docA.field(c.indexA, k)
+		b, bok := d.docB.field(c.indexB, k)
 		if t, ok := minTime(a, aok, b, bok); ok {
 			return t, true
 		}
@@ -140,9 +140,9 @@ func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, b
 	var vals [2]string
 	var oks [2]bool
 	for s, dd := range []*doc{d.docA, d.docB} {
-		ri := c.IndexA
+		ri := c.indexA
 		if s == 1 {
-			ri = c.IndexB
+			ri = c.indexB
 		}
 		if ri < 0 {
 			continue
@@ -355,7 +355,7 @@ func firstDivergence(d *Diff) *Divergence {
 		}
 	}
 	c := d.Changes[best]
-	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, Request: c.Request, Event: bev, A: c.A, B: c.B}
+	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, request: c.Request, event: bev, a: c.A, b: c.B}
 }
 
 // laterInstant says a member of an event is an instant of its own after the event's time (a
@@ -370,9 +370,9 @@ func laterInstant(key string) bool {
 func (d *Diff) secondToken(c *Change) (float64, bool) {
 	var ts []float64
 	for s, dd := range []*doc{d.docA, d.docB} {
-		ri := c.IndexA
+		ri := c.indexA
 		if s == 1 {
-			ri = c.IndexB
+			ri = c.indexB
 		}
 		ft, ok1 := dd.field(ri, "first_token_ms")
 		tt, ok2 := dd.field(ri, "ttst_ms")

@@ -86,12 +86,12 @@ func (d *Diff) Describe(sel []int) string {
 // every few thousand changes: when it says so, Select gives up and returns ok false (a newer
 // question superseded this one). A nil stop never stops.
 func (d *Diff) Select(patterns []string, stop func() bool) (sel []int, ok bool) {
-	rm := CompileRecord(patterns)
+	rm := compileRecord(patterns)
 	for i := range d.Changes {
 		if i%4096 == 4095 && stop != nil && stop() {
 			return nil, false
 		}
-		if rm.Match(d.Changes[i].Pointer) {
+		if rm.match(d.Changes[i].Pointer) {
 			sel = append(sel, i)
 		}
 	}

@@ -58,10 +58,10 @@ type ExceptionRecord struct {
 // A FieldError names the record field that failed validation.
 type FieldError struct {
 	Field string // JSON name, e.g. "baseline"
-	Msg   string
+	msg   string
 }
 
-func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+func (e *FieldError) Error() string { return e.Field + ": " + e.msg }
 
 // requiredText are the free-text fields that must not be empty, with their JSON names.
 func (r *ExceptionRecord) requiredText() []struct {
@@ -102,15 +102,12 @@ func (r *ExceptionRecord) Validate() error {
 	return nil
 }
 
-// Covers reports whether one of the record's patterns matches ptr.
-func (r *ExceptionRecord) Covers(ptr string) bool { return CompileRecord(r.Pointers).Match(ptr) }
+// A recordMatcher is a record's patterns compiled once (see Matcher).
+type recordMatcher []Matcher
 
-// A RecordMatcher is a record's patterns compiled once (see Matcher).
-type RecordMatcher []Matcher
-
-// CompileRecord compiles a record's pointer patterns (blank ones are skipped).
-func CompileRecord(patterns []string) RecordMatcher {
-	ms := make(RecordMatcher, 0, len(patterns))
+// compileRecord compiles a record's pointer patterns (blank ones are skipped).
+func compileRecord(patterns []string) recordMatcher {
+	ms := make(recordMatcher, 0, len(patterns))
 	for _, p := range patterns {
 		if p = strings.TrimSpace(p); p != "" {
 			ms = append(ms, Compile(p))
@@ -119,8 +116,8 @@ func CompileRecord(patterns []string) RecordMatcher {
 	return ms
 }
 
-// Match reports whether one of the patterns matches ptr.
-func (rm RecordMatcher) Match(ptr string) bool {
+// match reports whether one of the patterns matches ptr.
+func (rm recordMatcher) match(ptr string) bool {
 	for _, m := range rm {
 		if m.Match(ptr) {
 			return true
@@ -129,10 +126,10 @@ func (rm RecordMatcher) Match(ptr string) bool {
 	return false
 }
 
-// RootPattern reports whether a pointer pattern names a root: "/**", any pattern whose first
+// rootPattern reports whether a pointer pattern names a root: "/**", any pattern whose first
 // segment is "**", a top-level "/<key>/**", or one made of wildcards only ("/*", "/*/**").
 // Such a pattern covers whole sections of the report, whatever differs in them.
-func RootPattern(p string) bool {
+func rootPattern(p string) bool {
 	p = strings.TrimSpace(p)
 	if p == "" || p[0] != '/' {
 		return false
@@ -156,7 +153,7 @@ func RootPattern(p string) bool {
 func BroadReason(patterns []string, covered, differing int) string {
 	var roots []string
 	for _, p := range patterns {
-		if RootPattern(p) {
+		if rootPattern(p) {
 			roots = append(roots, strings.TrimSpace(p))
 		}
 	}

@@ -41,8 +41,8 @@ func TestPatternSyntax(t *testing.T) {
 		{"/per_request/[0-4]/ttft_ms", "/per_request/7/ttft_ms", false},
 	}
 	for _, c := range cases {
-		if got := MatchPattern(c.pat, c.ptr); got != c.want {
-			t.Errorf("MatchPattern(%q, %q) = %v, want %v", c.pat, c.ptr, got, c.want)
+		if got := matchPattern(c.pat, c.ptr); got != c.want {
+			t.Errorf("matchPattern(%q, %q) = %v, want %v", c.pat, c.ptr, got, c.want)
 		}
 	}
 	for _, bad := range []string{"", "summary", "/a/**b", "/a/[z"} {

@@ -39,7 +39,7 @@ type patternCache struct {
 // d.Count. A segment is wildcarded ("*") when it is an array index or an id (a UUID,
 // or a hex string of 16 digits or more); an object whose differing pointers are all direct,
 // distinct children, at least foldMin of them, is folded into "<object>/*". Literal segments
-// have their glob characters escaped, so MatchPattern(p.Pattern, ptr) holds for each counted
+// have their glob characters escaped, so matchPattern(p.Pattern, ptr) holds for each counted
 // pointer. The result is computed once per Diff and shared: do not modify it.
 func (d *Diff) FieldPatterns() []PatternCount {
 	d.fieldPats.once.Do(func() { d.fieldPats.patterns = fieldPatterns(d.allPointers()) })

@@ -31,7 +31,7 @@ func TestFieldPatternWildcardsIndicesAndIDs(t *testing.T) {
 		if got := FieldPattern(ptr); got != want {
 			t.Errorf("FieldPattern(%s) = %s, want %s", ptr, got, want)
 		}
-		if ptr != "/" && !MatchPattern(FieldPattern(ptr), ptr) {
+		if ptr != "/" && !matchPattern(FieldPattern(ptr), ptr) {
 			t.Errorf("%s does not match its own pattern %s", ptr, FieldPattern(ptr))
 		}
 	}
@@ -160,8 +160,8 @@ func TestCompiledMatcherAgreesWithTheReference(t *testing.T) {
 		"/a//b", "/a/", "", "/per_request/4"}
 	for _, pat := range pats {
 		for _, ptr := range ptrs {
-			if got, want := MatchPattern(pat, ptr), oldMatch(pat, ptr); got != want {
-				t.Errorf("MatchPattern(%q, %q) = %v, reference %v", pat, ptr, got, want)
+			if got, want := matchPattern(pat, ptr), oldMatch(pat, ptr); got != want {
+				t.Errorf("matchPattern(%q, %q) = %v, reference %v", pat, ptr, got, want)
 			}
 		}
 	}
@@ -173,8 +173,8 @@ func TestRootPatternsAndBroadRecords(t *testing.T) {
 		" /coverage/** ": true, "/per_request/*/ttft_ms": false, "/per_request/*/routing_history/**": false,
 		"/summary/mean_ttft_ms": false, "/coverage/pressure/**": false, "": false,
 	} {
-		if RootPattern(p) != want {
-			t.Errorf("RootPattern(%q) = %v, want %v", p, !want, want)
+		if rootPattern(p) != want {
+			t.Errorf("rootPattern(%q) = %v, want %v", p, !want, want)
 		}
 	}
 	if r := BroadReason([]string{"/per_request/*/ttft_ms"}, 40, 100); r != "" {

@@ -112,8 +112,8 @@ func (d *Diff) allPointers() iter.Seq2[string, int] {
 	}
 }
 
-// Pointers lists every differing pointer in document order.
-func (d *Diff) Pointers() []string { return slices.Collect(d.AllPointers()) }
+// pointers lists every differing pointer in document order.
+func (d *Diff) pointers() []string { return slices.Collect(d.AllPointers()) }
 
 func truncationNote(d *Diff) string {
 	return fmt.Sprintf("%d differing pointers: the diff holds %d in detail (one per %d input bytes, at least %d), "+

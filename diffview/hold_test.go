@@ -87,7 +87,7 @@ func TestDiffHoldsAQuotaOfEachArrayAndCountsEveryOne(t *testing.T) {
 	if d.First == nil || d.First.Pointer != whole.First.Pointer {
 		t.Fatalf("first divergence %v, want %v", d.First, whole.First)
 	}
-	if got, want := d.Pointers(), whole.Pointers(); !slices.Equal(got, want) {
+	if got, want := d.pointers(), whole.pointers(); !slices.Equal(got, want) {
 		t.Fatalf("AllPointers: %d pointers, want %d", len(got), len(want))
 	}
 	// A walk stopped early stops, and says which pointers are held.
@@ -178,7 +178,7 @@ func TestHoldBoundsManySmallArrays(t *testing.T) {
 	if d.Count != 5000 || !d.Truncated() || len(d.Changes) != hold || d.quota != 1 {
 		t.Fatalf("count %d, held %d of a bound of %d, quota %d", d.Count, len(d.Changes), hold, d.quota)
 	}
-	if n := len(d.Pointers()); n != 5000 {
+	if n := len(d.pointers()); n != 5000 {
 		t.Fatalf("AllPointers: %d", n)
 	}
 }
@@ -206,7 +206,7 @@ func TestLaterWalksReuseTheAlignments(t *testing.T) {
 	if !d.Truncated() || len(d.aligned) != 1 {
 		t.Fatalf("truncated %v, %d alignments kept", d.Truncated(), len(d.aligned))
 	}
-	if got := len(d.Pointers()); got != d.Count {
+	if got := len(d.pointers()); got != d.Count {
 		t.Fatalf("AllPointers %d, Count %d", got, d.Count)
 	}
 	for k := range d.aligned { // what a timed-out alignment gives: delete all, insert all
@@ -217,5 +217,5 @@ func TestLaterWalksReuseTheAlignments(t *testing.T) {
 			t.Fatalf("a walk that disagrees with the diff: %v", r)
 		}
 	}()
-	_ = d.Pointers()
+	_ = d.pointers()
 }

@@ -43,8 +43,8 @@ func validatePattern(p string) error {
 	return nil
 }
 
-// MatchPattern reports whether pointer ptr is covered by pattern pat.
-func MatchPattern(pat, ptr string) bool {
+// matchPattern reports whether pointer ptr is covered by pattern pat.
+func matchPattern(pat, ptr string) bool {
 	return Compile(pat).Match(ptr)
 }
 

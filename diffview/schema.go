@@ -57,7 +57,7 @@ func schemaOf(a, b *doc, ea, eb []int32) *recordSchema {
 
 // schemaPointer says change c is a one-sided member of a paired record.
 func (d *Diff) schemaPointer(c *Change) bool {
-	if d.schema.empty() || c.Kind == Changed || c.IndexA < 0 || c.IndexB < 0 {
+	if d.schema.empty() || c.Kind == Changed || c.indexA < 0 || c.indexB < 0 {
 		return false
 	}
 	segs := strings.Count(c.Pointer, "/")
@@ -85,7 +85,7 @@ func detectSchemaChange(d *Diff) *Signature {
 			continue
 		}
 		for k := range d.schema.onlyB {
-			if v, ok := d.docB.field(c.IndexB, k); ok && v == c.A && v != "null" {
+			if v, ok := d.docB.field(c.indexB, k); ok && v == c.A && v != "null" {
 				equal[[2]string{lastSeg(c.Pointer), k}]++
 			}
 		}

@@ -126,7 +126,7 @@ type JSONSemantic struct {
 
 // Report builds the JSON form.
 func (d *Diff) Report() JSONReport {
-	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: d.Count, Pointers: d.Pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes, Excluded: d.Excluded}
+	r := JSONReport{A: d.A.Label, B: d.B.Label, Equal: d.Equal(), Count: d.Count, Pointers: d.pointers(), Diagnosis: d.Diagnosis, Notes: d.Notes, Excluded: d.Excluded}
 	if r.Pointers == nil {
 		r.Pointers = []string{}
 	}
@@ -146,7 +146,7 @@ func (d *Diff) Report() JSONReport {
 		r.Diagnosis = []Signature{}
 	}
 	if f := d.First; f != nil {
-		jf := &JSONFirst{Pointer: f.Pointer, Request: f.Request, Event: f.Event, A: f.A, B: f.B, Text: f.String()}
+		jf := &JSONFirst{Pointer: f.Pointer, Request: f.request, Event: f.event, A: f.a, B: f.b, Text: f.String()}
 		if f.Timed && f.AtMs > -1e308 {
 			t := f.AtMs
 			jf.AtMs = &t

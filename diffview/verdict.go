@@ -35,12 +35,12 @@ type RecordCount struct {
 // it covers, in one pass: on a truncated diff each pass walks both reports.
 func CoverageByRecord(pointers iter.Seq[string], recs []ExceptionRecord) (verdict.Exceptions, []RecordCount) {
 	counts := make([]RecordCount, len(recs))
-	rms := make([]RecordMatcher, len(recs))
+	rms := make([]recordMatcher, len(recs))
 	valid := make([]bool, len(recs)) // only a valid record covers a pointer for the verdict
 	x := verdict.Exceptions{First: []string{}}
 	for i := range recs {
 		counts[i].ID = recs[i].ID
-		rms[i] = CompileRecord(recs[i].Pointers)
+		rms[i] = compileRecord(recs[i].Pointers)
 		if valid[i] = recs[i].Validate() == nil; valid[i] {
 			x.Records++
 		}
@@ -49,7 +49,7 @@ func CoverageByRecord(pointers iter.Seq[string], recs []ExceptionRecord) (verdic
 		x.Differing++
 		covered := false
 		for i := range rms {
-			if rms[i].Match(p) {
+			if rms[i].match(p) {
 				counts[i].Covers++
 				covered = covered || valid[i]
 			}
