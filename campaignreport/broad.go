@@ -22,11 +22,11 @@ func (s *Semantic) flagBroad() {
 		covers[c.ID] = c.Covers
 	}
 	s.Exceptions = slices.Clone(s.Exceptions)
-	cov := make([]RecordCoverage, len(s.Exceptions))
+	cov := make([]recordCoverage, len(s.Exceptions))
 	for i := range s.Exceptions {
 		e := &s.Exceptions[i]
 		why := diffview.BroadReason(e.Pointers, covers[e.ID], differing)
-		cov[i] = RecordCoverage{ID: e.ID, Covers: covers[e.ID], Broad: why, ConfirmedBroad: e.Broad}
+		cov[i] = recordCoverage{ID: e.ID, Covers: covers[e.ID], Broad: why, ConfirmedBroad: e.Broad}
 		e.Broad = why != ""
 	}
 	s.Coverage = cov

@@ -15,7 +15,7 @@ func TestFlagBroadWithoutADiff(t *testing.T) {
 	s := Semantic{Exceptions: []diffview.ExceptionRecord{
 		{ID: "root", Pointers: []string{"/**"}, Broad: false},
 		{ID: "narrow", Pointers: []string{"/summary/mean_ttft_ms"}, Broad: true},
-	}, Coverage: []RecordCoverage{}}
+	}, Coverage: []recordCoverage{}}
 	stored := s.Exceptions
 	s.flagBroad()
 	if !s.Exceptions[0].Broad || s.Exceptions[1].Broad {

@@ -22,14 +22,14 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	files := map[string][]byte{}
 	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host}
 	span := c.hist.Span()
-	r.Journal = JournalInfo{Records: span.Records, LastSeq: span.LastSeq, First: span.First, Last: span.Last}
+	r.Journal = journalInfo{Records: span.Records, LastSeq: span.LastSeq, First: span.First, Last: span.Last}
 	for _, arm := range arms {
 		spec := c.row.Arm(arm)
 		rev := spec.Revision
 		if rev == "" { // an arm named by its source: the pin records what the source pins
 			rev = c.hist.Current[arm].Revision
 		}
-		r.Revisions = append(r.Revisions, Revision{Arm: arm, Revision: rev, Variant: spec.Variant, Source: spec.Source,
+		r.Revisions = append(r.Revisions, revision{Arm: arm, Revision: rev, Variant: spec.Variant, Source: spec.Source,
 			CommitSHA: commitSHA.MatchString(rev), DeterminismPatch: c.patchStatement(arm)})
 	}
 	r.Trace = c.traceInfo()
@@ -70,9 +70,9 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	return r, files, nil
 }
 
-func (c *campaign) traceInfo() TraceInfo {
+func (c *campaign) traceInfo() traceInfo {
 	t := c.trace
-	return TraceInfo{Spec: fmt.Sprintf("%s[%d:%d]", t.Source, t.Offset, t.Offset+t.Count), Source: t.Source,
+	return traceInfo{Spec: fmt.Sprintf("%s[%d:%d]", t.Source, t.Offset, t.Offset+t.Count), Source: t.Source,
 		Generated: strings.HasPrefix(t.Source, "generated:"), SourceSHA256: t.SourceSHA256, Offset: t.Offset,
 		Count: t.Count, WindowSHA256: t.WindowSHA256, WindowBytes: t.WindowBytes, WindowFile: keptOrRemoved(c.exists(t.Window), t.Window)}
 }
@@ -129,8 +129,8 @@ func (c *campaign) artifactInfos() []ArtifactInfo {
 // replayBench counts the outputs of one artifact that passed the replay_bench check: every
 // digest (engine/outputs.go refuses a canonical report without replay_bench: true) and every
 // timing record that gave a sample (engine/perf_timing.go refuses one without it).
-func (c *campaign) replayBench(arm engine.Arm, gen int) ReplayBench {
-	var rb ReplayBench
+func (c *campaign) replayBench(arm engine.Arm, gen int) replayBench {
+	var rb replayBench
 	for _, run := range c.hist.Runs() {
 		r := run.End
 		if r == nil || r.Arm != arm || max(r.Gen, 1) != gen {
@@ -178,9 +178,9 @@ func (c *campaign) configInfo() ConfigInfo {
 	return ci
 }
 
-func (c *campaign) armReport(arm engine.Arm) (ArmReport, error) {
+func (c *campaign) armReport(arm engine.Arm) (armReport, error) {
 	pin := c.hist.Current[arm]
-	a := ArmReport{Arm: arm, Gen: c.hist.Gen(arm), Stale: pin.Stale, Repetitions: c.hist.Repetitions(arm), Digests: []string{}, Runs: []RunInfo{},
+	a := armReport{Arm: arm, Gen: c.hist.Gen(arm), Stale: pin.Stale, Repetitions: c.hist.Repetitions(arm), Digests: []string{}, Runs: []RunInfo{},
 		Revision: pin.Revision, Variant: pin.Variant, SHA256: pin.SHA256}
 	all, older := c.hist.Attempts(arm)
 	a.OlderRuns = older
@@ -264,8 +264,8 @@ func (c *campaign) fullReportState(ri RunInfo) string {
 	return "deleted at cleanup: its digest is recorded"
 }
 
-func (c *campaign) placement() Placement {
-	p := Placement{Node: c.host.Hostname, NUMANodes: c.host.NUMANodes}
+func (c *campaign) placement() placement {
+	p := placement{Node: c.host.Hostname, NUMANodes: c.host.NUMANodes}
 	var cpus []int
 	armCPUs := map[engine.Arm][]int{}
 	for _, run := range c.hist.Runs() {

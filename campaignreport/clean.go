@@ -22,8 +22,8 @@ import (
 // performance investigations. Clean never follows a symbolic link and never removes anything
 // outside the campaign directory or anything kvparity did not write.
 
-// An Entry is one file Clean removed or kept.
-type Entry struct {
+// An entry is one file Clean removed or kept.
+type entry struct {
 	Path  string `json:"path"` // campaign-relative, slash-separated
 	Bytes int64  `json:"bytes"`
 	Why   string `json:"why"`
@@ -33,8 +33,8 @@ type Entry struct {
 type Plan struct {
 	Dir     string  `json:"dir"`
 	DryRun  bool    `json:"dry_run"`
-	Removed []Entry `json:"removed"`
-	Kept    []Entry `json:"kept"`
+	Removed []entry `json:"removed"`
+	Kept    []entry `json:"kept"`
 	Freed   int64   `json:"freed_bytes"`
 	// Unresolved says why outputs beyond the evidence were kept (empty when nothing is open).
 	Unresolved []string `json:"unresolved"`
@@ -76,7 +76,7 @@ func Clean(dir string, dryRun bool) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	plan := Plan{Dir: c.dir, DryRun: dryRun, Removed: []Entry{}, Kept: []Entry{}, Unresolved: []string{}}
+	plan := Plan{Dir: c.dir, DryRun: dryRun, Removed: []entry{}, Kept: []entry{}, Unresolved: []string{}}
 	r, err := c.checkReportCurrent()
 	if err != nil {
 		return plan, err
@@ -102,7 +102,7 @@ func Clean(dir string, dryRun bool) (Plan, error) {
 		if err != nil {
 			return err
 		}
-		e := Entry{Path: filepath.ToSlash(rel), Bytes: info.Size()}
+		e := entry{Path: filepath.ToSlash(rel), Bytes: info.Size()}
 		del := false
 		if d.Type()&fs.ModeSymlink != 0 {
 			e.Why = whyLink
@@ -160,7 +160,7 @@ func (c *campaign) checkReportCurrent() (*Report, error) {
 		return nil, err
 	case !bytes.Equal(have, want):
 		var old struct {
-			Journal JournalInfo `json:"journal"`
+			Journal journalInfo `json:"journal"`
 		}
 		json.Unmarshal(have, &old)
 		return nil, fmt.Errorf("%s is out of date (it describes journal seq %d, the journal is at seq %d, or the exception records or outputs changed since): write it again first (kvparity report %s)",

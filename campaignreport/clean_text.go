@@ -27,7 +27,7 @@ func (p Plan) WriteText(w io.Writer) {
 	}
 }
 
-func writeGroup(w io.Writer, verb string, entries []Entry) {
+func writeGroup(w io.Writer, verb string, entries []entry) {
 	type group struct {
 		why   string
 		items []string

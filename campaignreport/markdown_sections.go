@@ -175,7 +175,7 @@ func (m *md) semantic(r *Report) {
 		m.p("None recorded.")
 		return
 	}
-	cov := map[string]RecordCoverage{}
+	cov := map[string]recordCoverage{}
 	for _, c := range s.Coverage {
 		cov[c.ID] = c
 	}

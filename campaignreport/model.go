@@ -38,22 +38,22 @@ type Report struct {
 	SemanticExitCode int    `json:"semantic_exit_code"`
 
 	Row     string      `json:"row"`
-	Journal JournalInfo `json:"journal"`
+	Journal journalInfo `json:"journal"`
 
-	Revisions []Revision      `json:"revisions"`
-	Trace     TraceInfo       `json:"trace"`
+	Revisions []revision      `json:"revisions"`
+	Trace     traceInfo       `json:"trace"`
 	Artifacts []ArtifactInfo  `json:"artifacts"` // every pin, oldest first
 	Config    ConfigInfo      `json:"config"`
 	Host      engine.HostInfo `json:"host"`
-	Placement Placement       `json:"placement"`
+	Placement placement       `json:"placement"`
 
-	Arms       []ArmReport `json:"arms"`                // baseline, then candidate
-	Statements []Statement `json:"coverage_statements"` // skipped or unsupported coverage
+	Arms       []armReport `json:"arms"`                // baseline, then candidate
+	Statements []statement `json:"coverage_statements"` // skipped or unsupported coverage
 	// Profiler is stage 7's investigation (kvparity investigate), when one ran.
 	Profiler *engine.Investigation `json:"profiler_findings"`
 	// Metrics is each arm's product metrics (baseline, then candidate), from its counted
 	// repetitions' canonical summaries; Plots the images of plots/ the report links.
-	Metrics []ArmMetrics `json:"metrics"`
+	Metrics []armMetrics `json:"metrics"`
 	Plots   []string     `json:"plots"`
 	// LoadPreflight is the perf stage's last load preflight in words ("" when none ran): said
 	// with the performance verdict even before the stage has a result.
@@ -68,17 +68,17 @@ func (r *Report) Verdicts() verdict.Verdicts {
 		Blocked: r.Blocked, ExitCode: r.ExitCode, Scope: r.Scope, SemanticExitCode: r.SemanticExitCode}
 }
 
-// JournalInfo says which journal state the report describes; Clean refuses to run when the
+// journalInfo says which journal state the report describes; Clean refuses to run when the
 // journal has moved on since (LastSeq).
-type JournalInfo struct {
+type journalInfo struct {
 	Records int       `json:"records"`
 	LastSeq int64     `json:"last_seq"`
 	First   time.Time `json:"first_record_at"`
 	Last    time.Time `json:"last_record_at"`
 }
 
-// A Revision is one arm's code revision and the determinism patch applied to it.
-type Revision struct {
+// A revision is one arm's code revision and the determinism patch applied to it.
+type revision struct {
 	Arm              engine.Arm `json:"arm"`
 	Revision         string     `json:"revision"`
 	Source           string     `json:"source,omitempty"` // crate:NAME@VERSION or git:PATH@COMMIT, when kvparity built it
@@ -87,8 +87,8 @@ type Revision struct {
 	DeterminismPatch string     `json:"determinism_patch"`
 }
 
-// TraceInfo is the pinned trace window (trace/checksums.json).
-type TraceInfo struct {
+// traceInfo is the pinned trace window (trace/checksums.json).
+type traceInfo struct {
 	Spec         string `json:"spec"` // source[offset:offset+count]
 	Source       string `json:"source"`
 	Generated    bool   `json:"generated"`
@@ -120,14 +120,14 @@ type ArtifactInfo struct {
 	// ReplayBench is the routing-mode assertion: how many canonical reports and timing records
 	// of this artifact were checked for metadata.replay_bench == true (a run without it never
 	// gets a digest or a sample: the row is blocked instead).
-	ReplayBench ReplayBench `json:"replay_bench"`
+	ReplayBench replayBench `json:"replay_bench"`
 	// Build is how kvparity built the binary from the arm's source (protocol stage 1: toolchain,
 	// features, profile, lockfile and determinism-patch checksums); null for a given binary.
 	Build *engine.BuildInfo `json:"build"`
 }
 
-// ReplayBench counts the outputs whose replay_bench: true was verified.
-type ReplayBench struct {
+// replayBench counts the outputs whose replay_bench: true was verified.
+type replayBench struct {
 	CanonicalReports int    `json:"canonical_reports"`
 	TimingRecords    int    `json:"timing_records"`
 	Assertion        string `json:"assertion"`
@@ -158,8 +158,8 @@ type ConfigInfo struct {
 	RowTOML          string                   `json:"row_toml"`
 }
 
-// Placement is where the row ran: one node, the CPUs of every process, NUMA.
-type Placement struct {
+// placement is where the row ran: one node, the CPUs of every process, NUMA.
+type placement struct {
 	Node        string `json:"node"`
 	NUMANodes   int    `json:"numa_nodes"`
 	NUMA        string `json:"numa"`        // the placement in words
@@ -171,8 +171,8 @@ type Placement struct {
 	Note     string      `json:"note"`
 }
 
-// An ArmReport is one arm's determinism result on its current artifact.
-type ArmReport struct {
+// An armReport is one arm's determinism result on its current artifact.
+type armReport struct {
 	Arm         engine.Arm   `json:"arm"`
 	Revision    string       `json:"revision"`
 	Variant     string       `json:"variant,omitempty"`
@@ -232,14 +232,14 @@ type Semantic struct {
 	verdict.Outcome
 	Diff       *DiffSummary               `json:"diff"` // baseline vs candidate, when they differ
 	Exceptions []diffview.ExceptionRecord `json:"exception_records"`
-	Coverage   []RecordCoverage           `json:"record_coverage"`
+	Coverage   []recordCoverage           `json:"record_coverage"`
 	UncoveredN int                        `json:"uncovered_count"`
 	Uncovered  []string                   `json:"uncovered"` // the first maxUncovered, in document order
 }
 
-// RecordCoverage says how many differing pointers one exception record covers, and whether
+// recordCoverage says how many differing pointers one exception record covers, and whether
 // that makes it broad. There is one per record, in the file's order.
-type RecordCoverage struct {
+type recordCoverage struct {
 	ID     string `json:"id"`
 	Covers int    `json:"covers"`
 	// Broad says why the record is broad against this report's differences (a root pattern,
@@ -260,14 +260,14 @@ type DiffSummary struct {
 	Held      int                   `json:"held,omitempty"` // of a truncated diff: the changes its groups and diagnosis read
 	Pointers  []string              `json:"-"`              // every differing pointer: in File, too many for the report
 	GroupN    int                   `json:"group_count"`
-	Groups    []DiffGroup           `json:"groups"` // the first maxGroups
+	Groups    []diffGroup           `json:"groups"` // the first maxGroups
 	First     *diffview.JSONFirst   `json:"first_divergence"`
 	Diagnosis []diffview.Signature  `json:"diagnosis"`
 	Changes   []diffview.JSONChange `json:"changes"` // the first changes of each group (up to 5)
 }
 
-// A DiffGroup is one group of changes with its size.
-type DiffGroup struct {
+// A diffGroup is one group of changes with its size.
+type diffGroup struct {
 	Key   string `json:"key"`
 	Title string `json:"title"`
 	Count int    `json:"count"`
@@ -291,8 +291,8 @@ type Footprint struct {
 	Result *engine.FootprintResult `json:"result"`
 }
 
-// A Statement is one piece of coverage the campaign did not establish, said plainly.
-type Statement struct {
+// A statement is one piece of coverage the campaign did not establish, said plainly.
+type statement struct {
 	Topic string `json:"topic"`
 	Text  string `json:"text"`
 }

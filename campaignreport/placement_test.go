@@ -9,7 +9,7 @@ import (
 
 // placementOf builds the placement of repetitions run on the given CPUs (baseline, candidate)
 // and an optional measured perf CPU, on a host with numa as host.json recorded it.
-func placementOf(numa []engine.PlacementNUMA, nodes int, base, cand []int, perfCPU *int) Placement {
+func placementOf(numa []engine.PlacementNUMA, nodes int, base, cand []int, perfCPU *int) placement {
 	c := &campaign{host: engine.HostInfo{Hostname: "n1", NUMANodes: nodes, NUMA: numa}, hist: engine.NewHistory(engine.TinyRow("", ""))}
 	for i, cpu := range base {
 		c.hist.Add(engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Baseline, Index: i + 1, CPUs: []int{cpu}})

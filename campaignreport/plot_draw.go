@@ -213,22 +213,22 @@ func pressurePlot(r *Report) *plot.Plot {
 	return p
 }
 
-// A latency is one per-request latency whose quantiles ArmMetrics keeps.
+// A latency is one per-request latency whose quantiles armMetrics keeps.
 type latency struct {
 	name string
-	of   func(ArmMetrics) []float64
+	of   func(armMetrics) []float64
 }
 
 var (
-	latencyTTFT = latency{"TTFT", func(am ArmMetrics) []float64 {
+	latencyTTFT = latency{"TTFT", func(am armMetrics) []float64 {
 		return quantilesOf(am, func(m *report.Metrics) []float64 { return m.TTFTms })
 	}}
-	latencyE2E = latency{"end-to-end latency", func(am ArmMetrics) []float64 {
+	latencyE2E = latency{"end-to-end latency", func(am armMetrics) []float64 {
 		return quantilesOf(am, func(m *report.Metrics) []float64 { return m.E2Ems })
 	}}
 )
 
-func quantilesOf(am ArmMetrics, f func(*report.Metrics) []float64) []float64 {
+func quantilesOf(am armMetrics, f func(*report.Metrics) []float64) []float64 {
 	if am.Metrics == nil {
 		return nil
 	}

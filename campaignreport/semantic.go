@@ -65,11 +65,11 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 		}
 	}
 	s := &DiffSummary{File: file, A: jr.A, B: jr.B, Count: jr.Count, Held: jr.Held, Pointers: jr.Pointers, First: jr.First,
-		Diagnosis: jr.Diagnosis, Groups: []DiffGroup{}, Changes: []diffview.JSONChange{}}
+		Diagnosis: jr.Diagnosis, Groups: []diffGroup{}, Changes: []diffview.JSONChange{}}
 	s.GroupN = len(jr.Groups)
 	for i, g := range jr.Groups {
 		if i < maxGroups {
-			s.Groups = append(s.Groups, DiffGroup{Key: g.Key, Title: g.Title, Count: g.Count})
+			s.Groups = append(s.Groups, diffGroup{Key: g.Key, Title: g.Title, Count: g.Count})
 		}
 		for i, ch := range g.Changes {
 			if i == changesPerGroup || len(s.Changes) == maxQuotedChanges {
@@ -89,8 +89,8 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 
 // semantic gathers the semantic section's details: the focused diff of a byte mismatch and
 // how the exception records cover it (the verdict itself is verdict.Decide's).
-func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[string][]byte) (Semantic, *verdict.Exceptions, error) {
-	s := Semantic{Exceptions: c.exceptions, Coverage: []RecordCoverage{}, Uncovered: []string{}}
+func (c *campaign) semantic(arms []armReport, parity verdict.Outcome, out map[string][]byte) (Semantic, *verdict.Exceptions, error) {
+	s := Semantic{Exceptions: c.exceptions, Coverage: []recordCoverage{}, Uncovered: []string{}}
 	if s.Exceptions == nil {
 		s.Exceptions = []diffview.ExceptionRecord{}
 	}
@@ -108,7 +108,7 @@ func (c *campaign) semantic(arms []ArmReport, parity verdict.Outcome, out map[st
 	}
 	x, counts := diffview.CoverageByRecord(slices.Values(d.Pointers), c.exceptions)
 	for _, rc := range counts {
-		s.Coverage = append(s.Coverage, RecordCoverage{ID: rc.ID, Covers: rc.Covers})
+		s.Coverage = append(s.Coverage, recordCoverage{ID: rc.ID, Covers: rc.Covers})
 	}
 	s.UncoveredN = x.Uncovered
 	s.Uncovered = x.First[:min(len(x.First), maxUncovered)]
@@ -131,7 +131,7 @@ func headlineFirst(uncovered []string, first *diffview.JSONFirst, recs []diffvie
 
 // firstReport is where the first counted repetition's full report was written (the one the
 // engine keeps per arm when parity fails), "" when none.
-func firstReport(a ArmReport) string {
+func firstReport(a armReport) string {
 	for _, r := range a.Runs {
 		if r.Status == statusCounted && r.Digest != "" {
 			return r.reportPath
@@ -142,7 +142,7 @@ func firstReport(a ArmReport) string {
 
 // instability diffs the first two counted repetitions of an UNSTABLE arm that disagree (their
 // full reports are kept): the diagnosis names the likely entropy source.
-func (c *campaign) instability(a ArmReport, out map[string][]byte) (*DiffSummary, error) {
+func (c *campaign) instability(a armReport, out map[string][]byte) (*DiffSummary, error) {
 	var first *RunInfo
 	for i := range a.Runs {
 		r := &a.Runs[i]

@@ -20,10 +20,10 @@ const protocolPairs = 60
 // statements lists what this campaign did not establish, in plain words, so the verdicts above
 // are never read as more than they are (stage 8: "skipped or unsupported coverage without
 // overstating the result").
-func (c *campaign) statements(r *Report) []Statement {
-	var out []Statement
+func (c *campaign) statements(r *Report) []statement {
+	var out []statement
 	add := func(topic, format string, a ...any) {
-		out = append(out, Statement{Topic: topic, Text: fmt.Sprintf(format, a...)})
+		out = append(out, statement{Topic: topic, Text: fmt.Sprintf(format, a...)})
 	}
 	var ev *report.Evidence
 	for _, a := range r.Arms {

@@ -14,12 +14,12 @@ import (
 	"kvparity/report"
 )
 
-// ArmMetrics is one arm's product metrics (TTFT, ITL, end-to-end latency, throughput, reuse)
+// armMetrics is one arm's product metrics (TTFT, ITL, end-to-end latency, throughput, reuse)
 // as its counted repetitions' canonical summaries gave them: virtual-time figures of the
 // replay, the same in every repetition of a STABLE arm. They are read from each repetition's
 // runs/<id>/metrics.json, or from its full report while that is kept (a campaign recorded
 // before metrics.json existed); Metrics is nil when neither is there ("not recorded").
-type ArmMetrics struct {
+type armMetrics struct {
 	Arm engine.Arm `json:"arm"`
 	// Run is the counted repetition Metrics is from (the first with metrics).
 	Run engine.RunID `json:"run,omitempty"`
@@ -31,10 +31,10 @@ type ArmMetrics struct {
 }
 
 // armMetrics gathers both arms' metrics from their counted repetitions.
-func (c *campaign) armMetrics(arms []ArmReport) ([]ArmMetrics, error) {
-	out := []ArmMetrics{}
+func (c *campaign) armMetrics(arms []armReport) ([]armMetrics, error) {
+	out := []armMetrics{}
 	for _, a := range arms {
-		am := ArmMetrics{Arm: a.Arm, Agree: true}
+		am := armMetrics{Arm: a.Arm, Agree: true}
 		var first []byte
 		for _, ri := range a.Runs {
 			if ri.Status != statusCounted || ri.EndedAt == nil || ri.Digest == "" {

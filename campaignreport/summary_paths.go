@@ -38,7 +38,7 @@ func localPaths(r *Report) *strings.Replacer {
 }
 
 // traceLabel is the trace window as summary.md names it: a trace file by its name only.
-func traceLabel(t TraceInfo) string {
+func traceLabel(t traceInfo) string {
 	if filepath.IsAbs(t.Source) {
 		return filepath.Base(t.Source) + strings.TrimPrefix(t.Spec, t.Source)
 	}

@@ -205,7 +205,7 @@ func sumExceptions(m *md, r *Report) {
 		m.p("None recorded (`exceptions.jsonl`).")
 		return
 	}
-	cov := map[string]RecordCoverage{}
+	cov := map[string]recordCoverage{}
 	for _, c := range s.Coverage {
 		cov[c.ID] = c
 	}

@@ -22,7 +22,7 @@ func bigReport() *Report {
 	r := &Report{Row: "big", Overall: verdict.Outcome{Verdict: verdict.Inconclusive, Reason: long}}
 	r.Semantic.Outcome = verdict.Outcome{Verdict: verdict.PassWithSemanticExceptions, Reason: long}
 	r.Performance.Outcome = verdict.Outcome{Verdict: verdict.Inconclusive, Reason: "the battery breached"}
-	r.Revisions = []Revision{{Arm: engine.Baseline, Revision: "v1.5.1"}, {Arm: engine.Candidate, Revision: "v1.6.1"}}
+	r.Revisions = []revision{{Arm: engine.Baseline, Revision: "v1.5.1"}, {Arm: engine.Candidate, Revision: "v1.6.1"}}
 	var ptrs []string
 	for i := range 5000 {
 		ptrs = append(ptrs, fmt.Sprintf("/per_request/%d/ttft_ms", i), fmt.Sprintf("/per_request/%d/field_%d", i, i%60))
@@ -33,7 +33,7 @@ func bigReport() *Report {
 	for i := range 40 {
 		e := diffview.ExceptionRecord{ID: fmt.Sprintf("record-%02d", i), Pointers: []string{fmt.Sprintf("/per_request/*/field_%d", i)},
 			Differs: long, Baseline: long, Candidate: long, Cause: long, RegressionTest: long, Impact: long, Disposition: long}
-		cov := RecordCoverage{ID: e.ID, Covers: 5000 / 60}
+		cov := recordCoverage{ID: e.ID, Covers: 5000 / 60}
 		if i == 0 {
 			e.Pointers = []string{"/**"}
 			cov.Broad, cov.Covers = "names a root pattern (/**)", len(ptrs)
@@ -58,7 +58,7 @@ func bigReport() *Report {
 		for k := range 3 {
 			ev.Pressure = append(ev.Pressure, report.PressureRecord{AtMs: float64(20_000 * (k + 1))})
 		}
-		a := ArmReport{Arm: arm, Revision: "v", Evidence: ev, Digests: []string{"d"}}
+		a := armReport{Arm: arm, Revision: "v", Evidence: ev, Digests: []string{"d"}}
 		for k := range 60 {
 			a.Runs = append(a.Runs, RunInfo{Run: engine.RunID(fmt.Sprintf("det/%s-%d", arm, k)), Status: statusCounted, Digest: "abcdef0123456789"})
 		}
@@ -72,7 +72,7 @@ func bigReport() *Report {
 		if arm == engine.Candidate {
 			m.Summary["p99_ttft_ms"] = 990
 		}
-		r.Metrics = append(r.Metrics, ArmMetrics{Arm: arm, Run: a.Runs[0].Run, Recorded: 60, Counted: 60, Agree: true, Metrics: m})
+		r.Metrics = append(r.Metrics, armMetrics{Arm: arm, Run: a.Runs[0].Run, Recorded: 60, Counted: 60, Agree: true, Metrics: m})
 	}
 	r.Artifacts = []ArtifactInfo{{Arm: engine.Baseline, Current: true, Size: 100 << 20, TextSize: 40 << 20, Path: "artifacts/baseline-g1-x", Source: "/root/.cache/kvparity/builds/abc/bin/x"},
 		{Arm: engine.Candidate, Current: true, Size: 101 << 20, TextSize: 40 << 20, Path: "artifacts/candidate-g1-x", Source: "/root/.cache/kvparity/builds/def/bin/x"}}
