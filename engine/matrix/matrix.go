@@ -48,11 +48,11 @@ type Options struct {
 	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
 	// returns. Nil: no report.
 	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
-	// BuildCache is where rows' source arms are built, once, before any job (sources.go):
+	// buildCache is where rows' source arms are built, once, before any job (sources.go):
 	// on a filesystem every node sees, for Slurm. "" is build.DefaultCache().
-	BuildCache string
-	// Executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
-	Executable string
+	buildCache string
+	// executable is the kvparity binary copied into Dir for the jobs ("" = os.Executable()).
+	executable string
 	// RunLocal runs one row in this process exactly as `kvparity run ROW --campaign DIR/ROW
 	// RunArgs...` would, writing its output to out, and returns its exit status.
 	RunLocal func(ctx context.Context, rowFile, rowDir string, out io.Writer) int
@@ -128,12 +128,12 @@ func newMatrix(o Options) (*matrix, error) {
 	if o.JobPoll <= 0 {
 		o.JobPoll = 5 * time.Second
 	}
-	if o.BuildCache == "" {
-		if o.BuildCache, err = build.DefaultCache(); err != nil {
+	if o.buildCache == "" {
+		if o.buildCache, err = build.DefaultCache(); err != nil {
 			return nil, err
 		}
 	}
-	if o.BuildCache, err = filepath.Abs(o.BuildCache); err != nil {
+	if o.buildCache, err = filepath.Abs(o.buildCache); err != nil {
 		return nil, err
 	}
 	m := &matrix{o: o, dir: dir, log: o.Log}
@@ -235,7 +235,7 @@ func (m *matrix) run(ctx context.Context) (*Result, error) {
 // it, and a resumed row must run the binary it started with (a different one would re-pin the
 // arms and rerun them).
 func (m *matrix) stageBinary() error {
-	src := m.o.Executable
+	src := m.o.executable
 	if src == "" {
 		exe, err := os.Executable()
 		if err != nil {

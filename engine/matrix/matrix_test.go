@@ -266,7 +266,7 @@ func TestMatrixStagesItsBinaryOnce(t *testing.T) {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &matrix{o: Options{Executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
+	m := &matrix{o: Options{executable: exe}, dir: dir, rows: []*matrixRow{r}, log: &log}
 	staged := filepath.Join(dir, layout.MatrixBinary)
 	read := func() string { b, _ := os.ReadFile(staged); return string(b) }
 	write(exe, "v1")

@@ -18,7 +18,7 @@ import (
 // following leaves its jobs running.
 type Slurm struct {
 	// Tool paths; empty means the name is looked up in PATH.
-	Sbatch, Squeue, Scontrol, Sacct string
+	sbatch, squeue, scontrol, sacct string
 
 	accounting *bool // sacct answers (slurmdbd configured); nil until first asked
 }
@@ -115,12 +115,12 @@ func (s *Slurm) run(ctx context.Context, args ...string) (string, error) {
 // Available reports whether a Slurm controller answers (sbatch could submit). The error says
 // which tool is missing or what the controller said.
 func (s *Slurm) Available(ctx context.Context) error {
-	for _, t := range []string{s.tool(s.Sbatch, "sbatch"), s.tool(s.Squeue, "squeue"), s.tool(s.Scontrol, "scontrol")} {
+	for _, t := range []string{s.tool(s.sbatch, "sbatch"), s.tool(s.squeue, "squeue"), s.tool(s.scontrol, "scontrol")} {
 		if _, err := exec.LookPath(t); err != nil {
 			return fmt.Errorf("slurm: %s not found (install slurm-wlm, see docs/slurm.md): %w", t, err)
 		}
 	}
-	if _, err := s.run(ctx, s.tool(s.Scontrol, "scontrol"), "ping"); err != nil {
+	if _, err := s.run(ctx, s.tool(s.scontrol, "scontrol"), "ping"); err != nil {
 		return fmt.Errorf("slurm: controller does not answer: %w", err)
 	}
 	return nil
@@ -138,7 +138,7 @@ func (s *Slurm) submit(ctx context.Context, script string, extra []string) (stri
 
 // submitArgs is the sbatch argument vector submit runs (recorded with each job).
 func (s *Slurm) submitArgs(script string, extra []string) []string {
-	args := append([]string{s.tool(s.Sbatch, "sbatch"), "--parsable"}, extra...)
+	args := append([]string{s.tool(s.sbatch, "sbatch"), "--parsable"}, extra...)
 	return append(args, script)
 }
 
@@ -159,7 +159,7 @@ func parseSbatch(out string) (string, error) {
 // then sacct when accounting is configured, then scontrol (accounting off: the controller keeps
 // ended jobs for MinJobAge). A job no tool knows is JobUnknown, not an error.
 func (s *Slurm) job(ctx context.Context, id string) (jobInfo, error) {
-	out, err := s.run(ctx, s.tool(s.Squeue, "squeue"), "-h", "--states=all", "-j", id, "-o", "%i|%T|%N|%r")
+	out, err := s.run(ctx, s.tool(s.squeue, "squeue"), "-h", "--states=all", "-j", id, "-o", "%i|%T|%N|%r")
 	if err == nil {
 		if info, ok := parseSqueue(out, id); ok && !info.State.Terminal() {
 			return info, nil
@@ -169,14 +169,14 @@ func (s *Slurm) job(ctx context.Context, id string) (jobInfo, error) {
 	}
 	// Ended (or unknown to squeue): the exit code lives in sacct or scontrol.
 	if s.accountingOn(ctx) {
-		out, err := s.run(ctx, s.tool(s.Sacct, "sacct"), "-n", "-P", "-X", "-j", id, "-o", "JobID,State,NodeList,ExitCode,Reason")
+		out, err := s.run(ctx, s.tool(s.sacct, "sacct"), "-n", "-P", "-X", "-j", id, "-o", "JobID,State,NodeList,ExitCode,Reason")
 		if err == nil {
 			if info, ok := parseSacct(out, id); ok {
 				return info, nil
 			}
 		}
 	}
-	out, err = s.run(ctx, s.tool(s.Scontrol, "scontrol"), "show", "job", "-o", id)
+	out, err = s.run(ctx, s.tool(s.scontrol, "scontrol"), "show", "job", "-o", id)
 	if err != nil {
 		if isInvalidJob(err) {
 			return jobInfo{ID: id, State: JobUnknown, Source: "scontrol"}, nil
@@ -195,7 +195,7 @@ func (s *Slurm) accountingOn(ctx context.Context) bool {
 	if s.accounting != nil {
 		return *s.accounting
 	}
-	_, err := s.run(ctx, s.tool(s.Sacct, "sacct"), "-n", "-X", "-j", "1", "-o", "JobID")
+	_, err := s.run(ctx, s.tool(s.sacct, "sacct"), "-n", "-X", "-j", "1", "-o", "JobID")
 	on := err == nil // "accounting storage is disabled", or no sacct: scontrol answers instead
 	s.accounting = &on
 	return on

@@ -109,7 +109,7 @@ func TestJobStateClassification(t *testing.T) {
 }
 
 func TestSlurmMissingToolIsNamed(t *testing.T) {
-	s := &Slurm{Sbatch: "/nonexistent/sbatch"}
+	s := &Slurm{sbatch: "/nonexistent/sbatch"}
 	err := s.Available(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/sbatch") || !strings.Contains(err.Error(), "docs/slurm.md") {
 		t.Fatalf("want an error naming the missing sbatch and the docs, got %v", err)

@@ -10,7 +10,7 @@ import (
 )
 
 // Rows whose arms name sources are built once, by the matrix, before any job starts: into the
-// build cache the jobs read (Options.BuildCache, exported to every job as KVPARITY_BUILD_CACHE),
+// build cache the jobs read (Options.buildCache, exported to every job as KVPARITY_BUILD_CACHE),
 // so no node compiles, and every node runs the same binary (each job pins the cached build by
 // its key and checksums). The toolchain the matrix built with is recorded in that cache, so a
 // node without Rust still finds the builds. A matrix names immutable sources only: a published
@@ -48,8 +48,8 @@ func (m *matrix) buildSources(ctx context.Context) error {
 		if !any {
 			continue
 		}
-		m.logf("%s: building its source arms into %s (once, for every job)", row.Name, m.o.BuildCache)
-		builds, err := engine.BuildArms(ctx, &row, m.o.BuildCache, func(p engine.BuildProgress) {
+		m.logf("%s: building its source arms into %s (once, for every job)", row.Name, m.o.buildCache)
+		builds, err := engine.BuildArms(ctx, &row, m.o.buildCache, func(p engine.BuildProgress) {
 			if p.Phase != "compiling" || p.Units%50 == 0 {
 				m.logf("%s: build %s %s: %s", row.Name, p.Arm, p.Source, p.Phase)
 			}
@@ -62,7 +62,7 @@ func (m *matrix) buildSources(ctx context.Context) error {
 		}
 	}
 	if any {
-		return build.RecordToolchain(ctx, m.o.BuildCache)
+		return build.RecordToolchain(ctx, m.o.buildCache)
 	}
 	return nil
 }

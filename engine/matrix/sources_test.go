@@ -51,7 +51,7 @@ args = []
 	} {
 		row := filepath.Join(src, "moving.toml")
 		os.WriteFile(row, []byte(rowText(candidate)), 0o644)
-		_, err := Run(context.Background(), Options{Dir: t.TempDir(), RowFiles: []string{row}, RunLocal: run, BuildCache: t.TempDir()})
+		_, err := Run(context.Background(), Options{Dir: t.TempDir(), RowFiles: []string{row}, RunLocal: run, buildCache: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "moving.toml") {
 			t.Errorf("%s: %v\nwant %q", candidate, err, want)
 		}

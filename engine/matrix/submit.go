@@ -62,7 +62,7 @@ func (m *matrix) anyRunning() bool {
 // submit writes the row's job script and submits it.
 func (m *matrix) submit(ctx context.Context, r *matrixRow) error {
 	js := jobScript{Row: r.row.Name, RowFile: r.file, RowDir: r.dir, Binary: filepath.Join(m.dir, layout.MatrixBinary),
-		Partition: m.o.Partition, RunArgs: m.o.RunArgs, BuildCache: m.o.BuildCache}
+		Partition: m.o.Partition, RunArgs: m.o.RunArgs, BuildCache: m.o.buildCache}
 	script := filepath.Join(r.dir, layout.FileJobScript)
 	if err := atomicfile.Update(script, js.render(), 0o755); err != nil {
 		return fmt.Errorf("matrix: %s: %w", r.row.Name, err)
