@@ -26,7 +26,7 @@ var rooms = map[string]struct {
 	"headless":               {may: []string{"engine", "campaignreport", "verdict"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
-	"ui/*":                   {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "ui/*"}},                                // engine/matrix: ui/matrixview shows matrix.RowStatus
+	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},               // engine/matrix, engine/bisect: the matrix and bisect views
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
@@ -71,7 +71,8 @@ var arrowWhy = map[string]string{
 
 	"ui/* -> engine":        "a pane shows engine events and records (runs, stages, artifacts, progress)",
 	"ui/* -> engine/matrix": "ui/matrixview shows matrix.RowStatus",
-	"ui/* -> diffview":      "ui/pressure names the sides of a diff",
+	"ui/* -> engine/bisect": "ui/bisectview folds a bisect's Progress and shows its Result",
+	"ui/* -> diffview":      "ui/pressure names the sides of a diff; ui/bisectview shows a bisect's diagnosis",
 	"ui/* -> stats":         "ui/perf shows the gate's bounds and battery",
 	"ui/* -> report":        "ui/lifecycle and ui/pressure show a run's lifecycle evidence",
 	"ui/* -> verdict":       "words and their tones",

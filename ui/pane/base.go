@@ -3,7 +3,8 @@
 // a pane package's value Model keeps it through Of, and embeds Base for its box, focus and
 // styles. The optional abilities (Scroller, Clicker, Zoomer, Clocked, Capturer, Footer,
 // HelpNoter) are found with As: a pane that has one gets the wheel, the clicks, the zoom
-// mark, the frame's clock, every key, the footer's first place or the ? overlay's note. It
+// mark, the frame's clock, every key, the footer's first place or the ? overlay's note. Feed
+// carries a producer goroutine's snapshots to a standalone view (the matrix and bisect views). It
 // imports ui/theme for the styles every pane's box is drawn with.
 package pane
 

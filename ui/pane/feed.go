@@ -1,0 +1,50 @@
+package pane
+
+// A Feed carries a producer goroutine's snapshots S to a Bubble Tea program, then its end E:
+// the matrix and bisect views read what matrix.Run and bisect.Run publish. Publish never blocks
+// the producer: a snapshot the program has not read yet is replaced by the newer one, since
+// each snapshot is complete.
+type Feed[S, E any] struct {
+	snaps chan S
+	done  chan E
+}
+
+// NewFeed makes an empty feed.
+func NewFeed[S, E any]() *Feed[S, E] {
+	return &Feed[S, E]{snaps: make(chan S, 1), done: make(chan E, 1)}
+}
+
+// Publish offers the newest snapshot, dropping an unread older one.
+func (f *Feed[S, E]) Publish(s S) {
+	for {
+		select {
+		case f.snaps <- s:
+			return
+		default:
+		}
+		select {
+		case <-f.snaps: // drop the unread, older snapshot
+		default:
+		}
+	}
+}
+
+// Finish hands the producer's end over; call it once, after the producer returned.
+func (f *Feed[S, E]) Finish(e E) { f.done <- e }
+
+// Next blocks until the next snapshot (ended false) or the end (ended true). A snapshot
+// published just before the end is delivered first; after the end, Next must not be called.
+func (f *Feed[S, E]) Next() (s S, e E, ended bool) {
+	select {
+	case s = <-f.snaps:
+		return s, e, false
+	case e = <-f.done:
+		select {
+		case s = <-f.snaps:
+			f.done <- e
+			return s, e, false
+		default:
+		}
+		return s, e, true
+	}
+}
