@@ -47,8 +47,8 @@ type Spec struct {
 	Slowdown int
 }
 
-// Variant is the spec's stand-in variant ("" for the published code itself).
-func (s Spec) Variant() string {
+// variant is the spec's stand-in variant ("" for the published code itself).
+func (s Spec) variant() string {
 	if s.Slowdown == 0 {
 		return ""
 	}
@@ -159,8 +159,8 @@ func DefaultCache() (string, error) {
 // Toolchain is the one toolchain both arms are built with, read from rustc and cargo.
 type Toolchain struct{ Rustc, Cargo string }
 
-// ReadToolchain runs rustc -vV and cargo -V.
-func ReadToolchain(ctx context.Context) (Toolchain, error) {
+// readToolchain runs rustc -vV and cargo -V.
+func readToolchain(ctx context.Context) (Toolchain, error) {
 	r, err := run(ctx, "", nil, "rustc", "-vV")
 	if err != nil {
 		return Toolchain{}, err
@@ -299,7 +299,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	}
 	defer os.RemoveAll(work)
 	info := Info{Recipe: recipe, Source: s.identity(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
-		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: filepath.Base(dir), Variant: s.Variant(),
+		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: filepath.Base(dir), Variant: s.variant(),
 		InheritedEnv: req.inherited}
 	// A published crate builds in a throwaway folder; a checkout in its lineage's kept ones.
 	root, target := filepath.Join(work, "src"), filepath.Join(work, "target")
@@ -316,7 +316,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		}
 		defer unlock()
 		touch(lin.dir)
-		rec, _ := json.Marshal(lineageRecord{Source: "checkout:" + s.Repo, Features: sorted(s.Features), Variant: s.Variant()})
+		rec, _ := json.Marshal(lineageRecord{Source: "checkout:" + s.Repo, Features: sorted(s.Features), Variant: s.variant()})
 		if err := atomicfile.Write(filepath.Join(lin.dir, "lineage.json"), rec, 0o644); err != nil {
 			return Info{}, err
 		}
@@ -407,7 +407,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		if err != nil {
 			return Info{}, err
 		}
-		info.VariantPatch = filepath.Join(dir, s.Variant()+".patch")
+		info.VariantPatch = filepath.Join(dir, s.variant()+".patch")
 		if err := atomicfile.Write(info.VariantPatch, []byte(vp), 0o644); err != nil {
 			return Info{}, err
 		}

@@ -216,13 +216,13 @@ func TestBuildSlowdownVariantKeepsItsDiffApart(t *testing.T) {
 	}
 	vp, _ := os.ReadFile(info.VariantPatch)
 	for _, want := range []string{"src/replay/agg.rs", "src/replay/disagg.rs", "+            kvparity_slowdown.step();",
-		"+        kvparity_slowdown.kvparity_calibrated_slowdown(true);", "+    const PCT: f64 = 10.0;", "fn " + SlowdownFunction + "("} {
+		"+        kvparity_slowdown.kvparity_calibrated_slowdown(true);", "+    const PCT: f64 = 10.0;", "fn " + slowdownFunction + "("} {
 		if !strings.Contains(string(vp), want) {
 			t.Errorf("variant patch lacks %q:\n%s", want, vp)
 		}
 	}
 	ext, _ := os.ReadFile(info.AppliedPatch)
-	if strings.Contains(string(ext), SlowdownFunction) {
+	if strings.Contains(string(ext), slowdownFunction) {
 		t.Errorf("the timing extension's patch (the determinism patch) carries the slowdown")
 	}
 	if !strings.Contains(info.Profile, `debug = "line-tables-only"`) {

@@ -43,7 +43,7 @@ func cacheKey(r request) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.identity(), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if v := variantSHA256(r.spec.Slowdown); v != "" {
-		fmt.Fprintf(h, "%s\n%s\n", r.spec.Variant(), v)
+		fmt.Fprintf(h, "%s\n%s\n", r.spec.variant(), v)
 	}
 	if len(r.inherited) > 0 {
 		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))
@@ -93,8 +93,8 @@ func cached(dir string, r request) (info Info, why string, ok bool) {
 	if info.ExtensionSHA256 != ExtensionSHA256() {
 		differ("timing extension SHA-256", orNone(info.ExtensionSHA256), ExtensionSHA256())
 	}
-	if info.Variant != r.spec.Variant() {
-		differ("variant", orNone(info.Variant), orNone(r.spec.Variant()))
+	if info.Variant != r.spec.variant() {
+		differ("variant", orNone(info.Variant), orNone(r.spec.variant()))
 	}
 	if !slices.Equal(info.InheritedEnv, r.inherited) {
 		differ("build environment", fmt.Sprintf("%q", info.InheritedEnv), fmt.Sprintf("%q", r.inherited))

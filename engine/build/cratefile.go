@@ -18,7 +18,7 @@ import (
 const CrateFilePrefix = "crate:"
 
 // A CrateFile is a parsed crate:NAME@VERSION/PATH.
-type CrateFile struct{ Crate, Version, Path string }
+type CrateFile struct{ crate, version, path string }
 
 // ParseCrateFile reads crate:NAME@VERSION/PATH; PATH is slash-separated, relative and stays
 // inside the crate.
@@ -36,11 +36,11 @@ func ParseCrateFile(spec string) (CrateFile, error) {
 	case rel == "" || path.IsAbs(rel) || clean != rel || clean == ".." || strings.HasPrefix(clean, "../"):
 		return CrateFile{}, fmt.Errorf("%q: the file must be a clean path inside the crate (e.g. testdata/trace.jsonl)", spec)
 	}
-	return CrateFile{Crate: name, Version: version, Path: rel}, nil
+	return CrateFile{crate: name, version: version, path: rel}, nil
 }
 
 func (f CrateFile) String() string {
-	return CrateFilePrefix + f.Crate + "@" + f.Version + "/" + f.Path
+	return CrateFilePrefix + f.crate + "@" + f.version + "/" + f.path
 }
 
 // Local returns a local copy of the file: the cargo registry's unpacked crate, or the build
@@ -49,7 +49,7 @@ func (f CrateFile) Local(ctx context.Context, cache string) (string, error) {
 	if p, ok := f.inRegistry(); ok {
 		return p, nil
 	}
-	kept := filepath.Join(cache, "crate-files", f.Crate+"-"+f.Version, filepath.FromSlash(f.Path))
+	kept := filepath.Join(cache, "crate-files", f.crate+"-"+f.version, filepath.FromSlash(f.path))
 	if _, err := os.Stat(kept); err == nil {
 		return kept, nil
 	}
@@ -59,7 +59,7 @@ func (f CrateFile) Local(ctx context.Context, cache string) (string, error) {
 	}
 	defer os.RemoveAll(work)
 	dst := filepath.Join(work, "crate")
-	if _, err := fetchCrate(ctx, work, dst, f.Crate, f.Version); err != nil {
+	if _, err := fetchCrate(ctx, work, dst, f.crate, f.version); err != nil {
 		return "", fmt.Errorf("%s: %w", f, err)
 	}
 	if p, ok := f.inRegistry(); ok {
@@ -68,8 +68,8 @@ func (f CrateFile) Local(ctx context.Context, cache string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
 		return "", fmt.Errorf("%s: %w", f, err)
 	}
-	if err := copyFile(filepath.Join(dst, filepath.FromSlash(f.Path)), kept); err != nil {
-		return "", fmt.Errorf("%s: the crate %s %s ships no %s: %w", f, f.Crate, f.Version, f.Path, err)
+	if err := copyFile(filepath.Join(dst, filepath.FromSlash(f.path)), kept); err != nil {
+		return "", fmt.Errorf("%s: the crate %s %s ships no %s: %w", f, f.crate, f.version, f.path, err)
 	}
 	return kept, nil
 }
@@ -84,9 +84,9 @@ func (f CrateFile) inRegistry() (string, bool) {
 		}
 		home = filepath.Join(h, ".cargo")
 	}
-	dirs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", f.Crate+"-"+f.Version))
+	dirs, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", f.crate+"-"+f.version))
 	for _, d := range dirs {
-		p := filepath.Join(d, filepath.FromSlash(f.Path))
+		p := filepath.Join(d, filepath.FromSlash(f.path))
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, true
 		}

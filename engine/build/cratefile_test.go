@@ -10,7 +10,7 @@ import (
 
 func TestParseCrateFile(t *testing.T) {
 	f, err := ParseCrateFile("crate:dynamo-bench@1.6.1/testdata/mooncake_trace_1000.jsonl")
-	if err != nil || f.Crate != "dynamo-bench" || f.Version != "1.6.1" || f.Path != "testdata/mooncake_trace_1000.jsonl" {
+	if err != nil || f.crate != "dynamo-bench" || f.version != "1.6.1" || f.path != "testdata/mooncake_trace_1000.jsonl" {
 		t.Fatalf("%+v %v", f, err)
 	}
 	for _, bad := range []string{"crate:dynamo-bench/testdata/t.jsonl", "crate:@1.6.1/t.jsonl", "crate:x@1/",

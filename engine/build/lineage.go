@@ -43,7 +43,7 @@ func lineageKey(r request) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.Repo, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if v := variantSHA256(r.spec.Slowdown); v != "" {
-		fmt.Fprintf(h, "%s\n%s\n", r.spec.Variant(), v)
+		fmt.Fprintf(h, "%s\n%s\n", r.spec.variant(), v)
 	}
 	if len(r.inherited) > 0 {
 		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))

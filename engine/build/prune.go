@@ -19,9 +19,9 @@ import (
 // entry whose build is running (its lock is held) is never removed, nor the one just built.
 // `kvparity cache` lists the cache and prunes it by hand.
 
-// DefaultLimit is the cache's size limit when KVPARITY_BUILD_CACHE_LIMIT is unset: a few
+// defaultLimit is the cache's size limit when KVPARITY_BUILD_CACHE_LIMIT is unset: a few
 // Dynamo lineages (a target folder is 3–5 GB) and dozens of built binaries.
-const DefaultLimit = 30 << 30
+const defaultLimit = 30 << 30
 
 // usedFile's modification time is when an entry was last built or used.
 const usedFile = ".used"
@@ -52,7 +52,7 @@ func touch(dir string) {
 func Limit() int64 {
 	n, err := ParseSize(os.Getenv("KVPARITY_BUILD_CACHE_LIMIT"))
 	if err != nil || os.Getenv("KVPARITY_BUILD_CACHE_LIMIT") == "" {
-		return DefaultLimit
+		return defaultLimit
 	}
 	return n
 }
@@ -142,7 +142,7 @@ func Prune(cache string, limit int64, keep ...string) ([]Entry, error) {
 		if e.Busy || slices.Contains(keep, e.Dir) {
 			continue
 		}
-		if err := Remove(e); err != nil {
+		if err := remove(e); err != nil {
 			return removed, err
 		}
 		total -= e.Bytes
@@ -151,8 +151,8 @@ func Prune(cache string, limit int64, keep ...string) ([]Entry, error) {
 	return removed, nil
 }
 
-// Remove deletes one entry, holding its lock so no build starts in it meanwhile.
-func Remove(e Entry) error {
+// remove deletes one entry, holding its lock so no build starts in it meanwhile.
+func remove(e Entry) error {
 	f, err := os.OpenFile(filepath.Join(e.Dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err

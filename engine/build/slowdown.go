@@ -16,8 +16,8 @@ import (
 // byte-identical, so equivalent semantic work holds. It is never the timing extension: its diff
 // is kept apart (Info.VariantPatch) and never enters the determinism patch.
 
-// SlowdownFunction is the symbol the slowdown's work is paid in (a profile names it).
-const SlowdownFunction = "kvparity_calibrated_slowdown"
+// slowdownFunction is the symbol the slowdown's work is paid in (a profile names it).
+const slowdownFunction = "kvparity_calibrated_slowdown"
 
 // ParseVariant reads a source-built arm's variant: only "slowdown-PCT" (PCT in 1..1000)
 // changes Rust code; the embedded engine's leaks have no Rust counterpart.

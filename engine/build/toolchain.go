@@ -18,7 +18,7 @@ const toolchainFile = "toolchain.json"
 
 // RecordToolchain writes the toolchain on PATH into cache's toolchain.json.
 func RecordToolchain(ctx context.Context, cache string) error {
-	tc, err := ReadToolchain(ctx)
+	tc, err := readToolchain(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func RecordToolchain(ctx context.Context, cache string) error {
 // cacheToolchain is the toolchain to key cache lookups with: the one on PATH, or, where there
 // is none, the one recorded in the cache (built is false then: nothing may be compiled).
 func cacheToolchain(ctx context.Context, cache string) (tc Toolchain, onPath bool, err error) {
-	tc, err = ReadToolchain(ctx)
+	tc, err = readToolchain(ctx)
 	var nf *toolNotFound
 	if err == nil || !errors.As(err, &nf) {
 		return tc, err == nil, err
