@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"kvparity/engine"
 	"kvparity/engine/bisect"
@@ -86,6 +87,9 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *view && *asJSON {
 		return usageErr("--view and --json exclude each other")
+	}
+	if *view && (!term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd())) {
+		return usageErr("--view needs a terminal; without it the bisect prints its steps (or --json)")
 	}
 	judge, err := bisect.ParseJudge(*judgeFlag)
 	if err != nil {

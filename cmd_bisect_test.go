@@ -51,6 +51,7 @@ func TestBisectCommandRefusesWhatItCannotBisect(t *testing.T) {
 		{[]string{gitRow, "--good", "nosuchref", "--bad", "HEAD"}, "--good: " + repo + " has no commit nosuchref"},
 		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD"}, "has no commit after --good"},
 		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD", "--view", "--json"}, "--view and --json exclude each other"},
+		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD", "--view"}, "--view needs a terminal"},
 	} {
 		var out, errb bytes.Buffer
 		if code := bisectCmd(append(c.args, "--dir", filepath.Join(dir, "b")), &out, &errb); code != verdict.ExitUsage || !strings.Contains(errb.String(), c.says) {
