@@ -18,8 +18,8 @@ import (
 // A Profile is one arm's samples, folded.
 type Profile struct {
 	Samples int            `json:"samples"`
-	Self    map[string]int `json:"-"` // samples whose leaf frame is the function
-	Paths   map[string]int `json:"-"` // samples by their leaf and two callers ("leaf ← caller ← caller")
+	self    map[string]int `json:"-"` // samples whose leaf frame is the function
+	paths   map[string]int `json:"-"` // samples by their leaf and two callers ("leaf ← caller ← caller")
 }
 
 // pathDepth is how many frames, leaf first, name a call path.
@@ -32,7 +32,7 @@ const unknown = "[unknown]"
 // one frame per line (an address and a symbol, leaf first), then a blank line. comm, when not
 // empty, keeps only the samples of that command (perf itself and taskset are not the replay).
 func ParseScript(r io.Reader, comm string) (*Profile, error) {
-	p := &Profile{Self: map[string]int{}, Paths: map[string]int{}}
+	p := &Profile{self: map[string]int{}, paths: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var frames []string
@@ -45,8 +45,8 @@ func ParseScript(r io.Reader, comm string) (*Profile, error) {
 			if len(frames) > 0 {
 				leaf = frames[0]
 			}
-			p.Self[leaf]++
-			p.Paths[strings.Join(frames[:min(len(frames), pathDepth)], " ← ")]++
+			p.self[leaf]++
+			p.paths[strings.Join(frames[:min(len(frames), pathDepth)], " ← ")]++
 		}
 		frames, inSample = frames[:0], false
 	}
@@ -123,16 +123,16 @@ type Differential struct {
 func Compare(base, cand *Profile) Differential {
 	d := Differential{BaselineSamples: base.Samples, CandidateSamples: cand.Samples}
 	names := map[string]bool{}
-	for n := range base.Self {
+	for n := range base.self {
 		names[n] = true
 	}
-	for n := range cand.Self {
+	for n := range cand.self {
 		names[n] = true
 	}
 	for n := range names {
-		b, c := base.share(base.Self[n]), cand.share(cand.Self[n])
+		b, c := base.share(base.self[n]), cand.share(cand.self[n])
 		d.Functions = append(d.Functions, FunctionDelta{Function: n, Baseline: b, Candidate: c, Delta: c - b,
-			OnlyCandidate: base.Self[n] == 0 && cand.Self[n] > 0})
+			OnlyCandidate: base.self[n] == 0 && cand.self[n] > 0})
 	}
 	sort.Slice(d.Functions, func(i, j int) bool {
 		if d.Functions[i].Delta != d.Functions[j].Delta {
@@ -140,8 +140,8 @@ func Compare(base, cand *Profile) Differential {
 		}
 		return d.Functions[i].Function < d.Functions[j].Function
 	})
-	for p, n := range cand.Paths {
-		b, c := base.share(base.Paths[p]), cand.share(n)
+	for p, n := range cand.paths {
+		b, c := base.share(base.paths[p]), cand.share(n)
 		if c > b {
 			d.Paths = append(d.Paths, PathDelta{Path: p, Baseline: b, Candidate: c, Delta: c - b})
 		}

@@ -30,11 +30,11 @@ func TestParseScriptFoldsSelfTimeAndPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Samples != 3 || p.Self["kvparity/mocker.(*sim).drain"] != 2 || p.Self["kvparity/mocker.slowdownWork"] != 1 {
-		t.Fatalf("samples %d, self %v", p.Samples, p.Self)
+	if p.Samples != 3 || p.self["kvparity/mocker.(*sim).drain"] != 2 || p.self["kvparity/mocker.slowdownWork"] != 1 {
+		t.Fatalf("samples %d, self %v", p.Samples, p.self)
 	}
-	if n := p.Paths["kvparity/mocker.slowdownWork ← kvparity/mocker.(*sim).slowdown ← kvparity/mocker.(*sim).run"]; n != 1 {
-		t.Fatalf("paths %v", p.Paths)
+	if n := p.paths["kvparity/mocker.slowdownWork ← kvparity/mocker.(*sim).slowdown ← kvparity/mocker.(*sim).run"]; n != 1 {
+		t.Fatalf("paths %v", p.paths)
 	}
 	if _, err := ParseScript(strings.NewReader("\t123 orphan\n"), ""); err == nil {
 		t.Fatal("a frame before any header must be refused")
