@@ -35,17 +35,17 @@ type Repetition struct {
 	Arm        engine.Arm
 	Index      int    // 1-based repetition number (a perturbed line: the try of its variation)
 	Variation  string // "" for the protocol's plain repetitions; "set" or the variation tried alone
-	Attempts   int
+	attempts   int
 	State      State
-	StartedAt  time.Time
-	Elapsed    time.Duration // from RunProgress/RunFinished; 0 until one arrives
-	VirtualMs  float64
-	Completed  int
-	Total      int
+	startedAt  time.Time
+	elapsed    time.Duration // from RunProgress/RunFinished; 0 until one arrives
+	virtualMs  float64
+	completed  int
+	total      int
 	Digest     string
 	ReportPath string
-	FixedPoint string
-	Err        string
+	fixedPoint string
+	err        string
 }
 
 // Model is the determinism pane.
@@ -131,8 +131,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.RunProgress:
 		if i, ok := m.byRun[ev.Run]; ok {
 			r := &m.reps[i]
-			r.VirtualMs, r.Completed, r.Total = ev.VirtualTimeMs, ev.Completed, ev.Total
-			r.Elapsed = ev.Elapsed
+			r.virtualMs, r.completed, r.total = ev.VirtualTimeMs, ev.Completed, ev.Total
+			r.elapsed = ev.Elapsed
 		}
 	case engine.RunFinished:
 		if i, ok := m.byRun[ev.Run]; ok {
@@ -141,7 +141,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.DigestReady:
 		if i, ok := m.byRun[ev.Run]; ok {
 			r := &m.reps[i]
-			r.Digest, r.ReportPath, r.FixedPoint = ev.Digest, ev.ReportPath, ev.FixedPoint
+			r.Digest, r.ReportPath, r.fixedPoint = ev.Digest, ev.ReportPath, ev.FixedPoint
 			// Follow the newest digested run: its evidence is what the other panes can show (a
 			// perturbed run has none: its line adds a digest).
 			if r.Variation == "" {
@@ -260,7 +260,7 @@ func (m Model) differsFrom(r Repetition) (Repetition, bool) {
 // product failure: its line reads "stopped by you".
 func (m *Model) MarkStoppedByUser(run engine.RunID) {
 	if i, ok := m.byRun[run]; ok {
-		m.reps[i].State, m.reps[i].Err = Killed, "stopped by you"
+		m.reps[i].State, m.reps[i].err = Killed, "stopped by you"
 	}
 }
 
@@ -269,7 +269,7 @@ func (m *Model) MarkStoppedByUser(run engine.RunID) {
 func (m *Model) MarkInterrupted() {
 	for i := range m.reps {
 		if m.reps[i].State == Running {
-			m.reps[i].State, m.reps[i].Err = Killed, "interrupted; "+keys.Name(m.keys.StartDeterminism)+" reruns it"
+			m.reps[i].State, m.reps[i].err = Killed, "interrupted; "+keys.Name(m.keys.StartDeterminism)+" reruns it"
 		}
 	}
 }
@@ -294,12 +294,12 @@ func (m *Model) move(k tea.KeyPressMsg) {
 // started adds or restarts the line of (arm, repetition): a rerun replaces the line's state but
 // counts the attempt, since the journal keeps every attempt.
 func (m *Model) started(ev engine.RunStarted) {
-	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Variation: ev.Variation, Attempts: 1, State: Running, StartedAt: ev.At}
+	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Variation: ev.Variation, attempts: 1, State: Running, startedAt: ev.At}
 	for i := range m.reps {
 		r := &m.reps[i]
 		if r.Arm == ev.Arm && r.Index == ev.Repetition && r.Variation == ev.Variation {
 			delete(m.byRun, r.Run)
-			fresh.Attempts = r.Attempts + 1
+			fresh.attempts = r.attempts + 1
 			*r = fresh
 			m.byRun[ev.Run] = i
 			m.followLive(ev.Run)
@@ -353,14 +353,14 @@ func (m *Model) follow(i int) {
 }
 
 func (m *Model) finished(r *Repetition, ev engine.RunFinished) {
-	r.Elapsed = ev.Elapsed
+	r.elapsed = ev.Elapsed
 	switch {
 	case ev.Err != nil:
-		r.State, r.Err = Failed, ev.Err.Error()
+		r.State, r.err = Failed, ev.Err.Error()
 	case ev.Signal != "" || ev.ExitCode != 0:
-		r.State, r.Err = Killed, "stopped"
+		r.State, r.err = Killed, "stopped"
 		if ev.Signal != "" {
-			r.Err = "stopped (" + ev.Signal + ")"
+			r.err = "stopped (" + ev.Signal + ")"
 		}
 	default:
 		r.State = Done
@@ -376,12 +376,6 @@ func variationOrder(v string) int {
 		return 1
 	}
 	return 2
-}
-
-// Preflight is an arm's single-core probe, once measured.
-func (m Model) Preflight(a engine.Arm) (engine.Preflight, bool) {
-	p, ok := m.preflight[a]
-	return p, ok
 }
 
 func armOrder(a engine.Arm) int {

@@ -47,7 +47,7 @@ func TestRerunReplacesTheLineAndCountsAttempts(t *testing.T) {
 		engine.RunFinished{Run: "b1-a2", Elapsed: 2 * time.Second},
 		engine.DigestReady{Run: "b1-a2", Arm: engine.Baseline, Repetition: 1, Digest: "abcdef0123"})
 	reps := m.Repetitions()
-	if len(reps) != 1 || reps[0].Attempts != 2 || reps[0].State != Done || reps[0].Run != "b1-a2" {
+	if len(reps) != 1 || reps[0].attempts != 2 || reps[0].State != Done || reps[0].Run != "b1-a2" {
 		t.Fatalf("rerun should replace the line: %+v", reps)
 	}
 	s := view(m.sized(60, 5))

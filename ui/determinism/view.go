@@ -118,8 +118,8 @@ func LineLabel(r Repetition) string {
 			l += r.Variation
 		}
 	}
-	if r.Attempts > 1 {
-		return l + fmt.Sprintf("·a%d", r.Attempts)
+	if r.attempts > 1 {
+		return l + fmt.Sprintf("·a%d", r.attempts)
 	}
 	return l
 }
@@ -136,18 +136,18 @@ func (m Model) repLine(i, labelW int) string {
 	switch r.State {
 	case Running:
 		state = st.Running.Render("⟳")
-		elapsed := r.Elapsed
-		if !r.StartedAt.IsZero() && !m.now.IsZero() {
-			elapsed = max(elapsed, m.now.Sub(r.StartedAt))
+		elapsed := r.elapsed
+		if !r.startedAt.IsZero() && !m.now.IsZero() {
+			elapsed = max(elapsed, m.now.Sub(r.startedAt))
 		}
 		switch {
-		case r.Total > 0 && r.Completed >= r.Total:
+		case r.total > 0 && r.completed >= r.total:
 			// every request replayed: the process writes its outputs, then the engine digests
 			rest = st.Running.Render("digesting") + fmt.Sprintf("  vt %s %d/%d %s",
-				text.VirtualTime(r.VirtualMs), r.Completed, r.Total, text.Dur(elapsed))
-		case r.Total > 0:
-			rest = fmt.Sprintf("%3d%% vt %s %d/%d %s", 100*r.Completed/r.Total,
-				text.VirtualTime(r.VirtualMs), r.Completed, r.Total, text.Dur(elapsed))
+				text.VirtualTime(r.virtualMs), r.completed, r.total, text.Dur(elapsed))
+		case r.total > 0:
+			rest = fmt.Sprintf("%3d%% vt %s %d/%d %s", 100*r.completed/r.total,
+				text.VirtualTime(r.virtualMs), r.completed, r.total, text.Dur(elapsed))
 		default:
 			rest = "running  " + text.Dur(elapsed)
 		}
@@ -156,20 +156,20 @@ func (m Model) repLine(i, labelW int) string {
 		if _, differs := m.differsFrom(r); differs {
 			state = st.Bad.Render("≠") // it disagrees with its arm: never a check mark
 		}
-		rest = m.digest(r) + "  " + text.Dur(r.Elapsed)
+		rest = m.digest(r) + "  " + text.Dur(r.elapsed)
 		if r.Digest == "" { // the process ended; its report is being canonicalized and digested
 			state = st.Running.Render("⟳")
-			rest = st.Running.Render("digesting") + "  " + text.Dur(r.Elapsed)
+			rest = st.Running.Render("digesting") + "  " + text.Dur(r.elapsed)
 		}
-		if r.FixedPoint != "" {
-			rest += "  " + st.Warn.Render("not canonical at "+r.FixedPoint)
+		if r.fixedPoint != "" {
+			rest += "  " + st.Warn.Render("not canonical at "+r.fixedPoint)
 		}
 	case Failed:
 		state = st.Bad.Render("✗")
-		rest = st.Bad.Render(r.Err)
+		rest = st.Bad.Render(r.err)
 	case Killed:
 		state = st.Warn.Render("■")
-		rest = st.Warn.Render(r.Err)
+		rest = st.Warn.Render(r.err)
 	}
 	line := cursor + text.Pad(label, labelW) + state + " " + rest
 	if i == m.cursor {
