@@ -34,9 +34,9 @@ func (f *Feed) Publish(rows []matrix.RowStatus) { f.f.Publish(rows) }
 // Finish hands the matrix's end to the UI; call it once, after matrix.Run returned.
 func (f *Feed) Finish(res *matrix.Result, err error) { f.f.Finish(DoneMsg{Result: res, Err: err}) }
 
-// Wait is the re-armed command that delivers the next snapshot (RowsMsg) or the end (DoneMsg).
+// wait is the re-armed command that delivers the next snapshot (RowsMsg) or the end (DoneMsg).
 // The model re-arms it after each RowsMsg; after DoneMsg it stops.
-func (f *Feed) Wait() tea.Cmd {
+func (f *Feed) wait() tea.Cmd {
 	return func() tea.Msg {
 		rows, d, ended := f.f.Next()
 		if ended {

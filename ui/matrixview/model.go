@@ -17,8 +17,8 @@ type OpenFunc func(row matrix.RowStatus) tea.Cmd
 
 // Model is the matrix view.
 type Model struct {
-	Styles theme.Styles
-	Keys   keys.ListKeys
+	styles theme.Styles
+	keys   keys.ListKeys
 
 	dir    string // the matrix folder, for the title
 	rows   []matrix.RowStatus
@@ -40,7 +40,7 @@ type Model struct {
 // New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg
 // and DoneMsg itself; open may be nil (enter then does nothing).
 func New(dir string, st theme.Styles, feed *Feed, open OpenFunc) Model {
-	return Model{Styles: st, Keys: keys.Matrix(), dir: dir, feed: feed, open: open, width: 100, height: 24}
+	return Model{styles: st, keys: keys.Matrix(), dir: dir, feed: feed, open: open, width: 100, height: 24}
 }
 
 // Init starts reading the feed.
@@ -48,26 +48,15 @@ func (m Model) Init() tea.Cmd {
 	if m.feed == nil {
 		return nil
 	}
-	return m.feed.Wait()
+	return m.feed.wait()
 }
 
-// Rows returns the rows as last received.
-func (m Model) Rows() []matrix.RowStatus { return slices.Clone(m.rows) }
-
-// Selected returns the row under the cursor.
-func (m Model) Selected() (matrix.RowStatus, bool) {
+// selected returns the row under the cursor.
+func (m Model) selected() (matrix.RowStatus, bool) {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
 		return matrix.RowStatus{}, false
 	}
 	return m.rows[m.cursor], true
-}
-
-// Done returns the matrix's end once it arrived.
-func (m Model) Done() (DoneMsg, bool) {
-	if m.done == nil {
-		return DoneMsg{}, false
-	}
-	return *m.done, true
 }
 
 // SetSize gives the view its box.
@@ -79,7 +68,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RowsMsg:
 		m.setRows(msg)
 		if m.feed != nil {
-			return m, m.feed.Wait()
+			return m, m.feed.wait()
 		}
 	case DoneMsg:
 		d := msg
@@ -99,7 +88,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // setRows replaces the rows, keeping the cursor on the same row (rows are matched by name).
 func (m *Model) setRows(rows []matrix.RowStatus) {
-	sel, had := m.Selected()
+	sel, had := m.selected()
 	m.rows = slices.Clone(rows)
 	if had {
 		if i := slices.IndexFunc(m.rows, func(r matrix.RowStatus) bool { return r.Row == sel.Row }); i >= 0 {
@@ -111,20 +100,20 @@ func (m *Model) setRows(rows []matrix.RowStatus) {
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch {
-	case key.Matches(k, m.Keys.Up):
+	case key.Matches(k, m.keys.Up):
 		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(k, m.Keys.Down):
+	case key.Matches(k, m.keys.Down):
 		m.cursor = max(min(m.cursor+1, len(m.rows)-1), 0)
-	case key.Matches(k, m.Keys.Top):
+	case key.Matches(k, m.keys.Top):
 		m.cursor = 0
-	case key.Matches(k, m.Keys.End):
+	case key.Matches(k, m.keys.End):
 		m.cursor = max(len(m.rows)-1, 0)
-	case key.Matches(k, m.Keys.Open):
+	case key.Matches(k, m.keys.Open):
 		m.note = ""
-		if row, ok := m.Selected(); ok && m.open != nil {
+		if row, ok := m.selected(); ok && m.open != nil {
 			return m, m.open(row)
 		}
-	case key.Matches(k, m.Keys.Quit):
+	case key.Matches(k, m.keys.Quit):
 		if m.Standalone {
 			return m, tea.Quit
 		}

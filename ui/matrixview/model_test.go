@@ -87,14 +87,14 @@ func TestEnterOpensTheSelectedRow(t *testing.T) {
 	rows := sampleRows()
 	rows[0], rows[2] = rows[2], rows[0]
 	m, _ = update(t, m, RowsMsg(rows))
-	if sel, _ := m.Selected(); sel.Row != "sglang-agg" {
+	if sel, _ := m.selected(); sel.Row != "sglang-agg" {
 		t.Fatalf("selection moved to %s", sel.Row)
 	}
 	// The cursor stays inside the rows.
 	for range 10 {
 		m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
 	}
-	if sel, _ := m.Selected(); sel.Row != "sglang-disagg" {
+	if sel, _ := m.selected(); sel.Row != "sglang-disagg" {
 		t.Fatalf("bottom: %s", sel.Row)
 	}
 	// A note (from the open callback, say) shows under the rows until the next enter.
@@ -113,15 +113,15 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 	rows := sampleRows()
 	f.Publish(rows[:1])
 	f.Publish(rows[:2]) // never blocks, replaces the unread one
-	if msg := f.Wait()(); len(msg.(RowsMsg)) != 2 {
+	if msg := f.wait()(); len(msg.(RowsMsg)) != 2 {
 		t.Fatalf("got %v", msg)
 	}
 	f.Publish(rows)
 	f.Finish(&matrix.Result{Rows: rows, ExitCode: 2, Overall: verdict.Of(verdict.Inconclusive, "x")}, nil)
-	if msg := f.Wait()(); len(msg.(RowsMsg)) != 4 {
+	if msg := f.wait()(); len(msg.(RowsMsg)) != 4 {
 		t.Fatalf("the last snapshot comes before the end, got %T", msg)
 	}
-	msg := f.Wait()()
+	msg := f.wait()()
 	d, ok := msg.(DoneMsg)
 	if !ok || d.Result.ExitCode != 2 {
 		t.Fatalf("got %v", msg)
@@ -160,7 +160,7 @@ func TestStandaloneProgram(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	final := tm.FinalModel(t).(Model)
-	if len(final.Rows()) != 4 {
-		t.Fatalf("final rows %d", len(final.Rows()))
+	if len(final.rows) != 4 {
+		t.Fatalf("final rows %d", len(final.rows))
 	}
 }

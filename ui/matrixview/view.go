@@ -27,7 +27,7 @@ func (m Model) Render(w, h int) string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	st := m.Styles
+	st := m.styles
 	running := 0
 	for _, r := range m.rows {
 		if r.JobState == matrix.JobRunning || r.Stage == matrix.RowStageDeterminism || r.Stage == matrix.RowStagePerf {
@@ -60,20 +60,20 @@ func (m Model) Render(w, h int) string {
 		lines = append(lines, " "+st.Warn.Render(m.note))
 	}
 	arrow := func(b key.Binding) string { a, _, _ := strings.Cut(b.Help().Key, "/"); return a } // "↑" of "↑/k"
-	lines = append(lines, st.Footer.Render(fmt.Sprintf(" %s/%s select · %s open row", arrow(m.Keys.Up), arrow(m.Keys.Down), keys.Name(m.Keys.Open))+m.quitHint()))
+	lines = append(lines, st.Footer.Render(fmt.Sprintf(" %s/%s select · %s open row", arrow(m.keys.Up), arrow(m.keys.Down), keys.Name(m.keys.Open))+m.quitHint()))
 	return text.Fit(lines, w, h)
 }
 
 func (m Model) quitHint() string {
 	if m.Standalone {
-		return " · " + keys.Name(m.Keys.Quit) + " quit"
+		return " · " + keys.Name(m.keys.Quit) + " quit"
 	}
 	return ""
 }
 
 // line renders row i: marker, name, node, job, stage with progress, verdicts.
 func (m Model) line(i, w int) string {
-	st := m.Styles
+	st := m.styles
 	r := m.rows[i]
 	job := "local"
 	if r.Mode == "slurm" {
@@ -131,7 +131,7 @@ func (m Model) line(i, w int) string {
 }
 
 func (m Model) endLine(d DoneMsg) string {
-	st := m.Styles
+	st := m.styles
 	switch {
 	case d.Result == nil && d.Err != nil:
 		return " " + st.Bad.Render("matrix refused: "+d.Err.Error())
