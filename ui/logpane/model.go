@@ -19,8 +19,8 @@ import (
 	"kvparity/ui/theme"
 )
 
-// Capacity is how many lines the pane keeps; older lines are in runs/<id>/stderr.
-const Capacity = 2000
+// capacity is how many lines the pane keeps; older lines are in runs/<id>/stderr.
+const capacity = 2000
 
 type line struct {
 	run  engine.RunID
@@ -28,14 +28,14 @@ type line struct {
 	note bool // the workbench's own line, not a run's stderr
 }
 
-// Model is the log pane: a ring of the last Capacity lines and a scroll offset from the end.
+// Model is the log pane: a ring of the last capacity lines and a scroll offset from the end.
 type Model struct {
 	pane.Base
 	keys   keys.KeyMap
 	ring   []line
 	next   int // where the next line goes once the ring is full
 	back   int // lines scrolled back from the newest; 0 follows the tail
-	total  int
+	total  int // lines ever added
 	zoomed bool
 }
 
@@ -64,18 +64,15 @@ func (m Model) Zoomed() bool { return m.zoomed }
 // Len is the number of lines kept.
 func (m Model) Len() int { return len(m.ring) }
 
-// Total is the number of lines ever added.
-func (m Model) Total() int { return m.total }
-
 func (m *Model) add(l line) {
 	m.total++
-	if len(m.ring) < Capacity {
+	if len(m.ring) < capacity {
 		m.ring = append(m.ring, l)
 	} else {
 		// Overwriting in place is safe for a value model: the copy Update was called on is
 		// discarded once the new one is returned.
 		m.ring[m.next] = l
-		m.next = (m.next + 1) % Capacity
+		m.next = (m.next + 1) % capacity
 	}
 	if m.back > 0 {
 		m.back = min(m.back+1, len(m.ring)-1)

@@ -14,15 +14,15 @@ import (
 
 func TestRingKeepsTheNewestLines(t *testing.T) {
 	m := New(theme.NewStyles(true, false), keys.Default())
-	for i := 0; i < Capacity+10; i++ {
+	for i := 0; i < capacity+10; i++ {
 		m, _ = m.Update(engine.LogLine{Run: "det/baseline-1", Line: fmt.Sprintf("line %d", i)})
 	}
-	if m.Len() != Capacity || m.Total() != Capacity+10 {
-		t.Fatalf("len %d total %d", m.Len(), m.Total())
+	if m.Len() != capacity || m.total != capacity+10 {
+		t.Fatalf("len %d total %d", m.Len(), m.total)
 	}
 	m.SetSize(40, 3)
 	s := ansi.Strip(m.View())
-	if !strings.Contains(s, fmt.Sprintf("line %d", Capacity+9)) || !strings.Contains(s, fmt.Sprintf("line %d", Capacity+8)) {
+	if !strings.Contains(s, fmt.Sprintf("line %d", capacity+9)) || !strings.Contains(s, fmt.Sprintf("line %d", capacity+8)) {
 		t.Fatalf("the tail must show the newest lines:\n%s", s)
 	}
 	if m.at(0).text != "line 10" {
