@@ -50,8 +50,8 @@ type PinnedArtifact struct {
 	SourceDiff string `json:"source_diff,omitempty"`
 }
 
-// Info converts to the workbench's view (Path made absolute against dir).
-func (p PinnedArtifact) Info(dir string) ArtifactInfo {
+// info converts to the workbench's view (Path made absolute against dir).
+func (p PinnedArtifact) info(dir string) ArtifactInfo {
 	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
 		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, ShippedSize: p.ShippedSize, Stale: p.Stale,
 		Build: p.Build, SourceDiff: p.SourceDiff}
@@ -59,7 +59,7 @@ func (p PinnedArtifact) Info(dir string) ArtifactInfo {
 
 func (p PinnedArtifact) sourceLabel() string {
 	if p.Builtin {
-		return BuiltinBinary
+		return builtinBinary
 	}
 	return p.Source
 }
@@ -72,7 +72,7 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 	if s, err := ParseSource(spec.Source); err == nil && revision == "" {
 		revision = s.Revision()
 	}
-	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: revision, Source: src, Builtin: spec.Builtin(),
+	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: revision, Source: src, Builtin: spec.builtin(),
 		Variant: spec.Variant, Features: slices.Clone(spec.Features), PinnedAt: time.Now().UTC()}
 	if p.Features == nil {
 		p.Features = []string{}

@@ -57,7 +57,7 @@ type Campaign struct {
 	opts    Options
 	journal *Journal
 	ev      *emitter
-	runner  *Runner
+	runner  *runner
 	host    HostInfo
 	trace   TraceChecksums
 	cpus    []int
@@ -305,7 +305,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		return nil, err
 	}
 	c.ev = newEmitter()
-	c.Emit(HistoryReplayed{})
+	c.emit(HistoryReplayed{})
 	return c, nil
 }
 
@@ -392,13 +392,13 @@ func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 		killRecordedStrays(dir, h.openRuns(), c.warn)
 		undoRecordedIsolation(h, c.warn)
 	}
-	c.pins, c.pinned, c.extra = h.Pins, h.Current, h.Added
+	c.pins, c.pinned, c.extra = h.pins, h.Current, h.Added
 	if len(c.pinned) != 2 {
 		c.journal.Close()
 		return nil, fmt.Errorf("campaign %s: journal records no pinned artifact for both arms", dir)
 	}
 	if c.readOnly == nil {
-		if err := c.VerifyPinned(); err != nil {
+		if err := c.verifyPinned(); err != nil {
 			c.journal.Close()
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
 		}
@@ -434,7 +434,7 @@ func newCampaign(row *Row, dir string, opts Options) *Campaign {
 	if len(c.cpus) == 0 {
 		c.cpus = AllowedCPUs()
 	}
-	c.runner = &Runner{Emit: c.Emit, PollInterval: opts.PollInterval}
+	c.runner = &runner{emit: c.emit, pollInterval: opts.PollInterval}
 	return c
 }
 
@@ -447,7 +447,7 @@ func (c *Campaign) warn(msg string) {
 // sourceOf is the file an arm pins: the row's binary, or the kvparity executable.
 func (c *Campaign) sourceOf(arm Arm) string {
 	spec := c.row.Arm(arm)
-	if !spec.Builtin() {
+	if !spec.builtin() {
 		return spec.Binary
 	}
 	if c.opts.BuiltinPath != "" {
@@ -479,7 +479,7 @@ func (c *Campaign) markStale(arm Arm) {
 }
 
 func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
-	info := p.Info(dir)
+	info := p.info(dir)
 	info.Path = p.Path // relative in the journal: the campaign can move
 	return &info
 }
@@ -487,7 +487,7 @@ func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
 // pinFromRecord rebuilds a pin from its journal record.
 func pinFromRecord(rec Record) PinnedArtifact {
 	a := rec.Artifact
-	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == BuiltinBinary,
+	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == builtinBinary,
 		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, ShippedSize: a.ShippedSize, PinnedAt: rec.At,
 		Build: a.Build, SourceDiff: a.SourceDiff}
 	return p
@@ -500,9 +500,9 @@ func (c *Campaign) Pinned(arm Arm) PinnedArtifact {
 	return c.pinned[arm]
 }
 
-// VerifyPinned re-hashes every current pinned copy against artifacts.json: a copy that changed
+// verifyPinned re-hashes every current pinned copy against artifacts.json: a copy that changed
 // in the campaign is never run (the perf stage calls it again before its warmups).
-func (c *Campaign) VerifyPinned() error {
+func (c *Campaign) verifyPinned() error {
 	for _, arm := range []Arm{Baseline, Candidate} {
 		p := c.Pinned(arm)
 		sum, err := digest.File(filepath.Join(c.dir, p.Path))
@@ -523,16 +523,16 @@ func (c *Campaign) Row() *Row { return c.row }
 func (c *Campaign) Journal() *Journal { return c.journal }
 
 // Runner returns the process runner (its events go to the campaign's channel).
-func (c *Campaign) Runner() *Runner { return c.runner }
+func (c *Campaign) Runner() *runner { return c.runner }
 
 // CPUs returns the CPUs replays may be pinned to.
 func (c *Campaign) CPUs() []int { return append([]int(nil), c.cpus...) }
 
-// TraceWindow returns the absolute path of the pinned trace window.
-func (c *Campaign) TraceWindow() string { return filepath.Join(c.dir, c.trace.Window) }
+// traceWindow returns the absolute path of the pinned trace window.
+func (c *Campaign) traceWindow() string { return filepath.Join(c.dir, c.trace.Window) }
 
-// Emit publishes an event on the campaign's channel (never blocks).
-func (c *Campaign) Emit(ev Event) { c.ev.Emit(ev) }
+// emit publishes an event on the campaign's channel (never blocks).
+func (c *Campaign) emit(ev Event) { c.ev.Emit(ev) }
 
 // Events is the campaign's single event channel; it closes after Close.
 func (c *Campaign) Events() <-chan Event { return c.ev.out }
@@ -550,14 +550,14 @@ func (c *Campaign) Info() CampaignInfo {
 		Window:      fmt.Sprintf("offset %d · %d requests", r.Trace.Offset, r.Trace.Count),
 		Host:        c.host, Artifacts: map[Arm]ArtifactInfo{},
 		Repetitions: r.Determinism.Repetitions, Pairs: r.Perf.Pairs, Warmups: r.Perf.WarmupsPerArm,
-		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, TimingProxy: r.Perf.TimingProxy,
-		Exclusions: append([]string(nil), r.Canonical.Exclusions...), Args: append([]string(nil), r.Replay.Args...),
+		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, timingProxy: r.Perf.TimingProxy,
+		exclusions: append([]string(nil), r.Canonical.Exclusions...), args: append([]string(nil), r.Replay.Args...),
 	}
 	if err := c.refusal(); err != nil {
 		info.ReadOnly = err.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
-		info.Artifacts[arm] = c.Pinned(arm).Info(c.dir)
+		info.Artifacts[arm] = c.Pinned(arm).info(c.dir)
 	}
 	return info
 }
@@ -565,39 +565,39 @@ func (c *Campaign) Info() CampaignInfo {
 // traceChecksum is the trace checksum the row's sha256 is compared with: of the source file,
 // or of the window for a generated trace.
 func (c *Campaign) traceChecksum() string {
-	if c.row.Trace.Generated() {
+	if c.row.Trace.generated() {
 		return c.trace.WindowSHA256
 	}
 	return c.trace.SourceSHA256
 }
 
-// RunSpec builds the process of one run of arm's current artifact: the pinned binary, the
+// runSpec builds the process of one run of arm's current artifact: the pinned binary, the
 // row's args on the pinned trace window, --iterations 1 and a timings file in the run's own
 // folder, a canonical report file when canonical is set (never for gated perf samples), and
 // for the embedded engine its --variant and --progress-file. CPUs is left for the caller.
-func (c *Campaign) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
+func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) runSpec {
 	p := c.Pinned(arm)
 	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
 	var args []string
 	if p.Builtin {
 		args = append(args, "replay")
 	}
-	args = append(args, c.TraceWindow())
+	args = append(args, c.traceWindow())
 	args = append(args, c.row.Replay.Args...)
 	args = append(args, "--iterations", "1", "--timings-jsonl", filepath.Join(runDir, "timings.jsonl"))
 	if canonical {
 		args = append(args, "--canonical-reports-jsonl", filepath.Join(runDir, "canonical.jsonl"))
 	}
-	spec := RunSpec{ID: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt,
-		Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}
+	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
+		binary: filepath.Join(c.dir, p.Path), dir: runDir, root: c.dir, timeout: c.row.Determinism.Timeout.Duration}
 	if p.Builtin {
 		if p.Variant != "" {
 			args = append(args, "--variant", p.Variant)
 		}
-		spec.ProgressFile = filepath.Join(runDir, "progress.jsonl")
-		args = append(args, "--progress-file", spec.ProgressFile)
+		spec.progressFile = filepath.Join(runDir, "progress.jsonl")
+		args = append(args, "--progress-file", spec.progressFile)
 	}
-	spec.Args = args
+	spec.args = args
 	return spec
 }
 
@@ -692,7 +692,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 			started.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
 		}
 		c.journal.Append(Record{Type: RecStageStart, Stage: st})
-		c.Emit(started)
+		c.emit(started)
 		cancelled := fn(ctx)
 		cancel(nil)
 		end := Record{Type: RecStageEnd, Stage: st}
@@ -706,7 +706,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		c.mu.Lock()
 		c.stage = nil
 		c.mu.Unlock()
-		c.Emit(StageStopped{Stage: st, Cancelled: cancelled})
+		c.emit(StageStopped{Stage: st, Cancelled: cancelled})
 		close(s.done)
 	}()
 	return nil

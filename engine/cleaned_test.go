@@ -19,7 +19,7 @@ func removeLikeClean(t *testing.T, dir string, c *Campaign) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Remove(c.TraceWindow()); err != nil {
+	if err := os.Remove(c.traceWindow()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -87,7 +87,7 @@ func TestDamagedCampaignStillFailsToOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	drain(c)
-	os.Remove(c.TraceWindow())
+	os.Remove(c.traceWindow())
 	c.Close()
 	if _, err := Open(dir, testOptions(t, dir)); err == nil || !strings.Contains(err.Error(), "trace window") {
 		t.Fatalf("a missing trace window alone: %v", err)

@@ -43,9 +43,9 @@ type CampaignInfo struct {
 	Warmups     int
 	Threshold   float64
 	TimingField string
-	TimingProxy bool
-	Exclusions  []string
-	Args        []string
+	timingProxy bool
+	exclusions  []string
+	args        []string
 	// ReadOnly says why no stage can start ("" when the campaign runs): a cleaned campaign
 	// opens read-only.
 	ReadOnly string

@@ -195,8 +195,8 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 	if kind == "" {
 		kind = KindRepetition
 	}
-	spec := c.RunSpec(id, job.arm, kind, job.rep, job.attempt, true)
-	spec.CPUs = cpus
+	spec := c.runSpec(id, job.arm, kind, job.rep, job.attempt, true)
+	spec.cpus = cpus
 	base := Record{Run: id, Arm: job.arm, Kind: kind, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
 	if kind == KindPerturbed {
 		applyVariations(&spec, job.vars, cpus, c.cpus)
@@ -206,13 +206,13 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 	if startErr != nil {
 		return startErr
 	}
-	if res.Cancelled {
+	if res.cancelled {
 		// Not recorded as an end: the repetition is rerun as its next attempt, like a crash.
-		c.Emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+		c.emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
 		return nil
 	}
 	end := endRecord(base, res)
-	runErr := res.Err
+	runErr := res.err
 	var out repOutput
 	if runErr == nil {
 		var err error
@@ -239,9 +239,9 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 // recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
 // CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
 // journal refused kills the process and is the error returned.
-func (c *Campaign) recordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (RunResult, error) {
+func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, started func(pid int)) (runResult, error) {
 	var startErr error
-	res := c.runner.Run(ctx, spec, func(pid int, cpus []int) error {
+	res := c.runner.run(ctx, spec, func(pid int, cpus []int) error {
 		rec := base
 		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
 		if _, err := c.journal.Append(rec); err != nil {
@@ -251,7 +251,7 @@ func (c *Campaign) recordedRun(ctx context.Context, spec RunSpec, base Record, s
 		if started != nil {
 			started(pid)
 		}
-		c.Emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, CPUs: cpus, PID: pid, At: time.Now()})
+		c.emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, CPUs: cpus, PID: pid, At: time.Now()})
 		return nil
 	})
 	return res, startErr
@@ -259,10 +259,10 @@ func (c *Campaign) recordedRun(ctx context.Context, spec RunSpec, base Record, s
 
 // endRecord is base's run_end for a process that ended (its error is the caller's to set:
 // a clean exit may still have bad outputs).
-func endRecord(base Record, res RunResult) Record {
+func endRecord(base Record, res runResult) Record {
 	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.pid, res.cpus
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.exitCode, res.signal, res.timedOut, float64(res.elapsed.Microseconds())/1000
 	return end
 }
 
@@ -272,20 +272,20 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 	if end.Error != "" {
 		err = errors.New(end.Error)
 	}
-	c.Emit(RunFinished{Run: end.Run, Arm: end.Arm, Kind: end.Kind, ExitCode: end.ExitCode, Signal: end.Signal,
+	c.emit(RunFinished{Run: end.Run, Arm: end.Arm, Kind: end.Kind, ExitCode: end.ExitCode, Signal: end.Signal,
 		TimedOut: end.TimedOut, Elapsed: time.Duration(end.ElapsedMs * float64(time.Millisecond)), Err: err})
 	if end.Digest == "" {
 		return
 	}
-	c.Emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
+	c.emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
 		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
 	if evidence == nil && end.Evidence != "" {
 		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
 	}
 	if evidence != nil {
-		c.Emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
+		c.emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
 		for _, p := range evidence.Pressure {
-			c.Emit(PressureEvent{Run: end.Run, Record: p})
+			c.emit(PressureEvent{Run: end.Run, Record: p})
 		}
 	}
 }
@@ -414,7 +414,7 @@ func (c *Campaign) decide() {
 		return
 	}
 	if parity.Verdict == verdict.Blocked {
-		c.Emit(RowBlocked{Stage: StageParity, Reason: parity.Reason})
+		c.emit(RowBlocked{Stage: StageParity, Reason: parity.Reason})
 	}
 	c.pruneReports(b, cand, parity.Verdict)
 }
@@ -460,17 +460,17 @@ func (c *Campaign) verdict(st Stage, arm Arm, v verdict.Word, reason string) boo
 // verdictWith is verdict with a determinism finding, kept in the record's note.
 func (c *Campaign) verdictWith(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
 	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason, Note: finding}); err != nil {
-		c.Emit(RowBlocked{Stage: st, Reason: err.Error()})
+		c.emit(RowBlocked{Stage: st, Reason: err.Error()})
 		return false
 	}
-	c.Emit(StageVerdict{Stage: st, Arm: arm, Verdict: v, Reason: reason, Finding: finding})
+	c.emit(StageVerdict{Stage: st, Arm: arm, Verdict: v, Reason: reason, Finding: finding})
 	return true
 }
 
 // block records and publishes that the row cannot go on.
 func (c *Campaign) block(st Stage, reason string) {
 	c.journal.Append(Record{Type: RecBlocked, Stage: st, Reason: reason})
-	c.Emit(RowBlocked{Stage: st, Reason: reason})
+	c.emit(RowBlocked{Stage: st, Reason: reason})
 }
 
 func short(d string) string {

@@ -112,7 +112,7 @@ type PerturbedRun struct {
 // (res is STABLE on them): still pending, STABLE under the whole set, BLOCKED when a perturbed
 // process failed, or UNSTABLE naming what triggers the second digest.
 func (h *History) perturbedVerdict(res *ArmResult, gen int) {
-	set := h.Row.Determinism.Perturbations
+	set := h.row.Determinism.Perturbations
 	if len(set) == 0 {
 		return
 	}
@@ -240,60 +240,60 @@ func traceHead(path string, n int) ([]byte, error) {
 // probe runs one arm's preflight and records it; only a failure to record is returned.
 func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	id := preflightID(arm, gen, attempt)
-	spec := c.RunSpec(id, arm, KindPreflight, 1, attempt, true)
-	spec.CPUs = slices.Clone(c.cpus)
+	spec := c.runSpec(id, arm, KindPreflight, 1, attempt, true)
+	spec.cpus = slices.Clone(c.cpus)
 	// The probe replays the head of the trace window: how a replay spreads its work over
 	// threads shows in its first requests, and the whole window would make the preflight cost
 	// as much as a repetition.
-	head, err := traceHead(c.TraceWindow(), preflightRequests)
+	head, err := traceHead(c.traceWindow(), preflightRequests)
 	if err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	headPath := filepath.Join(spec.Dir, "trace-head.jsonl")
-	if err := atomicfile.InsideNoLinks(c.dir, spec.Dir); err != nil {
+	headPath := filepath.Join(spec.dir, "trace-head.jsonl")
+	if err := atomicfile.InsideNoLinks(c.dir, spec.dir); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(spec.dir, 0o755); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
 	if err := atomicfile.WriteIn(c.dir, headPath, head, 0o644); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	for i, a := range spec.Args {
-		if a == c.TraceWindow() {
-			spec.Args[i] = headPath
+	for i, a := range spec.args {
+		if a == c.traceWindow() {
+			spec.args[i] = headPath
 		}
 	}
 	base := Record{Run: id, Arm: arm, Kind: KindPreflight, Index: 1, Attempt: attempt, Gen: gen}
 	var sampler *threadSampler
 	res, startErr := c.recordedRun(ctx, spec, base, func(pid int) { sampler = sampleThreads(pid, 10*time.Millisecond) })
-	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.CPUs}
+	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.cpus}
 	if sampler != nil {
 		var demandNs int64
 		p.Threads, p.BusyThreads, p.MainShare, demandNs = sampler.stop()
-		if res.Elapsed > 0 {
-			p.Demand = float64(demandNs) / float64(res.Elapsed.Nanoseconds())
+		if res.elapsed > 0 {
+			p.Demand = float64(demandNs) / float64(res.elapsed.Nanoseconds())
 		}
 	}
 	if startErr != nil {
 		return startErr
 	}
-	c.Emit(RunFinished{Run: id, Arm: arm, Kind: KindPreflight, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
-	if res.Cancelled {
+	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindPreflight, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
+	if res.cancelled {
 		return nil // probed again on the next start
 	}
 	end := endRecord(base, res)
-	if res.Err != nil {
-		end.Error, p.Error = res.Err.Error(), res.Err.Error()
+	if res.err != nil {
+		end.Error, p.Error = res.err.Error(), res.err.Error()
 	}
 	if _, err := c.journal.Append(end); err != nil {
 		return err
 	}
-	p.CPUMs, p.WallMs = float64(res.CPUTime.Microseconds())/1000, float64(res.Elapsed.Microseconds())/1000
+	p.CPUMs, p.WallMs = float64(res.cpuTime.Microseconds())/1000, float64(res.elapsed.Microseconds())/1000
 	if p.WallMs > 0 {
 		p.Parallelism = p.CPUMs / p.WallMs
 	}
-	p.VoluntarySwitches, p.InvoluntarySwitches = res.VoluntarySwitches, res.InvoluntarySwitches
+	p.VoluntarySwitches, p.InvoluntarySwitches = res.voluntarySwitches, res.involuntarySwitches
 	p.judge()
 	data, err := json.Marshal(p)
 	if err != nil {
@@ -302,7 +302,7 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	if _, err := c.journal.Append(Record{Type: recPreflight, Arm: arm, Gen: gen, Data: data}); err != nil {
 		return err
 	}
-	c.Emit(PreflightDone{Preflight: p})
+	c.emit(PreflightDone{Preflight: p})
 	return nil
 }
 

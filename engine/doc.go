@@ -18,7 +18,7 @@
 //	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
 //	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
-//	artifact.go, repin.go    artifacts/ + artifacts.json, generations, VerifyPinned, stale sources
+//	artifact.go, repin.go    artifacts/ + artifacts.json, generations, verifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped;
 //	                         ReadJournal, the one reader, with its TailMode for a damaged end
@@ -47,9 +47,9 @@
 //     that StartPerf calls). Only one stage runs at a time; StopStage cancels ctx.
 //  2. Call c.prepareArms() first (re-pins a rebuilt source, re-verifies every pinned copy and
 //     the trace window): a binary is never reused after its source changed.
-//  3. Build each process with c.RunSpec(id, arm, kind, index, attempt, canonical), set CPUs,
-//     and run it with c.Runner().Run(ctx, spec, started). In started, Append a RecRunStart
-//     record and only then Emit RunStarted; after the run, Append a RecRunEnd and then Emit.
+//  3. Build each process with c.runSpec(id, arm, kind, index, attempt, canonical), set CPUs,
+//     and run it with c.Runner().run(ctx, spec, started). In started, Append a RecRunStart
+//     record and only then emit RunStarted; after the run, Append a RecRunEnd and then emit.
 //     Record first, publish second: the UI never shows what the journal does not hold.
 //  4. Resume from the journal: ask c.history() (pins, attempts, verdicts on the current
 //     artifacts, the perf series, Runs) for finished work (a run_start without a run_end died

@@ -172,10 +172,10 @@ type PerfSummary struct {
 	WarmupsDone, WarmupsTotal      int    // per arm
 	Invalidated                    int    // pair attempts that do not count (environment or interruption)
 	MaxInvalidations               int    // invalidations of one pair in a session before the stage stops (0: unknown)
-	Telemetry                      string // "unavailable" or "available" (only when Final)
-	Caveats                        []string
-	Drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
-	BootstrapLower, BootstrapUpper float64 // secondary diagnostic, never the verdict (only when Final)
+	telemetry                      string // "unavailable" or "available" (only when Final)
+	caveats                        []string
+	drift                          float64 // Theil–Sen log-ratio drift across the session (only when Final)
+	bootstrapLower, bootstrapUpper float64 // secondary diagnostic, never the verdict (only when Final)
 	// DependenceMethod is the row's predeclared [perf] dependence_method; DecidedBy the rule
 	// that gave the verdict: "order-statistics", "block-medians" or "none" (only when Final).
 	// When the block medians decided, DecidedLower/DecidedUpper are their bounds and
@@ -192,7 +192,7 @@ type Diagnostic struct {
 	Statistic float64
 	Threshold float64
 	Breached  bool
-	Detail    string
+	detail    string
 
 	Low, High float64 // the acceptance region [Low, High] (only High when OneSided)
 	OneSided  bool

@@ -27,16 +27,16 @@ type FollowedWriter struct {
 
 func (FollowedWriter) event() {}
 
-// A WriterEndedError refuses stages on a follower whose writer has ended: this process opened
+// A writerEndedError refuses stages on a follower whose writer has ended: this process opened
 // the campaign read-only, and only a fresh open (which takes the lock and checks for strays)
 // may write it.
-type WriterEndedError struct {
-	Dir    string
-	Holder Holder
+type writerEndedError struct {
+	dir    string
+	holder Holder
 }
 
-func (e *WriterEndedError) Error() string {
-	return fmt.Sprintf("campaign %s was opened read-only to follow kvparity pid %d, which has ended: quit and open it again to run stages here", e.Dir, e.Holder.PID)
+func (e *writerEndedError) Error() string {
+	return fmt.Sprintf("campaign %s was opened read-only to follow kvparity pid %d, which has ended: quit and open it again to run stages here", e.dir, e.holder.PID)
 }
 
 // followPoll is how often the journal and the running replays' files are read without a
@@ -67,9 +67,9 @@ func (c *Campaign) startFollowing(holder Holder) {
 	path := filepath.Join(c.dir, layout.FileJournal)
 	tail := NewJournalTail(path)
 	h := FoldJournal(c.journal.Records(), c.row) // what the replay published; the tail rereads it and skips it by seq
-	c.Emit(FollowedWriter{Holder: holder})
-	if st, ok := h.OpenStage(); ok {
-		c.Emit(c.stageStarted(st.Stage))
+	c.emit(FollowedWriter{Holder: holder})
+	if st, ok := h.openStage(); ok {
+		c.emit(c.stageStarted(st.stage))
 	}
 	go c.followLoop(f, tail, h, holder)
 }
@@ -117,7 +117,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 					old := c.Pinned(r.Arm)
 					p := pinFromRecord(r)
 					c.addPin(p)
-					c.Emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
+					c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
 				}
 			case RecRunStart:
 				runs[r.Run] = c.runTailer(r)
@@ -128,12 +128,12 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 				}
 				if r.Kind == KindWarmup && r.Error == "" {
 					// The writer announces a finished warmup live; its journal has only the run's end.
-					c.Emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
+					c.emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
 				}
 			case RecStageStart:
-				c.Emit(c.stageStarted(r.Stage))
+				c.emit(c.stageStarted(r.Stage))
 			case RecStageEnd:
-				c.Emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != ""})
+				c.emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != ""})
 			}
 		}
 		for _, t := range runs {
@@ -143,21 +143,21 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 		switch gone := now.PID == 0 || !now.Alive(); {
 		case gone && !ended:
 			ended = true
-			if st, ok := h.OpenStage(); ok {
+			if st, ok := h.openStage(); ok {
 				// Its kvparity died mid-stage (a SIGKILL records no end): the stage is not running.
-				c.Emit(StageStopped{Stage: st.Stage, Cancelled: true})
+				c.emit(StageStopped{Stage: st.stage, Cancelled: true})
 			}
 			runs = map[RunID]*tailer{}
 			c.mu.Lock()
-			c.readOnly = &WriterEndedError{Dir: c.dir, Holder: holder}
+			c.readOnly = &writerEndedError{dir: c.dir, holder: holder}
 			c.mu.Unlock()
-			c.Emit(FollowedWriter{Holder: holder, Ended: true})
+			c.emit(FollowedWriter{Holder: holder, Ended: true})
 		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
 			ended, holder = false, now // another kvparity took the campaign over
 			c.mu.Lock()
-			c.readOnly = &HeldError{Dir: c.dir, Holder: holder}
+			c.readOnly = &HeldError{dir: c.dir, Holder: holder}
 			c.mu.Unlock()
-			c.Emit(FollowedWriter{Holder: holder})
+			c.emit(FollowedWriter{Holder: holder})
 		}
 	}
 }
@@ -174,7 +174,7 @@ func (c *Campaign) stageStarted(st Stage) StageStarted {
 // runTailer tails a followed run's stderr and progress file as the runner does.
 func (c *Campaign) runTailer(start Record) *tailer {
 	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
-	t := &tailer{run: start.Run, emit: c.Emit, stderr: filepath.Join(dir, "stderr"), start: start.At}
+	t := &tailer{run: start.Run, emit: c.emit, stderr: filepath.Join(dir, "stderr"), start: start.At}
 	if c.Pinned(start.Arm).Builtin {
 		t.progress = filepath.Join(dir, "progress.jsonl")
 	}

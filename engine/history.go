@@ -18,23 +18,23 @@ import (
 // result records. A verdict record is an announcement (the workbench shows it when it
 // arrives); a kill between a result and its announcement can no longer tear them apart.
 type History struct {
-	Row *Row
-	// Pins is every pinned record, oldest first; Current is each arm's latest generation with
-	// Stale set when a stale record followed it; PinSeq is the journal seq of that pin.
-	Pins    []PinnedArtifact
+	row *Row
+	// pins is every pinned record, oldest first; Current is each arm's latest generation with
+	// Stale set when a stale record followed it; pinSeq is the journal seq of that pin.
+	pins    []PinnedArtifact
 	Current map[Arm]PinnedArtifact
-	PinSeq  map[Arm]int64
+	pinSeq  map[Arm]int64
 	// Added counts the repetitions AddRepetition added per arm, beyond the row's.
 	Added map[Arm]int
 	// Gone maps a run whose full report was deleted (it matched) to the reports_gone seq.
 	Gone map[RunID]int64
-	// Blocked lists "<stage>: <reason>" of blocks recorded since the last run started (a later
+	// blocked lists "<stage>: <reason>" of blocks recorded since the last run started (a later
 	// run retried whatever blocked the row before).
-	Blocked []string
+	blocked []string
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
-	// Stages is every stage run recorded, oldest first (stage_records.go).
-	Stages []StageRun
+	// stages is every stage run recorded, oldest first (stage_records.go).
+	stages []StageRun
 
 	pinSeqs   []int64                       // the journal seq of each of Pins
 	span      JournalSpan                   // how much journal was folded
@@ -56,7 +56,7 @@ type repKey struct {
 
 // NewHistory is the fold of an empty journal over the frozen row.
 func NewHistory(row *Row) *History {
-	return &History{Row: row, Current: map[Arm]PinnedArtifact{}, PinSeq: map[Arm]int64{},
+	return &History{row: row, Current: map[Arm]PinnedArtifact{}, pinSeq: map[Arm]int64{},
 		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
 		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{},
 		last: map[RecordType]Record{}, runIdx: map[RunID]int{}, progress: newProgress(), kinds: map[RecordType]any{}}
@@ -124,7 +124,7 @@ func (h *History) Last(t RecordType) (Record, bool) {
 // pinned records: a report built on two disagreeing records of the same artifact would be
 // untrustworthy. The error names the entry and the journal seq.
 func (h *History) CheckArtifacts(path string, pins []PinnedArtifact) error {
-	for k, r := range h.Pins {
+	for k, r := range h.pins {
 		found := false
 		for i, p := range pins {
 			if p.Arm == r.Arm && p.Gen == r.Gen {
@@ -272,7 +272,7 @@ func (l *repLog) add(rec Record) {
 func (h *History) Gen(arm Arm) int { return max(h.Current[arm].Gen, 1) }
 
 // Repetitions is an arm's repetition count: the row's plus AddRepetition's.
-func (h *History) Repetitions(arm Arm) int { return h.Row.Determinism.Repetitions + h.Added[arm] }
+func (h *History) Repetitions(arm Arm) int { return h.row.Determinism.Repetitions + h.Added[arm] }
 
 // A RepetitionAttempt is one attempt of one determinism repetition as the journal recorded it.
 type RepetitionAttempt struct {
@@ -337,10 +337,10 @@ func (h *History) perfKey() string { return perfKey(h.Gen(Baseline), h.Gen(Candi
 
 // PerfProgress is the performance series of the current artifacts as recorded.
 type PerfProgress struct {
-	Key       string
+	key       string
 	Started   bool // its schedule was persisted
-	Pairs     int  // valid pairs recorded
-	Samples   int  // sample and warmup processes ended
+	pairs     int  // valid pairs recorded
+	samples   int  // sample and warmup processes ended
 	Footprint *FootprintResult
 	Result    *PerfResult // nil until the stage decided
 }
@@ -348,7 +348,7 @@ type PerfProgress struct {
 // Perf folds the performance series of the current artifacts.
 func (h *History) Perf() PerfProgress {
 	s := h.perfSeries(h.perfKey())
-	return PerfProgress{Key: s.key, Started: s.schedule != nil, Pairs: len(s.pairs), Samples: len(s.samples),
+	return PerfProgress{key: s.key, Started: s.schedule != nil, pairs: len(s.pairs), samples: len(s.samples),
 		Footprint: s.footprint, Result: s.result}
 }
 

@@ -51,8 +51,8 @@ func TestFoldJournalCurrentState(t *testing.T) {
 	row.Determinism.Perturbations = nil // the fixture has no perturbed repetitions (TestPerturbedVerdicts)
 	h := FoldJournal(foldFixture(), row)
 
-	if len(h.Pins) != 3 || h.Gen(Baseline) != 1 || h.Gen(Candidate) != 2 {
-		t.Fatalf("pins %d, gens %d/%d; want 3 pins, baseline gen 1, candidate gen 2", len(h.Pins), h.Gen(Baseline), h.Gen(Candidate))
+	if len(h.pins) != 3 || h.Gen(Baseline) != 1 || h.Gen(Candidate) != 2 {
+		t.Fatalf("pins %d, gens %d/%d; want 3 pins, baseline gen 1, candidate gen 2", len(h.pins), h.Gen(Baseline), h.Gen(Candidate))
 	}
 	if h.Current[Candidate].Stale || h.Current[Candidate].SHA256 != "c2" {
 		t.Errorf("candidate %+v: the re-pin must clear the stale mark of generation 1", h.Current[Candidate])
@@ -63,8 +63,8 @@ func TestFoldJournalCurrentState(t *testing.T) {
 	if _, ok := h.Gone["det/baseline-2"]; !ok {
 		t.Errorf("deleted reports %v miss det/baseline-2", h.Gone)
 	}
-	if !slices.Equal(h.Blocked, []string{"determinism: disk"}) {
-		t.Errorf("blocked %q: the perf block was retried by a later run, the disk block was not", h.Blocked)
+	if !slices.Equal(h.blocked, []string{"determinism: disk"}) {
+		t.Errorf("blocked %q: the perf block was retried by a later run, the disk block was not", h.blocked)
 	}
 
 	all, older := h.Attempts(Candidate)

@@ -59,7 +59,7 @@ func (h *History) Performance() verdict.Outcome {
 	case p.Result != nil:
 		return verdict.Outcome{Verdict: p.Result.Verdict, Reason: p.Result.Reason}
 	case p.Started:
-		return verdict.Of(verdict.Undecided, "in progress: %d of %d pairs recorded; the series has no result yet", p.Pairs, h.Row.Perf.Pairs)
+		return verdict.Of(verdict.Undecided, "in progress: %d of %d pairs recorded; the series has no result yet", p.pairs, h.row.Perf.Pairs)
 	}
 	return verdict.Outcome{Verdict: verdict.Undecided}
 }
@@ -82,6 +82,6 @@ func (h *History) Inputs(dir string) verdict.Inputs {
 		Evidence:    h.coverage(dir),
 		Performance: h.Performance(),
 		Footprint:   h.Footprint(),
-		Blocked:     h.Blocked,
+		Blocked:     h.blocked,
 	}
 }

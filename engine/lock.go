@@ -50,13 +50,13 @@ func (h Holder) String() string {
 
 // A HeldError refuses a second writer of a campaign.
 type HeldError struct {
-	Dir    string
+	dir    string
 	Holder Holder
 }
 
 func (e *HeldError) Error() string {
 	return fmt.Sprintf("campaign %s is being written by %s: one writer at a time; follow it live with 'kvparity open %s', or wait until it ends",
-		e.Dir, e.Holder, e.Dir)
+		e.dir, e.Holder, e.dir)
 }
 
 // A campaignLock is a held campaign lock; release drops it.
@@ -82,7 +82,7 @@ func lockCampaign(dir string) (*campaignLock, error) {
 	case err == nil:
 	case errors.Is(err, unix.EWOULDBLOCK):
 		f.Close()
-		return nil, &HeldError{Dir: dir, Holder: readHolder(dir)}
+		return nil, &HeldError{dir: dir, Holder: readHolder(dir)}
 	default:
 		f.Close()
 		return nil, fmt.Errorf("campaign lock %s: this filesystem refuses file locks (%v), so kvparity cannot make sure it is the campaign's only writer; put the campaign on a local filesystem", path, err)

@@ -143,7 +143,7 @@ func TestEditedFrozenRowIsRefused(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Fatalf("edit %q → %q: Open gave %v, want a *RowEditedError", tc.from, tc.to, err)
 		}
-		if re.Key != tc.key || !strings.Contains(err.Error(), path) {
+		if re.key != tc.key || !strings.Contains(err.Error(), path) {
 			t.Errorf("edit %q → %q: %v; want the key %q and the file", tc.from, tc.to, err, tc.key)
 		}
 	}

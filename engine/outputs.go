@@ -42,16 +42,16 @@ func (r *Row) profile() report.Profile {
 // extracts the lifecycle evidence. The canonical bytes are kept as report.json; the harness's
 // raw file is removed when it was already canonical (it holds the same bytes). A product
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
-func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
+func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	var out repOutput
-	raw := filepath.Join(spec.Dir, "canonical.jsonl")
+	raw := filepath.Join(spec.dir, "canonical.jsonl")
 	data, err := os.ReadFile(raw)
 	if err != nil {
-		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.ID, err)
+		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.id, err)
 	}
 	record, err := singleRecord(data)
 	if err != nil {
-		return out, fmt.Errorf("%s: malformed report %s: %v", spec.ID, raw, err)
+		return out, fmt.Errorf("%s: malformed report %s: %v", spec.id, raw, err)
 	}
 	prof := c.row.profile()
 	canon, digest, fixedPoint, err := report.CanonicalizeAndDigest(record, prof)
@@ -62,42 +62,42 @@ func (c *Campaign) readRepetition(spec RunSpec) (repOutput, error) {
 			return out, &RowError{File: c.rowFile(), Table: "canonical", Key: "unordered",
 				Msg: fmt.Sprintf("does not fit the report (%s, first seen in %s at %q): name arrays of objects and a string member of each element", err, raw, ptr)}
 		}
-		return out, fmt.Errorf("%s: malformed report %s: %w", spec.ID, raw, err)
+		return out, fmt.Errorf("%s: malformed report %s: %w", spec.id, raw, err)
 	}
 	out.Digest, out.FixedPoint = digest, fixedPoint
 	if err := report.CheckReplayBench(canon); err != nil {
-		return out, fmt.Errorf("%s: %s: %w", spec.ID, raw, err)
+		return out, fmt.Errorf("%s: %s: %w", spec.id, raw, err)
 	}
-	out.Evidence, err = report.ExtractEvidence(canon, report.EvidenceOptions{QueueThresholdSet: c.row.QueueThresholdSet(), PressureBand: c.row.Band()})
+	out.Evidence, err = report.ExtractEvidence(canon, report.EvidenceOptions{QueueThresholdSet: c.row.queueThresholdSet(), PressureBand: c.row.Band()})
 	if err != nil {
-		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.ID, raw, err)
+		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.id, raw, err)
 	}
-	reportPath := filepath.Join(spec.Dir, "report.json")
+	reportPath := filepath.Join(spec.dir, "report.json")
 	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
-		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, reportPath, err)}
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, reportPath, err)}
 	}
 	if out.FixedPoint == "" {
 		os.Remove(raw)
 	}
 	out.ReportRel, _ = filepath.Rel(c.dir, reportPath)
-	if spec.Kind == KindPerturbed {
+	if spec.kind == KindPerturbed {
 		out.Evidence = nil // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
 		return out, nil
 	}
-	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
+	evPath := filepath.Join(spec.dir, layout.FileRunEvidence)
 	if err := writeJSONFile(evPath, out.Evidence); err != nil {
-		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, evPath, err)}
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, evPath, err)}
 	}
 	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
 	// The product metrics beside the evidence: the full report is deleted once it matches, and
 	// the campaign report's table of what changed and its latency plots read them from here.
 	metrics, err := report.ExtractMetrics(canon)
 	if err != nil {
-		return out, fmt.Errorf("%s: %s: %w", spec.ID, raw, err)
+		return out, fmt.Errorf("%s: %s: %w", spec.id, raw, err)
 	}
-	mPath := filepath.Join(spec.Dir, layout.FileRunMetrics)
+	mPath := filepath.Join(spec.dir, layout.FileRunMetrics)
 	if err := writeJSONFile(mPath, metrics); err != nil {
-		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.ID, mPath, err)}
+		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, mPath, err)}
 	}
 	return out, nil
 }

@@ -55,7 +55,7 @@ func newPerfRun(c *Campaign) *perfRun {
 // runPerf runs (or resumes) the performance stage; it returns whether the stage was cancelled.
 func runPerf(ctx context.Context, c *Campaign) bool {
 	p := newPerfRun(c)
-	if err := c.VerifyPinned(); err != nil {
+	if err := c.verifyPinned(); err != nil {
 		c.block(StagePerf, "checksums before warmups: "+err.Error())
 		return false
 	}
@@ -101,8 +101,8 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 				c.block(StagePerf, err.Error())
 				return false
 			}
-			p.caveat(iso.Summary())
-			c.Emit(LogLine{Run: "perf/isolation", Line: iso.Summary()})
+			p.caveat(iso.summary())
+			c.emit(LogLine{Run: "perf/isolation", Line: iso.summary()})
 			defer func() {
 				if err := undoIsolation(*iso); err != nil {
 					c.warn("perf: " + err.Error())
@@ -245,7 +245,7 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 				return true, false
 			}
 			s.pairs[i] = &pair
-			c.Emit(pairEvent(pair, s.done(), len(s.schedule.Pairs)))
+			c.emit(pairEvent(pair, s.done(), len(s.schedule.Pairs)))
 			p.emitRunning(s, p.c.row.Perf.WarmupsPerArm)
 			break
 		}
@@ -294,7 +294,7 @@ func (p *perfRun) recordInvalid(s *perfSeries, inv PerfInvalidation) bool {
 		return false
 	}
 	s.invalid = append(s.invalid, inv)
-	p.c.Emit(invalidatedEvent(inv))
+	p.c.emit(invalidatedEvent(inv))
 	return true
 }
 

@@ -70,7 +70,7 @@ func finishDependent(t *testing.T, method stats.DependenceMethod, median float64
 	t.Helper()
 	row := DefaultRow()
 	row.Perf.DependenceMethod = method
-	p := &perfRun{c: &Campaign{row: row}, key: "b1-c1", field: DefaultTimingField}
+	p := &perfRun{c: &Campaign{row: row}, key: "b1-c1", field: defaultTimingField}
 	r := p.finish(dependentSeries(median))
 	if r.Analysis == nil || r.Analysis.Battery.Valid {
 		t.Fatalf("the series should breach the battery: %+v", r.Analysis)

@@ -73,25 +73,25 @@ func readCPUTimes(cpu int) (cpuTimes, error) {
 	return cpuTimes{}, fmt.Errorf("/proc/stat has no line for cpu%d", cpu)
 }
 
-// A Telemetry snapshot of the measured CPU: frequency, temperatures and throttle counters where
+// A telemetry snapshot of the measured CPU: frequency, temperatures and throttle counters where
 // the host exposes them (cpufreq, thermal_zone, thermal_throttle). A KVM guest usually has none
 // of them.
-type Telemetry struct {
+type telemetry struct {
 	FreqKHz    int64             `json:"freq_khz,omitempty"`     // scaling_cur_freq
 	TempMilliC map[string]int64  `json:"temp_milli_c,omitempty"` // thermal_zone type → millidegrees
 	Throttle   map[string]uint64 `json:"throttle,omitempty"`     // core/package_throttle_count
 }
 
 // available reports whether any telemetry source exists.
-func (t Telemetry) available() bool {
+func (t telemetry) available() bool {
 	return t.FreqKHz > 0 || len(t.TempMilliC) > 0 || len(t.Throttle) > 0
 }
 
 // sysRoot is where telemetry is read from; tests point it at a fake tree.
 var sysRoot = "/sys"
 
-func readTelemetry(cpu int) Telemetry {
-	var t Telemetry
+func readTelemetry(cpu int) telemetry {
+	var t telemetry
 	cpuDir := filepath.Join(sysRoot, "devices/system/cpu", "cpu"+strconv.Itoa(cpu))
 	if v, ok := readInt(filepath.Join(cpuDir, "cpufreq/scaling_cur_freq")); ok {
 		t.FreqKHz = v
@@ -134,7 +134,7 @@ func readInt(path string) (int64, bool) {
 }
 
 // throttled names the counters that rose between two snapshots.
-func throttled(before, after Telemetry) []string {
+func throttled(before, after telemetry) []string {
 	var rose []string
 	for name, a := range after.Throttle {
 		if b, ok := before.Throttle[name]; ok && a > b {

@@ -72,16 +72,16 @@ func TestTelemetry(t *testing.T) {
 func TestInvalidityCompetingLoad(t *testing.T) {
 	p := &perfRun{}
 	env := SampleEnv{CPU: 1, WallMs: 1000, BusyMs: 1000, SampleCPUMs: 850, CompetingMs: 150, CompetingLimitMs: 100}
-	if why := p.invalidity(env, Telemetry{}, Telemetry{}); !strings.Contains(why, "competing load on CPU 1: 150 ms") {
+	if why := p.invalidity(env, telemetry{}, telemetry{}); !strings.Contains(why, "competing load on CPU 1: 150 ms") {
 		t.Fatalf("invalidity %q", why)
 	}
 	env.CompetingMs = 90
-	if why := p.invalidity(env, Telemetry{}, Telemetry{}); why != "" {
+	if why := p.invalidity(env, telemetry{}, telemetry{}); why != "" {
 		t.Fatalf("below the limit: %q", why)
 	}
 	env.Load = "not measured: /proc/stat missing"
 	env.CompetingMs = 500
-	if why := p.invalidity(env, Telemetry{}, Telemetry{}); why != "" {
+	if why := p.invalidity(env, telemetry{}, telemetry{}); why != "" {
 		t.Fatalf("unmeasured load must not invalidate: %q", why)
 	}
 }
@@ -172,7 +172,7 @@ func TestPinRecordsTheShippedSize(t *testing.T) {
 // frequency/ratio confounding check.
 func TestTelemetryDiagnostics(t *testing.T) {
 	s := &perfSeries{pairs: map[int]*PerfPair{}}
-	tel := func(khz int64) *Telemetry { return &Telemetry{FreqKHz: khz} }
+	tel := func(khz int64) *telemetry { return &telemetry{FreqKHz: khz} }
 	for i := 1; i <= 20; i++ {
 		b, c := RunID(fmt.Sprintf("b%d", i)), RunID(fmt.Sprintf("c%d", i))
 		fb, fc := int64(3000000), int64(3000000+1000*(i%5))

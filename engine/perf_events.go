@@ -23,7 +23,7 @@ func uiDiagnostics(ds []stats.Diagnostic) []Diagnostic {
 			detail += "; " + d.Detail
 		}
 		out = append(out, Diagnostic{Name: d.Name, Statistic: d.Statistic, Threshold: d.Threshold(), Low: d.Low, High: d.High,
-			OneSided: d.OneSided, Breached: d.Outcome == stats.OutcomeBreached, Outcome: string(d.Outcome), Detail: detail})
+			OneSided: d.OneSided, Breached: d.Outcome == stats.OutcomeBreached, Outcome: string(d.Outcome), detail: detail})
 	}
 	return out
 }
@@ -44,7 +44,7 @@ func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
 	sum := runningSummary(s, p.c.row, warmupsDone)
 	sum.MaxInvalidations = p.opts.maxInvalidations()
-	p.c.Emit(sum)
+	p.c.emit(sum)
 }
 
 // invalidityCause is the condition a sample's invalidity names, without its figures:
@@ -96,12 +96,12 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 	sum := PerfSummary{Done: len(r.Pairs), Total: row.Perf.Pairs, Median: r.Median, Lower: r.Lower, Upper: r.Upper,
 		LowerOrder: r.LowerOrder, UpperOrder: r.UpperOrder, Verdict: r.Verdict, Reason: r.Reason, Final: true,
 		TimingField: r.TimingField, TimingProxy: r.TimingProxy, WarmupsDone: r.Warmups / 2, WarmupsTotal: row.Perf.WarmupsPerArm,
-		Invalidated: len(r.Invalidations), Telemetry: r.Telemetry, Caveats: r.Caveats}
+		Invalidated: len(r.Invalidations), telemetry: r.Telemetry, caveats: r.Caveats}
 	if r.Analysis != nil {
 		sum.Diagnostics = uiDiagnostics(r.Analysis.Battery.Diagnostics)
-		sum.Drift = r.Analysis.Battery.DriftPerSession
+		sum.drift = r.Analysis.Battery.DriftPerSession
 		if b := r.Analysis.Bootstrap; b != nil {
-			sum.BootstrapLower, sum.BootstrapUpper = b.Lower, b.Upper
+			sum.bootstrapLower, sum.bootstrapUpper = b.Lower, b.Upper
 		}
 	}
 	sum.DependenceMethod, sum.DecidedBy = string(r.DependenceMethod), string(r.DecidedBy)
@@ -114,10 +114,10 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 	return sum
 }
 
-func (p *perfRun) emitFinal(r *PerfResult) { p.c.Emit(finalSummary(r, p.c.row)) }
+func (p *perfRun) emitFinal(r *PerfResult) { p.c.emit(finalSummary(r, p.c.row)) }
 
 // publishFinal republishes a recorded result (StartPerf on a decided series).
 func (p *perfRun) publishFinal(r *PerfResult) {
 	p.emitFinal(r)
-	p.c.Emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
+	p.c.emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
 }

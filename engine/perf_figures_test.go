@@ -81,7 +81,7 @@ func TestPerfGateFigures(t *testing.T) {
 			wall := time.Since(start)
 			line := fmt.Sprintf("variant %-12q campaign %d: ", v, k)
 			if r, err := c.perfResult(); err != nil {
-				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.History().Blocked)
+				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.History().blocked)
 			} else {
 				valid := "battery valid"
 				if r.Analysis != nil && !r.Analysis.Battery.Valid {
@@ -128,7 +128,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 	row.Perf.Pairs, row.Perf.WarmupsPerArm = 6, 1
 	c, err := Create(row, Options{Dir: filepath.Join(tmp, "c"), BuiltinPath: bin, Perf: PerfOptions{
 		CompetingLoadFraction:  1, // about affinity, not the shared host's load (see PerfOptions)
-		ForceAffinityViolation: func(id RunID) bool { return id == "perf/pair-002-candidate" },
+		forceAffinityViolation: func(id RunID) bool { return id == "perf/pair-002-candidate" },
 		ViolationAfter:         20 * time.Millisecond,
 	}})
 	if err != nil {

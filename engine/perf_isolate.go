@@ -34,7 +34,7 @@ type LoadCheck struct {
 }
 
 // recPerfLoad records the load preflight (Data: LoadCheck); recIsolation an isolation that
-// took effect (Data: Isolation) and recIsolationEnd its undoing.
+// took effect (Data: isolation) and recIsolationEnd its undoing.
 const (
 	recPerfLoad     RecordType = "perf_load"
 	recIsolation    RecordType = "perf_isolation"
@@ -44,12 +44,12 @@ const (
 // What History keeps of these records: the last load preflight, and the isolation not undone.
 type (
 	loadState      struct{ last *LoadCheck }
-	isolationState struct{ open *Isolation }
+	isolationState struct{ open *isolation }
 )
 
 func init() {
 	defineRecord(recPerfLoad, func(h *History, r *Record, l *LoadCheck) { kindState[loadState](h, recPerfLoad).last = l }, nil)
-	defineRecord(recIsolation, func(h *History, r *Record, iso *Isolation) { kindState[isolationState](h, recIsolation).open = iso }, nil)
+	defineRecord(recIsolation, func(h *History, r *Record, iso *isolation) { kindState[isolationState](h, recIsolation).open = iso }, nil)
 	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { kindState[isolationState](h, recIsolation).open = nil }, nil)
 }
 
@@ -62,7 +62,7 @@ func (h *History) LoadCheck() (LoadCheck, bool) {
 }
 
 // openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
-func (h *History) openIsolation() *Isolation { return kindState[isolationState](h, recIsolation).open }
+func (h *History) openIsolation() *isolation { return kindState[isolationState](h, recIsolation).open }
 
 // Expectation says what the measured load means for the stage, for the user.
 func (l LoadCheck) Expectation() string {
@@ -105,7 +105,7 @@ func (p *perfRun) loadPreflight(ctx context.Context) {
 	if busy >= 0.10 {
 		p.c.warn("perf: " + l.Expectation())
 	} else {
-		p.c.Emit(LogLine{Run: "perf/load", Line: l.Expectation()})
+		p.c.emit(LogLine{Run: "perf/load", Line: l.Expectation()})
 	}
 }
 
@@ -154,8 +154,8 @@ func cpuTicks(cpu int) (busy, total uint64, err error) {
 	return 0, 0, fmt.Errorf("/proc/stat has no %s line", strings.TrimSpace(prefix))
 }
 
-// An Isolation is a measured CPU shielded from the machine's other processes.
-type Isolation struct {
+// An isolation is a measured CPU shielded from the machine's other processes.
+type isolation struct {
 	CPU     int    `json:"cpu"`
 	Cgroup  string `json:"cgroup"`  // the cpuset cgroup the other processes were moved into
 	Root    string `json:"root"`    // the cpuset hierarchy's root they came from (and go back to)
@@ -167,8 +167,8 @@ type Isolation struct {
 // procsFile lists and moves a cgroup's processes (whole thread groups), in v1 and v2 alike.
 const procsFile = "cgroup.procs"
 
-// Summary is the isolation in one line.
-func (i Isolation) Summary() string {
+// summary is the isolation in one line.
+func (i isolation) summary() string {
 	return fmt.Sprintf("CPU %d isolated: %d other processes moved to CPUs %s (cpuset %s) for the stage and moved back after; %d could not be moved (kernel threads or exited)",
 		i.CPU, i.Moved, i.CPUs, i.Cgroup, i.Skipped)
 }
@@ -190,8 +190,8 @@ func cpusetRoot() (root string, v2 bool, err error) {
 }
 
 // isolateCPU moves every process except kvparity and its descendants into a cpuset of the
-// other allowed CPUs. The returned Isolation undoes it with undoIsolation.
-func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
+// other allowed CPUs. The returned isolation undoes it with undoIsolation.
+func isolateCPU(cpu int, allowed []int) (*isolation, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("CPU isolation needs root (it moves other processes between cpusets)")
 	}
@@ -215,7 +215,7 @@ func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("CPU isolation: %w", err)
 	}
-	iso := &Isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: FormatCPUList(rest)}
+	iso := &isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: FormatCPUList(rest)}
 	mems, _ := os.ReadFile(filepath.Join(root, "cpuset.mems"))
 	if m := strings.TrimSpace(string(mems)); m != "" || !v2 {
 		if m == "" {
@@ -245,7 +245,7 @@ func isolateCPU(cpu int, allowed []int) (*Isolation, error) {
 }
 
 // undoIsolation moves every process of the isolation's cgroup back to the root and removes it.
-func undoIsolation(iso Isolation) error {
+func undoIsolation(iso isolation) error {
 	if _, err := os.Stat(iso.Cgroup); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

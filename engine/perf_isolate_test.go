@@ -49,7 +49,7 @@ func TestIsolationKeepsKvparityAndUndoesLeftovers(t *testing.T) {
 		t.Fatal("descendsFrom")
 	}
 	var warned []string
-	h := FoldJournal([]Record{{Type: recIsolation, Data: marshalData(Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
+	h := FoldJournal([]Record{{Type: recIsolation, Data: marshalData(isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
 	if h.openIsolation() == nil {
 		t.Fatal("the fold lost the recorded isolation")
 	}

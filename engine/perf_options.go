@@ -25,10 +25,10 @@ type PerfOptions struct {
 	// Backoff is the wait before rerunning an invalidated pair, doubled per invalidation of that
 	// pair up to 8 s (default 250 ms), so a burst of competing load can pass.
 	Backoff time.Duration
-	// ForceAffinityViolation is a test hook: when it returns true for a sample, that sample's
+	// forceAffinityViolation is a test hook: when it returns true for a sample, that sample's
 	// process is re-pinned to another CPU ViolationAfter after it started, so the production
 	// read-back path detects a real affinity violation.
-	ForceAffinityViolation func(run RunID) bool
+	forceAffinityViolation func(run RunID) bool
 	ViolationAfter         time.Duration // default 10 ms
 }
 

@@ -69,8 +69,8 @@ type SampleEnv struct {
 	SampleRusageMs    float64    `json:"sample_rusage_ms"` // the sample's whole user+system time (rusage)
 	Load              string     `json:"load,omitempty"`   // why competing load was not measured, when it was not
 	Telemetry         string     `json:"telemetry"`        // "unavailable" or "available"
-	Before            *Telemetry `json:"telemetry_before,omitempty"`
-	After             *Telemetry `json:"telemetry_after,omitempty"`
+	Before            *telemetry `json:"telemetry_before,omitempty"`
+	After             *telemetry `json:"telemetry_after,omitempty"`
 	Invalid           string     `json:"invalid,omitempty"` // the predeclared condition that fired
 }
 
@@ -150,13 +150,13 @@ func init() {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.pairs[d.Pair] = d
 		}
-		h.progress.pairDone(h.Row, d)
+		h.progress.pairDone(h.row, d)
 	}, func(c *Campaign, h *History, r *Record, pair *PerfPair) {
 		s := h.perfSeries(pair.Key)
-		c.Emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
-		c.Emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
-		c.Emit(pairEvent(*pair, len(s.pairs), c.row.Perf.Pairs))
-		c.Emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
+		c.emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
+		c.emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
+		c.emit(pairEvent(*pair, len(s.pairs), c.row.Perf.Pairs))
+		c.emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
 	})
 	defineRecord(recPerfInvalid, func(h *History, r *Record, d *PerfInvalidation) {
 		if s := h.keyedSeries(d.Key); s != nil {
@@ -164,16 +164,16 @@ func init() {
 			inv.seq = r.Seq
 			s.invalid = append(s.invalid, inv)
 		}
-	}, func(c *Campaign, h *History, r *Record, inv *PerfInvalidation) { c.Emit(invalidatedEvent(*inv)) })
+	}, func(c *Campaign, h *History, r *Record, inv *PerfInvalidation) { c.emit(invalidatedEvent(*inv)) })
 	defineRecord(RecPerfResult, func(h *History, r *Record, d *perfResultData) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.result = d.Result
 		}
 	}, func(c *Campaign, h *History, r *Record, d *perfResultData) {
 		if d.Result != nil {
-			c.Emit(finalSummary(d.Result, c.row))
+			c.emit(finalSummary(d.Result, c.row))
 			// The result carries its verdict: announce it even if the verdict record was lost.
-			c.Emit(StageVerdict{Stage: StagePerf, Verdict: d.Result.Verdict, Reason: d.Result.Reason})
+			c.emit(StageVerdict{Stage: StagePerf, Verdict: d.Result.Verdict, Reason: d.Result.Reason})
 		}
 	})
 	perfRuns := []RunKind{KindWarmup, KindSample}

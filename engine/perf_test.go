@@ -264,7 +264,7 @@ func TestPerfStage(t *testing.T) {
 		row := perfRow(fake)
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 4, 1
 		pc := newPerfCase(t, row, func(o *Options) {
-			o.Perf.ForceAffinityViolation = func(id RunID) bool { return id == "perf/pair-002-candidate" }
+			o.Perf.forceAffinityViolation = func(id RunID) bool { return id == "perf/pair-002-candidate" }
 			o.Perf.ViolationAfter = 20 * time.Millisecond
 		}, nil)
 		pc.run()
@@ -554,7 +554,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		}
 	}
 	for _, smp := range r.Samples {
-		spec := pc.c.RunSpec(smp.Run, smp.Arm, KindSample, smp.Index, smp.Attempt, false)
+		spec := pc.c.runSpec(smp.Run, smp.Arm, KindSample, smp.Index, smp.Attempt, false)
 		_ = spec
 		if seen[string(smp.Run)] {
 			t.Fatalf("run id %s reused", smp.Run)
@@ -562,7 +562,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		seen[string(smp.Run)] = true
 	}
 	p := &perfRun{c: pc.c, cpu: 0}
-	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).Args
+	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).args
 	joined := strings.Join(args, " ")
 	if !strings.Contains(joined, "--iterations 1 --timings-jsonl ") {
 		t.Fatalf("sample args %v", args)
@@ -603,7 +603,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	}
 	sums := eventsOf[PerfSummary](evs)
 	final := sums[len(sums)-1]
-	if !final.Final || final.Verdict != r.Verdict || final.LowerOrder != 6 || final.Telemetry == "" || len(final.Diagnostics) != 5 {
+	if !final.Final || final.Verdict != r.Verdict || final.LowerOrder != 6 || final.telemetry == "" || len(final.Diagnostics) != 5 {
 		t.Fatalf("final summary %+v", final)
 	}
 	if running := sums[0]; running.Final || running.Verdict != "" {

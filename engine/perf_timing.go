@@ -63,7 +63,7 @@ func parseTiming(data []byte, path, field string) (float64, error) {
 	raw, ok := obj[field]
 	if !ok {
 		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
-			path, field, strings.Join(numericKeys(obj), ", "), DefaultTimingField)}
+			path, field, strings.Join(numericKeys(obj), ", "), defaultTimingField)}
 	}
 	// A value that is not a finite time > 0 (a string, null, zero, negative) is treated like
 	// a missing field: the harness does not give a usable time at the protocol's timing

@@ -24,25 +24,25 @@ type Variation string
 
 // The variations of the default set, in the order they are tried alone.
 const (
-	VaryAllCores   Variation = "all-cores"   // a CPU set of every usable CPU instead of one
-	VaryThreads    Variation = "threads"     // thread-count variables set high (GOMAXPROCS, TOKIO_WORKER_THREADS, RAYON_NUM_THREADS)
-	VarySchedNoise Variation = "sched-noise" // a bounded CPU load on a CPU of the run's set
-	VaryCwd        Variation = "cwd"         // another working directory (spaces, non-ASCII)
-	VaryEnvOrder   Variation = "env-order"   // the environment in reverse order
-	VaryUmask      Variation = "umask"       // umask 077 instead of kvparity's
-	VaryLocale     Variation = "locale"      // LC_ALL and LANG set to tr_TR.UTF-8
-	VaryTZ         Variation = "tz"          // TZ set to Pacific/Chatham (UTC+12:45)
-	VaryASLR       Variation = "aslr"        // address-space layout randomization off (on when the host has it off)
+	varyAllCores   Variation = "all-cores"   // a CPU set of every usable CPU instead of one
+	varyThreads    Variation = "threads"     // thread-count variables set high (GOMAXPROCS, TOKIO_WORKER_THREADS, RAYON_NUM_THREADS)
+	varySchedNoise Variation = "sched-noise" // a bounded CPU load on a CPU of the run's set
+	varyCwd        Variation = "cwd"         // another working directory (spaces, non-ASCII)
+	varyEnvOrder   Variation = "env-order"   // the environment in reverse order
+	varyUmask      Variation = "umask"       // umask 077 instead of kvparity's
+	varyLocale     Variation = "locale"      // LC_ALL and LANG set to tr_TR.UTF-8
+	varyTZ         Variation = "tz"          // TZ set to Pacific/Chatham (UTC+12:45)
+	varyASLR       Variation = "aslr"        // address-space layout randomization off (on when the host has it off)
 )
 
-// DefaultPerturbations is the set a row gets when [determinism] leaves perturbations out.
-var DefaultPerturbations = []Variation{VaryAllCores, VaryThreads, VarySchedNoise, VaryCwd, VaryEnvOrder, VaryUmask, VaryLocale, VaryTZ, VaryASLR}
+// defaultPerturbations is the set a row gets when [determinism] leaves perturbations out.
+var defaultPerturbations = []Variation{varyAllCores, varyThreads, varySchedNoise, varyCwd, varyEnvOrder, varyUmask, varyLocale, varyTZ, varyASLR}
 
 // variationTries is how often a variation is tried alone before it is called not to reproduce
 // a difference the whole set showed: scheduling effects are intermittent, the others are not.
 func variationTries(v Variation) int {
 	switch v {
-	case VaryAllCores, VaryThreads, VarySchedNoise:
+	case varyAllCores, varyThreads, varySchedNoise:
 		return 3
 	}
 	return 1
@@ -51,19 +51,19 @@ func variationTries(v Variation) int {
 // dependence is what a difference under v says about the leak, in the finding's words.
 func (v Variation) dependence() string {
 	switch v {
-	case VaryAllCores, VaryThreads, VarySchedNoise:
+	case varyAllCores, varyThreads, varySchedNoise:
 		return "thread-order dependent"
-	case VaryCwd:
+	case varyCwd:
 		return "depends on the working directory"
-	case VaryEnvOrder:
+	case varyEnvOrder:
 		return "depends on the environment's order"
-	case VaryUmask:
+	case varyUmask:
 		return "depends on the umask"
-	case VaryLocale:
+	case varyLocale:
 		return "depends on the locale"
-	case VaryTZ:
+	case varyTZ:
 		return "depends on the time zone"
-	case VaryASLR:
+	case varyASLR:
 		return "depends on the address-space layout (pointer values, address-seeded hashing)"
 	}
 	return "depends on " + string(v)
@@ -73,23 +73,23 @@ func (v Variation) dependence() string {
 // always gives the same report bytes).
 func (v Variation) Describe() string {
 	switch v {
-	case VaryAllCores:
+	case varyAllCores:
 		return "every usable CPU instead of one"
-	case VaryThreads:
+	case varyThreads:
 		return "GOMAXPROCS, TOKIO_WORKER_THREADS and RAYON_NUM_THREADS set to 4x the usable CPUs (at least 8)"
-	case VarySchedNoise:
+	case varySchedNoise:
 		return "a CPU load (1 ms on, 1 ms off) on a CPU of the run's set"
-	case VaryCwd:
+	case varyCwd:
 		return "working directory " + strconv.Quote(perturbedCwd)
-	case VaryEnvOrder:
+	case varyEnvOrder:
 		return "the environment in reverse order"
-	case VaryUmask:
+	case varyUmask:
 		return "umask 077"
-	case VaryLocale:
+	case varyLocale:
 		return "LC_ALL=LANG=" + perturbedLocale
-	case VaryTZ:
+	case varyTZ:
 		return "TZ=" + perturbedTZ
-	case VaryASLR:
+	case varyASLR:
 		return "address-space layout randomization off (personality ADDR_NO_RANDOMIZE; nothing when the host has it off)"
 	}
 	return string(v)
@@ -112,14 +112,14 @@ func aslrOn() bool {
 	return err != nil || strings.TrimSpace(string(b)) != "0"
 }
 
-// ParseVariation checks a variation name.
-func ParseVariation(s string) (Variation, error) {
+// parseVariation checks a variation name.
+func parseVariation(s string) (Variation, error) {
 	v := Variation(s)
-	if slices.Contains(DefaultPerturbations, v) {
+	if slices.Contains(defaultPerturbations, v) {
 		return v, nil
 	}
-	names := make([]string, len(DefaultPerturbations))
-	for i, d := range DefaultPerturbations {
+	names := make([]string, len(defaultPerturbations))
+	for i, d := range defaultPerturbations {
 		names[i] = string(d)
 	}
 	return "", fmt.Errorf("%q is not a variation (one of %s)", s, strings.Join(names, ", "))
@@ -127,42 +127,42 @@ func ParseVariation(s string) (Variation, error) {
 
 // applyVariations changes spec for the variations vs; cpus is the run's plain CPU set and all
 // every CPU kvparity may use.
-func applyVariations(spec *RunSpec, vs []Variation, cpus, all []int) {
+func applyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
 	has := func(v Variation) bool { return slices.Contains(vs, v) }
-	spec.CPUs = cpus
-	if has(VaryAllCores) {
-		spec.CPUs = slices.Clone(all)
+	spec.cpus = cpus
+	if has(varyAllCores) {
+		spec.cpus = slices.Clone(all)
 	}
 	env := os.Environ()
 	set := func(k, v string) {
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
 		env = append(env, k+"="+v)
 	}
-	if has(VaryThreads) {
+	if has(varyThreads) {
 		n := strconv.Itoa(perturbedThreads())
 		set("GOMAXPROCS", n)
 		set("TOKIO_WORKER_THREADS", n)
 		set("RAYON_NUM_THREADS", n)
 	}
-	if has(VaryLocale) {
+	if has(varyLocale) {
 		set("LC_ALL", perturbedLocale)
 		set("LANG", perturbedLocale)
 	}
-	if has(VaryTZ) {
+	if has(varyTZ) {
 		set("TZ", perturbedTZ)
 	}
-	if has(VaryEnvOrder) {
+	if has(varyEnvOrder) {
 		slices.Reverse(env)
 	}
-	if has(VaryThreads) || has(VaryLocale) || has(VaryTZ) || has(VaryEnvOrder) {
-		spec.Env = env
+	if has(varyThreads) || has(varyLocale) || has(varyTZ) || has(varyEnvOrder) {
+		spec.env = env
 	}
-	if has(VaryCwd) {
-		spec.WorkDir = filepath.Join(spec.Dir, perturbedCwd)
+	if has(varyCwd) {
+		spec.workDir = filepath.Join(spec.dir, perturbedCwd)
 	}
-	if has(VaryUmask) {
-		spec.Umask = perturbedUmask
+	if has(varyUmask) {
+		spec.umask = perturbedUmask
 	}
-	spec.NoASLR = has(VaryASLR) && aslrOn()
-	spec.Noise = has(VarySchedNoise)
+	spec.noASLR = has(varyASLR) && aslrOn()
+	spec.noise = has(varySchedNoise)
 }

@@ -89,7 +89,7 @@ func TestPreflightGivesMultiCoreReplaysTheirCPUs(t *testing.T) {
 // BLOCKED when it failed, UNSTABLE naming the variations that reproduce it alone.
 func TestPerturbedVerdicts(t *testing.T) {
 	row := TinyRow("", "")
-	row.Determinism.Perturbations = []Variation{VaryAllCores, VaryTZ}
+	row.Determinism.Perturbations = []Variation{varyAllCores, varyTZ}
 	plain := []Record{
 		{Type: RecRunEnd, Run: "det/candidate-1", Arm: Candidate, Kind: KindRepetition, Index: 1, Attempt: 1, Digest: "d"},
 		{Type: RecRunEnd, Run: "det/candidate-2", Arm: Candidate, Kind: KindRepetition, Index: 2, Attempt: 1, Digest: "d"},

@@ -70,7 +70,7 @@ const recPreflight RecordType = "preflight"
 func init() {
 	defineRecord(recPreflight, func(h *History, r *Record, p *Preflight) {
 		h.preflight[repKey{p.Arm, max(p.Gen, 1)}] = *p
-	}, func(c *Campaign, h *History, r *Record, p *Preflight) { c.Emit(PreflightDone{Preflight: *p}) })
+	}, func(c *Campaign, h *History, r *Record, p *Preflight) { c.emit(PreflightDone{Preflight: *p}) })
 }
 
 // judge fills SingleCore and CPUsPerRun from the demand.

@@ -124,9 +124,9 @@ func init() {
 			return
 		}
 		p := pinFromRecord(*r)
-		h.Pins, h.pinSeqs = append(h.Pins, p), append(h.pinSeqs, r.Seq)
+		h.pins, h.pinSeqs = append(h.pins, p), append(h.pinSeqs, r.Seq)
 		if cur, ok := h.Current[r.Arm]; !ok || p.Gen >= cur.Gen {
-			h.Current[r.Arm], h.PinSeq[r.Arm] = p, r.Seq
+			h.Current[r.Arm], h.pinSeq[r.Arm] = p, r.Seq
 		}
 	}, nil)
 	definePlainRecord(RecStale, func(h *History, r *Record) {
@@ -136,10 +136,10 @@ func init() {
 		}
 		h.progress.stale(r.Arm)
 	}, func(c *Campaign, h *History, r *Record) {
-		c.Emit(ArtifactChanged{Arm: r.Arm, Path: c.Pinned(r.Arm).Source, OldSHA256: r.OldSHA, NewSHA256: r.NewSHA})
+		c.emit(ArtifactChanged{Arm: r.Arm, Path: c.Pinned(r.Arm).Source, OldSHA256: r.OldSHA, NewSHA256: r.NewSHA})
 	})
 	definePlainRecord(RecAddRep, func(h *History, r *Record) {
-		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.Row.Determinism.Repetitions)
+		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.row.Determinism.Repetitions)
 	}, nil)
 	definePlainRecord(recReportsGone, func(h *History, r *Record) {
 		for _, id := range r.Runs {
@@ -147,23 +147,23 @@ func init() {
 		}
 	}, nil)
 	definePlainRecord(RecRunStart, func(h *History, r *Record) {
-		h.Blocked = nil
+		h.blocked = nil
 		h.foldRunRecord(r)
-		h.progress.runStarted(h.Row, r)
+		h.progress.runStarted(h.row, r)
 	}, func(c *Campaign, h *History, r *Record) {
-		c.Emit(RunStarted{Run: r.Run, Arm: r.Arm, Kind: r.Kind, Repetition: r.Index, Variation: r.Variation, CPUs: r.CPUs, PID: r.PID, At: r.At})
+		c.emit(RunStarted{Run: r.Run, Arm: r.Arm, Kind: r.Kind, Repetition: r.Index, Variation: r.Variation, CPUs: r.CPUs, PID: r.PID, At: r.At})
 	})
 	definePlainRecord(RecRunEnd, func(h *History, r *Record) {
 		h.foldRunRecord(r)
-		h.progress.runEnded(h.Row, r)
+		h.progress.runEnded(h.row, r)
 	}, func(c *Campaign, h *History, r *Record) { c.emitEnd(*r, nil) })
 	definePlainRecord(RecVerdict, nil, func(c *Campaign, h *History, r *Record) {
-		c.Emit(StageVerdict{Stage: r.Stage, Arm: r.Arm, Verdict: r.Verdict, Reason: r.Reason, Finding: r.Note})
+		c.emit(StageVerdict{Stage: r.Stage, Arm: r.Arm, Verdict: r.Verdict, Reason: r.Reason, Finding: r.Note})
 	})
 	definePlainRecord(RecBlocked, func(h *History, r *Record) {
-		h.Blocked = append(h.Blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
+		h.blocked = append(h.blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
 		h.progress.blocked(r)
-	}, func(c *Campaign, h *History, r *Record) { c.Emit(RowBlocked{Stage: r.Stage, Reason: r.Reason}) })
+	}, func(c *Campaign, h *History, r *Record) { c.emit(RowBlocked{Stage: r.Stage, Reason: r.Reason}) })
 }
 
 // foldRunRecord folds a run_start or run_end into the runs index and its repetition log.

@@ -133,10 +133,10 @@ exit 1
 `, "(the disk is full: ENOSPC"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := &Runner{PollInterval: 10 * time.Millisecond}
-			res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: writeScript(t, tc.script), Dir: filepath.Join(t.TempDir(), "run")}, nil)
-			if res.Err == nil || !strings.Contains(res.Err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", res.Err, tc.want)
+			r := &runner{pollInterval: 10 * time.Millisecond}
+			res := r.run(context.Background(), runSpec{id: "det/baseline-1", binary: writeScript(t, tc.script), dir: filepath.Join(t.TempDir(), "run")}, nil)
+			if res.err == nil || !strings.Contains(res.err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", res.err, tc.want)
 			}
 		})
 	}
@@ -181,10 +181,10 @@ sh -c 'exec -a `+marker+`-group sleep 300' </dev/null >/dev/null 2>&1 &
 sleep 0.2
 exit 0
 `)
-	r := &Runner{PollInterval: 10 * time.Millisecond}
-	res := r.Run(context.Background(), RunSpec{ID: "det/baseline-1", Binary: script, Dir: filepath.Join(t.TempDir(), "run")}, nil)
-	if res.Err != nil {
-		t.Fatal(res.Err)
+	r := &runner{pollInterval: 10 * time.Millisecond}
+	res := r.run(context.Background(), runSpec{id: "det/baseline-1", binary: script, dir: filepath.Join(t.TempDir(), "run")}, nil)
+	if res.err != nil {
+		t.Fatal(res.err)
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for len(aliveByMarker(marker)) > 0 && time.Now().Before(deadline) {

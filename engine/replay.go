@@ -16,7 +16,7 @@ func (c *Campaign) replayHistory() {
 	for _, rec := range recs {
 		c.replayRecord(h, h.add(rec))
 	}
-	c.Emit(HistoryReplayed{Records: len(recs)})
+	c.emit(HistoryReplayed{Records: len(recs)})
 }
 
 // replayRecord publishes the events one folded record stands for (its definition's replay,

@@ -20,9 +20,9 @@ import (
 	"kvparity/stats"
 )
 
-// BuiltinBinary is the arm binary value that pins the kvparity executable itself: the embedded
+// builtinBinary is the arm binary value that pins the kvparity executable itself: the embedded
 // engine (`kvparity replay`), selected by the arm's variant.
-const BuiltinBinary = "builtin"
+const builtinBinary = "builtin"
 
 // ProtocolExclusions is the protocol's closed canonical exclusion allowlist (stage 2).
 var ProtocolExclusions = []string{
@@ -56,8 +56,8 @@ type ArmSpec struct {
 	Variant string `toml:"variant,omitempty"`
 }
 
-// Builtin reports whether the arm runs the embedded engine.
-func (a ArmSpec) Builtin() bool { return a.Binary == BuiltinBinary }
+// builtin reports whether the arm runs the embedded engine.
+func (a ArmSpec) builtin() bool { return a.Binary == builtinBinary }
 
 // FromSource reports whether kvparity builds the arm's binary from its source.
 func (a ArmSpec) FromSource() bool { return a.Source != "" }
@@ -70,11 +70,11 @@ type TraceSpec struct {
 	SHA256 string `toml:"sha256,omitempty"` // of the source file; of the window for generated traces
 }
 
-// Generated reports whether the trace is produced by the embedded generator.
-func (t TraceSpec) Generated() bool { return strings.HasPrefix(t.Path, "generated:") }
+// generated reports whether the trace is produced by the embedded generator.
+func (t TraceSpec) generated() bool { return strings.HasPrefix(t.Path, "generated:") }
 
-// FromCrate reports whether the trace is a file a published crate ships (crate:NAME@VERSION/PATH).
-func (t TraceSpec) FromCrate() bool { return strings.HasPrefix(t.Path, build.CrateFilePrefix) }
+// fromCrate reports whether the trace is a file a published crate ships (crate:NAME@VERSION/PATH).
+func (t TraceSpec) fromCrate() bool { return strings.HasPrefix(t.Path, build.CrateFilePrefix) }
 
 // A ReplaySpec holds the replay arguments, identical for both arms.
 type ReplaySpec struct {
@@ -95,7 +95,7 @@ type DeterminismSpec struct {
 	Patch       string `toml:"patch,omitempty"`
 	PatchSHA256 string `toml:"patch_sha256,omitempty"`
 	// Perturbations is the variation set of the perturbed repetitions run after the plain ones
-	// (perturb.go); left out, DefaultPerturbations; [] turns them off.
+	// (perturb.go); left out, defaultPerturbations; [] turns them off.
 	Perturbations []Variation `toml:"perturbations"`
 }
 
@@ -143,25 +143,25 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 
 // Default values of optional row keys.
 const (
-	DefaultRepetitions = 2
-	DefaultTimeout     = 10 * time.Minute
-	DefaultPairs       = 60
-	DefaultWarmups     = 5
-	DefaultThreshold   = 1.05
-	DefaultTimingField = "replay_execution_ms"
+	defaultRepetitions = 2
+	defaultTimeout     = 10 * time.Minute
+	defaultPairs       = 60
+	defaultWarmups     = 5
+	defaultThreshold   = 1.05
+	defaultTimingField = "replay_execution_ms"
 )
 
 // Bounds of the row's numbers, checked at load (docs/guide.md "The row file"): a value outside
 // them is a typo or an attack on the host (a billion pairs grow without limit), never a plan.
 const (
-	MinRepetitions  = 2
-	MaxRepetitions  = 1000
-	MaxTimeout      = 24 * time.Hour
-	MaxPressureBand = 1_000_000
-	MinPairs        = 2
-	MaxPairs        = 10000
-	MaxWarmups      = 1000
-	MaxThreshold    = 2.0
+	minRepetitions  = 2
+	maxRepetitions  = 1000
+	maxTimeout      = 24 * time.Hour
+	maxPressureBand = 1_000_000
+	minPairs        = 2
+	maxPairs        = 10000
+	maxWarmups      = 1000
+	maxThreshold    = 2.0
 )
 
 // runnerOwnedFlags are set by the runner per process; a row must not set them.
@@ -219,7 +219,7 @@ func ParseRow(data []byte, file string) (*Row, error) {
 		return nil, &RowError{File: file, Table: table, Key: key, Msg: "unknown key"}
 	}
 	r.applyDefaults(&md)
-	if err := r.Validate(file); err != nil {
+	if err := r.validate(file); err != nil {
 		return nil, err
 	}
 	return &r, nil
@@ -230,25 +230,25 @@ func ParseRow(data []byte, file string) (*Row, error) {
 func (r *Row) applyDefaults(md *toml.MetaData) {
 	def := func(keys ...string) bool { return md == nil || !md.IsDefined(keys...) }
 	if def("determinism", "repetitions") {
-		r.Determinism.Repetitions = DefaultRepetitions
+		r.Determinism.Repetitions = defaultRepetitions
 	}
 	if def("determinism", "timeout") {
-		r.Determinism.Timeout = Duration{DefaultTimeout}
+		r.Determinism.Timeout = Duration{defaultTimeout}
 	}
 	if def("determinism", "perturbations") {
-		r.Determinism.Perturbations = slices.Clone(DefaultPerturbations)
+		r.Determinism.Perturbations = slices.Clone(defaultPerturbations)
 	}
 	if def("perf", "pairs") {
-		r.Perf.Pairs = DefaultPairs
+		r.Perf.Pairs = defaultPairs
 	}
 	if def("perf", "warmups_per_arm") {
-		r.Perf.WarmupsPerArm = DefaultWarmups
+		r.Perf.WarmupsPerArm = defaultWarmups
 	}
 	if def("perf", "threshold") {
-		r.Perf.Threshold = DefaultThreshold
+		r.Perf.Threshold = defaultThreshold
 	}
 	if def("perf", "timing_field") {
-		r.Perf.TimingField = DefaultTimingField
+		r.Perf.TimingField = defaultTimingField
 	}
 	if def("perf", "dependence_method") {
 		r.Perf.DependenceMethod = stats.MethodInconclusive
@@ -267,8 +267,8 @@ var (
 	rowName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
-// Validate checks every value and names the first bad key.
-func (r *Row) Validate(file string) error {
+// validate checks every value and names the first bad key.
+func (r *Row) validate(file string) error {
 	bad := func(table, key, format string, a ...any) error {
 		return &RowError{File: file, Table: table, Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -314,7 +314,7 @@ func (r *Row) Validate(file string) error {
 		if a.spec.Revision == "" {
 			return bad(a.table, "revision", "missing (an immutable commit SHA)")
 		}
-		if !a.spec.Builtin() {
+		if !a.spec.builtin() {
 			if !hexSHA.MatchString(a.spec.Revision) {
 				return bad(a.table, "revision", "%q is not an immutable commit SHA (7-64 lowercase hex digits); never compare moving branches", a.spec.Revision)
 			}
@@ -331,7 +331,7 @@ func (r *Row) Validate(file string) error {
 	if r.Trace.Path == "" {
 		return bad("trace", "path", "missing")
 	}
-	if r.Trace.FromCrate() {
+	if r.Trace.fromCrate() {
 		if _, err := build.ParseCrateFile(r.Trace.Path); err != nil {
 			return bad("trace", "path", "%v", err)
 		}
@@ -351,14 +351,14 @@ func (r *Row) Validate(file string) error {
 			return bad("replay", fmt.Sprintf("args[%d]", i), "%s is set by kvparity for each process; remove it from the row", name)
 		}
 	}
-	if n := r.Determinism.Repetitions; n < MinRepetitions || n > MaxRepetitions {
-		return bad("determinism", "repetitions", "%d is out of bounds: must be %d..%d (each revision needs two fresh processes)", n, MinRepetitions, MaxRepetitions)
+	if n := r.Determinism.Repetitions; n < minRepetitions || n > maxRepetitions {
+		return bad("determinism", "repetitions", "%d is out of bounds: must be %d..%d (each revision needs two fresh processes)", n, minRepetitions, maxRepetitions)
 	}
-	if d := r.Determinism.Timeout.Duration; d <= 0 || d > MaxTimeout {
-		return bad("determinism", "timeout", "%s is out of bounds: must be > 0 and <= %s", d, MaxTimeout)
+	if d := r.Determinism.Timeout.Duration; d <= 0 || d > maxTimeout {
+		return bad("determinism", "timeout", "%s is out of bounds: must be > 0 and <= %s", d, maxTimeout)
 	}
 	for i, v := range r.Determinism.Perturbations {
-		if _, err := ParseVariation(string(v)); err != nil {
+		if _, err := parseVariation(string(v)); err != nil {
 			return bad("determinism", fmt.Sprintf("perturbations[%d]", i), "%v", err)
 		}
 		if slices.Index(r.Determinism.Perturbations, v) != i {
@@ -368,20 +368,20 @@ func (r *Row) Validate(file string) error {
 	if p := r.Determinism.PatchSHA256; p != "" && !sha256Re.MatchString(p) {
 		return bad("determinism", "patch_sha256", "%q is not 64 lowercase hex digits (the SHA-256 of the patch file)", p)
 	}
-	if b := r.Determinism.PressureBand; len(b) != 0 && (len(b) != 2 || b[0] < 1 || b[1] < b[0] || b[1] > MaxPressureBand) {
-		return bad("determinism", "pressure_band", "must be [lo, hi] with 1 <= lo <= hi <= %d (zero pressure never exercises the edge)", MaxPressureBand)
+	if b := r.Determinism.PressureBand; len(b) != 0 && (len(b) != 2 || b[0] < 1 || b[1] < b[0] || b[1] > maxPressureBand) {
+		return bad("determinism", "pressure_band", "must be [lo, hi] with 1 <= lo <= hi <= %d (zero pressure never exercises the edge)", maxPressureBand)
 	}
-	if n := r.Perf.Pairs; n < MinPairs || n > MaxPairs {
-		return bad("perf", "pairs", "%d is out of bounds: must be %d..%d", n, MinPairs, MaxPairs)
+	if n := r.Perf.Pairs; n < minPairs || n > maxPairs {
+		return bad("perf", "pairs", "%d is out of bounds: must be %d..%d", n, minPairs, maxPairs)
 	}
 	if r.Perf.Pairs%2 != 0 {
 		return bad("perf", "pairs", "must be even (the schedule balances baseline-first and candidate-first pairs)")
 	}
-	if n := r.Perf.WarmupsPerArm; n < 0 || n > MaxWarmups {
-		return bad("perf", "warmups_per_arm", "%d is out of bounds: must be 0..%d", n, MaxWarmups)
+	if n := r.Perf.WarmupsPerArm; n < 0 || n > maxWarmups {
+		return bad("perf", "warmups_per_arm", "%d is out of bounds: must be 0..%d", n, maxWarmups)
 	}
-	if th := r.Perf.Threshold; math.IsNaN(th) || math.IsInf(th, 0) || th <= 1 || th > MaxThreshold {
-		return bad("perf", "threshold", "%v is out of bounds: must be a finite ratio in (1, %g] (1.05 allows a 5%% slowdown; a threshold above %g passes any regression)", th, MaxThreshold, MaxThreshold)
+	if th := r.Perf.Threshold; math.IsNaN(th) || math.IsInf(th, 0) || th <= 1 || th > maxThreshold {
+		return bad("perf", "threshold", "%v is out of bounds: must be a finite ratio in (1, %g] (1.05 allows a 5%% slowdown; a threshold above %g passes any regression)", th, maxThreshold, maxThreshold)
 	}
 	if r.Perf.TimingField == "" {
 		return bad("perf", "timing_field", "missing")
@@ -389,7 +389,7 @@ func (r *Row) Validate(file string) error {
 	if r.Perf.TimingField == "wall_time_ms" {
 		return bad("perf", "timing_field", "wall_time_ms is broader than the protocol's timing boundary; use replay_execution_ms or declare a proxy such as replay_call_ms with timing_proxy = true")
 	}
-	if r.Perf.TimingField != DefaultTimingField && !r.Perf.TimingProxy {
+	if r.Perf.TimingField != defaultTimingField && !r.Perf.TimingProxy {
 		return bad("perf", "timing_field", "%q is not replay_execution_ms: declare it with timing_proxy = true", r.Perf.TimingField)
 	}
 	if _, err := stats.ParseDependenceMethod(string(r.Perf.DependenceMethod)); err != nil {
@@ -427,12 +427,12 @@ func (r *Row) Arm(a Arm) ArmSpec {
 	return r.Baseline
 }
 
-// Disaggregated reports whether the replay args select disaggregated serving.
-func (r *Row) Disaggregated() bool { return r.ReplayArg("--serving-mode") == "disagg" }
+// disaggregated reports whether the replay args select disaggregated serving.
+func (r *Row) disaggregated() bool { return r.ReplayArg("--serving-mode") == "disagg" }
 
-// QueueThresholdSet reports whether router queueing is explicitly enabled (stage 3: queued
+// queueThresholdSet reports whether router queueing is explicitly enabled (stage 3: queued
 // placements are meaningful only then).
-func (r *Row) QueueThresholdSet() bool {
+func (r *Row) queueThresholdSet() bool {
 	return r.ReplayArg("--router-queue-threshold") != ""
 }
 
@@ -441,7 +441,7 @@ func (r *Row) Band() [2]int {
 	if b := r.Determinism.PressureBand; len(b) == 2 {
 		return [2]int{b[0], b[1]}
 	}
-	if r.Disaggregated() {
+	if r.disaggregated() {
 		return [2]int{10, 20}
 	}
 	return [2]int{1, 3}
@@ -457,14 +457,14 @@ func (r *Row) WithBaseDir(dir string) {
 		return filepath.Join(dir, p)
 	}
 	for _, a := range []*ArmSpec{&r.Baseline, &r.Candidate} {
-		if !a.Builtin() {
+		if !a.builtin() {
 			a.Binary = abs(a.Binary)
 		}
 		if src, err := ParseSource(a.Source); err == nil && src.Checkout() {
 			a.Source = src.WithBaseDir(dir).String()
 		}
 	}
-	if !r.Trace.Generated() && !r.Trace.FromCrate() {
+	if !r.Trace.generated() && !r.Trace.fromCrate() {
 		r.Trace.Path = abs(r.Trace.Path)
 	}
 	r.Determinism.Patch = abs(r.Determinism.Patch)

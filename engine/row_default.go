@@ -39,8 +39,8 @@ func vllmDisaggArgs(blocks string) []string {
 func DefaultRow() *Row {
 	r := &Row{
 		Name:      "builtin-vllm-disagg",
-		Baseline:  ArmSpec{Revision: BuiltinBinary, Binary: BuiltinBinary, Features: []string{"replay-bench"}},
-		Candidate: ArmSpec{Revision: BuiltinBinary, Binary: BuiltinBinary, Features: []string{"replay-bench"}},
+		Baseline:  ArmSpec{Revision: builtinBinary, Binary: builtinBinary, Features: []string{"replay-bench"}},
+		Candidate: ArmSpec{Revision: builtinBinary, Binary: builtinBinary, Features: []string{"replay-bench"}},
 		Trace:     TraceSpec{Path: "generated:conversation?seed=7&requests=5000", Offset: 0, Count: 5000},
 		Replay:    ReplaySpec{Args: vllmDisaggArgs(defaultG1Blocks)},
 		Perf:      PerfSpec{ScheduleSeed: 20261129},

@@ -32,20 +32,20 @@ func sha256Hex(b []byte) string {
 
 // A RowEditedError says row.toml is not the row its campaign froze.
 type RowEditedError struct {
-	File        string // row.toml's path
-	Key         string // the first key that differs, "[table] key"; "" when only comments or spacing do
-	Frozen, Now string // that key's values as TOML ("(absent)" when missing)
-	FrozenSHA   string
-	NowSHA      string
+	file        string // row.toml's path
+	key         string // the first key that differs, "[table] key"; "" when only comments or spacing do
+	frozen, now string // that key's values as TOML ("(absent)" when missing)
+	frozenSHA   string
+	nowSHA      string
 }
 
 func (e *RowEditedError) Error() string {
 	what := "only comments or spacing differ"
-	if e.Key != "" {
-		what = fmt.Sprintf("first difference at %s: frozen %s, now %s", e.Key, e.Frozen, e.Now)
+	if e.key != "" {
+		what = fmt.Sprintf("first difference at %s: frozen %s, now %s", e.key, e.frozen, e.now)
 	}
 	return fmt.Sprintf("%s was edited after the campaign froze it (SHA-256 %.12s…, frozen %.12s…); %s. The verdicts were reached with the frozen row: restore it (the journal's first record holds its text), or start a new campaign from the edited row",
-		e.File, e.NowSHA, e.FrozenSHA, what)
+		e.file, e.nowSHA, e.frozenSHA, what)
 }
 
 // CheckFrozenRow compares the campaign's row.toml with the row its founding record froze; a
@@ -63,8 +63,8 @@ func CheckFrozenRow(dir string, recs []Record) error {
 	if sha256Hex(now) == recs[0].RowSHA256 {
 		return nil
 	}
-	e := &RowEditedError{File: path, FrozenSHA: recs[0].RowSHA256, NowSHA: sha256Hex(now)}
-	e.Key, e.Frozen, e.Now = firstDifferingKey(frozen, string(now))
+	e := &RowEditedError{file: path, frozenSHA: recs[0].RowSHA256, nowSHA: sha256Hex(now)}
+	e.key, e.frozen, e.now = firstDifferingKey(frozen, string(now))
 	return e
 }
 

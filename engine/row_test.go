@@ -46,23 +46,23 @@ func TestParseRowDesignExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Name != "vllm-disagg" || !r.Baseline.Builtin() || r.Trace.Count != 5000 || r.Perf.Pairs != 60 ||
+	if r.Name != "vllm-disagg" || !r.Baseline.builtin() || r.Trace.Count != 5000 || r.Perf.Pairs != 60 ||
 		r.Perf.ScheduleSeed != 20261129 || r.Canonical.Unordered["/per_request"] != "uuid" || len(r.Replay.Args) != 24 {
 		t.Fatalf("decoded %+v", r)
 	}
-	if r.Determinism.Timeout.Duration != DefaultTimeout {
+	if r.Determinism.Timeout.Duration != defaultTimeout {
 		t.Errorf("timeout default %v", r.Determinism.Timeout)
 	}
 	if r.ReplayArg("--num-gpu-blocks") != "5500" || r.ReplayArg("--router-queue-threshold") != "" {
 		t.Errorf("ReplayArg: %q", r.ReplayArg("--num-gpu-blocks"))
 	}
 	r.Replay.Args = append(r.Replay.Args, "--router-queue-threshold=0.5")
-	if r.ReplayArg("--router-queue-threshold") != "0.5" || !r.QueueThresholdSet() {
+	if r.ReplayArg("--router-queue-threshold") != "0.5" || !r.queueThresholdSet() {
 		t.Error("--flag=value form not read")
 	}
 	r.Replay.Args = r.Replay.Args[:len(r.Replay.Args)-1]
-	if !r.Disaggregated() || r.Band() != [2]int{10, 20} || r.QueueThresholdSet() {
-		t.Errorf("derived: disagg %v band %v queue %v", r.Disaggregated(), r.Band(), r.QueueThresholdSet())
+	if !r.disaggregated() || r.Band() != [2]int{10, 20} || r.queueThresholdSet() {
+		t.Errorf("derived: disagg %v band %v queue %v", r.disaggregated(), r.Band(), r.queueThresholdSet())
 	}
 }
 
@@ -161,10 +161,10 @@ func TestExampleRowParsesAndMatchesDefaultRow(t *testing.T) {
 	if !slices.Equal(r.Replay.Args, d.Replay.Args) || r.Trace != d.Trace || r.Perf != d.Perf || r.Determinism.Repetitions != d.Determinism.Repetitions {
 		t.Fatalf("init-row example and DefaultRow disagree:\n%+v\n%+v", r, d)
 	}
-	if err := d.Validate("default"); err != nil {
+	if err := d.validate("default"); err != nil {
 		t.Fatal(err)
 	}
-	if err := TinyRow("", "leak-random-uuid").Validate("tiny"); err != nil {
+	if err := TinyRow("", "leak-random-uuid").validate("tiny"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -232,7 +232,7 @@ func TestPerturbationsDefaultAndOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(r.Determinism.Perturbations, DefaultPerturbations) {
+	if !slices.Equal(r.Determinism.Perturbations, defaultPerturbations) {
 		t.Fatalf("default set %v", r.Determinism.Perturbations)
 	}
 	off, err := ParseRow([]byte(strings.Replace(designRow, "repetitions = 2", "repetitions = 2\nperturbations = []", 1)), "row.toml")

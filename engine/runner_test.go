@@ -20,26 +20,26 @@ func fakeTrace(t *testing.T) string {
 func TestRunnerPinsEachProcessAndRecordsStatus(t *testing.T) {
 	var mu sync.Mutex
 	var evs []Event
-	r := &Runner{Emit: func(e Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() }, PollInterval: 10 * time.Millisecond}
+	r := &runner{emit: func(e Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() }, pollInterval: 10 * time.Millisecond}
 	dir := t.TempDir()
 	cpu := AllowedCPUs()[len(AllowedCPUs())-1]
-	spec := RunSpec{ID: "det/baseline-1", Binary: testBinary(t), Dir: filepath.Join(dir, "run"), CPUs: []int{cpu},
-		Args: []string{"replay", fakeTrace(t), "--variant", "exit-nonzero", "--progress-file", filepath.Join(dir, "run", "progress.jsonl")}}
+	spec := runSpec{id: "det/baseline-1", binary: testBinary(t), dir: filepath.Join(dir, "run"), cpus: []int{cpu},
+		args: []string{"replay", fakeTrace(t), "--variant", "exit-nonzero", "--progress-file", filepath.Join(dir, "run", "progress.jsonl")}}
 	var startedPID int
-	res := r.Run(context.Background(), spec, func(pid int, cpus []int) error {
+	res := r.run(context.Background(), spec, func(pid int, cpus []int) error {
 		startedPID = pid
 		if !slices.Equal(cpus, []int{cpu}) {
 			t.Errorf("affinity read back %v, want [%d]", cpus, cpu)
 		}
 		return nil
 	})
-	if startedPID == 0 || res.PID != startedPID {
-		t.Fatalf("started callback pid %d, result pid %d", startedPID, res.PID)
+	if startedPID == 0 || res.pid != startedPID {
+		t.Fatalf("started callback pid %d, result pid %d", startedPID, res.pid)
 	}
-	if res.ExitCode != 3 || res.Err == nil || !strings.Contains(res.Err.Error(), "exited with status 3: Error: the fake replay failed on purpose") {
+	if res.exitCode != 3 || res.err == nil || !strings.Contains(res.err.Error(), "exited with status 3: Error: the fake replay failed on purpose") {
 		t.Fatalf("result %+v", res)
 	}
-	stderr, _ := os.ReadFile(res.Stderr)
+	stderr, _ := os.ReadFile(res.stderr)
 	if !strings.Contains(string(stderr), "failed on purpose") {
 		t.Fatalf("stderr not kept in the run folder: %q", stderr)
 	}
@@ -60,12 +60,12 @@ func TestRunnerTimeoutAndCancelKillTheGroup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a hanging fake replay until its timeout, then until a cancel")
 	}
-	r := &Runner{}
-	spec := RunSpec{ID: "det/candidate-1", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
-		Args: []string{"replay", fakeTrace(t), "--variant", "hang"}, Timeout: 300 * time.Millisecond}
+	r := &runner{}
+	spec := runSpec{id: "det/candidate-1", binary: testBinary(t), dir: filepath.Join(t.TempDir(), "run"),
+		args: []string{"replay", fakeTrace(t), "--variant", "hang"}, timeout: 300 * time.Millisecond}
 	start := time.Now()
-	res := r.Run(context.Background(), spec, nil)
-	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != -1 || !strings.Contains(res.Err.Error(), "hung past its timeout") {
+	res := r.run(context.Background(), spec, nil)
+	if !res.timedOut || res.signal != "killed" || res.exitCode != -1 || !strings.Contains(res.err.Error(), "hung past its timeout") {
 		t.Fatalf("timeout result %+v", res)
 	}
 	if time.Since(start) > 10*time.Second {
@@ -75,19 +75,19 @@ func TestRunnerTimeoutAndCancelKillTheGroup(t *testing.T) {
 	// Cancel once the hanging replay is running: Run reports the start after the fork and exec.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	spec.Timeout = 0
-	res = r.Run(ctx, spec, func(int, []int) error { cancel(); return nil })
-	if !res.Cancelled || res.TimedOut || res.Signal != "killed" {
+	spec.timeout = 0
+	res = r.run(ctx, spec, func(int, []int) error { cancel(); return nil })
+	if !res.cancelled || res.timedOut || res.signal != "killed" {
 		t.Fatalf("cancel result %+v", res)
 	}
 }
 
 func TestRunnerRefusesAStartItCannotRecord(t *testing.T) {
-	r := &Runner{}
-	spec := RunSpec{ID: "det/baseline-1", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
-		Args: []string{"replay", fakeTrace(t), "--variant", "hang"}}
-	res := r.Run(context.Background(), spec, func(int, []int) error { return os.ErrPermission })
-	if res.Err == nil || syscallKill0(res.PID) == nil {
+	r := &runner{}
+	spec := runSpec{id: "det/baseline-1", binary: testBinary(t), dir: filepath.Join(t.TempDir(), "run"),
+		args: []string{"replay", fakeTrace(t), "--variant", "hang"}}
+	res := r.run(context.Background(), spec, func(int, []int) error { return os.ErrPermission })
+	if res.err == nil || syscallKill0(res.pid) == nil {
 		t.Fatalf("process not killed when its start could not be recorded: %+v", res)
 	}
 }
@@ -160,18 +160,18 @@ func TestRunnerNamesADaemonHoldingTheOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out the output grace period (5 s)")
 	}
-	r := &Runner{PollInterval: 10 * time.Millisecond}
+	r := &runner{pollInterval: 10 * time.Millisecond}
 	dir := t.TempDir()
 	// A fixture replay: exits at once, its child keeps the inherited stdout open.
-	spec := RunSpec{ID: "det/baseline-1", Binary: "/bin/sh", Dir: filepath.Join(dir, "run"),
-		Args: []string{"-c", "sleep 60 & echo started; exit 0"}}
-	res := r.Run(context.Background(), spec, nil)
-	if res.Err == nil || strings.Contains(res.Err.Error(), "WaitDelay") || !strings.Contains(res.Err.Error(), "still held its stdout or stderr open") {
-		t.Fatalf("result error %v", res.Err)
+	spec := runSpec{id: "det/baseline-1", binary: "/bin/sh", dir: filepath.Join(dir, "run"),
+		args: []string{"-c", "sleep 60 & echo started; exit 0"}}
+	res := r.run(context.Background(), spec, nil)
+	if res.err == nil || strings.Contains(res.err.Error(), "WaitDelay") || !strings.Contains(res.err.Error(), "still held its stdout or stderr open") {
+		t.Fatalf("result error %v", res.err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	for _, p := range allProcs() {
-		if p.pgid == res.PID && p.state != 'Z' {
+		if p.pgid == res.pid && p.state != 'Z' {
 			t.Fatalf("pid %d of the replay's group outlived it", p.pid)
 		}
 	}

@@ -12,12 +12,12 @@ const (
 
 // A StageRun is a stage as the journal records it.
 type StageRun struct {
-	Stage   Stage
-	Started time.Time
-	// Ended is zero while the stage runs (or when its kvparity died before recording its end).
-	Ended time.Time
-	// Interrupted says why the stage was cut short ("" when it finished, or still runs).
-	Interrupted string
+	stage   Stage
+	started time.Time
+	// ended is zero while the stage runs (or when its kvparity died before recording its end).
+	ended time.Time
+	// interrupted says why the stage was cut short ("" when it finished, or still runs).
+	interrupted string
 }
 
 func init() {
@@ -29,18 +29,18 @@ func init() {
 func (h *History) foldStage(r *Record) {
 	switch r.Type {
 	case RecStageStart:
-		h.Stages = append(h.Stages, StageRun{Stage: r.Stage, Started: r.At})
+		h.stages = append(h.stages, StageRun{stage: r.Stage, started: r.At})
 	case RecStageEnd:
-		if n := len(h.Stages); n > 0 && h.Stages[n-1].Ended.IsZero() && h.Stages[n-1].Stage == r.Stage {
-			h.Stages[n-1].Ended, h.Stages[n-1].Interrupted = r.At, r.Reason
+		if n := len(h.stages); n > 0 && h.stages[n-1].ended.IsZero() && h.stages[n-1].stage == r.Stage {
+			h.stages[n-1].ended, h.stages[n-1].interrupted = r.At, r.Reason
 		}
 	}
 }
 
-// OpenStage is the last stage recorded as started and not ended (ok false when none is).
-func (h *History) OpenStage() (StageRun, bool) {
-	if n := len(h.Stages); n > 0 && h.Stages[n-1].Ended.IsZero() {
-		return h.Stages[n-1], true
+// openStage is the last stage recorded as started and not ended (ok false when none is).
+func (h *History) openStage() (StageRun, bool) {
+	if n := len(h.stages); n > 0 && h.stages[n-1].ended.IsZero() {
+		return h.stages[n-1], true
 	}
 	return StageRun{}, false
 }

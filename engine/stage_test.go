@@ -140,16 +140,16 @@ func TestProgressIsElapsedOnlyWithoutASideChannel(t *testing.T) {
 		t.Skip("runs a fake replay that sleeps 1.3 s")
 	}
 	var got []RunProgress
-	r := &Runner{Emit: func(e Event) {
+	r := &runner{emit: func(e Event) {
 		if p, ok := e.(RunProgress); ok {
 			got = append(got, p)
 		}
-	}, PollInterval: 50 * time.Millisecond}
+	}, pollInterval: 50 * time.Millisecond}
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "1300")
-	res := r.Run(t.Context(), RunSpec{ID: "x", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
-		Args: []string{fakeTrace(t)}}, nil)
-	if res.Err != nil {
-		t.Fatal(res.Err)
+	res := r.run(t.Context(), runSpec{id: "x", binary: testBinary(t), dir: filepath.Join(t.TempDir(), "run"),
+		args: []string{fakeTrace(t)}}, nil)
+	if res.err != nil {
+		t.Fatal(res.err)
 	}
 	if len(got) == 0 || got[0].Total != 0 || got[0].Elapsed <= 0 {
 		t.Fatalf("progress %+v", got)

@@ -70,7 +70,7 @@ func (c *Campaign) History() *History { return c.history() }
 // (kept reports and evidence files are read from it), traceSHA the checksum the row's trace
 // sha256 is compared with.
 func (h *History) summary(dir, traceSHA string) Summary {
-	row := h.Row
+	row := h.row
 	s := Summary{Row: row.Name, Dir: dir, Exclusions: row.Canonical.Exclusions,
 		Trace:       fmt.Sprintf("%s[%d:%d]", row.Trace.Path, row.Trace.Offset, row.Trace.Offset+row.Trace.Count),
 		TraceSHA256: traceSHA, Arms: map[Arm]*ArmSummary{}}

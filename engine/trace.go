@@ -34,7 +34,7 @@ func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (
 		return tc, err
 	}
 	src := t.Path
-	if t.FromCrate() {
+	if t.fromCrate() {
 		f, err := build.ParseCrateFile(t.Path)
 		if err != nil {
 			return tc, fmt.Errorf("[trace] path: %w", err)
@@ -61,9 +61,9 @@ func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (
 	tc.FirstLine, tc.LastLine = info.FirstLine, info.LastLine
 	switch {
 	case t.SHA256 == "":
-	case !t.Generated() && tc.SourceSHA256 != t.SHA256:
+	case !t.generated() && tc.SourceSHA256 != t.SHA256:
 		return tc, fmt.Errorf("[trace] sha256: %s has SHA-256 %s, the row expects %s", t.Path, tc.SourceSHA256, t.SHA256)
-	case t.Generated() && tc.WindowSHA256 != t.SHA256:
+	case t.generated() && tc.WindowSHA256 != t.SHA256:
 		return tc, fmt.Errorf("[trace] sha256: the generated window %s has SHA-256 %s, the row expects %s", t.Path, tc.WindowSHA256, t.SHA256)
 	}
 	return tc, writeJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), tc)

@@ -181,7 +181,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 				if arm == "" {
 					sum, err := digest.File(path)
 					if err == nil && sum != rowSum {
-						c.Emit(ArtifactChanged{Path: path, OldSHA256: rowSum, NewSHA256: sum})
+						c.emit(ArtifactChanged{Path: path, OldSHA256: rowSum, NewSHA256: sum})
 						c.warn("row file " + path + " changed: the campaign keeps its frozen row; start a new campaign to use the new one")
 						rowSum = sum
 					}

@@ -99,7 +99,7 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec)
 	c.StopStage()
 	c.waitStage()
 	info, err := build.Build(ctx, spec, build.Options{Cache: c.opts.BuildCache, Progress: func(p build.Progress) {
-		c.Emit(BuildProgress{Arm: arm, Progress: p})
+		c.emit(BuildProgress{Arm: arm, Progress: p})
 	}})
 	if ctx.Err() != nil {
 		return // watch mode ended: the pinned generation stays
@@ -125,7 +125,7 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec)
 		c.block(StageDeterminism, fmt.Sprintf("pinning the rebuilt %s: %v", arm, err))
 		return
 	}
-	c.Emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true})
+	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true})
 	if err := c.StartDeterminism(); err != nil {
 		c.warn("watch: " + err.Error())
 	}

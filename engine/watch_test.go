@@ -146,7 +146,7 @@ func TestVerifyPinnedCatchesAModifiedCopy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	c, _ := openTest(t, tinyTestRow("", ""), dir)
 	rebuild(t, filepath.Join(dir, c.Pinned(Candidate).Path))
-	if err := c.VerifyPinned(); err == nil || !strings.Contains(err.Error(), "modified after pinning") {
+	if err := c.verifyPinned(); err == nil || !strings.Contains(err.Error(), "modified after pinning") {
 		t.Fatalf("got %v", err)
 	}
 }
