@@ -76,6 +76,13 @@ func TestOneVerdictEverywhere(t *testing.T) {
 				t.Logf("%s: skipped, its arms are not built yet (%v %v): `go run . build %s` builds them", f, missing, err, f)
 				continue
 			}
+			// Built, the real rows' three states still take minutes: beside the rest of the
+			// root package's tests they would pass go test's default 10-minute timeout, which
+			// the README's test command runs under (measured: root 635 s with them).
+			if os.Getenv("KVPARITY_REAL_ROWS") != "1" {
+				t.Logf("%s: left out (its builds are cached): KVPARITY_REAL_ROWS=1 includes it, as CI always does", f)
+				continue
+			}
 		}
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 8, 1
 		rowFiles = append(rowFiles, writeRow(t, src, row))

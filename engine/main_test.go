@@ -45,6 +45,7 @@ func TestMain(m *testing.M) {
 	}
 	flag.Parse()
 	os.Setenv(fakeEnv, "1") // children of the tests (replays) are fakes
+	buildtest.NoRaceExitSleep()
 	code := m.Run()
 	os.Exit(code)
 }

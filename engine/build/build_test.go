@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 	if code, ok := buildtest.Main(); ok {
 		os.Exit(code)
 	}
+	buildtest.NoRaceExitSleep()
 	os.Exit(m.Run())
 }
 

@@ -26,6 +26,14 @@ import (
 	"testing"
 )
 
+// NoRaceExitSleep keeps the processes a test starts from its own binary (fake cargo, rustc
+// and replays) from sleeping a second at exit, which a -race binary does by default (the race
+// runtime's atexit_sleep_ms): a test that starts hundreds of them would wait minutes. A
+// TestMain calls it before m.Run; children inherit it.
+func NoRaceExitSleep() {
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+}
+
 // Main plays the tool when this process was started as the fake cargo or rustc; ok is false
 // (and nothing is done) otherwise. A TestMain calls it before anything else:
 //
