@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 
@@ -166,12 +165,9 @@ func bisectPrinter(w io.Writer) func(bisect.Progress) {
 	}
 }
 
-// errViewQuit is the cause a bisect is stopped with when its view is quit before the end.
-var errViewQuit = errors.New("the bisect view was quit")
-
 // runBisectView runs the bisect under the bisect view. Quitting the view stops the bisect (its
-// recorded steps are kept) and waits for it to return. Warnings go to stderr after the view
-// closes: the screen is the view's while it runs.
+// recorded steps are kept). Warnings go to stderr after the view closes: the screen is the
+// view's while it runs.
 func runBisectView(ctx context.Context, o bisect.Options, stderr io.Writer) (*bisect.Result, error) {
 	feed := bisectview.NewFeed()
 	var warnings strings.Builder
@@ -182,46 +178,20 @@ func runBisectView(ctx context.Context, o bisect.Options, stderr io.Writer) (*bi
 	if err != nil {
 		return nil, err
 	}
-	m := bisectview.New(theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openProbeCmd(exe))
+	m := bisectview.New(theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, func(dir string) tea.Cmd {
+		return openWorkbench(exe, dir, func(s string) tea.Msg { return bisectview.NoteMsg(s) })
+	})
 	m.Standalone = true
-	bctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	type ended struct {
-		r   *bisect.Result
-		err error
-	}
-	done := make(chan ended, 1)
-	go func() {
-		r, err := bisect.Run(bctx, o)
+	var r *bisect.Result
+	stopped := underView(ctx, m, "bisect", stderr, func(ctx context.Context) {
+		r, err = bisect.Run(ctx, o)
 		feed.Finish(r, err)
-		done <- ended{r, err}
-	}()
-	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		fmt.Fprintf(stderr, "kvparity bisect: %v\n", err)
-	}
-	var e ended
-	select {
-	case e = <-done: // the bisect had ended when the view closed
-	default:
-		cancel(errViewQuit)
-		if e = <-done; e.r == nil && ctx.Err() == nil {
-			e.err = errViewQuit
-		}
+	})
+	if stopped && r == nil && ctx.Err() == nil {
+		err = errViewQuit
 	}
 	mu.Lock()
 	io.WriteString(stderr, warnings.String())
 	mu.Unlock()
-	return e.r, e.err
-}
-
-// openProbeCmd opens a probe campaign's workbench (kvparity open DIR) in place of the view.
-func openProbeCmd(exe string) bisectview.OpenFunc {
-	return func(dir string) tea.Cmd {
-		return tea.ExecProcess(exec.Command(exe, "open", dir), func(err error) tea.Msg {
-			if err != nil {
-				return bisectview.NoteMsg(fmt.Sprintf("kvparity open %s: %v", dir, err))
-			}
-			return nil
-		})
-	}
+	return r, err
 }

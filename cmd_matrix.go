@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -161,7 +160,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	code := res.ExitCode
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errViewQuit) {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
 		code = verdict.ExitUsage // sbatch refused a submission (bad partition or argument)
 	}
@@ -253,24 +252,12 @@ func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.
 	}
 	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
 	m.Standalone, m.ReportName = true, layout.FileMatrixMD
-	mctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type ended struct {
-		res *matrix.Result
-		err error
-	}
-	done := make(chan ended, 1)
-	go func() {
-		res, err := matrix.Run(mctx, o)
+	var res *matrix.Result
+	underView(ctx, m, "matrix", stderr, func(ctx context.Context) {
+		res, err = matrix.Run(ctx, o)
 		feed.Finish(res, err)
-		done <- ended{res, err}
-	}()
-	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
-		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-	}
-	cancel()
-	e := <-done
-	return e.res, e.err
+	})
+	return res, err
 }
 
 // openRowCmd opens a row's full workbench (kvparity open DIR/ROW) in place of the matrix view,
@@ -287,12 +274,7 @@ func openRowCmd(exe string) matrixview.OpenFunc {
 		case r.Records == 0:
 			return note(fmt.Sprintf("row %s has no campaign yet", r.Row))
 		}
-		return tea.ExecProcess(exec.Command(exe, "open", r.Dir), func(err error) tea.Msg {
-			if err != nil {
-				return matrixview.NoteMsg(fmt.Sprintf("kvparity open %s: %v", r.Dir, err))
-			}
-			return nil
-		})
+		return openWorkbench(exe, r.Dir, func(s string) tea.Msg { return matrixview.NoteMsg(s) })
 	}
 }
 

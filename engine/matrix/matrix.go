@@ -331,14 +331,6 @@ func (r *matrixRow) status() RowStatus {
 	}
 	switch {
 	case s.Stage == RowStageBlocked:
-		// A blocked stage still ends its run with a report (exit 2): its verdicts are the
-		// row's, so the matrix says what report.json says (a semantic FAIL stays FAIL).
-		if last != nil && last.Verdict() {
-			if r.verdicts == nil {
-				r.assessRow()
-			}
-			s.Verdicts = r.verdicts
-		}
 	case last == nil:
 	case last.State == JobPending:
 		s.Stage = RowStageQueued
@@ -346,10 +338,6 @@ func (r *matrixRow) status() RowStatus {
 		s.Stage = RowStageStarting // the job runs; kvparity run has not created the campaign yet
 	case last.Verdict():
 		s.Stage, s.Running = RowStageDone, ""
-		if r.verdicts == nil {
-			r.assessRow()
-		}
-		s.Verdicts = r.verdicts
 	case last.Environmental:
 		s.Stage, s.Running = RowStageInterrupted, ""
 	case last.State.Terminal():
@@ -357,6 +345,14 @@ func (r *matrixRow) status() RowStatus {
 		if last.ExitCode != nil && *last.ExitCode == verdict.ExitUsage {
 			s.Stage, s.Blocked = RowStageBlocked, "kvparity run refused the row (exit 3): see "+r.outputName(*last)
 		}
+	}
+	// A run that ended with a verdict wrote its report, a run whose stage blocked too (exit 2):
+	// the row's verdicts are that report's, so the matrix says what report.json says.
+	if last != nil && last.Verdict() {
+		if r.verdicts == nil {
+			r.assessRow()
+		}
+		s.Verdicts = r.verdicts
 	}
 	return s
 }

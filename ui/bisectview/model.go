@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"kvparity/engine/bisect"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
@@ -147,7 +148,7 @@ func (m *Model) openSelected() tea.Cmd {
 	switch {
 	case c.Commit.SHA == m.state.Good.Commit.SHA:
 		m.note = "the good ref is every probe's baseline: open a probed commit"
-	case c.Step == nil && (c.Phase == phaseBuilding || c.Phase == phaseRunning):
+	case c.Step == nil && (c.Phase == bisect.PhaseBuilding || c.Phase == bisect.PhaseRunning):
 		m.note = c.Commit.Short() + " is being probed: open it when it is judged"
 	case c.Step == nil:
 		m.note = c.Commit.Short() + " has no probe campaign: it was not probed"

@@ -108,7 +108,7 @@ func TestStateFoldsTheBisect(t *testing.T) {
 	_, cs := history()
 	s := stateAfter(ps[:9])
 	c8 := s.Commits[7]
-	if s.Current != cs[7].SHA || c8.Phase != phaseRunning || c8.Runs != 1 || c8.Run != "" || c8.Units != 3 || c8.Crate != "dynamo-kv-router v1.5.1" {
+	if s.Current != cs[7].SHA || c8.Phase != bisect.PhaseRunning || c8.Runs != 1 || c8.Run != "" || c8.Units != 3 || c8.Crate != "dynamo-kv-router v1.5.1" {
 		t.Fatalf("c8 while its probe runs: %+v (current %s)", c8, s.Current)
 	}
 	if len(c8.Verdicts) != 2 || c8.Verdicts[0] != (decided{"candidate", verdict.Stable}) || c8.Verdicts[1] != (decided{"parity", verdict.Fail}) {

@@ -9,13 +9,9 @@ import (
 	"kvparity/verdict"
 )
 
-// Phases a commit's line shows besides the judged outcomes.
-const (
-	phaseUntried  = ""
-	phaseBuilding = bisect.PhaseBuilding
-	phaseRunning  = bisect.PhaseRunning
-	phaseJudged   = bisect.PhaseJudged
-)
+// phaseUntried is a commit's phase before any Progress names it; after, it is the bisect's
+// (bisect.PhaseBuilding, PhaseRunning, PhaseJudged).
+const phaseUntried = ""
 
 // commitLine is one commit of the bisected history as the view draws it.
 type commitLine struct {
@@ -71,13 +67,13 @@ func (s *snapshot) apply(p bisect.Progress) {
 		return // before Started, or a commit outside the history
 	}
 	s.Current = p.Commit
-	if c != &s.Good && s.Good.Phase == phaseBuilding {
+	if c != &s.Good && s.Good.Phase == bisect.PhaseBuilding {
 		s.Good.Phase = phaseUntried // built: a probe has started
 	}
 	switch p.Phase {
 	case bisect.PhaseBuilding:
 		if c.Phase == phaseUntried {
-			c.Phase = phaseBuilding
+			c.Phase = bisect.PhaseBuilding
 		}
 		if b := p.Build; b != nil {
 			c.Build, c.Elapsed = b.Phase, b.Elapsed
@@ -89,7 +85,7 @@ func (s *snapshot) apply(p bisect.Progress) {
 			}
 		}
 	case bisect.PhaseRunning:
-		c.Phase = phaseRunning
+		c.Phase = bisect.PhaseRunning
 		c.event(p.Event)
 	case bisect.PhaseJudged:
 		if p.Step != nil {
@@ -121,7 +117,7 @@ func (s *snapshot) find(sha string) *commitLine {
 
 func (c *commitLine) judged(step bisect.Step) {
 	st := step
-	c.Phase, c.Step, c.Run = phaseJudged, &st, ""
+	c.Phase, c.Step, c.Run = bisect.PhaseJudged, &st, ""
 }
 
 // event folds one of the probe campaign's events into the commit's live line.

@@ -117,9 +117,9 @@ func (m Model) describe(c commitLine, idx int) (string, string) {
 			word = "FIRST BAD"
 		}
 		return state(word, style), c.Step.Why
-	case c.Phase == phaseBuilding:
+	case c.Phase == bisect.PhaseBuilding:
 		return state("building", st.Running.Render), buildDetail(c)
-	case c.Phase == phaseRunning:
+	case c.Phase == bisect.PhaseRunning:
 		return state("running", st.Running.Render), m.runDetail(c)
 	case idx < 0:
 		detail := "every probe's baseline"
@@ -198,9 +198,9 @@ func (m Model) details(w int) []string {
 	case c.Step != nil:
 		out = append(out, text.Wrap(" "+c.Step.Why, w, 2, " ")...)
 		out = append(out, " "+st.Faint.Render(stepWhere(*c.Step, m.state.Started.Dir)))
-	case c.Phase == phaseBuilding:
+	case c.Phase == bisect.PhaseBuilding:
 		out = append(out, " building its candidate: "+buildDetail(c))
-	case c.Phase == phaseRunning:
+	case c.Phase == bisect.PhaseRunning:
 		out = append(out, " running its probe campaign: "+m.runDetail(c))
 	case c.Commit.SHA == m.state.Good.Commit.SHA:
 		out = append(out, " the good ref: every probe's baseline, built once")
