@@ -48,48 +48,10 @@ if [[ -z "$bin" ]]; then
 	(cd "$root" && go build -o "$bin" .)
 fi
 
-# The tiny row with the leaking candidate: the built-in engine for both arms.
-cat >"$work/leak.toml" <<'EOF'
-name = "leak-random-uuid-tiny"
-
-[baseline]
-revision = "builtin"
-binary   = "builtin"
-features = ["replay-bench"]
-
-[candidate]
-revision = "builtin"
-binary   = "builtin"
-variant  = "leak-random-uuid"
-features = ["replay-bench"]
-
-[trace]
-path   = "generated:conversation?seed=7&requests=200"
-offset = 0
-count  = 200
-
-[replay]
-args = ["--serving-mode","disagg","--num-prefill-workers","2","--num-decode-workers","2",
-        "--engine-type","vllm","--block-size","64","--num-gpu-blocks","1800","--max-num-seqs","16",
-        "--max-num-batched-tokens","8192","--kv-bytes-per-token","1","--kv-transfer-bandwidth","100",
-        "--arrival-speedup-ratio","4","--trace-block-size","512"]
-
-[determinism]
-repetitions = 3
-timeout = "10m"
-
-[perf]
-pairs = 4
-warmups_per_arm = 1
-schedule_seed = 20261129
-threshold = 1.05
-timing_field = "replay_execution_ms"
-dependence_method = "block-medians"
-
-[canonical]
-exclusions = ["/summary/wall_time_ms","/summary/processed_tokens_per_s","/summary/processed_output_tokens_per_s"]
-unordered = { "/per_request" = "uuid" }
-EOF
+# The tiny row with the leaking candidate (rows/tiny.toml, its candidate the leak-random-uuid
+# variant, three repetitions, no pressure band): the built-in engine for both arms.
+sed -e 's/^name = .*/name = "leak-random-uuid-tiny"/' -e '/^\[candidate\]/a variant  = "leak-random-uuid"' \
+	-e 's/^repetitions = .*/repetitions = 3/' -e '/^pressure_band/d' "$root/rows/tiny.toml" >"$work/leak.toml"
 
 capture() { tmux -L "$sock" capture-pane -p -t "$session"; }
 # wait_for PATTERN [TENTHS] polls the screen until PATTERN shows (5 s by default); it does not
