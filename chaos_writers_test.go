@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -253,16 +254,16 @@ func checkStoppedBy(t *testing.T, dir, reason string) {
 }
 
 // readLockHolder is the kvparity the campaign lock names.
-func readLockHolder(t *testing.T, dir string) engine.Holder {
+func readLockHolder(t *testing.T, dir string) run.Holder {
 	t.Helper()
 	err := func() error {
-		release, err := engine.LockCampaign(dir)
+		release, err := run.LockCampaign(dir)
 		if err == nil {
 			release()
 		}
 		return err
 	}()
-	held, ok := err.(*engine.HeldError)
+	held, ok := err.(*run.HeldError)
 	if !ok {
 		t.Fatalf("nobody holds the campaign lock: %v", err)
 	}

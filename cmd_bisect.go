@@ -15,6 +15,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/bisect"
+	"kvparity/engine/run"
 	"kvparity/headless"
 	"kvparity/ui/bisectview"
 	"kvparity/ui/theme"
@@ -101,7 +102,7 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	o := bisect.Options{Row: row, RowPath: rowPath, Good: *good, Bad: *bad, Judge: judge, Dir: *dir, Exceptions: *exceptions,
 		Campaign: engine.Options{Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) }}}
 	if *cpuList != "" {
-		if o.Campaign.CPUs, err = engine.ParseCPUList(*cpuList); err != nil || len(o.Campaign.CPUs) == 0 {
+		if o.Campaign.CPUs, err = run.ParseCPUList(*cpuList); err != nil || len(o.Campaign.CPUs) == 0 {
 			return usageErr("--cpus %q: %v", *cpuList, err)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/campaignreport"
-	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/engine/run"
 	"kvparity/headless"
 	"kvparity/internal/layout"
 	"kvparity/ui/matrixview"
@@ -101,7 +101,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 
 	runArgs = append(matrixArgList{"--stage", *stage}, runArgs...)
 	if *cpus != "" {
-		if _, err := engine.ParseCPUList(*cpus); err != nil {
+		if _, err := run.ParseCPUList(*cpus); err != nil {
 			return bad("--cpus: %v", err)
 		}
 		runArgs = append(runArgs, "--cpus", *cpus)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/headless"
 	"kvparity/verdict"
 )
@@ -87,7 +88,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 		return usageErr("%v", err)
 	}
 	if *cpuList != "" {
-		if o.CPUs, err = engine.ParseCPUList(*cpuList); err != nil || len(o.CPUs) == 0 {
+		if o.CPUs, err = run.ParseCPUList(*cpuList); err != nil || len(o.CPUs) == 0 {
 			return usageErr("--cpus %q: %v", *cpuList, err)
 		}
 	}

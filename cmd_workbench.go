@@ -13,6 +13,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/ui/buildview"
@@ -150,7 +151,7 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 		return verdict.ExitUsage
 	}
 	if cpuList != "" {
-		cpus, err := engine.ParseCPUList(cpuList)
+		cpus, err := run.ParseCPUList(cpuList)
 		if err != nil || len(cpus) == 0 {
 			fmt.Fprintf(stderr, "kvparity: --cpus %q: %v\n", cpuList, err)
 			return verdict.ExitUsage

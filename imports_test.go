@@ -23,20 +23,21 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"engine", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
 	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},               // engine/matrix, engine/bisect: the matrix and bisect views
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/build", "engine/profile", "report", "stats", "verdict", "internal/*"}},
+	"engine":                 {may: []string{"engine/build", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine/run":             {may: []string{"report", "internal/*"}}, // the process runner: x/sys/unix for affinity, prctl and rusage
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
-	"engine/matrix":          {may: []string{"engine", "engine/build", "verdict", "internal/*"}},
+	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/run", "verdict", "internal/*"}},
 	"engine/bisect":          {may: []string{"engine", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
-	"campaignreport":         {may: []string{"engine", "engine/matrix", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"campaignreport":         {may: []string{"engine", "engine/matrix", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -54,6 +55,7 @@ var arrowWhy = map[string]string{
 	"headless -> engine":         "runs the campaign's stages and prints their events as progress",
 	"headless -> campaignreport": "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
 	"headless -> verdict":        "the run's document and exit statuses",
+	"headless -> engine/run":     "the CPU sets its progress lines name (FormatCPUList)",
 
 	"ui -> engine":              "the workbench drives an engine Campaign (the Controller seam) and shows its events",
 	"ui -> diffview":            "the diff slot names the sides and ids of the diff the pane shows",
@@ -91,6 +93,10 @@ var arrowWhy = map[string]string{
 
 	"engine -> engine/build":   "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile": "parses stage 7's profiles and symbol tables",
+	"engine -> engine/run":     "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
+
+	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
+	"engine/run -> internal/*": "run folders opened without following links, process groups, the lock file's name",
 	"engine -> report":         "canonicalises a run's report and reads its lifecycle evidence and trace window",
 	"engine -> stats":          "the paired performance gate's schedule and analysis",
 	"engine -> verdict":        "the words every stage decides in",
@@ -100,6 +106,7 @@ var arrowWhy = map[string]string{
 
 	"engine/matrix -> engine":       "rows, and each row's journal followed and folded by engine",
 	"engine/matrix -> verdict":      "the rows' verdicts combined into the matrix's",
+	"engine/matrix -> engine/run":   "the node's CPUs and NUMA nodes for the placement record; a job's campaign lock",
 	"engine/matrix -> engine/build": "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":   "atomic files, digests, file names, local rows in their own process groups",
 
@@ -111,6 +118,7 @@ var arrowWhy = map[string]string{
 
 	"campaignreport -> engine":        "everything the campaign recorded: journal, history, summary, artifacts",
 	"campaignreport -> engine/matrix": "the matrix report's rows",
+	"campaignreport -> engine/run":    "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
 	"campaignreport -> diffview":      "the focused diff and exception coverage of the semantic verdict",
 	"campaignreport -> stats":         "the perf figures and their method",
 	"campaignreport -> report":        "lifecycle evidence and product metrics of the kept reports",
@@ -273,7 +281,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, engine/profile, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/build, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

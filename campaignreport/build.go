@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/report"
 	"kvparity/verdict"
 )
@@ -276,7 +277,7 @@ func (c *campaign) placement() placement {
 			}
 		}
 	}
-	p.Determinism = engine.FormatCPUList(cpus)
+	p.Determinism = run.FormatCPUList(cpus)
 	if c.perf.Result != nil {
 		cpu := c.perf.Result.MeasuredCPU
 		p.PerfCPU = &cpu
@@ -324,7 +325,7 @@ func (c *campaign) numaPlacement(armCPUs map[engine.Arm][]int, perfCPU *int) str
 	for _, arm := range arms {
 		if cpus := armCPUs[arm]; len(cpus) > 0 {
 			armNodes[arm] = nodes(cpus)
-			parts = append(parts, fmt.Sprintf("%s repetitions on CPUs %s (%s)", arm, engine.FormatCPUList(cpus), nodeList(armNodes[arm])))
+			parts = append(parts, fmt.Sprintf("%s repetitions on CPUs %s (%s)", arm, run.FormatCPUList(cpus), nodeList(armNodes[arm])))
 		}
 	}
 	if perfCPU != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -66,7 +67,7 @@ func Clean(dir string, dryRun bool) (Plan, error) {
 	}
 	if !dryRun {
 		// Never while another kvparity writes the campaign: it may be running the binaries.
-		release, err := engine.LockCampaign(dir)
+		release, err := run.LockCampaign(dir)
 		if err != nil {
 			return Plan{}, fmt.Errorf("clean: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 )
 
 // md accumulates report.md.
@@ -287,7 +288,7 @@ func (m *md) determinism(r *Report) {
 			if ri.FixedPoint != "" {
 				what += fmt.Sprintf(" (harness output not canonical at %s)", code(ri.FixedPoint))
 			}
-			m.row(code(string(ri.Run)), ri.Status, engine.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, ri.FullReport)
+			m.row(code(string(ri.Run)), ri.Status, run.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, ri.FullReport)
 		}
 		if p := a.Preflight; p != nil {
 			m.blank()

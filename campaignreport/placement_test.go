@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 )
 
 // placementOf builds the placement of repetitions run on the given CPUs (baseline, candidate)
 // and an optional measured perf CPU, on a host with numa as host.json recorded it.
-func placementOf(numa []engine.PlacementNUMA, nodes int, base, cand []int, perfCPU *int) placement {
+func placementOf(numa []run.NUMANode, nodes int, base, cand []int, perfCPU *int) placement {
 	c := &campaign{host: engine.HostInfo{Hostname: "n1", NUMANodes: nodes, NUMA: numa}, hist: engine.NewHistory(engine.TinyRow("", ""))}
 	for i, cpu := range base {
 		c.hist.Add(engine.Record{Type: engine.RecRunStart, Kind: engine.KindRepetition, Arm: engine.Baseline, Index: i + 1, CPUs: []int{cpu}})
@@ -24,7 +25,7 @@ func placementOf(numa []engine.PlacementNUMA, nodes int, base, cand []int, perfC
 }
 
 func TestPlacementStatesTheNUMANodeOfEveryCPUSet(t *testing.T) {
-	two := []engine.PlacementNUMA{{ID: 0, CPUs: "0-3"}, {ID: 1, CPUs: "4-7"}}
+	two := []run.NUMANode{{ID: 0, CPUs: "0-3"}, {ID: 1, CPUs: "4-7"}}
 	perf := 2
 	p := placementOf(two, 2, []int{0, 1}, []int{2, 3}, &perf)
 	want := "baseline repetitions on CPUs 0-1 (node 0); candidate repetitions on CPUs 2-3 (node 0); performance samples on CPU 2 (node 0): every process of both arms ran on NUMA node 0"

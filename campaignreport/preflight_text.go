@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 )
 
 // PreflightText is one arm's preflight for people, without the arm (each surface names the arm
@@ -21,5 +22,5 @@ func PreflightText(p engine.Preflight) string {
 		what = fmt.Sprintf("uses more than one core: both arms' repetitions get %d CPUs each", p.CPUsPerRun)
 	}
 	return fmt.Sprintf("%s (CPU %.0f ms over %.0f ms wall: %.2f CPUs busy with CPUs %s allowed; %d threads, %d busy, the busiest %.0f%% of the CPU time; %d voluntary, %d involuntary context switches)",
-		what, p.CPUMs, p.WallMs, p.Parallelism, engine.FormatCPUList(p.CPUs), p.Threads, p.BusyThreads, 100*p.MainShare, p.VoluntarySwitches, p.InvoluntarySwitches)
+		what, p.CPUMs, p.WallMs, p.Parallelism, run.FormatCPUList(p.CPUs), p.Threads, p.BusyThreads, 100*p.MainShare, p.VoluntarySwitches, p.InvoluntarySwitches)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"kvparity/engine/run"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
@@ -57,7 +58,7 @@ type Campaign struct {
 	opts    Options
 	journal *Journal
 	ev      *emitter
-	runner  *runner
+	runner  *run.Runner
 	host    HostInfo
 	trace   TraceChecksums
 	cpus    []int
@@ -73,8 +74,8 @@ type Campaign struct {
 	// removed the binaries and trace window) or a *HeldError (another kvparity writes the
 	// campaign and this one follows it).
 	readOnly error
-	lock     *campaignLock // the campaign lock, held while the campaign is open for writing
-	follow   *follower     // following another kvparity's writes (readOnly is its *HeldError)
+	lock     *run.Lock // the campaign lock, held while the campaign is open for writing
+	follow   *follower // following another kvparity's writes (readOnly is its *run.HeldError)
 	stageWG  sync.WaitGroup
 	bg       sync.WaitGroup // watchers being stopped
 }
@@ -141,16 +142,16 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	}
 	lockPath := filepath.Join(dir, layout.FileLock)
 	_, lockErr := os.Lstat(lockPath)
-	lock, err := lockCampaign(dir)
+	lock, err := run.TryLock(dir)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
-		lock.release() // another kvparity created it while this one looked
+		lock.Release() // another kvparity created it while this one looked
 		return nil, fmt.Errorf("campaign %s already exists (it has a journal): resume it instead", dir)
 	}
 	if err := claimFolder(dir); err != nil {
-		lock.release()
+		lock.Release()
 		if os.IsNotExist(lockErr) {
 			os.Remove(lockPath) // a refused folder is left as it was found
 		}
@@ -158,7 +159,7 @@ func Create(row *Row, opts Options) (*Campaign, error) {
 	}
 	c, err := create(row, dir, opts)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		if os.IsNotExist(statErr) {
 			os.RemoveAll(dir) // this call made the folder: leave no half campaign behind
 		}
@@ -324,8 +325,8 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	opts.Dir = dir
 	// The lock first: nothing of the campaign is read for writing, not even a torn tail
 	// dropped, while another kvparity may be appending to it.
-	lock, lockErr := lockCampaign(dir)
-	var held *HeldError
+	lock, lockErr := run.TryLock(dir)
+	var held *run.HeldError
 	switch {
 	case errors.As(lockErr, &held) && opts.Follow:
 	case lockErr != nil:
@@ -333,7 +334,7 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	}
 	c, err := open(dir, opts, held)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	c.lock = lock
@@ -342,7 +343,7 @@ func Open(dir string, opts Options) (*Campaign, error) {
 
 // open resumes the campaign in dir; held is the other kvparity's lock when this one opens it
 // to follow, read-only.
-func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
+func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 	row, err := LoadRow(filepath.Join(dir, layout.FileRow))
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -389,7 +390,7 @@ func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 	}
 	h := FoldJournal(c.journal.Records(), row)
 	if c.readOnly == nil {
-		killRecordedStrays(dir, h.openRuns(), c.warn)
+		run.KillStrays(dir, strays(h.openRuns()), c.warn)
 		undoRecordedIsolation(h, c.warn)
 	}
 	c.pins, c.pinned, c.extra = h.pins, h.Current, h.Added
@@ -419,10 +420,10 @@ func open(dir string, opts Options, held *HeldError) (*Campaign, error) {
 // checkCPUs refuses CPUs this process may not run on: pinning a replay there would fail on
 // every run.
 func checkCPUs(cpus []int) error {
-	allowed := AllowedCPUs()
+	allowed := run.AllowedCPUs()
 	for _, c := range cpus {
 		if !slices.Contains(allowed, c) {
-			return fmt.Errorf("CPU %d is not available to this process (allowed: %s)", c, FormatCPUList(allowed))
+			return fmt.Errorf("CPU %d is not available to this process (allowed: %s)", c, run.FormatCPUList(allowed))
 		}
 	}
 	return nil
@@ -432,9 +433,9 @@ func newCampaign(row *Row, dir string, opts Options) *Campaign {
 	c := &Campaign{row: row, dir: dir, opts: opts, host: ReadHost(), cpus: opts.CPUs,
 		pinned: map[Arm]PinnedArtifact{}, extra: map[Arm]int{}}
 	if len(c.cpus) == 0 {
-		c.cpus = AllowedCPUs()
+		c.cpus = run.AllowedCPUs()
 	}
-	c.runner = &runner{emit: c.emit, pollInterval: opts.PollInterval}
+	c.runner = &run.Runner{Observer: runEvents(c.emit), PollInterval: opts.PollInterval}
 	return c
 }
 
@@ -523,7 +524,7 @@ func (c *Campaign) Row() *Row { return c.row }
 func (c *Campaign) Journal() *Journal { return c.journal }
 
 // Runner returns the process runner (its events go to the campaign's channel).
-func (c *Campaign) Runner() *runner { return c.runner }
+func (c *Campaign) Runner() *run.Runner { return c.runner }
 
 // CPUs returns the CPUs replays may be pinned to.
 func (c *Campaign) CPUs() []int { return append([]int(nil), c.cpus...) }
@@ -589,15 +590,15 @@ func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, 
 		args = append(args, "--canonical-reports-jsonl", filepath.Join(runDir, "canonical.jsonl"))
 	}
 	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
-		binary: filepath.Join(c.dir, p.Path), dir: runDir, root: c.dir, timeout: c.row.Determinism.Timeout.Duration}
+		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
 	if p.Builtin {
 		if p.Variant != "" {
 			args = append(args, "--variant", p.Variant)
 		}
-		spec.progressFile = filepath.Join(runDir, "progress.jsonl")
-		args = append(args, "--progress-file", spec.progressFile)
+		spec.ProgressFile = filepath.Join(runDir, "progress.jsonl")
+		args = append(args, "--progress-file", spec.ProgressFile)
 	}
-	spec.args = args
+	spec.Args = args
 	return spec
 }
 
@@ -733,7 +734,7 @@ func (c *Campaign) Close() error {
 	c.bg.Wait()
 	c.stageWG.Wait()
 	err := c.journal.Close()
-	c.lock.release() // after the last append: the next writer starts from a whole journal
+	c.lock.Release() // after the last append: the next writer starts from a whole journal
 	c.ev.close()
 	return err
 }
@@ -743,4 +744,14 @@ func rowFileLabel(path string) string {
 		return "row"
 	}
 	return path
+}
+
+// strays are the runs whose run_start has no run_end (History.openRuns), as engine/run kills
+// what survives of them.
+func strays(open []Record) []run.Stray {
+	out := make([]run.Stray, len(open))
+	for i, r := range open {
+		out[i] = run.Stray{Run: string(r.Run), PGID: r.PGID, PID: r.PID, Owner: r.Owner}
+	}
+	return out
 }

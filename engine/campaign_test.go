@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/run"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,7 +156,7 @@ func TestIdenticalArmsStableAndParityPass(t *testing.T) {
 		t.Fatalf("%d repetitions started, want 4", len(starts))
 	}
 	for _, st := range starts {
-		if len(st.CPUs) != 1 || !slices.Contains(AllowedCPUs(), st.CPUs[0]) {
+		if len(st.CPUs) != 1 || !slices.Contains(run.AllowedCPUs(), st.CPUs[0]) {
 			t.Errorf("%s pinned to %v", st.Run, st.CPUs)
 		}
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "kvparity/engine/build"
+import (
+	"kvparity/engine/build"
+	"kvparity/engine/run"
+)
 
 // Controller is what the workbench drives. *Campaign implements it; UI tests use a fake.
 // Every method returns at once: work happens on engine goroutines and is reported as Events.
@@ -61,7 +64,7 @@ type HostInfo struct {
 	GoVersion string `json:"go_version"`
 	// NUMA is each NUMA node's CPUs (/sys/devices/system/node/node*/cpulist), so the report can
 	// state the node of every run's CPU set; empty when the kernel exposes no topology.
-	NUMA []PlacementNUMA `json:"numa,omitempty"`
+	NUMA []run.NUMANode `json:"numa,omitempty"`
 }
 
 // ArtifactInfo is one arm's pinned artifact (artifacts.json).

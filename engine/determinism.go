@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kvparity/engine/run"
 	"kvparity/verdict"
 	"os"
 	"path/filepath"
@@ -196,7 +197,7 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 		kind = KindRepetition
 	}
 	spec := c.runSpec(id, job.arm, kind, job.rep, job.attempt, true)
-	spec.cpus = cpus
+	spec.CPUs = cpus
 	base := Record{Run: id, Arm: job.arm, Kind: kind, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
 	if kind == KindPerturbed {
 		applyVariations(&spec, job.vars, cpus, c.cpus)
@@ -206,13 +207,13 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 	if startErr != nil {
 		return startErr
 	}
-	if res.cancelled {
+	if res.Cancelled {
 		// Not recorded as an end: the repetition is rerun as its next attempt, like a crash.
-		c.emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
+		c.emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return nil
 	}
 	end := endRecord(base, res)
-	runErr := res.err
+	runErr := res.Err
 	var out repOutput
 	if runErr == nil {
 		var err error
@@ -239,9 +240,9 @@ func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) er
 // recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
 // CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
 // journal refused kills the process and is the error returned.
-func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, started func(pid int)) (runResult, error) {
+func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, started func(pid int)) (run.Result, error) {
 	var startErr error
-	res := c.runner.run(ctx, spec, func(pid int, cpus []int) error {
+	res := c.runner.Run(ctx, spec.Spec, func(pid int, cpus []int) error {
 		rec := base
 		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
 		if _, err := c.journal.Append(rec); err != nil {
@@ -259,10 +260,10 @@ func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, s
 
 // endRecord is base's run_end for a process that ended (its error is the caller's to set:
 // a clean exit may still have bad outputs).
-func endRecord(base Record, res runResult) Record {
+func endRecord(base Record, res run.Result) Record {
 	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.pid, res.cpus
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.exitCode, res.signal, res.timedOut, float64(res.elapsed.Microseconds())/1000
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
 	return end
 }
 

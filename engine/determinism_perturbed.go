@@ -241,7 +241,7 @@ func traceHead(path string, n int) ([]byte, error) {
 func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	id := preflightID(arm, gen, attempt)
 	spec := c.runSpec(id, arm, KindPreflight, 1, attempt, true)
-	spec.cpus = slices.Clone(c.cpus)
+	spec.CPUs = slices.Clone(c.cpus)
 	// The probe replays the head of the trace window: how a replay spreads its work over
 	// threads shows in its first requests, and the whole window would make the preflight cost
 	// as much as a repetition.
@@ -249,51 +249,51 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	if err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	headPath := filepath.Join(spec.dir, "trace-head.jsonl")
-	if err := atomicfile.InsideNoLinks(c.dir, spec.dir); err != nil {
+	headPath := filepath.Join(spec.Dir, "trace-head.jsonl")
+	if err := atomicfile.InsideNoLinks(c.dir, spec.Dir); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	if err := os.MkdirAll(spec.dir, 0o755); err != nil {
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
 	if err := atomicfile.WriteIn(c.dir, headPath, head, 0o644); err != nil {
 		return errIO{fmt.Errorf("preflight: %w", err)}
 	}
-	for i, a := range spec.args {
+	for i, a := range spec.Args {
 		if a == c.traceWindow() {
-			spec.args[i] = headPath
+			spec.Args[i] = headPath
 		}
 	}
 	base := Record{Run: id, Arm: arm, Kind: KindPreflight, Index: 1, Attempt: attempt, Gen: gen}
 	var sampler *threadSampler
 	res, startErr := c.recordedRun(ctx, spec, base, func(pid int) { sampler = sampleThreads(pid, 10*time.Millisecond) })
-	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.cpus}
+	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.CPUs}
 	if sampler != nil {
 		var demandNs int64
 		p.Threads, p.BusyThreads, p.MainShare, demandNs = sampler.stop()
-		if res.elapsed > 0 {
-			p.Demand = float64(demandNs) / float64(res.elapsed.Nanoseconds())
+		if res.Elapsed > 0 {
+			p.Demand = float64(demandNs) / float64(res.Elapsed.Nanoseconds())
 		}
 	}
 	if startErr != nil {
 		return startErr
 	}
-	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindPreflight, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
-	if res.cancelled {
+	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindPreflight, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+	if res.Cancelled {
 		return nil // probed again on the next start
 	}
 	end := endRecord(base, res)
-	if res.err != nil {
-		end.Error, p.Error = res.err.Error(), res.err.Error()
+	if res.Err != nil {
+		end.Error, p.Error = res.Err.Error(), res.Err.Error()
 	}
 	if _, err := c.journal.Append(end); err != nil {
 		return err
 	}
-	p.CPUMs, p.WallMs = float64(res.cpuTime.Microseconds())/1000, float64(res.elapsed.Microseconds())/1000
+	p.CPUMs, p.WallMs = float64(res.CPUTime.Microseconds())/1000, float64(res.Elapsed.Microseconds())/1000
 	if p.WallMs > 0 {
 		p.Parallelism = p.CPUMs / p.WallMs
 	}
-	p.VoluntarySwitches, p.InvoluntarySwitches = res.voluntarySwitches, res.involuntarySwitches
+	p.VoluntarySwitches, p.InvoluntarySwitches = res.VoluntarySwitches, res.InvoluntarySwitches
 	p.judge()
 	data, err := json.Marshal(p)
 	if err != nil {

@@ -3,8 +3,9 @@
 // journal, and artifact watching. It publishes typed events on a channel and never imports
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
-// It imports engine/build to build the arms that name a source, engine/profile to read stage
-// 7's profiles, report to canonicalise a run's report and read its evidence and the trace,
+// It imports engine/build to build the arms that name a source, engine/run to run every replay
+// process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/profile to
+// read stage 7's profiles, report to canonicalise a run's report and read its evidence and the trace,
 // stats for the performance gate, verdict for the words every stage decides in, and
 // internal/atomicfile, internal/digest, internal/layout, internal/pointer and
 // internal/procgroup for atomic files, checksums, the campaign's file names, JSON pointers and
@@ -14,7 +15,6 @@
 //
 //	row.go, row_default.go   Row TOML (the guide's "The row file"), validation naming the key, DefaultRow, TinyRow
 //	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot
-//	lock.go, owner.go        campaign.lock: one writer at a time, naming its holder (pid + start time)
 //	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
 //	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
@@ -24,8 +24,8 @@
 //	                         ReadJournal, the one reader, with its TailMode for a damaged end
 //	journal_tail.go          JournalTail: follows a journal without writing it (SkipDamagedTail)
 //	records.go               record definitions: each type's payload, fold and replay; the core's
-//	runner.go, tail.go       one replay process: argv, Setpgid, pinning, timeout, stderr, progress
-//	cpus.go, host.go, numa.go CPU lists, host.json, each NUMA node's CPUs (host.json, placements)
+//	runspec.go               a run of an arm: engine/run's process and what the journal records of it
+//	host.go                  host.json (CPUs and NUMA nodes from engine/run)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
 //	files.go                 fsync'd atomic writes, JSON files with errors naming file and offset
 //	determinism.go           stage 2 + parity: repetitions, verdicts, report retention
@@ -48,7 +48,7 @@
 //  2. Call c.prepareArms() first (re-pins a rebuilt source, re-verifies every pinned copy and
 //     the trace window): a binary is never reused after its source changed.
 //  3. Build each process with c.runSpec(id, arm, kind, index, attempt, canonical), set CPUs,
-//     and run it with c.Runner().run(ctx, spec, started). In started, Append a RecRunStart
+//     and run it with c.Runner().Run(ctx, spec.Spec, started). In started, Append a RecRunStart
 //     record and only then emit RunStarted; after the run, Append a RecRunEnd and then emit.
 //     Record first, publish second: the UI never shows what the journal does not hold.
 //  4. Resume from the journal: ask c.history() (pins, attempts, verdicts on the current

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -21,7 +22,7 @@ import (
 // FollowedWriter: this campaign is read-only because Holder writes it; Ended is set once
 // that kvparity has gone (its lock is free or its process is dead).
 type FollowedWriter struct {
-	Holder Holder
+	Holder run.Holder
 	Ended  bool
 }
 
@@ -32,7 +33,7 @@ func (FollowedWriter) event() {}
 // may write it.
 type writerEndedError struct {
 	dir    string
-	holder Holder
+	holder run.Holder
 }
 
 func (e *writerEndedError) Error() string {
@@ -61,7 +62,7 @@ func (f *follower) stop() {
 }
 
 // startFollowing publishes the writer and follows the journal from where the replay ended.
-func (c *Campaign) startFollowing(holder Holder) {
+func (c *Campaign) startFollowing(holder run.Holder) {
 	f := &follower{done: make(chan struct{}), stopped: make(chan struct{})}
 	c.follow = f
 	path := filepath.Join(c.dir, layout.FileJournal)
@@ -74,7 +75,7 @@ func (c *Campaign) startFollowing(holder Holder) {
 	go c.followLoop(f, tail, h, holder)
 }
 
-func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder Holder) {
+func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder run.Holder) {
 	defer close(f.stopped)
 	w, err := fsnotify.NewWatcher()
 	var events chan fsnotify.Event
@@ -87,7 +88,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 	}
 	tick := time.NewTicker(followPoll)
 	defer tick.Stop()
-	runs := map[RunID]*tailer{} // the replays running now, tailed like the runner's own
+	runs := map[RunID]*run.Tailer{} // the replays running now, tailed like the runner's own
 	for _, r := range h.openRuns() {
 		runs[r.Run] = c.runTailer(r)
 	}
@@ -123,7 +124,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 				runs[r.Run] = c.runTailer(r)
 			case RecRunEnd:
 				if t := runs[r.Run]; t != nil {
-					t.poll(true)
+					t.Poll(true)
 					delete(runs, r.Run)
 				}
 				if r.Kind == KindWarmup && r.Error == "" {
@@ -137,9 +138,9 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 			}
 		}
 		for _, t := range runs {
-			t.poll(false)
+			t.Poll(false)
 		}
-		now := readHolder(c.dir)
+		now := run.ReadHolder(c.dir)
 		switch gone := now.PID == 0 || !now.Alive(); {
 		case gone && !ended:
 			ended = true
@@ -147,7 +148,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 				// Its kvparity died mid-stage (a SIGKILL records no end): the stage is not running.
 				c.emit(StageStopped{Stage: st.stage, Cancelled: true})
 			}
-			runs = map[RunID]*tailer{}
+			runs = map[RunID]*run.Tailer{}
 			c.mu.Lock()
 			c.readOnly = &writerEndedError{dir: c.dir, holder: holder}
 			c.mu.Unlock()
@@ -155,7 +156,7 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
 			ended, holder = false, now // another kvparity took the campaign over
 			c.mu.Lock()
-			c.readOnly = &HeldError{dir: c.dir, Holder: holder}
+			c.readOnly = run.NewHeldError(c.dir, holder)
 			c.mu.Unlock()
 			c.emit(FollowedWriter{Holder: holder})
 		}
@@ -172,11 +173,11 @@ func (c *Campaign) stageStarted(st Stage) StageStarted {
 }
 
 // runTailer tails a followed run's stderr and progress file as the runner does.
-func (c *Campaign) runTailer(start Record) *tailer {
+func (c *Campaign) runTailer(start Record) *run.Tailer {
 	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
-	t := &tailer{run: start.Run, emit: c.emit, stderr: filepath.Join(dir, "stderr"), start: start.At}
+	progress := ""
 	if c.Pinned(start.Arm).Builtin {
-		t.progress = filepath.Join(dir, "progress.jsonl")
+		progress = filepath.Join(dir, "progress.jsonl")
 	}
-	return t
+	return run.NewTailer(string(start.Run), runEvents(c.emit), filepath.Join(dir, "stderr"), progress, start.At)
 }

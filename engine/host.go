@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"kvparity/engine/run"
 	"os"
 	"runtime"
 	"slices"
@@ -14,7 +15,7 @@ import (
 // characteristics of every row). Cores counts the CPUs this process may run on, which is what
 // the runner can pin replays to.
 func ReadHost() HostInfo {
-	h := HostInfo{GoVersion: runtime.Version(), Cores: len(AllowedCPUs())}
+	h := HostInfo{GoVersion: runtime.Version(), Cores: len(run.AllowedCPUs())}
 	h.Hostname, _ = os.Hostname()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -32,7 +33,7 @@ func ReadHost() HostInfo {
 	}
 	// The same reading the matrix records per job (engine/matrix/placement.go); a host without
 	// sysfs NUMA nodes records none and counts as one node.
-	h.NUMA, _ = ReadNUMA("/sys/devices/system/node")
+	h.NUMA, _ = run.ReadNUMA("/sys/devices/system/node")
 	h.NUMANodes = max(len(h.NUMA), 1)
 	return h
 }
@@ -40,7 +41,7 @@ func ReadHost() HostInfo {
 // NodeOf returns the NUMA node of cpu as host.json recorded it (false when unrecorded).
 func (h HostInfo) NodeOf(cpu int) (int, bool) {
 	for _, n := range h.NUMA {
-		cpus, err := ParseCPUList(n.CPUs)
+		cpus, err := run.ParseCPUList(n.CPUs)
 		if err == nil && slices.Contains(cpus, cpu) {
 			return n.ID, true
 		}

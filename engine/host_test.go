@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/run"
 	"os"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestReadHostRecordsEachCPUsNUMANode(t *testing.T) {
 	if len(h.NUMA) == 0 || h.NUMANodes != len(h.NUMA) {
 		t.Fatalf("host NUMA %+v, %d nodes", h.NUMA, h.NUMANodes)
 	}
-	for _, cpu := range AllowedCPUs() {
+	for _, cpu := range run.AllowedCPUs() {
 		if _, ok := h.NodeOf(cpu); !ok {
 			t.Errorf("CPU %d is in no recorded NUMA node %+v", cpu, h.NUMA)
 		}
@@ -24,7 +25,7 @@ func TestReadHostRecordsEachCPUsNUMANode(t *testing.T) {
 }
 
 func TestNodeOf(t *testing.T) {
-	h := HostInfo{NUMA: []PlacementNUMA{{ID: 0, CPUs: "0-3,8"}, {ID: 1, CPUs: "4-7"}}}
+	h := HostInfo{NUMA: []run.NUMANode{{ID: 0, CPUs: "0-3,8"}, {ID: 1, CPUs: "4-7"}}}
 	for cpu, want := range map[int]int{0: 0, 8: 0, 5: 1} {
 		if n, ok := h.NodeOf(cpu); !ok || n != want {
 			t.Errorf("NodeOf(%d) = %d, %v; want %d", cpu, n, ok, want)

@@ -187,33 +187,33 @@ func (c *Campaign) profileArm(ctx context.Context, perf string, arm Arm, cpu int
 		id += RunID("-a" + strconv.Itoa(attempt))
 	}
 	spec := c.runSpec(id, arm, KindProfile, 1, attempt, false)
-	data := filepath.Join(spec.dir, "perf.data")
-	replay := append([]string{spec.binary}, spec.args...)
-	spec.binary = perf
+	data := filepath.Join(spec.Dir, "perf.data")
+	replay := append([]string{spec.Binary}, spec.Args...)
+	spec.Binary = perf
 	// --no-buildid-cache: perf would otherwise copy every binary it saw into ~/.debug, outside
 	// the campaign; symbols are read from the pinned artifacts themselves.
-	spec.args = append([]string{"record", "-e", "cpu-clock", "-F", strconv.Itoa(profileHz), "-g", "-q", "--no-buildid-cache", "-o", data, "--"}, replay...)
-	spec.env = append(os.Environ(), "PERF_BUILDID_DIR="+filepath.Join(spec.dir, "buildid"))
-	spec.cpus = []int{cpu}
-	cmdline := "taskset -c " + strconv.Itoa(cpu) + " " + perf + " " + strings.Join(spec.args, " ")
+	spec.Args = append([]string{"record", "-e", "cpu-clock", "-F", strconv.Itoa(profileHz), "-g", "-q", "--no-buildid-cache", "-o", data, "--"}, replay...)
+	spec.Env = append(os.Environ(), "PERF_BUILDID_DIR="+filepath.Join(spec.Dir, "buildid"))
+	spec.CPUs = []int{cpu}
+	cmdline := "taskset -c " + strconv.Itoa(cpu) + " " + perf + " " + strings.Join(spec.Args, " ")
 	base := Record{Run: id, Arm: arm, Kind: KindProfile, Index: 1, Attempt: attempt, Gen: max(c.Pinned(arm).Gen, 1)}
 	res, startErr := c.recordedRun(ctx, spec, base, nil)
 	if startErr != nil {
 		return ProfiledRun{}, nil, "", startErr
 	}
-	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindProfile, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
-	if res.cancelled {
+	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindProfile, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+	if res.Cancelled {
 		return ProfiledRun{}, nil, "", ctx.Err()
 	}
 	end := endRecord(base, res)
-	if res.err != nil {
-		end.Error = res.err.Error()
+	if res.Err != nil {
+		end.Error = res.Err.Error()
 	}
 	if _, err := c.journal.Append(end); err != nil {
 		return ProfiledRun{}, nil, "", err
 	}
-	if res.err != nil {
-		return ProfiledRun{}, nil, "", fmt.Errorf("investigate: the profiled %s replay failed: %w", arm, res.err)
+	if res.Err != nil {
+		return ProfiledRun{}, nil, "", fmt.Errorf("investigate: the profiled %s replay failed: %w", arm, res.Err)
 	}
 	// Only the replay's own samples: perf names a sample by its thread's command, which is the
 	// executable's name cut to the kernel's 15 characters.
@@ -222,7 +222,7 @@ func (c *Campaign) profileArm(ctx context.Context, perf string, arm Arm, cpu int
 		comm = comm[:15]
 	}
 	script := procgroup.Command(ctx, perf, "script", "-i", data, "-F", "comm,ip,sym")
-	script.Env = spec.env // never the user's build-id cache: a stale entry there would hide the symbols
+	script.Env = spec.Env // never the user's build-id cache: a stale entry there would hide the symbols
 	out, err := script.StdoutPipe()
 	if err != nil {
 		return ProfiledRun{}, nil, "", err

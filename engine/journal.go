@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"kvparity/engine/run"
 	"kvparity/verdict"
 	"os"
 	"sync"
@@ -62,7 +63,7 @@ type Record struct {
 	PID     int     `json:"pid,omitempty"`
 	PGID    int     `json:"pgid,omitempty"` // run_start: the replay's process group (killed on resume if the run never ended)
 	// Owner is run_start's kvparity: a resume kills a run's survivors only once it is dead.
-	Owner *Owner `json:"owner,omitempty"`
+	Owner *run.Owner `json:"owner,omitempty"`
 
 	ExitCode   int     `json:"exit_code,omitempty"`
 	Signal     string  `json:"signal,omitempty"`
@@ -267,7 +268,7 @@ func (j *Journal) Append(rec Record) (Record, error) {
 		rec.PGID = rec.PID // the runner makes every replay the leader of its own process group
 	}
 	if rec.Type == RecRunStart && rec.Owner == nil {
-		o := selfOwner()
+		o := run.Self()
 		rec.Owner = &o
 	}
 	line, err := encodeLine(&rec)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -22,12 +23,12 @@ func TestSecondWriterIsRefused(t *testing.T) {
 		"open-or-create": func() (*Campaign, error) { return OpenOrCreate(tinyTestRow("", ""), testOptions(t, dir)) },
 	} {
 		c2, err := open()
-		var held *HeldError
+		var held *run.HeldError
 		if !errors.As(err, &held) {
 			if c2 != nil {
 				c2.Close()
 			}
-			t.Fatalf("%s: a second writer got %v, want a *HeldError", name, err)
+			t.Fatalf("%s: a second writer got %v, want a *run.HeldError", name, err)
 		}
 		if held.Holder.PID != os.Getpid() || held.Holder.Start == 0 || held.Holder.Since.IsZero() || len(held.Holder.Command) == 0 {
 			t.Errorf("%s: the holder is not named whole: %+v", name, held.Holder)
@@ -54,14 +55,14 @@ func TestSecondWriterIsRefused(t *testing.T) {
 func TestCreationHoldsTheLock(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	os.MkdirAll(dir, 0o755)
-	release, err := LockCampaign(dir) // another kvparity in the middle of creating it
+	release, err := run.LockCampaign(dir) // another kvparity in the middle of creating it
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Create(tinyTestRow("", ""), testOptions(t, dir))
-	var held *HeldError
+	var held *run.HeldError
 	if !errors.As(err, &held) {
-		t.Fatalf("Create beside a held lock: %v, want a *HeldError", err)
+		t.Fatalf("Create beside a held lock: %v, want a *run.HeldError", err)
 	}
 	release()
 	c, err := Create(tinyTestRow("", ""), testOptions(t, dir))
@@ -91,9 +92,9 @@ func TestFollowerShowsTheWritersStageLive(t *testing.T) {
 	}
 	for name, start := range map[string]func() error{"determinism": f.StartDeterminism, "perf": f.StartPerf,
 		"repetition": func() error { return f.AddRepetition(Baseline) }, "watch": func() error { return f.SetWatch(true) }} {
-		var held *HeldError
+		var held *run.HeldError
 		if err := start(); !errors.As(err, &held) {
-			t.Errorf("%s on a follower: %v, want the holder's *HeldError", name, err)
+			t.Errorf("%s on a follower: %v, want the holder's *run.HeldError", name, err)
 		}
 	}
 	if ro := f.Info().ReadOnly; !strings.Contains(ro, "pid "+itoa(os.Getpid())) {

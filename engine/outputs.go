@@ -44,7 +44,7 @@ func (r *Row) profile() report.Profile {
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
 func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	var out repOutput
-	raw := filepath.Join(spec.dir, "canonical.jsonl")
+	raw := filepath.Join(spec.Dir, "canonical.jsonl")
 	data, err := os.ReadFile(raw)
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.id, err)
@@ -72,7 +72,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.id, raw, err)
 	}
-	reportPath := filepath.Join(spec.dir, "report.json")
+	reportPath := filepath.Join(spec.Dir, "report.json")
 	if err := atomicfile.Update(reportPath, canon, 0o644); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, reportPath, err)}
 	}
@@ -84,7 +84,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 		out.Evidence = nil // stage 3's evidence is the plain repetitions'; a perturbed run adds its digest
 		return out, nil
 	}
-	evPath := filepath.Join(spec.dir, layout.FileRunEvidence)
+	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
 	if err := writeJSONFile(evPath, out.Evidence); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, evPath, err)}
 	}
@@ -95,7 +95,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	if err != nil {
 		return out, fmt.Errorf("%s: %s: %w", spec.id, raw, err)
 	}
-	mPath := filepath.Join(spec.dir, layout.FileRunMetrics)
+	mPath := filepath.Join(spec.Dir, layout.FileRunMetrics)
 	if err := writeJSONFile(mPath, metrics); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, mPath, err)}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -19,31 +20,6 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
-}
-
-func TestOwnerAlive(t *testing.T) {
-	me := selfOwner()
-	if me.Start == 0 || me.PID != os.Getpid() {
-		t.Fatalf("selfOwner %+v: no start time", me)
-	}
-	if !me.Alive() {
-		t.Fatal("this process is not alive by its own owner record")
-	}
-	recycled := me
-	recycled.Start++ // the same pid, another process: a recycled pid
-	if recycled.Alive() {
-		t.Error("a pid with another start time counts as the owner")
-	}
-	gone := me
-	gone.PID = deadPID(t)
-	if gone.Alive() {
-		t.Error("an ended process counts as alive")
-	}
-	rebooted := me
-	rebooted.Boot = "another-boot"
-	if rebooted.Alive() {
-		t.Error("an owner of an earlier boot counts as alive")
-	}
 }
 
 // Issue 25, case "opening a campaign kills another process's live replay": a run with no
@@ -71,7 +47,7 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 	}
 	c.Close()
 	time.Sleep(50 * time.Millisecond)
-	if st, ok := readProcInfo(pgid); !ok || st.state == 'Z' {
+	if st, ok := run.ReadProc(pgid); !ok || st.State == 'Z' {
 		t.Fatal("the resume killed a run whose owner is alive")
 	}
 }

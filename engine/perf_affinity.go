@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"kvparity/engine/run"
 	"os"
 	"slices"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 // threadMask sets the affinity of every thread of this process; ESRCH (a thread that exited
 // meanwhile) is not an error.
 func threadMask(cpus []int) error {
-	set := cpuSet(cpus)
+	set := run.CPUSet(cpus)
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func threadMask(cpus []int) error {
 			continue
 		}
 		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
-			return fmt.Errorf("sched_setaffinity(thread %d, %s): %w", tid, FormatCPUList(cpus), err)
+			return fmt.Errorf("sched_setaffinity(thread %d, %s): %w", tid, run.FormatCPUList(cpus), err)
 		}
 	}
 	return nil
@@ -45,7 +46,7 @@ type selfPlacement struct {
 }
 
 func newSelfPlacement(measured int) selfPlacement {
-	orig := AllowedCPUs()
+	orig := run.AllowedCPUs()
 	p := selfPlacement{original: orig}
 	for _, c := range orig {
 		if c != measured {

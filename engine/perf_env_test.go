@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/engine/run"
 	"kvparity/verdict"
 )
 
 func TestReadCPUTimes(t *testing.T) {
-	cpu := AllowedCPUs()[0]
+	cpu := run.AllowedCPUs()[0]
 	a, err := readCPUTimes(cpu)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestInvalidityCompetingLoad(t *testing.T) {
 
 // kvparity's own threads leave the measured CPU during samples and get their mask back after.
 func TestSelfPlacement(t *testing.T) {
-	cpus := AllowedCPUs()
+	cpus := run.AllowedCPUs()
 	if len(cpus) < 2 {
 		p := newSelfPlacement(cpus[0])
 		if p.caveat == "" || p.apply() != nil {
@@ -107,7 +108,7 @@ func TestSelfPlacement(t *testing.T) {
 	defer p.restore()
 	tasks, _ := os.ReadDir("/proc/self/task")
 	for _, task := range tasks {
-		got, err := readAllowedListFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		got, err := run.ReadAllowedList(filepath.Join("/proc/self/task", task.Name(), "status"))
 		if err != nil {
 			continue
 		}
@@ -118,7 +119,7 @@ func TestSelfPlacement(t *testing.T) {
 	if err := p.restore(); err != nil {
 		t.Fatal(err)
 	}
-	if got := AllowedCPUs(); !slices.Equal(got, cpus) {
+	if got := run.AllowedCPUs(); !slices.Equal(got, cpus) {
 		t.Fatalf("mask after restore %v, want %v", got, cpus)
 	}
 }

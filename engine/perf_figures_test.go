@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"kvparity/engine/run"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 	if os.Getenv("KVPARITY_SLOW") != "1" {
 		t.Skip("set KVPARITY_SLOW=1 to run on the embedded engine (builds kvparity)")
 	}
-	if len(AllowedCPUs()) < 2 {
+	if len(run.AllowedCPUs()) < 2 {
 		t.Skip("needs two CPUs")
 	}
 	tmp := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kvparity/engine/run"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,7 +216,7 @@ func isolateCPU(cpu int, allowed []int) (*isolation, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("CPU isolation: %w", err)
 	}
-	iso := &isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: FormatCPUList(rest)}
+	iso := &isolation{CPU: cpu, Cgroup: dir, Root: root, CPUs: run.FormatCPUList(rest)}
 	mems, _ := os.ReadFile(filepath.Join(root, "cpuset.mems"))
 	if m := strings.TrimSpace(string(mems)); m != "" || !v2 {
 		if m == "" {
@@ -305,11 +306,11 @@ func descendsFrom(pid, ancestor int) bool {
 		if pid == ancestor {
 			return true
 		}
-		st, ok := readProcInfo(pid)
+		st, ok := run.ReadProc(pid)
 		if !ok {
 			return false
 		}
-		pid = st.ppid
+		pid = st.PPID
 	}
 	return pid == ancestor
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"kvparity/engine/run"
 	"os"
 	"runtime"
 	"strings"
@@ -15,12 +16,12 @@ import (
 // The load preflight sees competing work on the measured CPU: a thread spinning on it makes
 // the CPU at least half busy over the window.
 func TestLoadPreflightSeesABusyCPU(t *testing.T) {
-	cpus := AllowedCPUs()
+	cpus := run.AllowedCPUs()
 	cpu := cpus[len(cpus)-1]
 	var stop atomic.Bool
 	go func() {
 		runtime.LockOSThread() // ends with the goroutine: this thread started no child
-		set := cpuSet([]int{cpu})
+		set := run.CPUSet([]int{cpu})
 		unix.SchedSetaffinity(0, &set)
 		for !stop.Load() {
 		}

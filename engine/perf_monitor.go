@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"kvparity/engine/run"
 	"os"
 	"slices"
 	"strconv"
@@ -104,13 +105,13 @@ func (m *sampleMonitor) check() {
 	}
 	m.checks++
 	for _, t := range tasks {
-		got, err := readAllowedListFile(fmt.Sprintf("/proc/%d/task/%s/status", m.pid, t.Name()))
+		got, err := run.ReadAllowedList(fmt.Sprintf("/proc/%d/task/%s/status", m.pid, t.Name()))
 		if err != nil || len(got) == 0 {
 			continue
 		}
 		if !slices.Equal(got, m.want) && m.violation == "" {
 			m.violation = fmt.Sprintf("affinity violation: thread %s of pid %d runs on CPUs %s, pinned to %s (read back from /proc/%d/task/%s/status Cpus_allowed_list)",
-				t.Name(), m.pid, FormatCPUList(got), FormatCPUList(m.want), m.pid, t.Name())
+				t.Name(), m.pid, run.FormatCPUList(got), run.FormatCPUList(m.want), m.pid, t.Name())
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine/run"
 	"kvparity/stats"
 )
 
@@ -44,17 +45,17 @@ func perfRunID(key string, kind RunKind, index int, arm Arm, attempt int) RunID 
 // report JSON, no progress side channel), pinned to the measured CPU.
 func (p *perfRun) sampleSpec(id RunID, arm Arm, kind RunKind, index, attempt int) runSpec {
 	spec := p.c.runSpec(id, arm, kind, index, attempt, false)
-	args := make([]string, 0, len(spec.args))
-	for i := 0; i < len(spec.args); i++ {
-		if spec.args[i] == "--progress-file" {
+	args := make([]string, 0, len(spec.Args))
+	for i := 0; i < len(spec.Args); i++ {
+		if spec.Args[i] == "--progress-file" {
 			i++
 			continue
 		}
-		args = append(args, spec.args[i])
+		args = append(args, spec.Args[i])
 	}
-	spec.args = args
-	spec.progressFile = ""
-	spec.cpus = []int{p.cpu}
+	spec.Args = args
+	spec.ProgressFile = ""
+	spec.CPUs = []int{p.cpu}
 	return spec
 }
 
@@ -78,7 +79,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		mon      *sampleMonitor
 	)
 	base := Record{Run: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt, Gen: c.Pinned(arm).Gen}
-	res := c.Runner().run(ctx, spec, func(pid int, cpus []int) error {
+	res := c.Runner().Run(ctx, spec.Spec, func(pid int, cpus []int) error {
 		rec := base
 		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
 		rec.Data = marshalData(perfRunData{Key: p.key, Order: order, Position: position})
@@ -90,7 +91,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		smp.StartedAt = now.UTC()
 		mon = newSampleMonitor(pid, p.cpu, p.opts.monitorInterval())
 		if hook := p.opts.forceAffinityViolation; hook != nil && hook(id) {
-			if to, ok := otherCPU(AllowedCPUs(), p.cpu); ok {
+			if to, ok := otherCPU(run.AllowedCPUs(), p.cpu); ok {
 				mon.force, mon.forceAfter, mon.forceTo = true, p.opts.violationAfter(), to
 			}
 		}
@@ -105,18 +106,18 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	} else {
 		smp.Env.Load = "not measured: the sample never started"
 	}
-	smp.Env.SampleRusageMs = ms(res.cpuTime)
+	smp.Env.SampleRusageMs = ms(res.CPUTime)
 	tel1 := readTelemetry(p.cpu)
 	if startErr != nil {
 		return sampleResult{fatal: startErr}
 	}
-	if res.cancelled || ctx.Err() != nil {
+	if res.Cancelled || ctx.Err() != nil {
 		// Stopped, not failed: nothing is recorded as this sample's end, and its pair is rerun
 		// complete on resume.
-		c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.exitCode, Signal: res.signal, Elapsed: res.elapsed, Err: res.err})
+		c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return sampleResult{cancelled: true}
 	}
-	smp.ExitCode, smp.Signal = res.exitCode, res.signal
+	smp.ExitCode, smp.Signal = res.ExitCode, res.Signal
 
 	smp.Env.Telemetry = "unavailable"
 	if tel0.available() || tel1.available() {
@@ -126,13 +127,13 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 
 	out := sampleResult{}
 	switch {
-	case res.err != nil && errors.Is(res.err, errAffinity):
+	case res.Err != nil && errors.Is(res.Err, run.ErrAffinity):
 		// The runner could not pin or verify the sample at start: environmental, not the product.
-		smp.Env.Invalid = "affinity violation at start: " + res.err.Error()
-	case res.err != nil:
-		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.err)
+		smp.Env.Invalid = "affinity violation at start: " + res.Err.Error()
+	case res.Err != nil:
+		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
 	default:
-		v, err := readTiming(filepath.Join(spec.dir, "timings.jsonl"), p.field)
+		v, err := readTiming(filepath.Join(spec.Dir, "timings.jsonl"), p.field)
 		var tf *timingFault
 		if errors.As(err, &tf) {
 			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.msg), tf.blocked
@@ -147,14 +148,14 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	}
 
 	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.pid, res.cpus
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.exitCode, res.signal, res.timedOut, ms(res.elapsed)
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, ms(res.Elapsed)
 	end.Error = smp.Error
 	end.Data = marshalData(smp)
 	if _, err := c.Journal().Append(end); err != nil {
 		return sampleResult{fatal: err}
 	}
-	c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.exitCode, Signal: res.signal, TimedOut: res.timedOut, Elapsed: res.elapsed, Err: out.failure})
+	c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Elapsed: res.Elapsed, Err: out.failure})
 	if out.failure == nil && (smp.Warmup || smp.Env.Invalid == "") { // a warmup is never measured
 		c.emit(SampleDone{Run: id, Arm: arm, Warmup: smp.Warmup, Index: index, Attempt: attempt, Ms: smp.Ms})
 	}

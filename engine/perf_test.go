@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/stats"
 )
@@ -257,7 +258,7 @@ func TestPerfStage(t *testing.T) {
 	})
 
 	t.Run("forced affinity violation invalidates and reruns the pair", func(t *testing.T) {
-		if len(AllowedCPUs()) < 2 {
+		if len(run.AllowedCPUs()) < 2 {
 			t.Skip("needs two CPUs to re-pin a sample elsewhere")
 		}
 		t.Setenv("PERFFAKE_SLEEP_MS", "150")
@@ -309,7 +310,7 @@ func TestPerfStage(t *testing.T) {
 	})
 
 	t.Run("competing load on the measured CPU invalidates the pair", func(t *testing.T) {
-		cpus := AllowedCPUs()
+		cpus := run.AllowedCPUs()
 		if len(cpus) < 2 {
 			t.Skip("needs two CPUs: kvparity keeps itself off the measured one")
 		}
@@ -319,15 +320,23 @@ func TestPerfStage(t *testing.T) {
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 2, 0
 		// A burner pinned to the measured CPU competes with the first samples; it is killed at
 		// the first invalidation.
-		burner := exec.Command(fake, "--timings-jsonl", filepath.Join(t.TempDir(), "burn.jsonl"))
-		burner.Env = append(os.Environ(), "PERFFAKE_SLEEP_MS=20000")
-		// Forked from a thread pinned to the measured CPU, so every thread of the burner is
-		// born there (the runner's own pinning path).
-		if err := startPinned(burner, []int{measured}, forkAttrs{}); err != nil {
-			t.Fatal(err)
+		// Started by the runner, pinned to the measured CPU from birth.
+		burnCtx, burnCancel := context.WithCancel(context.Background())
+		burning, burnt := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(burnt)
+			spec := run.Spec{ID: "burner", Binary: fake, Args: []string{"--timings-jsonl", filepath.Join(t.TempDir(), "burn.jsonl")},
+				Dir: filepath.Join(t.TempDir(), "burner"), CPUs: []int{measured},
+				Env: append(os.Environ(), "PERFFAKE_SLEEP_MS=20000")}
+			(&run.Runner{}).Run(burnCtx, spec, func(int, []int) error { close(burning); return nil })
+		}()
+		select {
+		case <-burning:
+		case <-burnt:
+			t.Fatal("the burner did not start")
 		}
 		var once sync.Once
-		stopBurner := func() { once.Do(func() { burner.Process.Kill(); burner.Wait() }) }
+		stopBurner := func() { once.Do(func() { burnCancel(); <-burnt }) }
 		t.Cleanup(stopBurner)
 		pc := newPerfCase(t, row, func(o *Options) {
 			o.Perf.CompetingLoadFraction = 0 // the production limit
@@ -562,7 +571,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		seen[string(smp.Run)] = true
 	}
 	p := &perfRun{c: pc.c, cpu: 0}
-	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).args
+	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).Args
 	joined := strings.Join(args, " ")
 	if !strings.Contains(joined, "--iterations 1 --timings-jsonl ") {
 		t.Fatalf("sample args %v", args)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"kvparity/engine/run"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,7 +105,7 @@ const (
 
 // perturbedThreads is the thread count the threads variation asks for: well above the CPUs,
 // so work interleaves even on one.
-func perturbedThreads() int { return max(8, 4*len(AllowedCPUs())) }
+func perturbedThreads() int { return max(8, 4*len(run.AllowedCPUs())) }
 
 // aslrOn reports whether the host randomizes address-space layout (randomize_va_space > 0).
 func aslrOn() bool {
@@ -129,9 +130,9 @@ func parseVariation(s string) (Variation, error) {
 // every CPU kvparity may use.
 func applyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
 	has := func(v Variation) bool { return slices.Contains(vs, v) }
-	spec.cpus = cpus
+	spec.CPUs = cpus
 	if has(varyAllCores) {
-		spec.cpus = slices.Clone(all)
+		spec.CPUs = slices.Clone(all)
 	}
 	env := os.Environ()
 	set := func(k, v string) {
@@ -155,14 +156,14 @@ func applyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
 		slices.Reverse(env)
 	}
 	if has(varyThreads) || has(varyLocale) || has(varyTZ) || has(varyEnvOrder) {
-		spec.env = env
+		spec.Env = env
 	}
 	if has(varyCwd) {
-		spec.workDir = filepath.Join(spec.dir, perturbedCwd)
+		spec.WorkDir = filepath.Join(spec.Dir, perturbedCwd)
 	}
 	if has(varyUmask) {
-		spec.umask = perturbedUmask
+		spec.Umask = perturbedUmask
 	}
-	spec.noASLR = has(varyASLR) && aslrOn()
-	spec.noise = has(varySchedNoise)
+	spec.NoASLR = has(varyASLR) && aslrOn()
+	spec.Noise = has(varySchedNoise)
 }

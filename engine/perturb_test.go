@@ -6,6 +6,7 @@ import (
 
 	"path/filepath"
 
+	"kvparity/engine/run"
 	"kvparity/verdict"
 )
 
@@ -64,7 +65,7 @@ func TestPreflightGivesMultiCoreReplaysTheirCPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign of fake replays")
 	}
-	if len(AllowedCPUs()) < 2 {
+	if len(run.AllowedCPUs()) < 2 {
 		t.Skip("needs two CPUs")
 	}
 	s, _ := runDeterminism(t, tinyTestRow("multi-thread", "multi-thread"), filepath.Join(t.TempDir(), "c"))

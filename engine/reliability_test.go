@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -119,29 +117,6 @@ func writeScript(t *testing.T, body string) string {
 	return p
 }
 
-// Case 8 of issue 13: a clap-style argument error keeps its real "error: ..." line, and a
-// replay that fails on a full disk says so.
-func TestRunnerErrorsKeepTheCause(t *testing.T) {
-	for name, tc := range map[string]struct{ script, want string }{
-		"clap": {`echo "error: invalid value 'x' for '--num-workers <N>': invalid digit found in string" >&2
-echo >&2
-echo "For more information, try '--help'." >&2
-exit 2
-`, "exited with status 2: error: invalid value 'x' for '--num-workers <N>'"},
-		"enospc": {`echo "Error: writing report: No space left on device (os error 28)" >&2
-exit 1
-`, "(the disk is full: ENOSPC"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			r := &runner{pollInterval: 10 * time.Millisecond}
-			res := r.run(context.Background(), runSpec{id: "det/baseline-1", binary: writeScript(t, tc.script), dir: filepath.Join(t.TempDir(), "run")}, nil)
-			if res.err == nil || !strings.Contains(res.err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", res.err, tc.want)
-			}
-		})
-	}
-}
-
 // Case 8 of issue 13: an empty binary is "not an executable (0 bytes)", not "EOF".
 func TestPinEmptyBinarySaysSo(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "offline_replay_bench")
@@ -157,47 +132,6 @@ func TestPinEmptyBinarySaysSo(t *testing.T) {
 	}
 }
 
-// aliveByMarker lists live (non-zombie) processes whose command line holds marker.
-func aliveByMarker(marker string) []int {
-	var out []int
-	for _, p := range allProcs() {
-		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
-		if p.state != 'Z' && strings.Contains(string(cmd), marker) {
-			out = append(out, p.pid)
-		}
-	}
-	return out
-}
-
-// Case 6 of issue 13: a replay that forks a setsid grandchild and exits normally leaves
-// nothing running.
-func TestRunnerKillsSetsidGrandchildren(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
-	marker := "kvparity-grandchild-" + strconv.Itoa(os.Getpid())
-	script := writeScript(t, `setsid sh -c 'exec -a `+marker+` sleep 300' </dev/null >/dev/null 2>&1 &
-sh -c 'exec -a `+marker+`-group sleep 300' </dev/null >/dev/null 2>&1 &
-sleep 0.2
-exit 0
-`)
-	r := &runner{pollInterval: 10 * time.Millisecond}
-	res := r.run(context.Background(), runSpec{id: "det/baseline-1", binary: script, dir: filepath.Join(t.TempDir(), "run")}, nil)
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for len(aliveByMarker(marker)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if left := aliveByMarker(marker); len(left) > 0 {
-		for _, pid := range left {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		t.Fatalf("descendants of a finished replay still run: %v", left)
-	}
-}
-
 // Case 6 of issue 13: on resume, the surviving members of a recorded process group whose run
 // has no run_end are killed, with a warning.
 func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
@@ -209,7 +143,7 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 	// A survivor: a process group whose leader already died (as a killed replay's would be).
 	pgid, cmd := startGroupIn(t, filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), "sh", "-c", "sleep 300 & sleep 300 & wait")
 	// Its owner is a kvparity that is gone (a pid no process has).
-	dead := selfOwner()
+	dead := run.Self()
 	dead.PID, dead.Start = deadPID(t), 1
 	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid, Owner: &dead}); err != nil {
 		t.Fatal(err)
@@ -232,9 +166,23 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 		t.Fatalf("no warning about the survivors: %q", warned)
 	}
 	cmd.Wait()
-	for _, p := range allProcs() {
-		if p.pgid == pgid && p.state != 'Z' {
-			t.Fatalf("pid %d of group %d survived the resume", p.pid, pgid)
+	if left := groupMembers(pgid); len(left) > 0 {
+		t.Fatalf("pids %v of group %d survived the resume", left, pgid)
+	}
+}
+
+// groupMembers lists the live (non-zombie) processes of process group pgid.
+func groupMembers(pgid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := run.ReadProc(pid); ok && p.PGID == pgid && p.State != 'Z' {
+			out = append(out, pid)
 		}
 	}
+	return out
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a determinism stage of fake replays that each sleep 300 ms")
 	}
-	if len(AllowedCPUs()) < 2 {
+	if len(run.AllowedCPUs()) < 2 {
 		t.Skip("needs two CPUs")
 	}
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "300")
@@ -140,16 +141,16 @@ func TestProgressIsElapsedOnlyWithoutASideChannel(t *testing.T) {
 		t.Skip("runs a fake replay that sleeps 1.3 s")
 	}
 	var got []RunProgress
-	r := &runner{emit: func(e Event) {
+	r := &run.Runner{Observer: runEvents(func(e Event) {
 		if p, ok := e.(RunProgress); ok {
 			got = append(got, p)
 		}
-	}, pollInterval: 50 * time.Millisecond}
+	}), PollInterval: 50 * time.Millisecond}
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "1300")
-	res := r.run(t.Context(), runSpec{id: "x", binary: testBinary(t), dir: filepath.Join(t.TempDir(), "run"),
-		args: []string{fakeTrace(t)}}, nil)
-	if res.err != nil {
-		t.Fatal(res.err)
+	res := r.Run(t.Context(), run.Spec{ID: "x", Binary: testBinary(t), Dir: filepath.Join(t.TempDir(), "run"),
+		Args: []string{fakeTrace(t)}}, nil)
+	if res.Err != nil {
+		t.Fatal(res.Err)
 	}
 	if len(got) == 0 || got[0].Total != 0 || got[0].Elapsed <= 0 {
 		t.Fatalf("progress %+v", got)

@@ -3,6 +3,7 @@
 // schema with --json). Its exit status is the verdict, read from campaignreport.Assess like
 // every other surface. `kvparity run` and the matrix's local rows call Run directly.
 //
-// It imports engine to run the campaign and read its events, campaignreport for the verdicts
+// It imports engine to run the campaign and read its events, engine/run for the CPU sets its
+// progress lines name, campaignreport for the verdicts
 // (so a run says what the report says) and verdict for the document and exit statuses.
 package headless

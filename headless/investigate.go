@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/verdict"
 )
 
@@ -44,7 +45,7 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 			switch ev := ev.(type) {
 			case engine.RunStarted:
 				if ev.Kind == engine.KindProfile && !ev.At.Before(started) {
-					fmt.Fprintf(stderr, "  %-24s profiling on CPU %s (pid %d)\n", ev.Run, engine.FormatCPUList(ev.CPUs), ev.PID)
+					fmt.Fprintf(stderr, "  %-24s profiling on CPU %s (pid %d)\n", ev.Run, run.FormatCPUList(ev.CPUs), ev.PID)
 				}
 			case engine.RunFinished:
 				if ev.Kind == engine.KindProfile && ev.Err == nil {

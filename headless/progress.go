@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/run"
 )
 
 // printProgress writes one stderr line per meaningful event; progress at most every 2 s a run.
@@ -28,7 +29,7 @@ func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 		case engine.BuildProgress:
 			rebuild(e)
 		case engine.RunStarted:
-			fmt.Fprintf(w, "  %-28s started  pid %d · cpu %s\n", e.Run, e.PID, engine.FormatCPUList(e.CPUs))
+			fmt.Fprintf(w, "  %-28s started  pid %d · cpu %s\n", e.Run, e.PID, run.FormatCPUList(e.CPUs))
 		case engine.RunProgress:
 			if time.Since(lastProgress[e.Run]) < 2*time.Second {
 				continue

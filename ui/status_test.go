@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kvparity/engine"
+	engrun "kvparity/engine/run"
 )
 
 func TestRefusedActionIsAProblemInWords(t *testing.T) {
@@ -118,7 +119,7 @@ func TestReopenedHistoryEndsRunsThatNeverFinished(t *testing.T) {
 func TestFollowedWriterIsMarkedReadOnly(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
 	m := newTestModel(t, f, 240, 30)
-	holder := engine.Holder{Owner: engine.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "perf"}}
+	holder := engrun.Holder{Owner: engrun.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "perf"}}
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder},
 		engine.RowBlocked{Stage: engine.StagePerf, Reason: "pair 1 was invalidated 10 times in a row"}}})
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStopped{Stage: engine.StagePerf}}})

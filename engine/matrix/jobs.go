@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 	"os"
@@ -97,7 +98,7 @@ func appendJobRecord(rowDir string, j JobRecord) error {
 	}
 	// The row's kvparity run has ended (its job did): wait for nothing, but never append
 	// beside a writer that still holds the campaign.
-	release, err := engine.LockCampaign(rowDir)
+	release, err := run.LockCampaign(rowDir)
 	if err != nil {
 		return err
 	}

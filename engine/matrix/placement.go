@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"path/filepath"
 	"time"
@@ -12,18 +13,18 @@ import (
 // A JobPlacement is where one job of a row ran, read from inside it (protocol: record the node
 // characteristics, CPU set and NUMA placement of every row).
 type JobPlacement struct {
-	Mode        string                 `json:"mode"`             // "slurm" or "local"
-	JobID       string                 `json:"job_id,omitempty"` // SLURM_JOB_ID
-	NodeList    string                 `json:"node_list,omitempty"`
-	Partition   string                 `json:"partition,omitempty"`
-	Node        string                 `json:"node"` // SLURMD_NODENAME, else the host name
-	AllowedCPUs string                 `json:"allowed_cpus"`
-	CPUCount    int                    `json:"cpu_count"`
-	NUMA        []engine.PlacementNUMA `json:"numa_nodes"`     // the node's NUMA topology
-	NUMASpan    []int                  `json:"numa_span"`      // NUMA nodes the allowed CPUs fall in
-	Host        engine.HostInfo        `json:"host"`           // CPU model, cores, kernel
-	At          time.Time              `json:"at"`             // when the job started the row
-	Note        string                 `json:"note,omitempty"` // why a field is missing, in words
+	Mode        string          `json:"mode"`             // "slurm" or "local"
+	JobID       string          `json:"job_id,omitempty"` // SLURM_JOB_ID
+	NodeList    string          `json:"node_list,omitempty"`
+	Partition   string          `json:"partition,omitempty"`
+	Node        string          `json:"node"` // SLURMD_NODENAME, else the host name
+	AllowedCPUs string          `json:"allowed_cpus"`
+	CPUCount    int             `json:"cpu_count"`
+	NUMA        []run.NUMANode  `json:"numa_nodes"`     // the node's NUMA topology
+	NUMASpan    []int           `json:"numa_span"`      // NUMA nodes the allowed CPUs fall in
+	Host        engine.HostInfo `json:"host"`           // CPU model, cores, kernel
+	At          time.Time       `json:"at"`             // when the job started the row
+	Note        string          `json:"note,omitempty"` // why a field is missing, in words
 }
 
 // ReadPlacement describes where this process runs: the Slurm job's environment when there is
@@ -39,14 +40,14 @@ func ReadPlacement(getenv func(string) string, sysNode string) JobPlacement {
 	if p.Node == "" {
 		p.Node = p.Host.Hostname
 	}
-	cpus := engine.AllowedCPUs()
-	p.AllowedCPUs, p.CPUCount = engine.FormatCPUList(cpus), len(cpus)
-	nodes, err := engine.ReadNUMA(sysNode)
+	cpus := run.AllowedCPUs()
+	p.AllowedCPUs, p.CPUCount = run.FormatCPUList(cpus), len(cpus)
+	nodes, err := run.ReadNUMA(sysNode)
 	if err != nil {
 		p.Note = err.Error()
 	}
 	p.NUMA = nodes
-	p.NUMASpan = engine.NUMASpan(nodes, cpus)
+	p.NUMASpan = run.NUMASpan(nodes, cpus)
 	return p
 }
 

@@ -1,7 +1,7 @@
 package matrix
 
 import (
-	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
@@ -26,15 +26,15 @@ func fakeSysNode(t *testing.T, nodes map[string]string) string {
 
 func TestReadPlacementInsideAJob(t *testing.T) {
 	env := map[string]string{"SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node[07]", "SLURMD_NODENAME": "node07", "SLURM_JOB_PARTITION": "batch"}
-	cpus := engine.AllowedCPUs()
+	cpus := run.AllowedCPUs()
 	// NUMA node 0 holds every CPU this process may use; node 1 holds none of them.
-	sys := fakeSysNode(t, map[string]string{"node0": engine.FormatCPUList(cpus), "node1": "4096-4097"})
+	sys := fakeSysNode(t, map[string]string{"node0": run.FormatCPUList(cpus), "node1": "4096-4097"})
 	p := ReadPlacement(func(k string) string { return env[k] }, sys)
 	if p.Mode != "slurm" || p.JobID != "77" || p.Node != "node07" || p.NodeList != "node[07]" || p.Partition != "batch" {
 		t.Fatalf("job fields: %+v", p)
 	}
-	if p.AllowedCPUs != engine.FormatCPUList(cpus) || p.CPUCount != len(cpus) {
-		t.Fatalf("CPUs %q (%d), want %q", p.AllowedCPUs, p.CPUCount, engine.FormatCPUList(cpus))
+	if p.AllowedCPUs != run.FormatCPUList(cpus) || p.CPUCount != len(cpus) {
+		t.Fatalf("CPUs %q (%d), want %q", p.AllowedCPUs, p.CPUCount, run.FormatCPUList(cpus))
 	}
 	if !reflect.DeepEqual(p.NUMASpan, []int{0}) || len(p.NUMA) != 2 || p.NUMA[1].ID != 1 || p.NUMA[1].CPUs != "4096-4097" {
 		t.Fatalf("NUMA %+v span %v", p.NUMA, p.NUMASpan)

@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"fmt"
@@ -78,10 +78,10 @@ func FormatCPUList(cpus []int) string {
 	return b.String()
 }
 
-// readAllowedListFile reads Cpus_allowed_list from a /proc status file: a process's
+// ReadAllowedList reads Cpus_allowed_list from a /proc status file: a process's
 // (/proc/PID/status) when pinning is checked, a thread's (/proc/PID/task/TID/status) when the
 // perf monitor watches for drift.
-func readAllowedListFile(path string) ([]int, error) {
+func ReadAllowedList(path string) ([]int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

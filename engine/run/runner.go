@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"bytes"
@@ -21,132 +21,130 @@ import (
 	"kvparity/internal/procgroup"
 )
 
-// A runSpec is one replay process: a pinned binary, its argument vector (never a shell), its
+// A Spec is one replay process: a pinned binary, its argument vector (never a shell), its
 // own run folder, a CPU set and a timeout.
-type runSpec struct {
-	id      RunID
-	arm     Arm
-	kind    RunKind
-	index   int // repetition, pair or warmup index (1-based)
-	attempt int // 1-based
+type Spec struct {
+	// ID names the run in errors and in what the Observer hears (the campaign's run id).
+	ID string
 
-	binary string   // the pinned artifact inside the campaign
-	args   []string // argv[1:]
-	dir    string   // the run folder: stdout and stderr are written here
-	// root is the campaign folder Dir must lie in: no symbolic link may stand between them
+	Binary string   // the pinned artifact inside the campaign
+	Args   []string // argv[1:]
+	Dir    string   // the run folder: stdout and stderr are written here
+	// Root is the campaign folder Dir must lie in: no symbolic link may stand between them
 	// ("" skips the check, for tests that run outside a campaign).
-	root string
-	cpus []int // the CPU set to pin to (empty: no pinning)
-	// timeout kills the process group after this long (0: none).
-	timeout time.Duration
-	// progressFile is the embedded engine's side channel ("" for binaries that give none:
+	Root string
+	CPUs []int // the CPU set to pin to (empty: no pinning)
+	// Timeout kills the process group after this long (0: none).
+	Timeout time.Duration
+	// ProgressFile is the embedded engine's side channel ("" for binaries that give none:
 	// progress is then elapsed time only).
-	progressFile string
+	ProgressFile string
 
-	// A perturbed repetition's variations (perturb.go); the zero values change nothing.
-	env     []string // the whole environment (nil: kvparity's own)
-	workDir string   // the process's working directory, created inside Dir ("": Dir)
-	umask   int      // the child's umask (0: kvparity's own)
-	noASLR  bool     // start the child with address-space layout randomization off
-	noise   bool     // keep a bounded CPU load on the last CPU of the set while it runs
+	// A perturbed repetition's variations; the zero values change nothing.
+	Env     []string // the whole environment (nil: kvparity's own)
+	WorkDir string   // the process's working directory, created inside Dir ("": Dir)
+	Umask   int      // the child's umask (0: kvparity's own)
+	NoASLR  bool     // start the child with address-space layout randomization off
+	Noise   bool     // keep a bounded CPU load on the last CPU of the set while it runs
 }
 
-// A runResult says how a process ended. Err is nil only for a clean zero exit; it names the
+// A Result says how a process ended. Err is nil only for a clean zero exit; it names the
 // run and says what went wrong in words.
-type runResult struct {
-	pid       int
-	cpus      []int // the affinity read back from /proc/PID/status
-	exitCode  int   // -1 when killed by a signal
-	signal    string
-	timedOut  bool
-	cancelled bool // the caller's context ended (stop or quit), not a product failure
-	started   time.Time
-	elapsed   time.Duration
-	stdout    string
-	stderr    string
-	err       error
-	// cpuTime is the process's user + system time (rusage), which the perf stage subtracts from
+type Result struct {
+	PID       int
+	CPUs      []int // the affinity read back from /proc/PID/status
+	ExitCode  int   // -1 when killed by a signal
+	Signal    string
+	TimedOut  bool
+	Cancelled bool // the caller's context ended (stop or quit), not a product failure
+	Started   time.Time
+	Elapsed   time.Duration
+	Stdout    string
+	Stderr    string
+	Err       error
+	// CPUTime is the process's user + system time (rusage), which the perf stage subtracts from
 	// the measured CPU's busy time to find competing load.
-	cpuTime time.Duration
+	CPUTime time.Duration
 	// Context switches over the process's life (rusage), for the preflight.
-	voluntarySwitches, involuntarySwitches int64
+	VoluntarySwitches, InvoluntarySwitches int64
 }
 
-// A runner starts replay processes. emit receives RunProgress and LogLine events while a
-// process runs (stderr is read in batches every pollInterval, not per byte).
-type runner struct {
-	emit         func(Event)
-	pollInterval time.Duration // default 100 ms
+// A Runner starts replay processes. Its Observer hears each process's progress, stderr lines
+// and pressure records while it runs (stderr is read in batches every PollInterval, not per
+// byte).
+type Runner struct {
+	Observer     Observer
+	PollInterval time.Duration // default 100 ms
 }
 
-// errAffinity marks a process whose CPU affinity could not be set or verified: an
+// ErrAffinity marks a process whose CPU affinity could not be set or verified: an
 // environmental condition (the sample is invalid), not a product failure.
-var errAffinity = errors.New("cpu affinity not verified")
+var ErrAffinity = errors.New("cpu affinity not verified")
 
-// run starts the process, pins it, calls started (after the affinity is verified; an error
+// Run starts the process, pins it, calls started (after the affinity is verified; an error
 // from started kills the process, e.g. when the journal cannot record the start), streams its
 // progress and stderr, and waits for it. Cancelling ctx kills the whole process group.
 //
 // Pinning: the child is forked from an OS thread whose affinity is set to spec.CPUs first, so
 // it and every thread it ever creates inherit the set from birth (no unpinned window); the
 // thread's mask is then restored. Every thread listed in /proc/PID/task is pinned again
-// (belt and braces) and Cpus_allowed_list is read back; a mismatch kills the run with
+// (belt and braces) and Cpus_allowed_list is read back; a mismatch kills the Run with
 // errAffinity.
-func (r *runner) run(ctx context.Context, spec runSpec, started func(pid int, cpus []int) error) runResult {
-	res := runResult{exitCode: -1}
-	if spec.root != "" {
-		if err := atomicfile.InsideNoLinks(spec.root, spec.dir); err != nil {
-			res.err = fmt.Errorf("%s: run folder: %w", spec.id, err)
+func (r *Runner) Run(ctx context.Context, spec Spec, started func(pid int, cpus []int) error) Result {
+	res := Result{ExitCode: -1}
+	if spec.Root != "" {
+		if err := atomicfile.InsideNoLinks(spec.Root, spec.Dir); err != nil {
+			res.Err = fmt.Errorf("%s: run folder: %w", spec.ID, err)
 			return res
 		}
 	}
-	if err := os.MkdirAll(spec.dir, 0o755); err != nil {
-		res.err = fmt.Errorf("%s: run folder: %w", spec.id, err)
+	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
+		res.Err = fmt.Errorf("%s: run folder: %w", spec.ID, err)
 		return res
 	}
-	res.stdout = filepath.Join(spec.dir, "stdout")
-	res.stderr = filepath.Join(spec.dir, "stderr")
-	stdout, err := atomicfile.OpenNoFollow(res.stdout, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	res.Stdout = filepath.Join(spec.Dir, "stdout")
+	res.Stderr = filepath.Join(spec.Dir, "stderr")
+	stdout, err := atomicfile.OpenNoFollow(res.Stdout, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		res.err = fmt.Errorf("%s: %w", spec.id, err)
+		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 		return res
 	}
 	defer stdout.Close()
-	stderr, err := atomicfile.OpenNoFollow(res.stderr, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	stderr, err := atomicfile.OpenNoFollow(res.Stderr, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		res.err = fmt.Errorf("%s: %w", spec.id, err)
+		res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 		return res
 	}
 	defer stderr.Close()
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if spec.timeout > 0 {
+	if spec.Timeout > 0 {
 		var c2 context.CancelFunc
-		runCtx, c2 = context.WithTimeout(runCtx, spec.timeout)
+		runCtx, c2 = context.WithTimeout(runCtx, spec.Timeout)
 		defer c2()
 	}
 	// Its own process group: cancellation kills the whole group, and a replay dies with a killed
 	// kvparity instead of running on unrecorded (the resumed campaign reruns it).
-	cmd := procgroup.Command(runCtx, spec.binary, spec.args...)
-	cmd.Dir = spec.dir
-	if spec.workDir != "" {
-		if err := os.MkdirAll(spec.workDir, 0o755); err != nil {
-			res.err = fmt.Errorf("%s: working directory: %w", spec.id, err)
+	cmd := procgroup.Command(runCtx, spec.Binary, spec.Args...)
+	cmd.Dir = spec.Dir
+	if spec.WorkDir != "" {
+		if err := os.MkdirAll(spec.WorkDir, 0o755); err != nil {
+			res.Err = fmt.Errorf("%s: working directory: %w", spec.ID, err)
 			return res
 		}
-		cmd.Dir = spec.workDir
+		cmd.Dir = spec.WorkDir
 	}
-	cmd.Env = spec.env
+	cmd.Env = spec.Env
 	// Capped: a replay flooding its output fills neither the disk nor kvparity's memory.
 	outCap, errCap := &cappedWriter{f: stdout, left: outputCap}, &cappedWriter{f: stderr, left: outputCap}
 	cmd.Stdout, cmd.Stderr = outCap, errCap
 
 	becomeSubreaper()
 	childMu.Lock()
-	if err := startPinned(cmd, spec.cpus, forkAttrs{umask: spec.umask, noASLR: spec.noASLR}); err != nil {
+	if err := startPinned(cmd, spec.CPUs, forkAttrs{umask: spec.Umask, noASLR: spec.NoASLR}); err != nil {
 		childMu.Unlock()
-		res.err = fmt.Errorf("%s: start %s: %w", spec.id, spec.binary, err)
+		res.Err = fmt.Errorf("%s: start %s: %w", spec.ID, spec.Binary, err)
 		return res
 	}
 	running[cmd.Process.Pid] = true
@@ -158,31 +156,31 @@ func (r *runner) run(ctx context.Context, spec runSpec, started func(pid int, cp
 		childMu.Unlock()
 		reapOrphans() // descendants that left the group (setsid), re-parented to kvparity
 	}(cmd.Process.Pid)
-	res.pid = cmd.Process.Pid
-	res.started = time.Now()
-	if len(spec.cpus) > 0 {
-		res.cpus, err = pinAndVerify(res.pid, spec.cpus)
+	res.PID = cmd.Process.Pid
+	res.Started = time.Now()
+	if len(spec.CPUs) > 0 {
+		res.CPUs, err = pinAndVerify(res.PID, spec.CPUs)
 		if err != nil {
-			procgroup.Kill(res.pid)
+			procgroup.Kill(res.PID)
 			cmd.Wait()
-			res.err = fmt.Errorf("%s: %w: %v", spec.id, errAffinity, err)
+			res.Err = fmt.Errorf("%s: %w: %v", spec.ID, ErrAffinity, err)
 			return res
 		}
 	}
 	if started != nil {
-		if err := started(res.pid, res.cpus); err != nil {
-			procgroup.Kill(res.pid)
+		if err := started(res.PID, res.CPUs); err != nil {
+			procgroup.Kill(res.PID)
 			cmd.Wait()
-			res.err = fmt.Errorf("%s: %w", spec.id, err)
+			res.Err = fmt.Errorf("%s: %w", spec.ID, err)
 			return res
 		}
 	}
 
-	if spec.noise && len(spec.cpus) > 0 {
-		stop := startNoise(spec.cpus[len(spec.cpus)-1])
+	if spec.Noise && len(spec.CPUs) > 0 {
+		stop := startNoise(spec.CPUs[len(spec.CPUs)-1])
 		defer stop()
 	}
-	t := &tailer{run: spec.id, emit: r.emit, stderr: res.stderr, progress: spec.progressFile, start: res.started}
+	t := NewTailer(spec.ID, r.Observer, res.Stderr, spec.ProgressFile, res.Started)
 	done := make(chan struct{})
 	tailDone := make(chan struct{})
 	go func() {
@@ -190,37 +188,37 @@ func (r *runner) run(ctx context.Context, spec runSpec, started func(pid int, cp
 		t.loop(done, r.poll())
 	}()
 	waitErr := cmd.Wait()
-	res.elapsed = time.Since(res.started)
+	res.Elapsed = time.Since(res.Started)
 	close(done)
 	<-tailDone
-	procgroup.Kill(res.pid) // strays the replay left behind die with it
+	procgroup.Kill(res.PID) // strays the replay left behind die with it
 
-	res.cancelled = ctx.Err() != nil
-	res.timedOut = !res.cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	res.Cancelled = ctx.Err() != nil
+	res.TimedOut = !res.Cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	if ps := cmd.ProcessState; ps != nil {
-		res.cpuTime = ps.UserTime() + ps.SystemTime()
+		res.CPUTime = ps.UserTime() + ps.SystemTime()
 		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.voluntarySwitches, res.involuntarySwitches = ru.Nvcsw, ru.Nivcsw
+			res.VoluntarySwitches, res.InvoluntarySwitches = ru.Nvcsw, ru.Nivcsw
 		}
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.signal = ws.Signal().String()
+			res.Signal = ws.Signal().String()
 		} else {
-			res.exitCode = ps.ExitCode()
+			res.ExitCode = ps.ExitCode()
 		}
 	}
 	switch {
-	case res.cancelled:
-		res.err = fmt.Errorf("%s: cancelled", spec.id)
-	case res.timedOut:
-		res.err = fmt.Errorf("%s: hung past its timeout of %s and was killed (stderr: %s)", spec.id, spec.timeout, res.stderr)
-	case res.signal != "":
-		res.err = fmt.Errorf("%s: killed by signal %q (stderr: %s)", spec.id, res.signal, res.stderr)
-	case res.exitCode != 0:
-		res.err = fmt.Errorf("%s: exited with status %d%s (stderr: %s)", spec.id, res.exitCode, lastLine(res.stderr), res.stderr)
+	case res.Cancelled:
+		res.Err = fmt.Errorf("%s: cancelled", spec.ID)
+	case res.TimedOut:
+		res.Err = fmt.Errorf("%s: hung past its timeout of %s and was killed (stderr: %s)", spec.ID, spec.Timeout, res.Stderr)
+	case res.Signal != "":
+		res.Err = fmt.Errorf("%s: killed by signal %q (stderr: %s)", spec.ID, res.Signal, res.Stderr)
+	case res.ExitCode != 0:
+		res.Err = fmt.Errorf("%s: exited with status %d%s (stderr: %s)", spec.ID, res.ExitCode, lastLine(res.Stderr), res.Stderr)
 	case errors.Is(waitErr, exec.ErrWaitDelay):
-		res.err = fmt.Errorf("%s: the replay exited, but a process it left behind still held its stdout or stderr open %s later (a daemon that outlives the replay disturbs every later run); kvparity killed what was left of its process group", spec.id, procgroup.WaitDelay)
+		res.Err = fmt.Errorf("%s: the replay exited, but a process it left behind still held its stdout or stderr open %s later (a daemon that outlives the replay disturbs every later run); kvparity killed what was left of its process group", spec.ID, procgroup.WaitDelay)
 	case waitErr != nil:
-		res.err = fmt.Errorf("%s: %w", spec.id, waitErr)
+		res.Err = fmt.Errorf("%s: %w", spec.ID, waitErr)
 	}
 	for _, c := range []struct {
 		name string
@@ -231,12 +229,12 @@ func (r *runner) run(ctx context.Context, spec runSpec, started func(pid int, cp
 		}
 		fmt.Fprintf(c.w.f, "\n[kvparity: %s truncated at %d MiB; %d more bytes were dropped]\n", c.name, outputCap>>20, c.w.dropped)
 		flood := fmt.Sprintf("wrote more than %d MiB to %s (%d bytes dropped; the first %d MiB are in %s)",
-			outputCap>>20, c.name, c.w.dropped, outputCap>>20, filepath.Join(spec.dir, c.name))
+			outputCap>>20, c.name, c.w.dropped, outputCap>>20, filepath.Join(spec.Dir, c.name))
 		switch {
-		case res.err == nil:
-			res.err = fmt.Errorf("%s: %s: a replay must not flood its output", spec.id, flood)
-		case !res.cancelled:
-			res.err = fmt.Errorf("%w; it also %s", res.err, flood)
+		case res.Err == nil:
+			res.Err = fmt.Errorf("%s: %s: a replay must not flood its output", spec.ID, flood)
+		case !res.Cancelled:
+			res.Err = fmt.Errorf("%w; it also %s", res.Err, flood)
 		}
 	}
 	return res
@@ -265,9 +263,9 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (r *runner) poll() time.Duration {
-	if r.pollInterval > 0 {
-		return r.pollInterval
+func (r *Runner) poll() time.Duration {
+	if r.PollInterval > 0 {
+		return r.PollInterval
 	}
 	return 100 * time.Millisecond
 }
@@ -303,14 +301,14 @@ func startPinned(cmd *exec.Cmd, cpus []int, attrs forkAttrs) error {
 		if restore() {
 			runtime.UnlockOSThread()
 		}
-		return fmt.Errorf("%w: sched_getaffinity: %v", errAffinity, err)
+		return fmt.Errorf("%w: sched_getaffinity: %v", ErrAffinity, err)
 	}
-	set := cpuSet(cpus)
+	set := CPUSet(cpus)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
 		if restore() {
 			runtime.UnlockOSThread()
 		}
-		return fmt.Errorf("%w: sched_setaffinity %s: %v", errAffinity, FormatCPUList(cpus), err)
+		return fmt.Errorf("%w: sched_setaffinity %s: %v", ErrAffinity, FormatCPUList(cpus), err)
 	}
 	startErr := cmd.Start()
 	if unix.SchedSetaffinity(0, &old) == nil && restore() {
@@ -373,7 +371,7 @@ func startNoise(cpu int) (stop func()) {
 			runtime.UnlockOSThread()
 			return
 		}
-		set := cpuSet([]int{cpu})
+		set := CPUSet([]int{cpu})
 		_ = unix.SchedSetaffinity(0, &set)
 		defer func() {
 			if unix.SchedSetaffinity(0, &old) == nil {
@@ -396,7 +394,7 @@ func startNoise(cpu int) (stop func()) {
 
 // pinAndVerify pins every current thread of pid and reads the affinity back.
 func pinAndVerify(pid int, cpus []int) ([]int, error) {
-	set := cpuSet(cpus)
+	set := CPUSet(cpus)
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
 		if tid, err := strconv.Atoi(t.Name()); err == nil {
@@ -405,7 +403,7 @@ func pinAndVerify(pid int, cpus []int) ([]int, error) {
 			}
 		}
 	}
-	got, err := readAllowedListFile(fmt.Sprintf("/proc/%d/status", pid))
+	got, err := ReadAllowedList(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +413,7 @@ func pinAndVerify(pid int, cpus []int) ([]int, error) {
 	return got, nil
 }
 
-func cpuSet(cpus []int) unix.CPUSet {
+func CPUSet(cpus []int) unix.CPUSet {
 	var set unix.CPUSet
 	for _, c := range cpus {
 		set.Set(c)

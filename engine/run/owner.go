@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"os"
@@ -23,8 +23,8 @@ var (
 	self     Owner
 )
 
-// selfOwner is this process as an Owner.
-func selfOwner() Owner {
+// Self is this process as an Owner.
+func Self() Owner {
 	selfOnce.Do(func() {
 		self = Owner{PID: os.Getpid(), Boot: bootID()}
 		self.Start, _ = startTicks(self.PID)
@@ -37,7 +37,7 @@ func selfOwner() Owner {
 // boot cannot be checked from here: it is taken as alive on another host (its processes are
 // not this machine's to kill) and as dead after a reboot of this one.
 func (o Owner) Alive() bool {
-	me := selfOwner()
+	me := Self()
 	if o.Host != "" && me.Host != "" && o.Host != me.Host {
 		return true
 	}
@@ -47,8 +47,8 @@ func (o Owner) Alive() bool {
 	if o.PID <= 0 {
 		return false
 	}
-	st, ok := readProcInfo(o.PID)
-	if !ok || st.state == 'Z' || st.state == 'X' {
+	st, ok := ReadProc(o.PID)
+	if !ok || st.State == 'Z' || st.State == 'X' {
 		return false
 	}
 	if o.Start == 0 {

@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"bytes"
@@ -12,14 +12,15 @@ import (
 	"kvparity/report"
 )
 
-// maxLogLinesPerPoll bounds the LogLine events of one poll, so a chatty replay cannot flood
-// the workbench; every line is still in runs/<id>/stderr.
+// maxLogLinesPerPoll bounds the stderr lines one poll hands the Observer, so a chatty replay
+// cannot flood the workbench; every line is still in runs/<id>/stderr.
 const maxLogLinesPerPoll = 200
 
-// A tailer follows a running replay's stderr file and progress side channel.
-type tailer struct {
-	run      RunID
-	emit     func(Event)
+// A Tailer follows a running replay's stderr file and progress side channel, and tells its
+// Observer what they say.
+type Tailer struct {
+	run      string
+	obs      Observer
 	stderr   string
 	progress string // "" when the binary gives no side channel
 	start    time.Time
@@ -29,6 +30,12 @@ type tailer struct {
 	progPart        []byte
 	lastElapsed     time.Time
 	pressure        map[int]report.PressureRecord // by ordinal, for readmissions announced later
+}
+
+// NewTailer follows the replay run, whose stderr is the file stderr and whose side channel is
+// progressFile ("" when the binary gives none), started at start.
+func NewTailer(run string, obs Observer, stderr, progressFile string, start time.Time) *Tailer {
+	return &Tailer{run: run, obs: obs, stderr: stderr, progress: progressFile, start: start}
 }
 
 // A progressLine is one line of the embedded engine's progress file.
@@ -58,22 +65,24 @@ type livePressure struct {
 	ActiveBlocks  int     `json:"active_blocks"`
 }
 
-func (t *tailer) loop(done <-chan struct{}, every time.Duration) {
+func (t *Tailer) loop(done <-chan struct{}, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
 		case <-done:
-			t.poll(true)
+			t.Poll(true)
 			return
 		case <-tick.C:
-			t.poll(false)
+			t.Poll(false)
 		}
 	}
 }
 
-func (t *tailer) poll(final bool) {
-	if t.emit == nil {
+// Poll hands the Observer what the replay wrote since the last poll; final also hands it an
+// unterminated last line (the replay has ended).
+func (t *Tailer) Poll(final bool) {
+	if t.obs == nil {
 		return
 	}
 	if lines := t.readLines(t.stderr, &t.errOff, &t.errPart, final); len(lines) > 0 {
@@ -83,10 +92,10 @@ func (t *tailer) poll(final bool) {
 			lines = lines[:maxLogLinesPerPoll]
 		}
 		for _, l := range lines {
-			t.emit(LogLine{Run: t.run, Line: l})
+			t.obs.Log(t.run, l)
 		}
 		if skipped > 0 {
-			t.emit(LogLine{Run: t.run, Line: "… " + strconv.Itoa(skipped) + " more lines in " + t.stderr})
+			t.obs.Log(t.run, "… "+strconv.Itoa(skipped)+" more lines in "+t.stderr)
 		}
 	}
 	elapsed := time.Since(t.start)
@@ -105,39 +114,39 @@ func (t *tailer) poll(final bool) {
 				if r, ok := t.pressure[p.Readmitted.Ordinal]; ok && !r.Readmitted {
 					r.Readmitted, r.ReadmittedAt = true, p.Readmitted.AtMs
 					t.pressure[r.Ordinal] = r
-					t.emit(PressureEvent{Run: t.run, Record: r})
+					t.obs.Pressure(t.run, r)
 				}
 			default:
 				last = &p
 			}
 		}
 		if last != nil {
-			t.emit(RunProgress{Run: t.run, VirtualTimeMs: last.VirtualTimeMs, Completed: last.Completed, Total: last.Total, Elapsed: elapsed})
+			t.obs.Progress(t.run, Progress{VirtualTimeMs: last.VirtualTimeMs, Completed: last.Completed, Total: last.Total, Elapsed: elapsed})
 		}
 		return
 	}
 	// No side channel: elapsed time only, about once a second.
 	if now := time.Now(); !final && now.Sub(t.lastElapsed) >= time.Second {
 		t.lastElapsed = now
-		t.emit(RunProgress{Run: t.run, Elapsed: elapsed})
+		t.obs.Progress(t.run, Progress{Elapsed: elapsed})
 	}
 }
 
 // pressureLive publishes a pressure record the moment the replay reports it; the run's
 // evidence carries the same record (by ordinal) at the end.
-func (t *tailer) pressureLive(p *livePressure) {
+func (t *Tailer) pressureLive(p *livePressure) {
 	r := report.PressureRecord{Ordinal: p.Ordinal, AtMs: p.AtMs, Pool: p.Pool, WorkerID: p.WorkerID, DPRank: p.DPRank,
 		Kind: p.Kind, RequestUUID: p.RequestUUID, RunningBefore: p.RunningBefore, ActiveBlocks: p.ActiveBlocks}
 	if t.pressure == nil {
 		t.pressure = map[int]report.PressureRecord{}
 	}
 	t.pressure[r.Ordinal] = r
-	t.emit(PressureEvent{Run: t.run, Record: r})
+	t.obs.Pressure(t.run, r)
 }
 
 // readLines returns the complete lines appended to path since the last call. With final set,
 // an unterminated last line is returned too.
-func (t *tailer) readLines(path string, off *int64, part *[]byte, final bool) []string {
+func (t *Tailer) readLines(path string, off *int64, part *[]byte, final bool) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"errors"
@@ -37,41 +37,41 @@ func becomeSubreaper() {
 	})
 }
 
-// procInfo is what /proc/PID/stat says of a process: its parent, process group and state.
-type procInfo struct {
-	pid, ppid, pgid int
-	state           byte
+// Proc is what /proc/PID/stat says of a process: its parent, process group and state.
+type Proc struct {
+	PID, PPID, PGID int
+	State           byte
 }
 
-func readProcInfo(pid int) (procInfo, bool) {
+func ReadProc(pid int) (Proc, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 3 {
-		return procInfo{}, false
+		return Proc{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
-	return procInfo{pid: pid, ppid: ppid, pgid: pgid, state: f[0][0]}, true
+	return Proc{PID: pid, PPID: ppid, PGID: pgid, State: f[0][0]}, true
 }
 
 // allProcs lists the processes in /proc.
-func allProcs() []procInfo {
+func allProcs() []Proc {
 	ents, _ := os.ReadDir("/proc")
-	var out []procInfo
+	var out []Proc
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcInfo(pid); ok {
+		if st, ok := ReadProc(pid); ok {
 			out = append(out, st)
 		}
 	}
@@ -90,8 +90,8 @@ func reapOrphans() {
 			// A child in kvparity's own process group is one it started itself (a toolchain
 			// probe, a build), never a replay's descendant: those are in the replay's group or
 			// in a session of their own.
-			if p.ppid == self && !running[p.pid] && p.pgid != ownGroup {
-				orphans = append(orphans, p.pid)
+			if p.PPID == self && !running[p.PID] && p.PGID != ownGroup {
+				orphans = append(orphans, p.PID)
 			}
 		}
 		childMu.Unlock()
@@ -112,11 +112,11 @@ func reapOrphans() {
 func strayProcesses(pgid int, dir string) []int {
 	var out []int
 	for _, p := range allProcs() {
-		if p.pgid != pgid || p.pid == os.Getpid() || p.state == 'Z' {
+		if p.PGID != pgid || p.PID == os.Getpid() || p.State == 'Z' {
 			continue
 		}
-		if inCampaign(p.pid, dir) {
-			out = append(out, p.pid)
+		if inCampaign(p.PID, dir) {
+			out = append(out, p.PID)
 		}
 	}
 	return out
@@ -132,13 +132,21 @@ func inCampaign(pid int, dir string) bool {
 	return strings.Contains(string(cmd), dir+string(filepath.Separator))
 }
 
-// killRecordedStrays kills what survives of the process groups of runs that started and never
+// A Stray is a run the journal says started and never ended: its process group (0: its pid
+// led one), its pid and the kvparity that owned it (nil when not recorded).
+type Stray struct {
+	Run   string
+	PGID  int
+	PID   int
+	Owner *Owner
+}
+
+// KillStrays kills what survives of the process groups of runs that started and never
 // ended (kvparity was killed while they ran), warning about each: such a survivor would disturb
 // every later performance sample. A run whose owning kvparity is still alive is not a stray:
 // it is that kvparity's live replay (the campaign lock keeps a second writer out; this keeps
 // even an owner that lost its lock from having its runs killed).
-// open is the run_start of each run without an end (History.openRuns).
-func killRecordedStrays(dir string, open []Record, warn func(string)) {
+func KillStrays(dir string, open []Stray, warn func(string)) {
 	for _, r := range open {
 		id := r.Run
 		if r.Owner != nil && r.Owner.Alive() {
@@ -176,7 +184,7 @@ func waitGone(pids []int, d time.Duration) {
 	for time.Now().Before(deadline) {
 		alive := false
 		for _, pid := range pids {
-			if st, ok := readProcInfo(pid); ok && st.state != 'Z' {
+			if st, ok := ReadProc(pid); ok && st.State != 'Z' {
 				alive = true
 			}
 		}

@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"encoding/json"
@@ -54,25 +54,28 @@ type HeldError struct {
 	Holder Holder
 }
 
+// NewHeldError refuses a second writer of the campaign dir, which holder writes.
+func NewHeldError(dir string, holder Holder) *HeldError { return &HeldError{dir: dir, Holder: holder} }
+
 func (e *HeldError) Error() string {
 	return fmt.Sprintf("campaign %s is being written by %s: one writer at a time; follow it live with 'kvparity open %s', or wait until it ends",
 		e.dir, e.Holder, e.dir)
 }
 
-// A campaignLock is a held campaign lock; release drops it.
-type campaignLock struct{ f *os.File }
+// A Lock is a held campaign lock; release drops it.
+type Lock struct{ f *os.File }
 
 // LockCampaign takes dir's campaign lock for a writer outside the engine (the matrix adding a
 // job record, the cleanup); the returned func releases it. A held lock is a *HeldError.
 func LockCampaign(dir string) (release func(), err error) {
-	l, err := lockCampaign(dir)
+	l, err := TryLock(dir)
 	if err != nil {
 		return nil, err
 	}
-	return l.release, nil
+	return l.Release, nil
 }
 
-func lockCampaign(dir string) (*campaignLock, error) {
+func TryLock(dir string) (*Lock, error) {
 	path := filepath.Join(dir, layout.FileLock)
 	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -82,23 +85,23 @@ func lockCampaign(dir string) (*campaignLock, error) {
 	case err == nil:
 	case errors.Is(err, unix.EWOULDBLOCK):
 		f.Close()
-		return nil, &HeldError{dir: dir, Holder: readHolder(dir)}
+		return nil, &HeldError{dir: dir, Holder: ReadHolder(dir)}
 	default:
 		f.Close()
 		return nil, fmt.Errorf("campaign lock %s: this filesystem refuses file locks (%v), so kvparity cannot make sure it is the campaign's only writer; put the campaign on a local filesystem", path, err)
 	}
-	h := Holder{Owner: selfOwner(), Command: os.Args, Since: time.Now().UTC()}
+	h := Holder{Owner: Self(), Command: os.Args, Since: time.Now().UTC()}
 	b, _ := json.Marshal(h)
 	// Written in place, never renamed: the lock lives on this inode.
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt(append(b, '\n'), 0)
 		f.Sync()
 	}
-	return &campaignLock{f: f}, nil
+	return &Lock{f: f}, nil
 }
 
-// release empties the lock file (nobody holds it) and drops the lock.
-func (l *campaignLock) release() {
+// Release empties the lock file (nobody holds it) and drops the lock.
+func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
@@ -107,8 +110,8 @@ func (l *campaignLock) release() {
 	l.f = nil
 }
 
-// readHolder reads who holds dir's lock; an empty or unreadable file gives a zero Holder.
-func readHolder(dir string) Holder {
+// ReadHolder reads who holds dir's lock; an empty or unreadable file gives a zero Holder.
+func ReadHolder(dir string) Holder {
 	var h Holder
 	b, err := os.ReadFile(filepath.Join(dir, layout.FileLock))
 	if err == nil {

@@ -1,4 +1,4 @@
-package engine
+package run
 
 import (
 	"fmt"
@@ -12,19 +12,19 @@ import (
 
 // The machine's NUMA topology, read by host.json (HostInfo.NUMA) and by every placement record.
 
-// A PlacementNUMA is one /sys/devices/system/node/nodeN and its CPUs.
-type PlacementNUMA struct {
+// A NUMANode is one /sys/devices/system/node/nodeN and its CPUs.
+type NUMANode struct {
 	ID   int    `json:"id"`
 	CPUs string `json:"cpus"`
 }
 
 // ReadNUMA lists the NUMA nodes under sysNode (/sys/devices/system/node).
-func ReadNUMA(sysNode string) ([]PlacementNUMA, error) {
+func ReadNUMA(sysNode string) ([]NUMANode, error) {
 	dirs, err := filepath.Glob(filepath.Join(sysNode, "node[0-9]*"))
 	if err != nil || len(dirs) == 0 {
 		return nil, fmt.Errorf("no NUMA nodes under %s: NUMA placement unknown", sysNode)
 	}
-	var nodes []PlacementNUMA
+	var nodes []NUMANode
 	for _, d := range dirs {
 		id, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "node"))
 		if err != nil {
@@ -34,14 +34,14 @@ func ReadNUMA(sysNode string) ([]PlacementNUMA, error) {
 		if err != nil {
 			return nodes, fmt.Errorf("NUMA node %d: %w", id, err)
 		}
-		nodes = append(nodes, PlacementNUMA{ID: id, CPUs: strings.TrimSpace(string(b))})
+		nodes = append(nodes, NUMANode{ID: id, CPUs: strings.TrimSpace(string(b))})
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
 	return nodes, nil
 }
 
 // NUMASpan returns the NUMA nodes holding at least one of cpus.
-func NUMASpan(nodes []PlacementNUMA, cpus []int) []int {
+func NUMASpan(nodes []NUMANode, cpus []int) []int {
 	span := []int{}
 	for _, n := range nodes {
 		list, err := ParseCPUList(n.CPUs)
