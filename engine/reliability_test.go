@@ -108,15 +108,6 @@ func TestUnorderedProfileMismatchBlocksNamingTheRow(t *testing.T) {
 	}
 }
 
-func writeScript(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "harness.sh")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // Case 8 of issue 13: an empty binary is "not an executable (0 bytes)", not "EOF".
 func TestPinEmptyBinarySaysSo(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "offline_replay_bench")
