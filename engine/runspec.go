@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"kvparity/engine/run"
+	"kvparity/report"
+)
+
+// A runSpec is one run of an arm: the process engine/run starts, and what the journal records
+// of it (its id, arm, kind, index and attempt).
+type runSpec struct {
+	run.Spec
+	id      RunID
+	arm     Arm
+	kind    RunKind
+	index   int // repetition, pair or warmup index (1-based)
+	attempt int // 1-based
+}
+
+// runEvents publishes what engine/run hears from a running replay as the engine's events.
+type runEvents func(Event)
+
+func (e runEvents) Progress(id string, p run.Progress) {
+	e(RunProgress{Run: RunID(id), VirtualTimeMs: p.VirtualTimeMs, Completed: p.Completed, Total: p.Total, Elapsed: p.Elapsed})
+}
+
+func (e runEvents) Log(id, line string) { e(LogLine{Run: RunID(id), Line: line}) }
+
+func (e runEvents) Pressure(id string, r report.PressureRecord) {
+	e(PressureEvent{Run: RunID(id), Record: r})
+}
