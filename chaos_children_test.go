@@ -1,0 +1,120 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kvparity/engine"
+	"kvparity/verdict"
+)
+
+// Issue 25, "the replay's own child keeps running": a replay that starts children of its own
+// (one in its process group, one that left it with setsid) is running when kvparity gets
+// SIGHUP or SIGTERM. kvparity records the interruption, the journal reads back whole, and no
+// descendant of the replay survives.
+func TestChaosSignalKillsTheReplaysOwnChildren(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real campaign")
+	}
+	for _, exe := range []string{"bash", "setsid"} {
+		if _, err := exec.LookPath(exe); err != nil {
+			t.Skipf("%s is not installed", exe)
+		}
+	}
+	bin := kvparityBinary(t)
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		reason string
+	}{{syscall.SIGHUP, "hangup signal received"}, {syscall.SIGTERM, "terminated signal received"}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			marker := "kvparity-replay-child-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(int(tc.sig))
+			t.Cleanup(func() { killByMarker(marker) })
+			replay := filepath.Join(t.TempDir(), "offline_replay_bench")
+			script := "#!/bin/bash\n" +
+				"bash -c 'exec -a " + marker + "-group sleep 300' </dev/null >/dev/null 2>&1 &\n" +
+				"setsid bash -c 'exec -a " + marker + "-setsid sleep 300' </dev/null >/dev/null 2>&1 &\n" +
+				"exec -a " + marker + "-replay sleep 300\n"
+			if err := os.WriteFile(replay, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			row := engine.TinyRow("", "")
+			row.Name = "children"
+			for _, a := range []*engine.ArmSpec{&row.Baseline, &row.Candidate} {
+				a.Revision, a.Binary = "abcdef0", replay
+			}
+			rowFile := writeRow(t, t.TempDir(), row)
+			dir := filepath.Join(t.TempDir(), "c")
+			cmd := exec.Command(bin, "run", rowFile, "--campaign", dir, "--stage", "determinism")
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done })
+
+			waitJournal(t, dir, "a running replay", aRunIsOpen)
+			deadline := time.Now().Add(time.Minute)
+			for len(liveByMarker(marker)) < 3 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the replay and its two children never all ran: %v\n%s", liveByMarker(marker), errb.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Logf("before %s: %v", tc.sig, liveByMarker(marker))
+			syscall.Kill(cmd.Process.Pid, tc.sig) // kvparity alone, as the terminal or kill sends it
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("kvparity did not stop on %s", tc.sig)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != verdict.ExitInconclusive {
+				t.Errorf("kvparity stopped by %s mid-stage exited %d, want 2 (undecided)\n%s", tc.sig, code, tail(errb.String(), 20))
+			}
+			deadline = time.Now().Add(5 * time.Second)
+			for len(liveByMarker(marker)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if left := liveByMarker(marker); len(left) > 0 {
+				t.Errorf("descendants of the replay outlived kvparity's %s: %v", tc.sig, left)
+			}
+			checkStoppedBy(t, dir, tc.reason)
+		})
+	}
+}
+
+// liveByMarker lists live (non-zombie) processes whose command line holds marker, as
+// "pid cmdline".
+func liveByMarker(marker string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, filepath.Base(filepath.Dir(p))+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
+
+// killByMarker kills what liveByMarker finds (the test's own leftovers, by pid).
+func killByMarker(marker string) {
+	for _, p := range liveByMarker(marker) {
+		if pid, err := strconv.Atoi(strings.Fields(p)[0]); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
