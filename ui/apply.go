@@ -92,6 +92,7 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.say(string(ev.Stage) + " stage started")
 	case engine.FollowedWriter:
 		m.stale = true
+		m.followed, m.followEnded = ev.Holder.PID, ev.Ended
 		if ev.Ended {
 			m.following = fmt.Sprintf("READ-ONLY: the kvparity it followed (pid %d) has ended; quit and open the campaign again to run stages here", ev.Holder.PID)
 			m.say(fmt.Sprintf("kvparity pid %d has stopped writing this campaign", ev.Holder.PID))

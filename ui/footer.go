@@ -20,10 +20,17 @@ func (m *Model) footer() string {
 	}
 	// Bindings that depend on state are switched on a copy, so the footer shows what applies
 	// now (x while a stage runs, g and p while none does) and the ? overlay still lists all.
+	// A follower (another kvparity writes the campaign, or wrote it until it ended) runs no
+	// stage: the engine refuses the stage keys, rerun, add repetition and watch, and x has
+	// nothing of its own to stop, so none of them is offered.
 	km := m.keys
-	km.StopStage.SetEnabled(m.stageRunning)
-	km.StartDeterminism.SetEnabled(!m.stageRunning)
-	km.StartPerf.SetEnabled(!m.stageRunning)
+	writer := m.following == ""
+	km.StopStage.SetEnabled(writer && m.stageRunning)
+	km.StartDeterminism.SetEnabled(writer && !m.stageRunning)
+	km.StartPerf.SetEnabled(writer && !m.stageRunning)
+	for _, b := range []*key.Binding{&km.Rerun, &km.AddRepetition, &km.Watch} {
+		b.SetEnabled(writer)
+	}
 	all := km.ShortHelp()
 	tail := all[len(all)-2:]
 	focused := m.focused()

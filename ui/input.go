@@ -63,7 +63,7 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	km := m.keys
 	switch {
 	case key.Matches(k, km.Quit):
-		if m.stageRunning {
+		if m.stageRunning && m.following == "" { // a follower's quit stops none of the writer's replays
 			m.overlay = overlayConfirmQuit
 			return nil, true
 		}
@@ -107,6 +107,11 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.say("profiling both arms under perf, one at a time on the measured CPU…")
 		return act("investigate", func() error { return m.ctl.StartInvestigation(equivalence) }), true
 	case key.Matches(k, km.StopStage):
+		if m.following != "" {
+			// The engine's StopStage stops this process's stage: a follower runs none.
+			m.alarm("stop stage refused: " + m.followedStages())
+			return nil, true
+		}
 		if !m.stageRunning {
 			m.say("no stage is running")
 		} else {

@@ -134,6 +134,8 @@ type Model struct {
 	blocked      string // why the row is blocked, "" when it is not
 	rowChanged   bool   // the row file changed after the campaign froze it
 	following    string // the read-only mark while another kvparity writes the campaign ("" when this one may)
+	followed     int    // the pid of the kvparity followed (0 when this one writes)
+	followEnded  bool   // that kvparity has ended
 	rebuildPhase string // the phase of watch mode's rebuild of a checkout arm (rebuild.go)
 	closing      bool
 	engineDone   bool
@@ -324,6 +326,14 @@ func (m *Model) panes() []pane.Pane {
 }
 
 // resumeKeys says which keys resume the stages of a reopened campaign.
+// followedStages says whose the campaign's stages are on a follower: why x stops nothing here.
+func (m Model) followedStages() string {
+	if m.followEnded {
+		return fmt.Sprintf("this workbench followed kvparity pid %d, which has ended: no stage runs here; quit and open the campaign again to run stages", m.followed)
+	}
+	return fmt.Sprintf("kvparity pid %d runs this campaign's stages; stop its stage where it runs (Ctrl-C in its terminal, or kill %d)", m.followed, m.followed)
+}
+
 func (m Model) resumeKeys() string {
 	return fmt.Sprintf("%s resumes the determinism stage, %s the performance stage", keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf))
 }
