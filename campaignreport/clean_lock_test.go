@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
-	"kvparity/engine"
+	"kvparity/engine/run"
 )
 
 // Issue 25, deliverable 1 (one writer): `kvparity clean` takes the campaign lock. While another
@@ -27,7 +27,7 @@ func TestCleanTakesTheCampaignLock(t *testing.T) {
 	}
 	reportTwice(t, dir)
 	before := files(t, dir)
-	release, err := engine.LockCampaign(dir) // another kvparity writes the campaign
+	release, err := run.LockCampaign(dir) // another kvparity writes the campaign
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestCleanTakesTheCampaignLock(t *testing.T) {
 	holder := "is being written by kvparity pid " + strconv.Itoa(os.Getpid())
 
 	_, err = campaignreport.Clean(dir, false)
-	var held *engine.HeldError
+	var held *run.HeldError
 	if !errors.As(err, &held) || held.Holder.PID != os.Getpid() || !strings.Contains(err.Error(), "clean: campaign "+dir+" "+holder) {
 		t.Fatalf("Clean beside a held lock: %v, want a *HeldError naming pid %d", err, os.Getpid())
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kvparity/engine"
+	engrun "kvparity/engine/run"
 )
 
 // Issue 25, deliverable 2 (open follows live, read-only): while the workbench follows another
@@ -28,7 +29,7 @@ func TestFollowerFooterOffersOnlyWhatWorks(t *testing.T) {
 
 	f = newFake(testInfo(5000, 60))
 	m = newTestModel(t, f, 240, 30)
-	holder := engine.Holder{Owner: engine.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "perf"}}
+	holder := engrun.Holder{Owner: engrun.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "perf"}}
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder}, engine.StageStarted{Stage: engine.StagePerf}}})
 	check := func(when string) {
 		t.Helper()

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/engine"
+	"kvparity/engine/run"
 	"kvparity/internal/layout"
 )
 
@@ -35,7 +35,7 @@ func TestJobRecordTakesTheCampaignLock(t *testing.T) {
 		RunLocal: func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			fakeRun(t, rowDir, 0, "PASS")
 			// Another writer has the row's campaign when its job ends (a stray kvparity run).
-			r, err := engine.LockCampaign(rowDir)
+			r, err := run.LockCampaign(rowDir)
 			if err != nil {
 				t.Error(err)
 				return 3
@@ -63,7 +63,7 @@ func TestJobRecordTakesTheCampaignLock(t *testing.T) {
 	// Directly, as after any job end: refused with a *HeldError while held, appended after.
 	j := JobRecord{Mode: "local", State: JobCompleted, Command: []string{"kvparity", "run"}, Submitted: time.Now(), Ended: time.Now()}
 	err = appendJobRecord(rowDir, j)
-	var held *engine.HeldError
+	var held *run.HeldError
 	if !errors.As(err, &held) || held.Holder.PID != os.Getpid() {
 		t.Fatalf("appendJobRecord beside a held lock: %v, want a *HeldError naming pid %d", err, os.Getpid())
 	}
