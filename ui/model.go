@@ -325,7 +325,6 @@ func (m *Model) panes() []pane.Pane {
 	return ps
 }
 
-// resumeKeys says which keys resume the stages of a reopened campaign.
 // followedStages says whose the campaign's stages are on a follower: why x stops nothing here.
 func (m Model) followedStages() string {
 	if m.followEnded {
@@ -334,6 +333,7 @@ func (m Model) followedStages() string {
 	return fmt.Sprintf("kvparity pid %d runs this campaign's stages; stop its stage where it runs (Ctrl-C in its terminal, or kill %d)", m.followed, m.followed)
 }
 
+// resumeKeys says which keys resume the stages of a reopened campaign.
 func (m Model) resumeKeys() string {
 	return fmt.Sprintf("%s resumes the determinism stage, %s the performance stage", keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf))
 }
