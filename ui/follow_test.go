@@ -69,3 +69,17 @@ func TestFollowerFooterOffersOnlyWhatWorks(t *testing.T) {
 	m = update(t, m, press("x"))
 	mustContain(t, screen(m), "stop stage refused: this workbench followed kvparity pid 4242, which has ended")
 }
+
+// A campaign opened read-only (followed, or cleaned) names no key that would resume its
+// stages when its journal is replayed: no stage resumes here.
+func TestReadOnlyReopenNamesNoResumeKeys(t *testing.T) {
+	info := testInfo(5000, 60)
+	info.ReadOnly = "campaign c is being written by kvparity pid 4242"
+	m := newTestModel(t, newFake(info), 240, 30)
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.HistoryReplayed{Records: 2}}})
+	s := screen(m)
+	mustContain(t, s, "campaign reopened: 2 journal records replayed · read-only: no stage resumes here")
+	if strings.Contains(s, "resumes the determinism stage") {
+		t.Errorf("a read-only campaign names the keys that resume its stages:\n%s", s)
+	}
+}

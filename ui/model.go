@@ -136,6 +136,7 @@ type Model struct {
 	following    string // the read-only mark while another kvparity writes the campaign ("" when this one may)
 	followed     int    // the pid of the kvparity followed (0 when this one writes)
 	followEnded  bool   // that kvparity has ended
+	readOnly     bool   // the campaign opened read-only (followed or cleaned): no stage resumes here
 	rebuildPhase string // the phase of watch mode's rebuild of a checkout arm (rebuild.go)
 	closing      bool
 	engineDone   bool
@@ -187,6 +188,7 @@ func New(o Options) Model {
 	m.setStyles(st)
 	m.setFocus(focusDeterminism)
 	m.title = "kvparity · " + info.Row
+	m.readOnly = info.ReadOnly != ""
 	m.status = news(fmt.Sprintf("press %s to start the determinism stage · %s for every key", keys.Name(km.StartDeterminism), keys.Name(km.Help)))
 	if o.Reopened {
 		m.status = news("campaign reopened from its journal: " + m.resumeKeys())
@@ -333,8 +335,11 @@ func (m Model) followedStages() string {
 	return fmt.Sprintf("kvparity pid %d runs this campaign's stages; stop its stage where it runs (Ctrl-C in its terminal, or kill %d)", m.followed, m.followed)
 }
 
-// resumeKeys says which keys resume the stages of a reopened campaign.
+// resumeKeys says which keys resume the stages of a reopened campaign (none on a read-only one).
 func (m Model) resumeKeys() string {
+	if m.readOnly {
+		return "read-only: no stage resumes here"
+	}
 	return fmt.Sprintf("%s resumes the determinism stage, %s the performance stage", keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf))
 }
 
