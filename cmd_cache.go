@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register("cache", "list or prune the build cache (built binaries and checkout lineages)", cacheCmd)
+	register("cache", "list or prune the build cache (built binaries and lineages, their kept build folders)", cacheCmd)
 }
 
 const cacheUsage = `usage: kvparity cache [list] [--json]

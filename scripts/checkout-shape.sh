@@ -6,8 +6,10 @@
 # and, the working tree being HEAD's content, parity PASS. Prints kvparity's summary and the
 # build records' shape facts (the replay core edited, the patch table, the profile).
 #
-# The checkout is made in a fixed folder (~/.cache/kvparity/shape-SHAPE, or $DESK_DIR-SHAPE) so
-# its lineage serves the next run; the campaign goes to a temporary folder.
+# The checkout is made in a fixed folder (~/.cache/kvparity/shape-SHAPE, $DESK_DIR-SHAPE, or
+# $CHECKOUT itself) so its lineage serves the next run; the campaign goes to a temporary folder.
+# CI sets CHECKOUT to the desk loop's checkout folder: the desk loop then rebuilds the other
+# shape in the same lineage, where the dependencies this run compiled are reused.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 shape=plain
@@ -16,7 +18,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-shape.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 bin="${KVPARITY_BIN:-$work/kvparity}"
 [[ -n "${KVPARITY_BIN:-}" ]] || (cd "$root" && go build -o "$bin" .)
-checkout="${DESK_DIR:-$HOME/.cache/kvparity/shape}-$shape/dynamo"
+checkout="${CHECKOUT:-${DESK_DIR:-$HOME/.cache/kvparity/shape}-$shape/dynamo}"
 rm -rf "$checkout"
 mkdir -p "$(dirname "$checkout")"
 bash "$root/scripts/dynamo-checkout.sh" "$checkout" ${1:-} >/dev/null

@@ -110,7 +110,7 @@ type Info struct {
 	Units        int      `json:"compiled_units"` // units cargo compiled (not those it found fresh)
 	FreshUnits   int      `json:"fresh_units,omitempty"`
 	// Ref is the ref a git source was named by, when not its full commit; Lineage the kept
-	// folder a checkout's build compiled in, Incremental whether its target folder held an
+	// folder the build compiled in (lineage.go), Incremental whether its target folder held an
 	// earlier build, ChangedFiles how many source files differed from that build's.
 	Ref          string `json:"ref,omitempty"`
 	Lineage      string `json:"lineage,omitempty"`
@@ -288,6 +288,14 @@ func Cached(ctx context.Context, s Spec, o Options) (info Info, ok bool, err err
 	return info, ok, nil
 }
 
+// FromCheckout says the build's source is a developer's checkout (a commit or a working
+// tree), which a save or a commit can move; a published crate's never does.
+func (i Info) FromCheckout() bool {
+	kind, _, _ := strings.Cut(i.Source, ":")
+	k, ok := kinds[kind]
+	return ok && k.checkout()
+}
+
 // compile does the build of an entry dir whose lock is held: fetch, vendor, patch, cargo.
 func compile(ctx context.Context, s Spec, req request, cache, dir string, say func(Progress)) (Info, error) {
 	kind, _ := kindOf(s)
@@ -301,33 +309,28 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	info := Info{Recipe: recipe, Source: s.identity(), Package: BenchPackage, Features: slices.Clone(s.Features), Rustc: tc.Rustc, Cargo: tc.Cargo,
 		ReplayCrate: ReplayCrate, ExtensionSHA256: ExtensionSHA256(), CacheKey: filepath.Base(dir), Variant: s.variant(),
 		InheritedEnv: req.inherited}
-	// A published crate builds in a throwaway folder; a checkout in its lineage's kept ones.
-	root, target := filepath.Join(work, "src"), filepath.Join(work, "target")
-	var lin lineage
-	var stamps map[string]stamp
-	if kind.checkout() {
-		lin = lineage{dir: filepath.Join(cache, lineageKey(req))}
-		if err := os.MkdirAll(lin.dir, 0o755); err != nil {
-			return Info{}, err
-		}
-		unlock, err := lockDir(lin.dir)
-		if err != nil {
-			return Info{}, err
-		}
-		defer unlock()
-		touch(lin.dir)
-		rec, _ := json.Marshal(lineageRecord{Source: "checkout:" + s.Repo, Features: sorted(s.Features), Variant: s.variant()})
-		if err := atomicfile.Write(filepath.Join(lin.dir, "lineage.json"), rec, 0o644); err != nil {
-			return Info{}, err
-		}
-		if stamps, err = lin.clear(); err != nil {
-			return Info{}, err
-		}
-		root, target = lin.src(), lin.target()
-		info.Lineage = filepath.Base(lin.dir)
-	} else if err := os.MkdirAll(root, 0o755); err != nil {
+	// Every build compiles in its lineage's kept folders (lineage.go), where what an earlier
+	// build of the same source compiled is reused.
+	lin := lineage{dir: filepath.Join(cache, lineageKey(req))}
+	if err := os.MkdirAll(lin.dir, 0o755); err != nil {
 		return Info{}, err
 	}
+	unlock, err := lockDir(lin.dir)
+	if err != nil {
+		return Info{}, err
+	}
+	defer unlock()
+	touch(lin.dir)
+	rec, _ := json.Marshal(lineageRecord{Source: lineageSourceName(s), Features: sorted(s.Features)})
+	if err := atomicfile.Write(filepath.Join(lin.dir, "lineage.json"), rec, 0o644); err != nil {
+		return Info{}, err
+	}
+	stamps, err := lin.clear()
+	if err != nil {
+		return Info{}, err
+	}
+	root, target := lin.src(), lin.target()
+	info.Lineage = filepath.Base(lin.dir)
 	say(Progress{Phase: "fetching"})
 	if err := kind.fetch(ctx, s, work, root, &info); err != nil {
 		return Info{}, err
@@ -366,21 +369,17 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	}
 	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
 
-	vendored := false
-	if kind.checkout() {
-		if vendored, err = lin.keepVendor(info.PublishedLockSHA256); err != nil {
-			return Info{}, err
-		}
+	vendored, err := lin.keepVendor(info.PublishedLockSHA256)
+	if err != nil {
+		return Info{}, err
 	}
 	if !vendored {
 		say(Progress{Phase: "vendoring"})
 		if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
 			return Info{}, fmt.Errorf("vendoring the dependencies of %s (from its own Cargo.lock): %w", s, err)
 		}
-		if kind.checkout() {
-			if err := lin.markVendored(info.PublishedLockSHA256); err != nil {
-				return Info{}, err
-			}
+		if err := lin.markVendored(info.PublishedLockSHA256); err != nil {
+			return Info{}, err
 		}
 	}
 	config := "[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n[source.vendored-sources]\ndirectory = \"vendor\"\n\n[net]\noffline = true\n"
@@ -414,14 +413,12 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		vsum := sha256.Sum256([]byte(vp))
 		info.VariantPatchSHA256 = hex.EncodeToString(vsum[:])
 	}
-	if kind.checkout() {
-		// Unchanged files get their old times back: cargo recompiles what changed only.
-		if info.ChangedFiles, err = lin.restore(stamps); err != nil {
-			return Info{}, err
-		}
-		_, statErr := os.Stat(target)
-		info.Incremental = statErr == nil
+	// Unchanged files get their old times back: cargo recompiles what changed only.
+	if info.ChangedFiles, err = lin.restore(stamps); err != nil {
+		return Info{}, err
 	}
+	_, statErr := os.Stat(target)
+	info.Incremental = statErr == nil
 
 	args := []string{"build", "--release", "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
 		"--bench", BenchTarget, "--message-format=json-render-diagnostics"}
@@ -436,11 +433,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		say(Progress{Phase: "compiling", Units: n, Current: current})
 	})
 	if ctx.Err() != nil {
-		next := "the next build starts over"
-		if kind.checkout() {
-			next = "the next build of this checkout continues from what was compiled"
-		}
-		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; %s)", s, ErrCancelled, units, next)
+		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; the next build of this source continues from them)", s, ErrCancelled, units)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
@@ -460,9 +453,9 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	if info.BinarySHA256, err = digest.File(info.Binary); err != nil {
 		return Info{}, err
 	}
-	// The binary and its record stay; the sources, vendored crates and target folder (gigabytes)
-	// go (a checkout's stay in its lineage), except the package's manifest and lock, kept
-	// beside the patch for review.
+	// The binary and its record stay in the entry, with the package's manifest and lock beside
+	// the patch for review; the sources, vendored crates and target folder (gigabytes) stay in
+	// the lineage.
 	for _, keep := range []string{"Cargo.toml", "Cargo.lock"} {
 		copyFile(filepath.Join(root, keep), filepath.Join(dir, keep))
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The build tests run the whole pipeline against a fake toolchain: the test binary itself plays
@@ -251,5 +252,48 @@ func TestSlowdownRefusesAnUnexpectedLoop(t *testing.T) {
 	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 10}, Options{Cache: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "calibrated slowdown-10") || !strings.Contains(err.Error(), "src/replay/disagg.rs") || !strings.Contains(err.Error(), "never patches a guess") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A published crate's calibrated slowdown compiles in the plain build's lineage: the same
+// vendored dependencies and target folder, with only the replay core's edited files newer, so
+// cargo recompiles that crate and its dependents only. The plain build's entry stays.
+func TestSlowdownVariantBuildsInThePlainCratesLineage(t *testing.T) {
+	log := fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	plain := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}
+	first, err := Build(context.Background(), plain, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Lineage == "" || first.Incremental {
+		t.Fatalf("the first build of a crate: lineage %q, incremental %v", first.Lineage, first.Incremental)
+	}
+	src := filepath.Join(cache, first.Lineage, "src")
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []string{"Cargo.toml", "patches/aisimulate-core/src/replay/agg.rs"} {
+		os.Chtimes(filepath.Join(src, f), old, old) // as if compiled an hour ago
+	}
+	vendorsBefore := countCalls(calls(t, log), "cargo vendor --locked")
+	slow := plain
+	slow.Slowdown = 10
+	second, err := Build(context.Background(), slow, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Lineage != first.Lineage || !second.Incremental || second.CacheKey == first.CacheKey {
+		t.Errorf("the slowdown: lineage %q (plain %q), incremental %v, key %s (plain %s)", second.Lineage, first.Lineage, second.Incremental, second.CacheKey, first.CacheKey)
+	}
+	if st, _ := os.Stat(filepath.Join(src, "Cargo.toml")); !st.ModTime().Equal(old) {
+		t.Errorf("dynamo-bench's manifest is unchanged but got a new time %v: cargo would recompile it", st.ModTime())
+	}
+	if st, _ := os.Stat(filepath.Join(src, "patches/aisimulate-core/src/replay/agg.rs")); !st.ModTime().After(old) {
+		t.Error("the slowed replay loop kept its old time: cargo would not recompile it")
+	}
+	if n := countCalls(calls(t, log), "cargo vendor --locked"); n != vendorsBefore {
+		t.Errorf("the lock did not change but the dependencies were vendored again (%d calls, %d before)", n, vendorsBefore)
+	}
+	if !entryHasBinary(filepath.Join(cache, first.CacheKey)) {
+		t.Error("the plain build's binary left the cache")
 	}
 }

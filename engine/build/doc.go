@@ -6,9 +6,10 @@
 // builds Dynamo's offline_replay_bench with one toolchain and one profile. Builds are cached
 // outside the campaign, keyed by everything that determines them, so a second campaign does
 // not rebuild; a cached entry is used only when its record equals the requested build and its
-// files are inside it with their checksums, else it is rebuilt with a warning. A checkout's
-// builds compile in one kept folder per checkout (its lineage), so an edit recompiles only the
-// crates it touches; the cache is held to a size limit, least recently used first.
+// files are inside it with their checksums, else it is rebuilt with a warning. Builds compile
+// in one kept folder per source (its lineage: a checkout, or a published crate's version), so
+// an edit, or a calibrated slowdown, recompiles only the crates it touches; the cache is held
+// to a size limit, least recently used first.
 //
 // It imports internal/atomicfile for the cache's entries, internal/digest for the checksums
 // and internal/procgroup to run cargo and git in their own process groups.
@@ -23,7 +24,7 @@
 //	kinds.go      the source kinds: crate and git, and their registry
 //	worktree.go   the worktree kind: a snapshot by content, its diff against the base commit
 //	follow.go     what a source's changes show in (watch mode), and whether it can move
-//	lineage.go    a checkout's kept source and target folders, file times restored
+//	lineage.go    a source's kept source and target folders, file times restored
 //	cache.go      the cache: its key, and the checks a cached entry must pass to be used
 //	prune.go      the cache's size limit, List, Prune (kvparity cache)
 //	toolchain.go  the toolchain recorded in a cache, for nodes without one (the matrix)

@@ -24,8 +24,8 @@ type sourceKind interface {
 	// fetch writes the pinned tree into dst, an empty folder except for what the lineage
 	// keeps (vendor/), and records what it fetched in info.
 	fetch(ctx context.Context, s Spec, work, dst string, info *Info) error
-	// checkout is true when the kind builds from a developer's checkout: its builds share a
-	// lineage (one kept source and target folder) so a small edit compiles incrementally.
+	// checkout is true when the kind builds from a developer's checkout, a path: all its
+	// revisions share one lineage (lineage.go), and a relative path is the row's folder's.
 	checkout() bool
 	// name is the source as a row names it; identity the source pinned (what the cache key
 	// and a cached record name); revision what a campaign records it as before it is built.

@@ -14,11 +14,14 @@ import (
 	"kvparity/internal/digest"
 )
 
-// A lineage is the builds of one checkout with everything that determines them except the
-// revision: the same checkout path, features, variant, toolchain and build environment. Its
-// builds share one source folder and one cargo target folder, kept in the cache between
-// builds, so a one-line edit recompiles only the crates it changes (and their dependents)
-// instead of every dependency. The source folder is rewritten for each revision, and every
+// A lineage is the builds of one source with everything that determines them except the
+// revision and the variant: the same checkout path (or published crate and version), features,
+// toolchain and build environment. Its builds share one source folder and one cargo target
+// folder, kept in the cache between builds, so a one-line edit recompiles only the crates it
+// changes (and their dependents) instead of every dependency. A calibrated slowdown is such an
+// edit too: it changes the patched replay core only, so 1.6.1's slowdown-10 candidate compiles
+// that crate and dynamo-bench beside the plain 1.6.1 build's dependencies (minutes less on a
+// fresh machine; CI builds both). The source folder is rewritten for each build, and every
 // file whose content did not change gets its previous modification time back: cargo decides
 // what to recompile from those times. Both arms of a row are built by the same recipe; only
 // where the compiler's output is kept differs, so a lineage build equals a clean build of the
@@ -34,21 +37,35 @@ type lineage struct {
 // lineagePrefix names lineage folders in the cache (build entries are bare keys).
 const lineagePrefix = "lineage-"
 
-// lineageKey names a request's lineage: its cache key without the revision. A checkout's
-// commits (git:) and its working tree (worktree:) share one: the desk loop's baseline at HEAD
-// and candidate in the working tree differ by the edit only, so the candidate's first build
-// recompiles just that.
+// lineageKey names a request's lineage: its cache key without the revision and the variant.
+// A checkout's commits (git:) and its working tree (worktree:) share one: the desk loop's
+// baseline at HEAD and candidate in the working tree differ by the edit only, so the
+// candidate's first build recompiles just that.
 func lineageKey(r request) string {
 	f := sorted(r.spec.Features)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.Repo, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
-	if v := variantSHA256(r.spec.Slowdown); v != "" {
-		fmt.Fprintf(h, "%s\n%s\n", r.spec.variant(), v)
-	}
+	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, lineageSource(r.spec), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if len(r.inherited) > 0 {
 		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))
 	}
 	return lineagePrefix + hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+// lineageSource is what a lineage builds from: a checkout's path (any of its revisions), or a
+// published crate and version (its only revision).
+func lineageSource(s Spec) string {
+	if s.Checkout() {
+		return s.Repo
+	}
+	return s.identity()
+}
+
+// lineageSourceName is lineageSource as `kvparity cache` lists it.
+func lineageSourceName(s Spec) string {
+	if s.Checkout() {
+		return "checkout:" + s.Repo
+	}
+	return s.identity()
 }
 
 func (l lineage) src() string    { return filepath.Join(l.dir, "src") }

@@ -29,7 +29,7 @@ const usedFile = ".used"
 // An Entry is one folder of the build cache.
 type Entry struct {
 	Dir      string    `json:"dir"`
-	Kind     string    `json:"kind"`   // "build" (a built binary and its record) or "lineage" (a checkout's kept folders)
+	Kind     string    `json:"kind"`   // "build" (a built binary and its record) or "lineage" (a source's kept build folders)
 	Source   string    `json:"source"` // what it was built from ("" when its record is missing)
 	Bytes    int64     `json:"bytes"`
 	LastUsed time.Time `json:"last_used"`
@@ -201,5 +201,4 @@ func treeBytes(dir string) int64 {
 type lineageRecord struct {
 	Source   string   `json:"source"`
 	Features []string `json:"features"`
-	Variant  string   `json:"variant,omitempty"`
 }

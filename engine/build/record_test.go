@@ -50,8 +50,7 @@ func TestBuildRecordsItsEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := filepath.Join(cache, plain.CacheKey, "work")
-	want := []string{"CARGO_TARGET_DIR=" + filepath.Join(work, "target"), "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never", "CARGO_PROFILE_RELEASE_DEBUG=line-tables-only"}
+	want := []string{"CARGO_TARGET_DIR=" + filepath.Join(cache, plain.Lineage, "target"), "CARGO_TERM_COLOR=never", "CARGO_TERM_PROGRESS_WHEN=never", "CARGO_PROFILE_RELEASE_DEBUG=line-tables-only"}
 	if !slices.Equal(plain.Env, want) || len(plain.InheritedEnv) != 0 {
 		t.Errorf("environment %q, inherited %q; want %q and none", plain.Env, plain.InheritedEnv, want)
 	}

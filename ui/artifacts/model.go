@@ -70,7 +70,7 @@ func (m Model) Stale() []engine.Arm {
 // WatchNews says what watch mode follows: the candidate's checkout when it was built from one
 // (a save or a commit rebuilds it), else the arms' binaries.
 func (m Model) WatchNews() string {
-	if b := m.arts[engine.Candidate].Build; b != nil && b.Lineage != "" {
+	if b := m.arts[engine.Candidate].Build; b != nil && b.FromCheckout() {
 		what := "a new commit"
 		if b.SnapshotSHA256 != "" {
 			what = "a saved file"

@@ -102,11 +102,22 @@ func TestWatchNewsNamesWhatIsFollowed(t *testing.T) {
 	}
 	for snapshot, want := range map[string]string{"": "a new commit rebuilds it", "ab12": "a saved file rebuilds it"} {
 		c := a[engine.Candidate]
-		c.Build = &build.Info{Lineage: "lineage-0123", SnapshotSHA256: snapshot}
+		c.Build = &build.Info{Source: "worktree:/src/dynamo#" + snapshot, Lineage: "lineage-0123", SnapshotSHA256: snapshot}
+		if snapshot == "" {
+			c.Build.Source = "git:/src/dynamo@0123"
+		}
 		a[engine.Candidate] = c
 		m.SetArtifacts(a)
 		if got := m.WatchNews(); !strings.Contains(got, "the candidate's checkout: "+want) {
 			t.Errorf("snapshot %q: %q", snapshot, got)
 		}
+	}
+	// A published crate compiles in a lineage too, but never moves: its binary is followed.
+	c := a[engine.Candidate]
+	c.Build = &build.Info{Source: "crate:dynamo-bench@1.6.1", Lineage: "lineage-4567"}
+	a[engine.Candidate] = c
+	m.SetArtifacts(a)
+	if got := m.WatchNews(); !strings.Contains(got, "both arms' binaries") {
+		t.Errorf("a published crate's candidate: %q", got)
 	}
 }
