@@ -63,9 +63,9 @@ func lineageSource(s Spec) string {
 // lineageSourceName is lineageSource as `kvparity cache` lists it.
 func lineageSourceName(s Spec) string {
 	if s.Checkout() {
-		return "checkout:" + s.Repo
+		return "checkout:" + lineageSource(s)
 	}
-	return s.identity()
+	return lineageSource(s)
 }
 
 func (l lineage) src() string    { return filepath.Join(l.dir, "src") }
