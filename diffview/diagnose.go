@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// A Signature is one recognised shape of a difference set (statistics-and-peers.md Part 3),
-// with the evidence that supports it. Diff.Diagnosis ranks them by the share they explain
-// (rankSignatures).
+// A Signature is one recognised shape of a difference set (docs/guide.md, "Reading the
+// diagnosis"), with the evidence that supports it. Diff.Diagnosis ranks them by the share they
+// explain (rankSignatures).
 type Signature struct {
 	Code     string   `json:"code"`     // stable id: configuration, schema-change, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
 	Label    string   `json:"label"`    // in words, for the pane and the CLI

@@ -61,7 +61,7 @@
 // before time 0: it is the first divergence only when no history event differs, and the
 // configuration signature names it either way; values with no time come last; a field only
 // one version's records carry is layout, not history, and is passed over. Diagnosis
-// applies lenses (statistics-and-peers.md Part 3): configuration, number spelling, child
+// applies lenses (docs/guide.md, "Reading the diagnosis"): configuration, number spelling, child
 // before parent, ordering within equal timestamps (events, decisions, ids of same-time
 // arrivals), placement ties (a request on another worker, every other value equal), id/uuid
 // drift and consistent renamings of workers (read off the routing decisions, or the records'
