@@ -104,6 +104,9 @@ func List(cache string) ([]Entry, error) {
 			var info Info
 			if b, err := os.ReadFile(filepath.Join(dir, "build.json")); err == nil && json.Unmarshal(b, &info) == nil {
 				e.Source = info.Source
+				if info.Variant != "" { // a calibrated slowdown of the same source is another build
+					e.Source += " (" + info.Variant + ")"
+				}
 			}
 		}
 		if st, err := os.Stat(filepath.Join(dir, usedFile)); err == nil {

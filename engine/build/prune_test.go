@@ -1,8 +1,10 @@
 package build
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,32 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("%q was accepted", bad)
 		}
+	}
+}
+
+// The cache's listing tells a calibrated slowdown's entry from the plain build of its source.
+func TestListNamesASlowdownsVariant(t *testing.T) {
+	fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}
+	for _, pct := range []int{0, 10} {
+		spec.Slowdown = pct
+		if _, err := Build(context.Background(), spec, Options{Cache: cache}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := List(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var builds []string
+	for _, e := range entries {
+		if e.Kind == "build" {
+			builds = append(builds, e.Source)
+		}
+	}
+	slices.Sort(builds)
+	if want := []string{"crate:dynamo-bench@9.9.9", "crate:dynamo-bench@9.9.9 (slowdown-10)"}; !slices.Equal(builds, want) {
+		t.Errorf("listed builds %q, want %q", builds, want)
 	}
 }
