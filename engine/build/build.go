@@ -292,8 +292,7 @@ func Cached(ctx context.Context, s Spec, o Options) (info Info, ok bool, err err
 // tree), which a save or a commit can move; a published crate's never does.
 func (i Info) FromCheckout() bool {
 	kind, _, _ := strings.Cut(i.Source, ":")
-	k, ok := kinds[kind]
-	return ok && k.checkout()
+	return Spec{Kind: kind}.Checkout()
 }
 
 // compile does the build of an entry dir whose lock is held: fetch, vendor, patch, cargo.

@@ -20,10 +20,9 @@ import (
 // folder, kept in the cache between builds, so a one-line edit recompiles only the crates it
 // changes (and their dependents) instead of every dependency. A calibrated slowdown is such an
 // edit too: it changes the patched replay core only, so 1.6.1's slowdown-10 candidate compiles
-// that crate and dynamo-bench beside the plain 1.6.1 build's dependencies (minutes less on a
-// fresh machine; CI builds both). The source folder is rewritten for each build, and every
-// file whose content did not change gets its previous modification time back: cargo decides
-// what to recompile from those times. Both arms of a row are built by the same recipe; only
+// that crate and its dependents beside the plain 1.6.1 build's dependencies. The source
+// folder is rewritten for each build, and every file whose content did not change gets its
+// previous modification time back: cargo decides what to recompile from those times. Both arms of a row are built by the same recipe; only
 // where the compiler's output is kept differs, so a lineage build equals a clean build of the
 // same tree at the same path.
 //
