@@ -1,6 +1,7 @@
 package main
 
 import (
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestChaosSignalKillsTheReplaysOwnChildren(t *testing.T) {
 			t.Skipf("%s is not installed", exe)
 		}
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	for _, tc := range []struct {
 		sig    syscall.Signal
 		reason string
@@ -77,7 +78,7 @@ func TestChaosSignalKillsTheReplaysOwnChildren(t *testing.T) {
 				t.Fatalf("kvparity did not stop on %s", tc.sig)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != verdict.ExitInconclusive {
-				t.Errorf("kvparity stopped by %s mid-stage exited %d, want 2 (undecided)\n%s", tc.sig, code, tail(errb.String(), 20))
+				t.Errorf("kvparity stopped by %s mid-stage exited %d, want 2 (undecided)\n%s", tc.sig, code, e2e.Tail(errb.String(), 20))
 			}
 			deadline = time.Now().Add(5 * time.Second)
 			for len(liveByMarker(marker)) > 0 && time.Now().Before(deadline) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"kvparity/internal/e2e"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -25,7 +26,7 @@ func TestChaosKillsAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and resumes a real campaign twenty times")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	ref := filepath.Join(t.TempDir(), "ref")
 	want := chaosRun(t, bin, ref)
 
@@ -150,13 +151,13 @@ type chaosOutcome struct {
 
 func chaosRun(t *testing.T, bin, dir string) chaosOutcome {
 	t.Helper()
-	_, out, errOut := runKvparity(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all", "--json")
+	_, out, errOut := e2e.Run(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all", "--json")
 	var doc struct {
 		verdict.Document
 		engine.Summary
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, tail(errOut, 30))
+		t.Fatalf("run --json: %v\n%s", err, e2e.Tail(errOut, 30))
 	}
 	o := chaosOutcome{Semantic: doc.Semantic.Verdict, Performance: doc.Performance.Verdict, Overall: doc.Overall.Verdict}
 	o.Baseline, o.Candidate = doc.Arms[engine.Baseline].Runs[0].Digest, doc.Arms[engine.Candidate].Runs[0].Digest

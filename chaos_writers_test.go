@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,12 +88,12 @@ func TestChaosTwoWritersAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two real campaigns")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	first, _, done := startRun(t, bin, dir, "all")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
 	start := time.Now()
-	code, _, errOut := runKvparity(t, bin, time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+	code, _, errOut := e2e.Run(t, bin, time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
 	if code != 3 || !strings.Contains(errOut, "is being written by kvparity pid "+strconv.Itoa(first.Process.Pid)) {
 		t.Fatalf("the second writer exited %d:\n%s", code, errOut)
 	}
@@ -101,7 +102,7 @@ func TestChaosTwoWritersAtOnce(t *testing.T) {
 	}
 	// The readers take no lock: each reads a consistent prefix of the journal while it grows.
 	for _, args := range [][]string{{"report", dir}, {"diff", "--campaign", dir}, {"exceptions", "list", dir}} {
-		if code, _, errs := runKvparity(t, bin, time.Minute, args...); code == 3 {
+		if code, _, errs := e2e.Run(t, bin, time.Minute, args...); code == 3 {
 			t.Errorf("kvparity %s while the campaign runs: exit 3\n%s", strings.Join(args, " "), errs)
 		}
 	}
@@ -120,7 +121,7 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real perf stage")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	writer, errb, done := startRun(t, bin, dir, "perf")
 	waitJournal(t, dir, "the perf stage's first sample run", func(recs []engine.Record) bool {
@@ -148,7 +149,7 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 	}
 	<-done
 	if code := writer.ProcessState.ExitCode(); code != verdict.ExitPass && code != verdict.ExitInconclusive {
-		t.Fatalf("the followed writer exited %d (want 0 or 2: identical arms cannot fail)\n%s", code, tail(errb.String(), 20))
+		t.Fatalf("the followed writer exited %d (want 0 or 2: identical arms cannot fail)\n%s", code, e2e.Tail(errb.String(), 20))
 	}
 	time.Sleep(2 * time.Second) // the follower reads the journal's last records and the writer's end
 	f.Close()
@@ -168,7 +169,7 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 	recs := waitJournal(t, dir, "the whole journal", func([]engine.Record) bool { return true })
 	checkNoRunKilled(t, dir)
 	if !hasType(recs, engine.RecPerfResult) && !strings.Contains(errb.String(), "BLOCKED") {
-		t.Errorf("the followed perf stage recorded no result:\n%s", tail(errb.String(), 20))
+		t.Errorf("the followed perf stage recorded no result:\n%s", e2e.Tail(errb.String(), 20))
 	}
 	checkJournal(t, dir, 0)
 	checkNoSurvivors(t, dir, 0)
@@ -181,7 +182,7 @@ func TestChaosSIGHUP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real campaign")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	run, _, done := startRun(t, bin, dir, "all")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
@@ -211,7 +212,7 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 		}
 		t.Skip("tmux is not installed: apt-get install tmux")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	session := "kvparity-chaos-" + strconv.Itoa(os.Getpid())
 	tmux := func(args ...string) {
@@ -311,8 +312,8 @@ func checkNoFalseVerdict(t *testing.T, bin, dir string, semanticRan bool) verdic
 // never a FAIL made of the interruption.
 func checkResumesToPass(t *testing.T, bin, dir string) {
 	t.Helper()
-	if code, _, errs := runKvparity(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "determinism"); code != verdict.ExitPass {
-		t.Fatalf("resume after the interruption: exit %d\n%s", code, tail(errs, 20))
+	if code, _, errs := e2e.Run(t, bin, 5*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "determinism"); code != verdict.ExitPass {
+		t.Fatalf("resume after the interruption: exit %d\n%s", code, e2e.Tail(errs, 20))
 	}
 	checkJournal(t, dir, 0)
 	checkNoSurvivors(t, dir, 0)
@@ -350,6 +351,6 @@ func readLockHolder(t *testing.T, dir string) run.Holder {
 
 // runKvparity2 runs the binary and returns stdout, stderr and the exit status.
 func runKvparity2(t *testing.T, bin string, args ...string) (string, string, int) {
-	code, out, errs := runKvparity(t, bin, 5*time.Minute, args...)
+	code, out, errs := e2e.Run(t, bin, 5*time.Minute, args...)
 	return out, errs, code
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,7 @@ func TestBuildCancelledBySignalExitsInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kvparity and a fake cargo with go build")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	tools := t.TempDir()
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(tools, "cargo"), "./testdata/hangingcargo").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestInvestigateNamesTheSlowdown(t *testing.T) {
 		t.Skip("runs the default row's determinism stage and profiles both arms")
 	}
 	needPerf(t)
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := t.TempDir()
 	row := engine.DefaultRow()
 	row.Name, row.Candidate.Variant = "default-slowdown-30", "slowdown-30"
@@ -46,7 +47,7 @@ func TestInvestigateNamesTheSlowdownOfARustArm(t *testing.T) {
 	}
 	needBuilds(t, "rows/dynamo-1.6.1-slowdown-10.toml")
 	needPerf(t)
-	investigateNames(t, kvparityBinary(t), "rows/dynamo-1.6.1-slowdown-10.toml", filepath.Join(t.TempDir(), "c"),
+	investigateNames(t, e2e.Binary(t), "rows/dynamo-1.6.1-slowdown-10.toml", filepath.Join(t.TempDir(), "c"),
 		func(f string) bool { return strings.HasSuffix(f, "::kvparity_calibrated_slowdown") })
 }
 
@@ -65,12 +66,12 @@ func needPerf(t *testing.T) {
 // profiler findings name it, and clean keeps the profiles.
 func investigateNames(t *testing.T, bin, rowPath, camp string, isSlowdown func(string) bool) {
 	t.Helper()
-	if code, _, errOut := runKvparity(t, bin, 40*time.Minute, "run", rowPath, "--stage", "determinism", "--campaign", camp); code != 0 {
-		t.Fatalf("determinism: exit %d\n%s", code, tail(errOut, 20))
+	if code, _, errOut := e2e.Run(t, bin, 40*time.Minute, "run", rowPath, "--stage", "determinism", "--campaign", camp); code != 0 {
+		t.Fatalf("determinism: exit %d\n%s", code, e2e.Tail(errOut, 20))
 	}
-	code, out, errOut := runKvparity(t, bin, 5*time.Minute, "investigate", camp)
+	code, out, errOut := e2e.Run(t, bin, 5*time.Minute, "investigate", camp)
 	if code != 0 {
-		t.Fatalf("investigate: exit %d\n%s\n%s", code, out, tail(errOut, 20))
+		t.Fatalf("investigate: exit %d\n%s\n%s", code, out, e2e.Tail(errOut, 20))
 	}
 	inv, err := engine.LoadInvestigation(camp)
 	if err != nil || inv == nil {
@@ -84,7 +85,7 @@ func investigateNames(t *testing.T, bin, rowPath, camp string, isSlowdown func(s
 	if !strings.Contains(out, "equivalent semantic work confirmed") || !strings.Contains(out, top.Function) {
 		t.Errorf("output:\n%s", out)
 	}
-	if code, _, errOut := runKvparity(t, bin, time.Minute, "report", camp); code != 0 {
+	if code, _, errOut := e2e.Run(t, bin, time.Minute, "report", camp); code != 0 {
 		t.Fatalf("report: %s", errOut)
 	}
 	md, _ := os.ReadFile(filepath.Join(camp, "report.md"))
@@ -99,7 +100,7 @@ func investigateNames(t *testing.T, bin, rowPath, camp string, isSlowdown func(s
 		t.Errorf("report.json lacks the profiler findings")
 	}
 	// kvparity clean keeps the investigation.
-	if code, _, errOut := runKvparity(t, bin, time.Minute, "clean", camp); code != 0 {
+	if code, _, errOut := e2e.Run(t, bin, time.Minute, "clean", camp); code != 0 {
 		t.Fatalf("clean: %s", errOut)
 	}
 	for _, r := range inv.Runs {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,28 +36,6 @@ func matrixNeedSlurm(t *testing.T) {
 		}
 		t.Skipf("no Slurm here (scripts/slurm-up.sh starts one): %v", err)
 	}
-}
-
-// runKvparity runs the built binary and returns its exit status and output.
-func runKvparity(t *testing.T, bin string, timeout time.Duration, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	// A kvparity started by a test dies with the test (a go test timeout kills the test binary;
-	// kvparity's own children, cargo included, die with kvparity through procgroup).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("kvparity %s: timed out after %s\nstderr:\n%s", strings.Join(args, " "), timeout, errb.String())
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("kvparity %s: %v", strings.Join(args, " "), err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
 func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
@@ -90,11 +68,11 @@ func TestMatrixSlurmTwoRows(t *testing.T) {
 		t.Skip("needs Slurm, builds kvparity with go build and runs a matrix through sbatch")
 	}
 	matrixNeedSlurm(t)
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
 	rowA := matrixTinyRow(t, src, "tiny-pass", "", 200)
 	rowB := matrixTinyRow(t, src, "tiny-fifo", "fifo-preemption", 200)
-	code, stdout, stderr := runKvparity(t, bin, 8*time.Minute, "matrix", rowA, rowB, "--campaign", dir,
+	code, stdout, stderr := e2e.Run(t, bin, 8*time.Minute, "matrix", rowA, rowB, "--campaign", dir,
 		"--slurm", "--poll", "200ms", "--job-poll", "500ms", "--json")
 	if code != 1 {
 		t.Fatalf("a parity FAIL row makes the matrix exit 1, got %d\nstderr:\n%s", code, stderr)
@@ -193,7 +171,7 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 		t.Skip("needs Slurm, builds kvparity with go build and cancels and resumes a matrix job")
 	}
 	matrixNeedSlurm(t)
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
 	row := matrixTinyRow(t, src, "tiny-resume", "", 2000) // ~0.3 s per replay: time to cancel mid-run
 	rowDir := filepath.Join(dir, "tiny-resume")
@@ -227,7 +205,7 @@ func TestMatrixSlurmResumeAfterCancel(t *testing.T) {
 
 	// Resubmit by running the same command again.
 	t.Logf("the matrix recorded both cancels; running it again")
-	code, stdout, stderr := runKvparity(t, bin, 8*time.Minute, args...)
+	code, stdout, stderr := e2e.Run(t, bin, 8*time.Minute, args...)
 	if code < 0 || code > 2 { // a verdict: 4 pairs rarely decide the perf gate, a loaded host blocks it
 		out, _ := os.ReadFile(filepath.Join(rowDir, "slurm-"+lastJobID(t, rowDir)+".out"))
 		t.Fatalf("resumed matrix exit %d\nstdout:\n%s\nstderr:\n%s\njob output:\n%s", code, stdout, stderr, out)
@@ -420,15 +398,15 @@ func TestMatrixSlurmSourceRow(t *testing.T) {
 	}
 	matrixNeedSlurm(t)
 	needBuilds(t, realRow)
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "matrix")
 	row, _ := filepath.Abs(realRow)
-	code, stdout, stderr := runKvparity(t, bin, 20*time.Minute, "matrix", row, "--campaign", dir, "--slurm", "--stage", "determinism",
+	code, stdout, stderr := e2e.Run(t, bin, 20*time.Minute, "matrix", row, "--campaign", dir, "--slurm", "--stage", "determinism",
 		"--poll", "500ms", "--job-poll", "1s")
 	stderr = stdout + stderr // the matrix's scheduling lines go to one of them
 	// 1.5.1 and 1.6.1 may differ: a verdict either way.
 	if code != verdict.ExitPass && code != verdict.ExitFail {
-		t.Fatalf("matrix exit %d\nstderr:\n%s", code, tail(stderr, 40))
+		t.Fatalf("matrix exit %d\nstderr:\n%s", code, e2e.Tail(stderr, 40))
 	}
 	cache, err := build.DefaultCache()
 	if err != nil {
@@ -436,7 +414,7 @@ func TestMatrixSlurmSourceRow(t *testing.T) {
 	}
 	name := "dynamo-1.5.1-vs-1.6.1"
 	if !strings.Contains(stderr, name+": building its source arms into "+cache) || strings.Count(stderr, "(cached)") != 2 {
-		t.Errorf("the matrix did not find both arms in the cache before submitting:\n%s", tail(stderr, 40))
+		t.Errorf("the matrix did not find both arms in the cache before submitting:\n%s", e2e.Tail(stderr, 40))
 	}
 	script, _ := os.ReadFile(filepath.Join(dir, name, layout.FileJobScript))
 	if !strings.Contains(string(script), "KVPARITY_BUILD_CACHE="+cache+"\nexport KVPARITY_BUILD_CACHE") {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,24 +64,8 @@ func TestParseInterleaved(t *testing.T) {
 	}
 }
 
-// Shared test helpers: kvparityBinary, runKvparity (cmd_matrix_slurm_test.go) and writeTinyRow
+// Shared test helpers: writeTinyRow and writeRow (e2e builds and runs the binary)
 // are used by cmd_run_test.go as well.
-
-// kvparityBinary builds kvparity into the test's folder for the end-to-end tests: jobs exec it,
-// and its builtin arms replay with it, exactly as a user's kvparity would. (Building per test
-// keeps every file inside t.TempDir; the compile is cached, so a second build only links.)
-func kvparityBinary(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the end-to-end tests build kvparity and need the go tool: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "kvparity")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // writeTinyRow writes the built-in tiny row (200 generated requests) under a new name, with the
 // candidate playing an embedded-engine variant ("" for none).
@@ -135,11 +120,11 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kvparity with go build and runs a two-row matrix of tiny campaigns")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
 	rowA := matrixTinyRow(t, src, "local-a", "", 200)
 	rowB := matrixTinyRow(t, src, "local-b", "leak-random-uuid", 200)
-	code, stdout, stderr := runKvparity(t, bin, 5*time.Minute, "matrix", rowA, rowB, "--campaign", dir, "--poll", "100ms")
+	code, stdout, stderr := e2e.Run(t, bin, 5*time.Minute, "matrix", rowA, rowB, "--campaign", dir, "--poll", "100ms")
 	if code != 1 {
 		t.Fatalf("an UNSTABLE candidate fails the matrix (exit 1), got %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -164,7 +149,7 @@ func TestMatrixLocalEndToEnd(t *testing.T) {
 		t.Errorf("local-a run output:\n%s", out)
 	}
 	// Rerunning the matrix runs nothing again: both rows have a verdict.
-	code, stdout, _ = runKvparity(t, bin, time.Minute, "matrix", rowA, rowB, "--campaign", dir)
+	code, stdout, _ = e2e.Run(t, bin, time.Minute, "matrix", rowA, rowB, "--campaign", dir)
 	if code != 1 || !strings.Contains(stdout, "already has a verdict") {
 		t.Fatalf("rerun: exit %d\n%s", code, stdout)
 	}
@@ -210,7 +195,7 @@ func TestMatrixViewInATerminal(t *testing.T) {
 		}
 		t.Skip("tmux not installed")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	src, dir := t.TempDir(), filepath.Join(t.TempDir(), "matrix")
 	row := matrixTinyRow(t, src, "view-row", "", 200)
 	socket := fmt.Sprintf("kvparity-matrixview-%d", os.Getpid())

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +30,9 @@ func TestRunTinyRowWithTheEmbeddedEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kvparity with go build and runs the tiny row's campaign in it, twice")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "c")
-	code, out, errOut := runKvparity(t, bin, 3*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--json")
+	code, out, errOut := e2e.Run(t, bin, 3*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -50,7 +51,7 @@ func TestRunTinyRowWithTheEmbeddedEngine(t *testing.T) {
 		t.Fatalf("progress on stderr:\n%s", errOut)
 	}
 	// Rerunning the finished campaign runs nothing again and gives the same verdict.
-	code, out2, errOut2 := runKvparity(t, bin, 3*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--json")
+	code, out2, errOut2 := e2e.Run(t, bin, 3*time.Minute, "run", "--row", "tiny", "--campaign", dir, "--json")
 	if code != 0 || strings.Contains(errOut2, "started") {
 		t.Fatalf("rerun: exit %d, stderr:\n%s", code, errOut2)
 	}
@@ -63,11 +64,11 @@ func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kvparity with go build and runs two tiny-row campaigns in it")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	rows := t.TempDir()
 	t.Run("leak-random-uuid", func(t *testing.T) {
 		row := writeTinyRow(t, rows, "leak", "leak-random-uuid")
-		code, out, errOut := runKvparity(t, bin, 3*time.Minute, "run", row, "--stage", "all", "--campaign", filepath.Join(t.TempDir(), "c"), "--json")
+		code, out, errOut := e2e.Run(t, bin, 3*time.Minute, "run", row, "--stage", "all", "--campaign", filepath.Join(t.TempDir(), "c"), "--json")
 		if code != 1 {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 		}
@@ -86,7 +87,7 @@ func TestRunVariantsGiveTheProtocolVerdicts(t *testing.T) {
 	})
 	t.Run("fifo-preemption", func(t *testing.T) {
 		row := writeTinyRow(t, rows, "fifo", "fifo-preemption")
-		code, out, errOut := runKvparity(t, bin, 3*time.Minute, "run", row, "--campaign", filepath.Join(t.TempDir(), "c"), "--json")
+		code, out, errOut := e2e.Run(t, bin, 3*time.Minute, "run", row, "--campaign", filepath.Join(t.TempDir(), "c"), "--json")
 		if code != 1 {
 			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 		}
@@ -108,7 +109,7 @@ func TestRunSIGKILLMidStageResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kvparity with go build, SIGKILLs a default-row campaign mid-stage and resumes it")
 	}
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	rows := t.TempDir()
 	// 5,000 requests: each replay takes long enough to be killed in the middle of the stage.
 	r := engine.DefaultRow()
@@ -139,7 +140,7 @@ func TestRunSIGKILLMidStageResumes(t *testing.T) {
 		t.Skip("the stage finished before the kill landed")
 	}
 
-	code, out, errOut := runKvparity(t, bin, 3*time.Minute, "run", row, "--campaign", dir, "--json")
+	code, out, errOut := e2e.Run(t, bin, 3*time.Minute, "run", row, "--campaign", dir, "--json")
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errOut)
 	}

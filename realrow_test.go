@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,15 +64,15 @@ func TestRealDynamoRow(t *testing.T) {
 		t.Skip("builds (or finds cached) two Dynamo versions and runs their campaign")
 	}
 	needBuilds(t, realRow)
-	bin := kvparityBinary(t)
+	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "real")
-	code, out, errOut := runKvparity(t, bin, 80*time.Minute, "run", realRow, "--campaign", dir, "--stage", "all", "--json")
+	code, out, errOut := e2e.Run(t, bin, 80*time.Minute, "run", realRow, "--campaign", dir, "--stage", "all", "--json")
 	var doc struct {
 		verdict.Document
 		engine.Summary
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("run --json (exit %d): %v\nstderr:\n%s", code, err, tail(errOut, 60))
+		t.Fatalf("run --json (exit %d): %v\nstderr:\n%s", code, err, e2e.Tail(errOut, 60))
 	}
 	t.Logf("real row: overall %s (exit %d); semantic %s; performance %s; footprint %s",
 		doc.Overall.Verdict, code, doc.Semantic.Verdict, doc.Performance.Verdict, doc.Footprint.Verdict)
@@ -200,12 +201,4 @@ func TestRealDynamoRow(t *testing.T) {
 			t.Errorf("%s timing line without replay_execution_ms: %s", a.Build.Version, tl)
 		}
 	}
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -1,7 +1,8 @@
-package main
+package consistency_test
 
 import (
 	"encoding/json"
+	"kvparity/internal/e2e"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,25 +25,25 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real campaign")
 	}
-	bin := kvparityBinary(t)
-	rowFile, _ := filepath.Abs("rows/fifo-preemption.toml")
+	bin := e2e.Binary(t)
+	rowFile, _ := filepath.Abs("../rows/fifo-preemption.toml")
 	dir := filepath.Join(t.TempDir(), "c")
 	// The change unexplained: the semantic verdict FAILs (exit 1), whatever the scope.
-	if code, _, errs := runKvparity(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism"); code != verdict.ExitFail {
-		t.Fatalf("the fifo change without exception records: exit %d, want 1\n%s", code, tail(errs, 20))
+	if code, _, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism"); code != verdict.ExitFail {
+		t.Fatalf("the fifo change without exception records: exit %d, want 1\n%s", code, e2e.Tail(errs, 20))
 	}
 	for _, rec := range fifoRecords() {
 		if _, err := diffview.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
-	code, out, errs := runKvparity(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism", "--json")
+	code, out, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism", "--json")
 	var run struct {
 		verdict.Document
 		engine.Summary
 	}
 	if err := json.Unmarshal([]byte(out), &run); err != nil {
-		t.Fatalf("run --json (exit %d): %v\n%s\n%s", code, err, out, tail(errs, 20))
+		t.Fatalf("run --json (exit %d): %v\n%s\n%s", code, err, out, e2e.Tail(errs, 20))
 	}
 	rv := run.Verdicts
 	if rv.Semantic.Verdict != verdict.PassWithSemanticExceptions {
@@ -54,7 +55,7 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 			rv.Scope, rv.Overall.Verdict, rv.ExitCode, rv.SemanticExitCode, code)
 	}
 
-	if c, _, errs := runKvparity(t, bin, 5*time.Minute, "report", dir); c != 0 {
+	if c, _, errs := e2e.Run(t, bin, 5*time.Minute, "report", dir); c != 0 {
 		t.Fatalf("report: exit %d\n%s", c, errs)
 	}
 	js, err := os.ReadFile(filepath.Join(dir, layout.FileReportJSON))
