@@ -76,7 +76,7 @@
 //     kindState[S](h, recX), S being the file's own state type, and the file's query methods
 //     on *History answer from it (readers never see records or payloads, only History's
 //     answers); replay emits the events a reopened campaign re-publishes. History.Add decodes
-//     the payload once (decodeData) and passes it typed to both; neither runs when it does
+//     the payload once (DecodePayload) and passes it typed to both; neither runs when it does
 //     not decode. perf_isolate.go's load preflight (LoadCheck) is an example.
 //  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine

@@ -8,7 +8,7 @@ import (
 // Every record type the engine folds is defined once, by defineRecord (a record with a Data
 // payload) or definePlainRecord (one without), in the file of the stage that writes it: the Go
 // type of its payload, how History folds it, and the events a reopened campaign replays for
-// it. History.Add decodes a record's payload (decodeData: the one place Record.Data is
+// it. History.Add decodes a record's payload (DecodePayload: the one place Record.Data is
 // decoded) and hands the typed value to both, so no reader decodes a payload for itself.
 //
 // run_start and run_end are the core's records, shared by every stage; a stage whose runs
@@ -66,8 +66,8 @@ func define[K comparable](m map[K]*recordKind, key K, k *recordKind, what any) {
 
 func typedKind[T any](fold func(*History, *Record, *T), replay func(*Campaign, *History, *Record, *T)) *recordKind {
 	k := &recordKind{decode: func(b json.RawMessage) any {
-		d := new(T)
-		if !decodeData(b, d) {
+		d, err := DecodePayload[T](Record{Data: b})
+		if err != nil {
 			return nil
 		}
 		return d
@@ -81,11 +81,19 @@ func typedKind[T any](fold func(*History, *Record, *T), replay func(*Campaign, *
 	return k
 }
 
-// decodeData decodes a record's payload; false when it has none or it does not decode (a
-// record written by a newer kvparity, say): the fold then skips it, as it skips a type it does
-// not know.
-func decodeData(b json.RawMessage, v any) bool {
-	return len(b) > 0 && json.Unmarshal(b, v) == nil
+// DecodePayload decodes a record's payload as a T: the one place Record.Data is decoded, for
+// the campaign journal's folds and the bisect's. An error names the record; the campaign's fold
+// then skips it (a record written by a newer kvparity, say), as it skips a type it does not
+// know.
+func DecodePayload[T any](r Record) (*T, error) {
+	if len(r.Data) == 0 {
+		return nil, fmt.Errorf("record %d (%s): no payload", r.Seq, r.Type)
+	}
+	v := new(T)
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		return nil, fmt.Errorf("record %d (%s): %w", r.Seq, r.Type, err)
+	}
+	return v, nil
 }
 
 // marshalData encodes a record's payload.

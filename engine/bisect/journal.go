@@ -54,17 +54,17 @@ func fold(recs []engine.Record) (*founding, []Step, error) {
 	for _, r := range recs {
 		switch r.Type {
 		case RecBisect:
-			var x founding
-			if err := json.Unmarshal(r.Data, &x); err != nil {
-				return nil, nil, fmt.Errorf("record %d (%s): %w", r.Seq, r.Type, err)
+			x, err := engine.DecodePayload[founding](r)
+			if err != nil {
+				return nil, nil, err
 			}
-			f = &x
+			f = x
 		case RecStep:
-			var s Step
-			if err := json.Unmarshal(r.Data, &s); err != nil {
-				return nil, nil, fmt.Errorf("record %d (%s): %w", r.Seq, r.Type, err)
+			s, err := engine.DecodePayload[Step](r)
+			if err != nil {
+				return nil, nil, err
 			}
-			steps = append(steps, s)
+			steps = append(steps, *s)
 		}
 	}
 	return f, steps, nil
