@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"kvparity/engine/journal"
 	"kvparity/internal/e2e"
 	"math/rand/v2"
 	"os"
@@ -175,7 +176,7 @@ func checkJournal(t *testing.T, dir string, i int) {
 	if _, err := os.Stat(path); err != nil {
 		return // killed before the campaign existed
 	}
-	recs, _, err := engine.ReadJournal(path, engine.RefuseDamage)
+	recs, _, err := journal.Read[engine.Record](path, journal.RefuseDamage)
 	if err != nil {
 		t.Fatalf("kill %d: the journal does not read back: %v", i, err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/engine/journal"
 	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
@@ -50,7 +51,7 @@ func waitJournal(t *testing.T, dir, what string, pred func([]engine.Record) bool
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
-		if recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail); err == nil && pred(recs) {
+		if recs, _, err := journal.Read[engine.Record](filepath.Join(dir, layout.FileJournal), journal.SkipDamagedTail); err == nil && pred(recs) {
 			return recs
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -252,7 +253,7 @@ func checkWriterExit(t *testing.T, who string, code int) {
 // nobody interrupted, that is a writer (or a follower) killing another's replay.
 func checkNoRunKilled(t *testing.T, dir string) {
 	t.Helper()
-	recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.RefuseDamage)
+	recs, _, err := journal.Read[engine.Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
 	if err != nil {
 		t.Fatalf("the journal does not read back whole: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kvparity/engine/journal"
 	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func readMatrixJSON(t *testing.T, dir string) campaignreport.MatrixReport {
 
 func matrixJournal(t *testing.T, rowDir string) []engine.Record {
 	t.Helper()
-	recs, _, err := engine.ReadJournal(filepath.Join(rowDir, layout.FileJournal), engine.SkipDamagedTail)
+	recs, _, err := journal.Read[engine.Record](filepath.Join(rowDir, layout.FileJournal), journal.SkipDamagedTail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func matrixCancelMidPerf(t *testing.T, rowDir string, n, minEnds int, matrixErr 
 		if err != nil || len(jobs) != n {
 			continue
 		}
-		recs, _, err := engine.ReadJournal(filepath.Join(rowDir, layout.FileJournal), engine.SkipDamagedTail)
+		recs, _, err := journal.Read[engine.Record](filepath.Join(rowDir, layout.FileJournal), journal.SkipDamagedTail)
 		if err != nil || len(recs) == 0 {
 			continue
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/engine/journal"
 	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
@@ -172,7 +173,7 @@ func finishedRuns(t *testing.T, dir string) map[engine.RunID]bool {
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
-	j, _, err := engine.ReadJournal(path, engine.RefuseDamage)
+	j, _, err := journal.Read[engine.Record](path, journal.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}

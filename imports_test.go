@@ -30,14 +30,15 @@ var rooms = map[string]struct {
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/build", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
-	"engine/run":             {may: []string{"report", "internal/*"}}, // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine":                 {may: []string{"engine/build", "engine/journal", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true}, // the journal file, whatever its records say
+	"engine/run":             {may: []string{"report", "internal/*"}},      // the process runner: x/sys/unix for affinity, prctl and rusage
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
-	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
-	"campaignreport":         {may: []string{"engine", "engine/matrix", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
+	"engine/bisect":          {may: []string{"engine", "engine/journal", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
+	"campaignreport":         {may: []string{"engine", "engine/journal", "engine/matrix", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -93,6 +94,7 @@ var arrowWhy = map[string]string{
 
 	"engine -> engine/build":   "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile": "parses stage 7's profiles and symbol tables",
+	"engine -> engine/journal": "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
 	"engine -> engine/run":     "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
 
 	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
@@ -102,28 +104,33 @@ var arrowWhy = map[string]string{
 	"engine -> verdict":        "the words every stage decides in",
 	"engine -> internal/*":     "atomic files, digests, the campaign's file names, pointers, process groups",
 
+	"engine/journal -> internal/*": "the journal opened without following links; a new journal and a torn tail's quarantine written atomically",
+
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
 
-	"engine/matrix -> engine":       "rows, and each row's journal followed and folded by engine",
-	"engine/matrix -> verdict":      "the rows' verdicts combined into the matrix's",
-	"engine/matrix -> engine/run":   "the node's CPUs and NUMA nodes for the placement record; a job's campaign lock",
-	"engine/matrix -> engine/build": "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
-	"engine/matrix -> internal/*":   "atomic files, digests, file names, local rows in their own process groups",
+	"engine/matrix -> engine":         "rows, and each row's journal followed and folded by engine",
+	"engine/matrix -> engine/journal": "each row's journal followed as it is written; a job's records appended",
+	"engine/matrix -> verdict":        "the rows' verdicts combined into the matrix's",
+	"engine/matrix -> engine/run":     "the node's CPUs and NUMA nodes for the placement record; a job's campaign lock",
+	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
+	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
 	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits and the bisect's journal",
+	"engine/bisect -> engine/journal": "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
 	"engine/bisect -> campaignreport": "a probe is judged by the verdicts every surface computes (Assess), exception records included",
 	"engine/bisect -> diffview":       "the exception records copied into every probe are validated first",
 	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",
 	"engine/bisect -> internal/*":     "the campaign's file names, the copied exception records written atomically",
 
-	"campaignreport -> engine":        "everything the campaign recorded: journal, history, summary, artifacts",
-	"campaignreport -> engine/matrix": "the matrix report's rows",
-	"campaignreport -> engine/run":    "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
-	"campaignreport -> diffview":      "the focused diff and exception coverage of the semantic verdict",
-	"campaignreport -> stats":         "the perf figures and their method",
-	"campaignreport -> report":        "lifecycle evidence and product metrics of the kept reports",
-	"campaignreport -> verdict":       "Decide: stage 8's one computation of the verdicts",
-	"campaignreport -> internal/*":    "atomic writes of the report files, the campaign's file names",
+	"campaignreport -> engine":         "everything the campaign recorded: journal, history, summary, artifacts",
+	"campaignreport -> engine/journal": "the journal read once for the report, refusing damage",
+	"campaignreport -> engine/matrix":  "the matrix report's rows",
+	"campaignreport -> engine/run":     "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
+	"campaignreport -> diffview":       "the focused diff and exception coverage of the semantic verdict",
+	"campaignreport -> stats":          "the perf figures and their method",
+	"campaignreport -> report":         "lifecycle evidence and product metrics of the kept reports",
+	"campaignreport -> verdict":        "Decide: stage 8's one computation of the verdicts",
+	"campaignreport -> internal/*":     "atomic writes of the report files, the campaign's file names",
 
 	"report -> verdict":    "allowed; not used today",
 	"report -> internal/*": "jsonscan reads reports, pointer names their fields",
@@ -281,7 +288,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/build, engine/journal, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

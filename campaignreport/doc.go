@@ -19,7 +19,7 @@
 //
 //	model.go      report.json's types
 //	load.go       the campaign's files, read and checked, naming the file on error; the journal
-//	              folded by engine.FoldJournal (the engine's own rules, no copy of them here)
+//	              read by engine/journal (refusing damage) and folded by engine.FoldJournal (the engine's own rules, no copy of them here)
 //	semantic.go   the semantic verdict: parity, lifecycle rules, focused diffs, exception records
 //	statements.go skipped or unsupported coverage, stated plainly
 //	build.go      the Report assembled from the folded journal

@@ -2,6 +2,7 @@ package campaignreport_test
 
 import (
 	"encoding/json"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func parseReport(t *testing.T, js []byte) *campaignreport.Report {
 // and the footprint.
 func matchJournal(t *testing.T, dir string, r *campaignreport.Report) {
 	t.Helper()
-	recs, _, err := engine.ReadJournal(filepath.Join(dir, "journal.jsonl"), engine.RefuseDamage)
+	recs, _, err := journal.Read[engine.Record](filepath.Join(dir, "journal.jsonl"), journal.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 
@@ -44,7 +45,7 @@ func load(dir string) (*campaign, error) {
 		return nil, err
 	}
 	journalPath := filepath.Join(abs, layout.FileJournal)
-	recs, torn, err := engine.ReadJournal(journalPath, engine.RefuseDamage)
+	recs, torn, err := journal.Read[engine.Record](journalPath, journal.RefuseDamage)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,11 +299,11 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	for _, p := range c.pins {
 		founding = append(founding, Record{Type: RecPinned, Arm: p.Arm, Gen: p.Gen, Artifact: ptrInfo(p, dir)})
 	}
-	if err := createJournal(filepath.Join(dir, layout.FileJournal), founding); err != nil {
+	if err := journal.Create(filepath.Join(dir, layout.FileJournal), founding); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	os.Remove(filepath.Join(dir, layout.FileCreating)) // the campaign exists: the folder is no longer being created
-	if c.journal, err = OpenJournal(filepath.Join(dir, layout.FileJournal), c.warn); err != nil {
+	if c.journal, err = journal.Open[Record](filepath.Join(dir, layout.FileJournal), c.warn); err != nil {
 		return nil, err
 	}
 	c.ev = newEmitter()
@@ -362,7 +363,7 @@ func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
 	journalPath := filepath.Join(dir, layout.FileJournal)
-	recs, _, err := ReadJournal(journalPath, RefuseDamage)
+	recs, _, err := journal.Read[Record](journalPath, journal.RefuseDamage)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 		if err := verifyTrace(dir, c.trace); err != nil {
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
 		}
-		if c.journal, err = OpenJournal(journalPath, c.warn); err != nil {
+		if c.journal, err = journal.Open[Record](journalPath, c.warn); err != nil {
 			return nil, err
 		}
 		os.Remove(filepath.Join(dir, layout.FileCreating)) // a creation killed after its journal was written

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"io/fs"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 )
@@ -47,9 +48,5 @@ func (c *Campaign) refusal() error {
 
 // readOnlyJournal holds recs and refuses every append with why.
 func readOnlyJournal(path string, recs []Record, why error) *Journal {
-	j := &Journal{path: path, records: recs, failed: why}
-	if n := len(recs); n > 0 {
-		j.seq = recs[n-1].Seq
-	}
-	return j
+	return journal.ReadOnly[Record](path, recs, why)
 }

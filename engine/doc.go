@@ -20,9 +20,9 @@
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, verifyPinned, stale sources
 //	trace.go                 trace/window.jsonl + trace/checksums.json
-//	journal.go               journal.jsonl: CRC32C per line, fsync per record, torn tail dropped;
-//	                         ReadJournal, the one reader, with its TailMode for a damaged end
-//	journal_tail.go          JournalTail: follows a journal without writing it (SkipDamagedTail)
+//	journal.go               journal.jsonl's Record and its core types; the file itself (CRC32C
+//	                         per line, fsync per record, torn tail dropped, journal.Read with its
+//	                         TailMode, journal.Tail following) is engine/journal's
 //	records.go               record definitions: each type's payload, fold and replay; the core's
 //	runspec.go               a run of an arm: engine/run's process and what the journal records of it
 //	host.go                  host.json (CPUs and NUMA nodes from engine/run)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"kvparity/engine/journal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,7 +67,7 @@ func (c *Campaign) startFollowing(holder run.Holder) {
 	f := &follower{done: make(chan struct{}), stopped: make(chan struct{})}
 	c.follow = f
 	path := filepath.Join(c.dir, layout.FileJournal)
-	tail := NewJournalTail(path)
+	tail := journal.NewTail[Record](path)
 	h := FoldJournal(c.journal.Records(), c.row) // what the replay published; the tail rereads it and skips it by seq
 	c.emit(FollowedWriter{Holder: holder})
 	if st, ok := h.openStage(); ok {
@@ -75,7 +76,7 @@ func (c *Campaign) startFollowing(holder run.Holder) {
 	go c.followLoop(f, tail, h, holder)
 }
 
-func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder run.Holder) {
+func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], h *History, holder run.Holder) {
 	defer close(f.stopped)
 	w, err := fsnotify.NewWatcher()
 	var events chan fsnotify.Event
@@ -106,10 +107,10 @@ func (c *Campaign) followLoop(f *follower, tail *JournalTail, h *History, holder
 		}
 		recs, _, _ := tail.Read()
 		for _, r := range recs {
-			if r.Seq <= c.journal.lastSeq() {
+			if r.Seq <= c.journal.LastSeq() {
 				continue // the writer truncated a torn tail on resume: the tail reread the file
 			}
-			c.journal.followed(r)
+			c.journal.Followed(r)
 			c.replayRecord(h, h.add(r))
 			switch r.Type {
 			case RecPinned:

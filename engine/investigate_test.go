@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 		}
 	}
 	// One arm at a time: the two profiled runs never overlap, and both ran on the measured CPU.
-	recs, _, _ := ReadJournal(filepath.Join(dir, "journal.jsonl"), RefuseDamage)
+	recs, _, _ := journal.Read[Record](filepath.Join(dir, "journal.jsonl"), journal.RefuseDamage)
 	var spans [][2]time.Time
 	for _, r := range recs {
 		switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"kvparity/engine/journal"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -237,7 +238,7 @@ func spinThreads(n int, d time.Duration) {
 // semanticExit is the exit status of `kvparity run --stage determinism` for a summary's
 // campaign (no exception records in engine tests): stage 8's rules over the folded journal.
 func semanticExit(s Summary) int {
-	recs, _, err := ReadJournal(filepath.Join(s.Dir, layout.FileJournal), RefuseDamage)
+	recs, _, err := journal.Read[Record](filepath.Join(s.Dir, layout.FileJournal), journal.RefuseDamage)
 	if err != nil {
 		return -1
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	recs, _, _ := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
+	recs, _, _ := journal.Read[Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
 	if o := recs[len(recs)-1].Owner; o == nil || o.PID != os.Getpid() || o.Start == 0 {
 		t.Fatalf("run_start records owner %+v, want this process with its start time", o)
 	}

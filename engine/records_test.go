@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -120,40 +119,5 @@ func TestHistoryRuns(t *testing.T) {
 	}
 	if s := h.Span(); s.Records != 7 {
 		t.Errorf("span %+v", s)
-	}
-}
-
-// The two tail modes read the same file differently: a corrupt complete line is an error
-// naming it under RefuseDamage, the end of the records under SkipDamagedTail; a torn last
-// line is skipped by both, and the file is never modified.
-func TestReadJournalTailModes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Append(Record{Type: RecCampaign})
-	j.Append(Record{Type: RecRunStart, Run: "det/baseline-1"})
-	j.Close()
-	good, _ := os.ReadFile(path)
-	torn := `0badc0de {"seq":3`
-	os.WriteFile(path, append(append([]byte(nil), good...), torn...), 0o644)
-	for _, mode := range []TailMode{RefuseDamage, SkipDamagedTail} {
-		recs, skipped, err := ReadJournal(path, mode)
-		if err != nil || len(recs) != 2 || skipped != len(torn) {
-			t.Errorf("mode %d, torn tail: %d records, skipped %d, %v", mode, len(recs), skipped, err)
-		}
-	}
-	corrupt := "0badc0de {\"seq\":3}\n"
-	os.WriteFile(path, append(append([]byte(nil), good...), corrupt...), 0o644)
-	if _, _, err := ReadJournal(path, RefuseDamage); err == nil || !strings.Contains(err.Error(), "line 3") {
-		t.Errorf("RefuseDamage on a corrupt acknowledged line: %v", err)
-	}
-	recs, skipped, err := ReadJournal(path, SkipDamagedTail)
-	if err != nil || len(recs) != 2 || skipped != len(corrupt) {
-		t.Errorf("SkipDamagedTail: %d records, skipped %d, %v", len(recs), skipped, err)
-	}
-	if now, _ := os.ReadFile(path); string(now) != string(good)+corrupt {
-		t.Error("a reader modified the journal")
 	}
 }

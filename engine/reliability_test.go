@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -140,7 +141,7 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	recs, _, _ := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
+	recs, _, _ := journal.Read[Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
 	if last := recs[len(recs)-1]; last.PGID != pgid {
 		t.Fatalf("run_start records pgid %d, want %d", last.PGID, pgid)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"kvparity/engine/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,7 @@ func processesUnder(dir string) []string {
 // countRecords counts journal records of a type per run.
 func runEnds(t *testing.T, dir string) map[RunID]int {
 	t.Helper()
-	j, err := OpenJournal(filepath.Join(dir, layout.FileJournal), nil)
+	j, err := journal.Open[Record](filepath.Join(dir, layout.FileJournal), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

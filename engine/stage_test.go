@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"kvparity/engine/journal"
 	"kvparity/engine/run"
 	"kvparity/internal/layout"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -27,7 +30,7 @@ func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
 		start, end time.Time
 	}
 	spans := map[RunID]*span{}
-	recs, _, err := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
+	recs, _, err := journal.Read[Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,16 +115,14 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	}
 	log.waitFor(t, "a first digest", func(evs []Event) bool { return len(eventsOf[DigestReady](evs)) > 0 })
 	// The disk fills up: every later write fails.
-	c.journal.mu.Lock()
-	c.journal.failed = errFullDisk
-	c.journal.mu.Unlock()
+	c.journal.Refuse(errFullDisk)
 	c.Wait()
 	log.waitFor(t, "RowBlocked", func(evs []Event) bool { return len(eventsOf[RowBlocked](evs)) > 0 })
 	b := eventsOf[RowBlocked](log.all())[0]
 	if !strings.Contains(b.Reason, "no space left on device") {
 		t.Fatalf("RowBlocked %+v", b)
 	}
-	recs, _, err := ReadJournal(filepath.Join(dir, layout.FileJournal), RefuseDamage)
+	recs, _, err := journal.Read[Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,3 +165,5 @@ func TestUnavailableCPUsAreRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+var errFullDisk = &os.PathError{Op: "write", Path: "journal.jsonl", Err: syscall.ENOSPC}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"kvparity/engine/journal"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -190,7 +191,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer unlock()
-	jr, err := engine.OpenJournal(filepath.Join(b.dir, JournalFile), o.Campaign.Warn)
+	jr, err := journal.Open[engine.Record](filepath.Join(b.dir, JournalFile), o.Campaign.Warn)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"kvparity/engine/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,7 +248,7 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	// finished repetitions (its journal) but no step yet.
 	jpath := filepath.Join(dir, JournalFile)
 	inFlight := func() (string, []Step) {
-		recs, _, _ := engine.ReadJournal(jpath, engine.SkipDamagedTail)
+		recs, _, _ := journal.Read[engine.Record](jpath, journal.SkipDamagedTail)
 		_, steps, _ := fold(recs)
 		if len(steps) < 2 {
 			return "", steps
@@ -283,7 +284,7 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	}
 	child.Process.Signal(syscall.SIGKILL)
 	<-exited
-	recs, _, err := engine.ReadJournal(jpath, engine.RefuseDamage)
+	recs, _, err := journal.Read[engine.Record](jpath, journal.RefuseDamage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	}
 	// Its campaign resumed: the runs that had finished were not run again.
 	starts := map[engine.RunID]int{}
-	for _, rec := range journal(t, filepath.Join(dir, probe)) {
+	for _, rec := range campaignRecords(t, filepath.Join(dir, probe)) {
 		if rec.Type == engine.RecRunStart {
 			starts[rec.Run]++
 		}
@@ -333,8 +334,8 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	}
 }
 
-func journal(t *testing.T, dir string) []engine.Record {
-	recs, _, err := engine.ReadJournal(filepath.Join(dir, layout.FileJournal), engine.SkipDamagedTail)
+func campaignRecords(t *testing.T, dir string) []engine.Record {
+	recs, _, err := journal.Read[engine.Record](filepath.Join(dir, layout.FileJournal), journal.SkipDamagedTail)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func journal(t *testing.T, dir string) []engine.Record {
 // finishedRuns are the runs of a campaign that ended without error.
 func finishedRuns(t *testing.T, dir string) []engine.RunID {
 	var ids []engine.RunID
-	for _, r := range journal(t, dir) {
+	for _, r := range campaignRecords(t, dir) {
 		if r.Type == engine.RecRunEnd && r.Error == "" && r.Digest != "" {
 			ids = append(ids, r.Run)
 		}
@@ -355,7 +356,7 @@ func finishedRuns(t *testing.T, dir string) []engine.RunID {
 // countRuns is how many processes a campaign started (run_start records).
 func countRuns(t *testing.T, dir string) int {
 	n := 0
-	for _, r := range journal(t, dir) {
+	for _, r := range campaignRecords(t, dir) {
 		if r.Type == engine.RecRunStart {
 			n++
 		}

@@ -2,7 +2,7 @@
 // concurrency"), one row per node, each row its own campaign in DIR/<row>. Without a scheduler
 // the rows run one after another on this machine through the same code path as `kvparity run`;
 // with Slurm each row is one job on one whole node, and the matrix follows the rows through
-// their journals (engine.JournalTail, folded by engine.History).
+// their journals (engine/journal's Tail, folded by engine.History).
 //
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
 // campaign report's computation) and Options.Report (campaignreport's matrix.json and
@@ -16,7 +16,8 @@
 // # Layout
 //
 //	matrix.go      Run, Options, Result: the rows' states, the staged binary, job ends
-//	status.go      RowStatus and the row stages: a row's journal folded into its matrix line
+//	status.go      RowStatus and the row stages: a row's journal (followed with engine/journal's
+//	               Tail) folded into its matrix line
 //	follow.go      dirWatcher: fsnotify plus polling over the rows' folders
 //	local.go       the rows one after another on this machine
 //	slurm.go       Slurm's client tools (sbatch, squeue, scontrol, sacct)

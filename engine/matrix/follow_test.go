@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"kvparity/engine"
+	"kvparity/engine/journal"
 	"kvparity/internal/layout"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestDirWatcherFallsBackToPolling(t *testing.T) {
 // matrix does when it starts following a finished row): 1,000 records per op.
 func BenchmarkFollowJournal(b *testing.B) {
 	path := filepath.Join(b.TempDir(), layout.FileJournal)
-	j, err := engine.OpenJournal(path, nil)
+	j, err := journal.Open[engine.Record](path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func BenchmarkFollowJournal(b *testing.B) {
 	j.Close()
 	b.ResetTimer()
 	for range b.N {
-		tail := engine.NewJournalTail(path)
+		tail := journal.NewTail[engine.Record](path)
 		recs, _, err := tail.Read()
 		if err != nil || len(recs) != 1000 {
 			b.Fatalf("%d records, %v", len(recs), err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"kvparity/engine"
+	"kvparity/engine/journal"
 	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -103,7 +104,7 @@ func appendJobRecord(rowDir string, j JobRecord) error {
 		return err
 	}
 	defer release()
-	jr, err := engine.OpenJournal(path, nil)
+	jr, err := journal.Open[engine.Record](path, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ type matrixRow struct {
 	file    string // absolute
 	dir     string // DIR/<row>
 	fold    *rowFold
-	tail    *engine.JournalTail
+	tail    *journal.Tail[engine.Record, *engine.Record]
 	jobs    []JobRecord
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
@@ -158,7 +159,7 @@ func newMatrix(o Options) (*matrix, error) {
 			return nil, &engine.RowError{File: f, Key: "name", Msg: fmt.Sprintf("%q is the matrix's executable's name; rename the row", row.Name)}
 		}
 		r := &matrixRow{row: row, file: abs, dir: filepath.Join(dir, row.Name), semanticOnly: o.SemanticOnly, assess: o.Assess}
-		r.tail = engine.NewJournalTail(filepath.Join(r.dir, layout.FileJournal))
+		r.tail = journal.NewTail[engine.Record](filepath.Join(r.dir, layout.FileJournal))
 		mode := "local"
 		if o.Slurm != nil {
 			mode = "slurm"

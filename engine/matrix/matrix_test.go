@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ func writeRowFile(t *testing.T, dir, name string) string {
 // would, a report.md, and returns exit.
 func fakeRun(t *testing.T, rowDir string, exit int, semantic string) {
 	t.Helper()
-	j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
+	j, err := journal.Open[engine.Record](filepath.Join(rowDir, layout.FileJournal), nil)
 	if err != nil {
 		t.Error(err)
 		return
@@ -150,7 +151,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 				fakeRun(t, rowDir, 1, "FAIL")
 				return 1
 			}
-			j, err := engine.OpenJournal(filepath.Join(rowDir, layout.FileJournal), nil)
+			j, err := journal.Open[engine.Record](filepath.Join(rowDir, layout.FileJournal), nil)
 			if err != nil {
 				t.Error(err)
 				return 3
@@ -210,7 +211,7 @@ func TestMatrixLocalResumesOnlyUnfinishedRows(t *testing.T) {
 
 func readAll(t *testing.T, path string) []engine.Record {
 	t.Helper()
-	j, err := engine.OpenJournal(path, nil)
+	j, err := journal.Open[engine.Record](path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

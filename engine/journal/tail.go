@@ -1,29 +1,29 @@
-package engine
+package journal
 
 import (
 	"io"
 	"os"
 )
 
-// A JournalTail reads the whole records appended to a journal since the last read. The engine
-// writes the journal; a follower (the matrix) only reads it, possibly from another node over a
-// shared filesystem, so it reads with SkipDamagedTail: a torn or corrupt last line is simply
-// left for a later read.
-type JournalTail struct {
+// A Tail reads the whole records appended to a journal since the last read. The engine writes
+// the journal; a follower (the matrix, a workbench following another kvparity) only reads it,
+// possibly from another node over a shared filesystem, so it reads with SkipDamagedTail: a
+// torn or corrupt last line is simply left for a later read.
+type Tail[R any, P Entry[R]] struct {
 	path string
 	off  int64
 }
 
-// NewJournalTail follows the journal at path (which need not exist yet).
-func NewJournalTail(path string) *JournalTail { return &JournalTail{path: path} }
+// NewTail follows the journal at path (which need not exist yet).
+func NewTail[R any, P Entry[R]](path string) *Tail[R, P] { return &Tail[R, P]{path: path} }
 
 // Path is the journal followed.
-func (t *JournalTail) Path() string { return t.path }
+func (t *Tail[R, P]) Path() string { return t.path }
 
 // Read returns the records appended since the last call. reset is true when the file shrank
 // (the engine dropped a torn tail on resume, or the campaign was recreated): the caller must
 // forget what it folded and fold the returned records, which then start at the beginning.
-func (t *JournalTail) Read() (recs []Record, reset bool, err error) {
+func (t *Tail[R, P]) Read() (recs []R, reset bool, err error) {
 	f, err := os.Open(t.path)
 	if os.IsNotExist(err) {
 		reset, t.off = t.off > 0, 0
@@ -50,7 +50,7 @@ func (t *JournalTail) Read() (recs []Record, reset bool, err error) {
 	if err != nil {
 		return nil, reset, err
 	}
-	recs, good, _ := parseJournal(data, t.path, SkipDamagedTail) // SkipDamagedTail returns no error
+	recs, good, _ := parse[R, P](data, t.path, SkipDamagedTail) // SkipDamagedTail returns no error
 	t.off += int64(good)
 	return recs, reset, nil
 }
