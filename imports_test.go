@@ -30,15 +30,16 @@ var rooms = map[string]struct {
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/build", "engine/journal", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine":                 {may: []string{"engine/build", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
 	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true}, // the journal file, whatever its records say
 	"engine/run":             {may: []string{"report", "internal/*"}},      // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine/perf":            {may: []string{"engine/run", "verdict"}},     // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
 	"engine/bisect":          {may: []string{"engine", "engine/journal", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
-	"campaignreport":         {may: []string{"engine", "engine/journal", "engine/matrix", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"campaignreport":         {may: []string{"engine", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -95,6 +96,7 @@ var arrowWhy = map[string]string{
 	"engine -> engine/build":   "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile": "parses stage 7's profiles and symbol tables",
 	"engine -> engine/journal": "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
+	"engine -> engine/perf":    "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
 	"engine -> engine/run":     "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
 
 	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
@@ -103,6 +105,9 @@ var arrowWhy = map[string]string{
 	"engine -> stats":          "the paired performance gate's schedule and analysis",
 	"engine -> verdict":        "the words every stage decides in",
 	"engine -> internal/*":     "atomic files, digests, the campaign's file names, pointers, process groups",
+
+	"engine/perf -> engine/run": "CPU sets and masks, and a process's parent read from /proc (isolation keeps kvparity's descendants)",
+	"engine/perf -> verdict":    "the footprint gate decides in the verdict words",
 
 	"engine/journal -> internal/*": "the journal opened without following links; a new journal and a torn tail's quarantine written atomically",
 
@@ -125,6 +130,7 @@ var arrowWhy = map[string]string{
 	"campaignreport -> engine":         "everything the campaign recorded: journal, history, summary, artifacts",
 	"campaignreport -> engine/journal": "the journal read once for the report, refusing damage",
 	"campaignreport -> engine/matrix":  "the matrix report's rows",
+	"campaignreport -> engine/perf":    "the footprint gate's figures the report prints",
 	"campaignreport -> engine/run":     "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
 	"campaignreport -> diffview":       "the focused diff and exception coverage of the semantic verdict",
 	"campaignreport -> stats":          "the perf figures and their method",
@@ -288,7 +294,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, engine/journal, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/build, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

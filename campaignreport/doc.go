@@ -10,8 +10,8 @@
 // trace window, which stage 9 deletes once their checksums are recorded.
 //
 // It imports engine for what the campaign recorded, engine/matrix for the matrix report's
-// rows, engine/run for the CPU sets and NUMA nodes the report names and the campaign lock clean
-// takes, diffview for the focused diff and the exception records' coverage, stats for the perf
+// rows, engine/perf for the footprint gate's figures, engine/run for the CPU sets and NUMA nodes
+// the report names and the campaign lock clean takes, diffview for the focused diff and the exception records' coverage, stats for the perf
 // figures, report for the lifecycle evidence and product metrics, verdict for Decide,
 // internal/layout for the campaign's file names and internal/atomicfile to write the reports.
 //

@@ -3,6 +3,7 @@ package campaignreport_test
 import (
 	"encoding/json"
 	"kvparity/engine/journal"
+	"kvparity/engine/perf"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,7 +97,7 @@ func matchJournal(t *testing.T, dir string, r *campaignreport.Report) {
 func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport.Report) {
 	t.Helper()
 	var result *engine.PerfResult
-	var footprint *engine.FootprintResult
+	var footprint *perf.FootprintResult
 	pairs := map[int]engine.PerfPair{}
 	samples := 0
 	var recorded verdict.Word
@@ -109,7 +110,7 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 			json.Unmarshal(x.Data, &d)
 			result = d.Result
 		case x.Type == engine.RecPerfFootprint:
-			footprint = &engine.FootprintResult{}
+			footprint = &perf.FootprintResult{}
 			json.Unmarshal(x.Data, footprint)
 		case x.Type == engine.RecPerfPair:
 			var p engine.PerfPair

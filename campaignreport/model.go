@@ -5,6 +5,7 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/engine/perf"
 	"kvparity/report"
 	"kvparity/verdict"
 )
@@ -288,7 +289,7 @@ type Performance struct {
 // Footprint is the footprint gate's verdict and, once the performance stage ran it, its figures.
 type Footprint struct {
 	verdict.Outcome
-	Result *engine.FootprintResult `json:"result"`
+	Result *perf.FootprintResult `json:"result"`
 }
 
 // A statement is one piece of coverage the campaign did not establish, said plainly.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"kvparity/engine/build"
+	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
@@ -55,6 +56,11 @@ func (p PinnedArtifact) info(dir string) ArtifactInfo {
 	return ArtifactInfo{Arm: p.Arm, Revision: p.Revision, Source: p.sourceLabel(), Path: filepath.Join(dir, p.Path),
 		Variant: p.Variant, Features: slices.Clone(p.Features), SHA256: p.SHA256, Size: p.Size, TextSize: p.TextSize, ShippedSize: p.ShippedSize, Stale: p.Stale,
 		Build: p.Build, SourceDiff: p.SourceDiff}
+}
+
+// footprint is what the footprint gate compares of the pin.
+func (p PinnedArtifact) footprint() perf.Binary {
+	return perf.Binary{Size: p.Size, ShippedSize: p.ShippedSize, TextSize: p.TextSize}
 }
 
 func (p PinnedArtifact) sourceLabel() string {

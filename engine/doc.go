@@ -4,7 +4,9 @@
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/build to build the arms that name a source, engine/run to run every replay
-// process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/profile to
+// process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for the
+// performance stage's instruments (a sample's monitor and invalidation rules, its timing record,
+// the load preflight, CPU isolation, the footprint gate), engine/profile to
 // read stage 7's profiles, report to canonicalise a run's report and read its evidence and the trace,
 // stats for the performance gate, verdict for the words every stage decides in, and
 // internal/atomicfile, internal/digest, internal/layout, internal/pointer and
@@ -36,7 +38,8 @@
 //	replay.go                the journal replayed as events on Open (each definition's replay)
 //	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
-//	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf)
+//	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf, with
+//	                         engine/perf's instruments)
 //
 // # Adding a stage
 //
@@ -77,6 +80,6 @@
 //     on *History answer from it (readers never see records or payloads, only History's
 //     answers); replay emits the events a reopened campaign re-publishes. History.Add decodes
 //     the payload once (DecodePayload) and passes it typed to both; neither runs when it does
-//     not decode. perf_isolate.go's load preflight (LoadCheck) is an example.
+//     not decode. perf_isolate.go's load preflight (perf.LoadCheck) is an example.
 //  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"kvparity/engine/perf"
 	"kvparity/verdict"
 )
 
@@ -341,7 +342,7 @@ type PerfProgress struct {
 	Started   bool // its schedule was persisted
 	pairs     int  // valid pairs recorded
 	samples   int  // sample and warmup processes ended
-	Footprint *FootprintResult
+	Footprint *perf.FootprintResult
 	Result    *PerfResult // nil until the stage decided
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kvparity/engine/perf"
 	"kvparity/internal/layout"
 	"kvparity/stats"
 	"kvparity/verdict"
@@ -27,7 +28,7 @@ type perfRun struct {
 	field string
 	proxy bool
 	cpu   int
-	self  selfPlacement
+	self  perf.SelfPlacement
 
 	caveats []string // said once each, in the result and the final summary
 }
@@ -42,9 +43,9 @@ func newPerfRun(c *Campaign) *perfRun {
 	cpus := c.CPUs()
 	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen),
 		field: c.row.Perf.TimingField, proxy: c.row.Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
-	p.self = newSelfPlacement(p.cpu)
-	if p.self.caveat != "" {
-		p.caveat(p.self.caveat)
+	p.self = perf.NewSelfPlacement(p.cpu)
+	if s := p.self.Caveat(); s != "" {
+		p.caveat(s)
 	}
 	if p.proxy {
 		p.caveat(fmt.Sprintf("timing field %s is a declared PROXY for replay_execution_ms, not the protocol's timing boundary", p.field))
@@ -66,7 +67,7 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		return false
 	}
 	if s.footprint == nil {
-		f := decideFootprint(c.Pinned(Baseline), c.Pinned(Candidate), c.row.Perf.FootprintExplained)
+		f := perf.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.row.Perf.FootprintExplained)
 		f.Key = p.key
 		if _, err := c.journal.Append(Record{Type: RecPerfFootprint, Data: marshalData(f)}); err != nil {
 			c.block(StagePerf, err.Error())
@@ -86,25 +87,25 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		s.schedule = &sched
 	}
 	defer func() {
-		if err := p.self.restore(); err != nil {
+		if err := p.self.Restore(); err != nil {
 			c.warn(fmt.Sprintf("perf: restoring kvparity's CPU mask: %v", err))
 		}
 	}()
 	if p.opts.IsolateCPU {
-		iso, err := isolateCPU(p.cpu, c.CPUs())
+		iso, err := perf.IsolateCPU(p.cpu, c.CPUs())
 		switch {
 		case err != nil:
 			c.warn("perf: " + err.Error() + "; measuring without isolation")
 		default:
 			if _, err := c.journal.Append(Record{Type: recIsolation, Stage: StagePerf, Data: marshalData(iso)}); err != nil {
-				undoIsolation(*iso)
+				iso.Undo()
 				c.block(StagePerf, err.Error())
 				return false
 			}
-			p.caveat(iso.summary())
-			c.emit(LogLine{Run: "perf/isolation", Line: iso.summary()})
+			p.caveat(iso.Summary())
+			c.emit(LogLine{Run: "perf/isolation", Line: iso.Summary()})
 			defer func() {
-				if err := undoIsolation(*iso); err != nil {
+				if err := iso.Undo(); err != nil {
 					c.warn("perf: " + err.Error())
 				}
 				c.journal.Append(Record{Type: recIsolationEnd, Stage: StagePerf, Note: iso.Cgroup})

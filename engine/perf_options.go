@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"kvparity/engine/perf"
+)
 
 // PerfOptions tune the performance stage beyond its row. The zero value is the protocol's
 // stage 7. Samples are pinned to the last CPU of the campaign's set (Options.CPUs; CPU 0
@@ -9,15 +13,15 @@ type PerfOptions struct {
 	// MonitorInterval is how often a running sample's affinity is read back (default 20 ms).
 	MonitorInterval time.Duration
 	// CompetingLoadFraction overrides the competing-load limit, as a fraction of the sample's
-	// wall time (default competingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
+	// wall time (default perf.DefaultCompetingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
 	// turns the check off (competing load is measured within the window), which tests that are
 	// not about load use so a busy shared host cannot invalidate their pairs.
 	CompetingLoadFraction float64
 	// IsolateCPU moves every other process of the machine off the measured CPU for the stage
-	// (perf_isolate.go; root only), and back after.
+	// (perf.IsolateCPU; root only), and back after.
 	IsolateCPU bool
 	// LoadWindow is how long the load preflight watches the measured CPU before the stage's
-	// runs (default loadWindow, 2 s).
+	// runs (default perf.DefaultLoadWindow, 2 s).
 	LoadWindow time.Duration
 	// MaxInvalidations is how many environmental invalidations one pair may take before the row is
 	// BLOCKED as measured on an unfit node (default 10).
@@ -43,7 +47,7 @@ func (o PerfOptions) competingLoadFraction() float64 {
 	if o.CompetingLoadFraction > 0 {
 		return o.CompetingLoadFraction
 	}
-	return competingLoadFraction
+	return perf.DefaultCompetingLoadFraction
 }
 
 func (o PerfOptions) maxInvalidations() int {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"kvparity/engine/perf"
 	"kvparity/stats"
 )
 
@@ -15,7 +16,7 @@ const (
 	recPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: perfScheduleData)
 	RecPerfPair      RecordType = "perf_pair"        // a valid pair (Data: PerfPair)
 	recPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
-	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: FootprintResult)
+	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: perf.FootprintResult)
 	RecPerfResult    RecordType = "perf_result"      // the final result (Data: perfResultData)
 )
 
@@ -37,41 +38,22 @@ type perfRunData struct {
 // A PerfSample is one attempted perf process (warmup or pair member), valid or not. It is the
 // Data of its run_end record and one entry of samples.json.
 type PerfSample struct {
-	Key       string      `json:"key"`
-	Run       RunID       `json:"run"`
-	Arm       Arm         `json:"arm"`
-	Warmup    bool        `json:"warmup,omitempty"`
-	Index     int         `json:"index"` // warmup or pair index, 1-based
-	Attempt   int         `json:"attempt"`
-	Order     stats.Order `json:"order,omitempty"`
-	Position  int         `json:"position,omitempty"`
-	Field     string      `json:"timing_field"`
-	Proxy     bool        `json:"timing_proxy,omitempty"`
-	Ms        float64     `json:"ms,omitempty"` // the timing field; 0 when the sample has none
-	StartedAt time.Time   `json:"started_at"`
-	ExitCode  int         `json:"exit_code"`
-	Signal    string      `json:"signal,omitempty"`
-	Error     string      `json:"error,omitempty"` // product failure, in words
-	Env       SampleEnv   `json:"env"`
-}
-
-// SampleEnv is the environmental evidence of one sample.
-type SampleEnv struct {
-	CPU               int        `json:"cpu"`
-	AffinityChecks    int        `json:"affinity_checks"` // read-backs of every thread's Cpus_allowed_list
-	AffinityViolation string     `json:"affinity_violation,omitempty"`
-	ForcedBy          string     `json:"forced_by,omitempty"` // the test hook that caused the violation
-	WallMs            float64    `json:"wall_ms"`             // the load window: first to last reading while the sample lived
-	BusyMs            float64    `json:"cpu_busy_ms"`         // measured CPU busy over the window (/proc/stat)
-	SampleCPUMs       float64    `json:"sample_cpu_ms"`       // the sample's own utime+stime over the window (/proc/<pid>/stat)
-	CompetingMs       float64    `json:"competing_ms"`        // busy minus the sample's own time
-	CompetingLimitMs  float64    `json:"competing_limit_ms"`
-	SampleRusageMs    float64    `json:"sample_rusage_ms"` // the sample's whole user+system time (rusage)
-	Load              string     `json:"load,omitempty"`   // why competing load was not measured, when it was not
-	Telemetry         string     `json:"telemetry"`        // "unavailable" or "available"
-	Before            *telemetry `json:"telemetry_before,omitempty"`
-	After             *telemetry `json:"telemetry_after,omitempty"`
-	Invalid           string     `json:"invalid,omitempty"` // the predeclared condition that fired
+	Key       string         `json:"key"`
+	Run       RunID          `json:"run"`
+	Arm       Arm            `json:"arm"`
+	Warmup    bool           `json:"warmup,omitempty"`
+	Index     int            `json:"index"` // warmup or pair index, 1-based
+	Attempt   int            `json:"attempt"`
+	Order     stats.Order    `json:"order,omitempty"`
+	Position  int            `json:"position,omitempty"`
+	Field     string         `json:"timing_field"`
+	Proxy     bool           `json:"timing_proxy,omitempty"`
+	Ms        float64        `json:"ms,omitempty"` // the timing field; 0 when the sample has none
+	StartedAt time.Time      `json:"started_at"`
+	ExitCode  int            `json:"exit_code"`
+	Signal    string         `json:"signal,omitempty"`
+	Error     string         `json:"error,omitempty"` // product failure, in words
+	Env       perf.SampleEnv `json:"env"`
 }
 
 // A PerfPair is one valid pair: r = candidate / baseline whatever the order.
@@ -111,7 +93,7 @@ type perfResultData struct {
 type perfSeries struct {
 	key       string
 	schedule  *stats.Schedule
-	footprint *FootprintResult
+	footprint *perf.FootprintResult
 	warmups   map[Arm]map[int]*PerfSample // successful warmups
 	warmupAtt map[Arm]map[int]int         // latest warmup attempt
 	samples   []PerfSample                // every ended sample process, in order
@@ -141,7 +123,7 @@ func init() {
 			s.schedule = &d.Schedule
 		}
 	}, nil)
-	defineRecord(RecPerfFootprint, func(h *History, r *Record, d *FootprintResult) {
+	defineRecord(RecPerfFootprint, func(h *History, r *Record, d *perf.FootprintResult) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.footprint = d
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"kvparity/engine/perf"
 	"kvparity/engine/run"
 	"kvparity/stats"
 )
@@ -70,13 +70,13 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	smp := PerfSample{Key: p.key, Run: id, Arm: arm, Warmup: kind == KindWarmup, Index: index, Attempt: attempt,
 		Order: order, Position: position, Field: p.field, Proxy: p.proxy, ExitCode: -1}
 	smp.Env.CPU = p.cpu
-	if err := p.self.apply(); err != nil {
+	if err := p.self.Apply(); err != nil {
 		p.caveat(fmt.Sprintf("could not keep kvparity's threads off CPU %d: %v", p.cpu, err))
 	}
-	tel0 := readTelemetry(p.cpu)
+	tel0 := perf.ReadTelemetry(p.cpu)
 	var (
 		startErr error
-		mon      *sampleMonitor
+		mon      *perf.Monitor
 	)
 	base := Record{Run: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt, Gen: c.Pinned(arm).Gen}
 	res := c.Runner().Run(ctx, spec.Spec, func(pid int, cpus []int) error {
@@ -89,25 +89,17 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		}
 		now := time.Now()
 		smp.StartedAt = now.UTC()
-		mon = newSampleMonitor(pid, p.cpu, p.opts.monitorInterval())
-		if hook := p.opts.forceAffinityViolation; hook != nil && hook(id) {
-			if to, ok := otherCPU(run.AllowedCPUs(), p.cpu); ok {
-				mon.force, mon.forceAfter, mon.forceTo = true, p.opts.violationAfter(), to
-			}
-		}
-		go mon.loop()
+		mon = perf.StartMonitor(pid, p.cpu, p.opts.monitorInterval(), p.forcedRepin(id))
 		c.emit(RunStarted{Run: id, Arm: arm, Kind: kind, Repetition: index, CPUs: cpus, PID: pid, At: now})
 		return nil
 	})
 	if mon != nil {
-		mon.finish()
-		smp.Env.AffinityViolation, smp.Env.AffinityChecks, smp.Env.ForcedBy = mon.violation, mon.checks, mon.forced
-		mon.load(&smp.Env, p.opts.competingLoadFraction())
+		mon.Finish(&smp.Env, p.opts.competingLoadFraction())
 	} else {
 		smp.Env.Load = "not measured: the sample never started"
 	}
 	smp.Env.SampleRusageMs = ms(res.CPUTime)
-	tel1 := readTelemetry(p.cpu)
+	tel1 := perf.ReadTelemetry(p.cpu)
 	if startErr != nil {
 		return sampleResult{fatal: startErr}
 	}
@@ -120,7 +112,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	smp.ExitCode, smp.Signal = res.ExitCode, res.Signal
 
 	smp.Env.Telemetry = "unavailable"
-	if tel0.available() || tel1.available() {
+	if tel0.Available() || tel1.Available() {
 		smp.Env.Telemetry = "available"
 		smp.Env.Before, smp.Env.After = &tel0, &tel1
 	}
@@ -133,10 +125,10 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	case res.Err != nil:
 		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
 	default:
-		v, err := readTiming(filepath.Join(spec.Dir, "timings.jsonl"), p.field)
-		var tf *timingFault
+		v, err := perf.ReadTiming(filepath.Join(spec.Dir, "timings.jsonl"), p.field)
+		var tf *perf.TimingFault
 		if errors.As(err, &tf) {
-			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.msg), tf.blocked
+			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.Msg), tf.Blocked
 		} else {
 			smp.Ms = v
 		}
@@ -144,7 +136,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	if out.failure != nil {
 		smp.Error = out.failure.Error()
 	} else if smp.Env.Invalid == "" {
-		smp.Env.Invalid = p.invalidity(smp.Env, tel0, tel1)
+		smp.Env.Invalid = perf.Invalidity(smp.Env, tel0, tel1, p.opts.competingLoadFraction())
 	}
 
 	end := base
@@ -163,21 +155,18 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	return out
 }
 
-// invalidity applies the predeclared environmental conditions to a finished sample ("" when
-// none fired).
-func (p *perfRun) invalidity(env SampleEnv, before, after telemetry) string {
-	var why []string
-	if env.AffinityViolation != "" {
-		why = append(why, env.AffinityViolation)
+// forcedRepin is the forced-violation test hook's re-pin for run id (nil when the hook is off
+// for it, or there is no other CPU to move the sample to).
+func (p *perfRun) forcedRepin(id RunID) *perf.Repin {
+	hook := p.opts.forceAffinityViolation
+	if hook == nil || !hook(id) {
+		return nil
 	}
-	if env.Load == "" && env.CompetingMs > env.CompetingLimitMs {
-		why = append(why, fmt.Sprintf("competing load on CPU %d: %.0f ms of %.0f ms busy was not the sample (limit %.0f ms = max(%.0f%% of the %.0f ms window, %.0f ms); /proc/stat)",
-			env.CPU, env.CompetingMs, env.BusyMs, env.CompetingLimitMs, 100*p.opts.competingLoadFraction(), env.WallMs, competingLoadFloorMs))
+	to, ok := perf.OtherCPU(run.AllowedCPUs(), p.cpu)
+	if !ok {
+		return nil
 	}
-	if rose := throttled(before, after); len(rose) > 0 {
-		why = append(why, "thermal throttling during the sample: "+strings.Join(rose, ", "))
-	}
-	return strings.Join(why, "; ")
+	return &perf.Repin{After: p.opts.violationAfter(), To: to}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

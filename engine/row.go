@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"kvparity/engine/build"
+	"kvparity/engine/perf"
 	"kvparity/internal/pointer"
 	"kvparity/stats"
 )
@@ -148,7 +149,7 @@ const (
 	defaultPairs       = 60
 	defaultWarmups     = 5
 	defaultThreshold   = 1.05
-	defaultTimingField = "replay_execution_ms"
+	defaultTimingField = perf.DefaultTimingField
 )
 
 // Bounds of the row's numbers, checked at load (docs/guide.md "The row file"): a value outside

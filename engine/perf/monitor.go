@@ -1,4 +1,4 @@
-package engine
+package perf
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A sampleMonitor watches one running sample from kvparity's side of the machine, every
+// A Monitor watches one running sample from kvparity's side of the machine, every
 // interval while the sample lives:
 //
 //   - it reads the CPU affinity of every thread of the sample back from
@@ -24,16 +24,12 @@ import (
 //     sample's own time over one window during which the sample was alive. The window closes
 //     at the last reading taken before the sample exited (a zombie no longer counts), so load
 //     that arrives after the sample ended, while kvparity reaps it, is never blamed on it.
-type sampleMonitor struct {
+type Monitor struct {
 	pid      int
 	cpu      int
 	want     []int
 	interval time.Duration
-	// force re-pins the sample to forceTo after forceAfter: the test hook that makes an
-	// affinity violation happen for real, so the detection path is the production one.
-	force      bool
-	forceAfter time.Duration
-	forceTo    int
+	force    *Repin
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -53,20 +49,30 @@ type loadReading struct {
 	sample uint64 // utime + stime of the sample process, in ticks
 }
 
-func newSampleMonitor(pid, cpu int, interval time.Duration) *sampleMonitor {
-	m := &sampleMonitor{pid: pid, cpu: cpu, want: []int{cpu}, interval: interval,
+// A Repin re-pins the sample to CPU To, After it started: the test hook that makes an affinity
+// violation happen for real, so the detection path is the production one.
+type Repin struct {
+	After time.Duration
+	To    int
+}
+
+// StartMonitor starts watching the sample pid, pinned to cpu, every interval; force is nil
+// except in tests. Finish stops it.
+func StartMonitor(pid, cpu int, interval time.Duration, force *Repin) *Monitor {
+	m := &Monitor{pid: pid, cpu: cpu, want: []int{cpu}, interval: interval, force: force,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	m.read() // the window opens now, before the loop's goroutine is even scheduled
+	go m.loop()
 	return m
 }
 
-func (m *sampleMonitor) loop() {
+func (m *Monitor) loop() {
 	defer close(m.done)
 	start := time.Now()
 	tick := time.NewTicker(m.interval)
 	defer tick.Stop()
 	for {
-		if m.force && m.forced == "" && time.Since(start) >= m.forceAfter {
+		if m.force != nil && m.forced == "" && time.Since(start) >= m.force.After {
 			m.forced = m.repin()
 		}
 		m.check()
@@ -80,7 +86,7 @@ func (m *sampleMonitor) loop() {
 }
 
 // read takes a load reading if the sample is still alive.
-func (m *sampleMonitor) read() {
+func (m *Monitor) read() {
 	st, err := readProcStat(m.pid)
 	if err != nil || st.state == 'Z' || st.state == 'X' {
 		return // exited: the window stays closed at the last live reading
@@ -98,7 +104,7 @@ func (m *sampleMonitor) read() {
 }
 
 // check reads every thread's Cpus_allowed_list; a thread that exited meanwhile is skipped.
-func (m *sampleMonitor) check() {
+func (m *Monitor) check() {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", m.pid))
 	if err != nil {
 		return // the sample has exited
@@ -116,27 +122,31 @@ func (m *sampleMonitor) check() {
 	}
 }
 
-// repin moves every thread of the sample to forceTo (test hook only).
-func (m *sampleMonitor) repin() string {
+// repin moves every thread of the sample to the hook's CPU (test hook only).
+func (m *Monitor) repin() string {
 	var set unix.CPUSet
-	set.Set(m.forceTo)
+	set.Set(m.force.To)
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", m.pid))
 	for _, t := range tasks {
 		if tid, err := strconv.Atoi(t.Name()); err == nil {
 			unix.SchedSetaffinity(tid, &set)
 		}
 	}
-	return fmt.Sprintf("test hook re-pinned pid %d to CPU %d", m.pid, m.forceTo)
+	return fmt.Sprintf("test hook re-pinned pid %d to CPU %d", m.pid, m.force.To)
 }
 
-// finish stops the monitor; the sample has exited by then.
-func (m *sampleMonitor) finish() {
+// Finish stops the monitor once the sample has exited, and fills env with what it saw: the
+// affinity read-backs and their first violation, and the competing load over the window
+// (fraction of its wall time being the limit).
+func (m *Monitor) Finish(env *SampleEnv, fraction float64) {
 	m.stopOnce.Do(func() { close(m.stop) })
 	<-m.done
+	env.AffinityViolation, env.AffinityChecks, env.ForcedBy = m.violation, m.checks, m.forced
+	m.load(env, fraction)
 }
 
 // load fills the competing-load evidence from the window's first and last live readings.
-func (m *sampleMonitor) load(env *SampleEnv, fraction float64) {
+func (m *Monitor) load(env *SampleEnv, fraction float64) {
 	switch {
 	case m.loadErr != nil:
 		env.Load = "not measured: " + m.loadErr.Error()
@@ -185,3 +195,5 @@ func readProcStat(pid int) (procStat, error) {
 	}
 	return st, nil
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

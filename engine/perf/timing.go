@@ -1,4 +1,4 @@
-package engine
+package perf
 
 import (
 	"bytes"
@@ -13,28 +13,32 @@ import (
 // A timing record is the one line per iteration a sample writes to its --timings-jsonl, as the
 // harness does. Keys are read by name, never by position, and unknown keys are tolerated.
 
-// timingFault is why a sample's timing record cannot be used. Blocked faults mean the row cannot
-// be measured as declared (the field is absent, replay_bench is not true); the others are
+// DefaultTimingField is the protocol's timing boundary, the field a row measures unless it
+// declares another ([perf] timing_field).
+const DefaultTimingField = "replay_execution_ms"
+
+// A TimingFault is why a sample's timing record cannot be used. Blocked faults mean the row
+// cannot be measured as declared (the field is absent, replay_bench is not true); the others are
 // product failures that fail the row. Neither is ever a discardable sample.
-type timingFault struct {
-	blocked bool
-	msg     string
+type TimingFault struct {
+	Blocked bool
+	Msg     string
 }
 
-func (f *timingFault) Error() string { return f.msg }
+func (f *TimingFault) Error() string { return f.Msg }
 
-// readTiming returns the row's timing field from a --iterations 1 timings file.
-func readTiming(path, field string) (float64, error) {
+// ReadTiming returns the row's timing field from a --iterations 1 timings file.
+func ReadTiming(path, field string) (float64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, &timingFault{msg: fmt.Sprintf("malformed timing record: the replay wrote no timings file %s (%v)", path, err)}
+		return 0, &TimingFault{Msg: fmt.Sprintf("malformed timing record: the replay wrote no timings file %s (%v)", path, err)}
 	}
 	return parseTiming(data, path, field)
 }
 
 func parseTiming(data []byte, path, field string) (float64, error) {
 	bad := func(format string, a ...any) error {
-		return &timingFault{msg: fmt.Sprintf("malformed timing record %s: ", path) + fmt.Sprintf(format, a...)}
+		return &TimingFault{Msg: fmt.Sprintf("malformed timing record %s: ", path) + fmt.Sprintf(format, a...)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return 0, bad("the file is empty")
@@ -55,15 +59,15 @@ func parseTiming(data []byte, path, field string) (float64, error) {
 	}
 	bench, ok := obj["replay_bench"]
 	if !ok {
-		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /replay_bench is missing; the protocol requires replay_bench: true (build with --features replay-bench)", path)}
+		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is missing; the protocol requires replay_bench: true (build with --features replay-bench)", path)}
 	}
 	if string(bytes.TrimSpace(bench)) != "true" {
-		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /replay_bench is %s, not true; the protocol requires a replay-bench build", path, bytes.TrimSpace(bench))}
+		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is %s, not true; the protocol requires a replay-bench build", path, bytes.TrimSpace(bench))}
 	}
 	raw, ok := obj[field]
 	if !ok {
-		return 0, &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
-			path, field, strings.Join(numericKeys(obj), ", "), defaultTimingField)}
+		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
+			path, field, strings.Join(numericKeys(obj), ", "), DefaultTimingField)}
 	}
 	// A value that is not a finite time > 0 (a string, null, zero, negative) is treated like
 	// a missing field: the harness does not give a usable time at the protocol's timing
@@ -71,7 +75,7 @@ func parseTiming(data []byte, path, field string) (float64, error) {
 	// running"). Both block the row; neither is a perf FAIL, since a bad timing value says
 	// nothing about whether the candidate is slower.
 	unusable := func(what string) error {
-		return &timingFault{blocked: true, msg: fmt.Sprintf("%s: line 1: /%s is %s, %s: the harness gives no usable %s at the protocol's timing boundary, so the row is BLOCKED as when the field is missing (extend the harness to emit a finite time > 0); a malformed timing value is not evidence of a slowdown, so it is not a perf FAIL",
+		return &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /%s is %s, %s: the harness gives no usable %s at the protocol's timing boundary, so the row is BLOCKED as when the field is missing (extend the harness to emit a finite time > 0); a malformed timing value is not evidence of a slowdown, so it is not a perf FAIL",
 			path, field, bytes.TrimSpace(raw), what, field)}
 	}
 	var v float64

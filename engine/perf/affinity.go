@@ -1,4 +1,4 @@
-package engine
+package perf
 
 import (
 	"errors"
@@ -38,16 +38,17 @@ func threadMask(cpus []int) error {
 	return nil
 }
 
-// selfPlacement is where kvparity's own threads run during the perf stage.
-type selfPlacement struct {
-	original []int // this process's mask before the stage
-	others   []int // original minus the measured CPU ("" on a one-CPU machine)
-	caveat   string
+// A SelfPlacement is where kvparity's own threads run during the perf stage.
+type SelfPlacement struct {
+	original []int  // this process's mask before the stage
+	others   []int  // original minus the measured CPU ("" on a one-CPU machine)
+	caveat   string // why kvparity cannot keep off the measured CPU ("" when it can)
 }
 
-func newSelfPlacement(measured int) selfPlacement {
+// NewSelfPlacement reads this process's mask and the CPUs left when measured is taken out.
+func NewSelfPlacement(measured int) SelfPlacement {
 	orig := run.AllowedCPUs()
-	p := selfPlacement{original: orig}
+	p := SelfPlacement{original: orig}
 	for _, c := range orig {
 		if c != measured {
 			p.others = append(p.others, c)
@@ -59,22 +60,25 @@ func newSelfPlacement(measured int) selfPlacement {
 	return p
 }
 
-// apply moves every thread of ours off the measured CPU (no-op on one CPU).
-func (p selfPlacement) apply() error {
+// Apply moves every thread of ours off the measured CPU (no-op on one CPU).
+func (p SelfPlacement) Apply() error {
 	if len(p.others) == 0 {
 		return nil
 	}
 	return threadMask(p.others)
 }
 
-// restore gives every thread its original mask back.
-func (p selfPlacement) restore() error { return threadMask(p.original) }
+// Restore gives every thread its original mask back.
+func (p SelfPlacement) Restore() error { return threadMask(p.original) }
 
-// otherCPU returns a CPU of allowed that is not measured, for the forced-violation hook.
-func otherCPU(allowed []int, measured int) (int, bool) {
+// OtherCPU returns a CPU of allowed that is not measured, for the forced-violation hook.
+func OtherCPU(allowed []int, measured int) (int, bool) {
 	i := slices.IndexFunc(allowed, func(c int) bool { return c != measured })
 	if i < 0 {
 		return 0, false
 	}
 	return allowed[i], true
 }
+
+// Caveat says why kvparity's own threads share the measured CPU ("" when they do not).
+func (p SelfPlacement) Caveat() string { return p.caveat }

@@ -1,4 +1,4 @@
-package engine
+package perf
 
 import (
 	"bufio"
@@ -8,21 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
-
-// Environmental evidence of the performance stage. Only these predeclared conditions may
-// invalidate a pair (protocol stage 7): the sample's CPU affinity read back from /proc changed,
-// competing load ran on the measured CPU, or a telemetry throttle counter rose. Everything else
-// that goes wrong with a sample is a product failure.
-
-// competingLoadFraction and competingLoadFloorMs are the predeclared competing-load limit: a
-// sample is invalid when the measured CPU was busy with something other than the sample for more
-// than max(10% of the sample's wall time, 30 ms). The floor is three ticks of /proc/stat's
-// 10 ms resolution (USER_HZ = 100): both ends of the window are read to a tick, and the
-// sample's own CPU time comes from rusage, so a smaller excess is measurement noise.
-const (
-	competingLoadFraction = 0.10
-	competingLoadFloorMs  = 30.0
 )
 
 // clockTicksPerSecond is USER_HZ, the unit of /proc/stat. It is 100 on every Linux ABI Go
@@ -73,25 +58,26 @@ func readCPUTimes(cpu int) (cpuTimes, error) {
 	return cpuTimes{}, fmt.Errorf("/proc/stat has no line for cpu%d", cpu)
 }
 
-// A telemetry snapshot of the measured CPU: frequency, temperatures and throttle counters where
+// A Telemetry is a snapshot of the measured CPU: frequency, temperatures and throttle counters where
 // the host exposes them (cpufreq, thermal_zone, thermal_throttle). A KVM guest usually has none
 // of them.
-type telemetry struct {
+type Telemetry struct {
 	FreqKHz    int64             `json:"freq_khz,omitempty"`     // scaling_cur_freq
 	TempMilliC map[string]int64  `json:"temp_milli_c,omitempty"` // thermal_zone type → millidegrees
 	Throttle   map[string]uint64 `json:"throttle,omitempty"`     // core/package_throttle_count
 }
 
-// available reports whether any telemetry source exists.
-func (t telemetry) available() bool {
+// Available reports whether any telemetry source exists.
+func (t Telemetry) Available() bool {
 	return t.FreqKHz > 0 || len(t.TempMilliC) > 0 || len(t.Throttle) > 0
 }
 
 // sysRoot is where telemetry is read from; tests point it at a fake tree.
 var sysRoot = "/sys"
 
-func readTelemetry(cpu int) telemetry {
-	var t telemetry
+// ReadTelemetry snapshots cpu's telemetry (an empty one where /sys has none).
+func ReadTelemetry(cpu int) Telemetry {
+	var t Telemetry
 	cpuDir := filepath.Join(sysRoot, "devices/system/cpu", "cpu"+strconv.Itoa(cpu))
 	if v, ok := readInt(filepath.Join(cpuDir, "cpufreq/scaling_cur_freq")); ok {
 		t.FreqKHz = v
@@ -134,7 +120,7 @@ func readInt(path string) (int64, bool) {
 }
 
 // throttled names the counters that rose between two snapshots.
-func throttled(before, after telemetry) []string {
+func throttled(before, after Telemetry) []string {
 	var rose []string
 	for name, a := range after.Throttle {
 		if b, ok := before.Throttle[name]; ok && a > b {

@@ -1,4 +1,4 @@
-package engine
+package perf
 
 import (
 	"fmt"
@@ -34,7 +34,15 @@ type FootprintResult struct {
 	Reason           string       `json:"reason"`
 }
 
-func decideFootprint(base, cand PinnedArtifact, explained string) FootprintResult {
+// A Binary is what the footprint gate knows of an arm's pinned artifact: the file's size, its
+// size without debug sections (0 when unknown) and its .text size (0 when not ELF).
+type Binary struct {
+	Size, ShippedSize, TextSize int64
+}
+
+// DecideFootprint compares the candidate's binary with the baseline's; explained is the row's
+// [perf] footprint_explained.
+func DecideFootprint(base, cand Binary, explained string) FootprintResult {
 	f := FootprintResult{BaselineSize: base.Size, CandidateSize: cand.Size, BaselineText: base.TextSize,
 		CandidateText: cand.TextSize, Limit: footprintLimit, Explained: explained}
 	// What users ship: the binaries without debug sections, when both pins know that size
