@@ -57,7 +57,7 @@ type Campaign struct {
 	row     *Row
 	dir     string
 	opts    Options
-	journal *Journal
+	journal *campaignJournal
 	ev      *emitter
 	runner  *run.Runner
 	host    HostInfo
@@ -89,8 +89,8 @@ type stageRun struct {
 
 var _ Controller = (*Campaign)(nil)
 
-// RecAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).
-const RecAddRep RecordType = "add_repetition"
+// recAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).
+const recAddRep RecordType = "add_repetition"
 
 // OpenOrCreate resumes the campaign in opts.Dir when it has a journal (refusing one frozen from
 // a different row), and otherwise creates it: freezes the row, records the host, pins the
@@ -522,7 +522,7 @@ func (c *Campaign) verifyPinned() error {
 func (c *Campaign) Row() *Row { return c.row }
 
 // Journal returns the campaign journal (stages append their records to it).
-func (c *Campaign) Journal() *Journal { return c.journal }
+func (c *Campaign) Journal() *campaignJournal { return c.journal }
 
 // Runner returns the process runner (its events go to the campaign's channel).
 func (c *Campaign) Runner() *run.Runner { return c.runner }
@@ -693,7 +693,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		if st == StageDeterminism {
 			started.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
 		}
-		c.journal.Append(Record{Type: RecStageStart, Stage: st})
+		c.journal.Append(Record{Type: recStageStart, Stage: st})
 		c.emit(started)
 		cancelled := fn(ctx)
 		cancel(nil)

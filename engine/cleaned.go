@@ -47,6 +47,6 @@ func (c *Campaign) refusal() error {
 }
 
 // readOnlyJournal holds recs and refuses every append with why.
-func readOnlyJournal(path string, recs []Record, why error) *Journal {
+func readOnlyJournal(path string, recs []Record, why error) *campaignJournal {
 	return journal.ReadOnly[Record](path, recs, why)
 }

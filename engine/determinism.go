@@ -89,7 +89,7 @@ func (c *Campaign) AddRepetition(a Arm) error {
 		return errors.New("a stage is running; stop it first")
 	}
 	n := c.repetitions(a) + 1
-	if _, err := c.journal.Append(Record{Type: RecAddRep, Arm: a, Index: n}); err != nil {
+	if _, err := c.journal.Append(Record{Type: recAddRep, Arm: a, Index: n}); err != nil {
 		return err
 	}
 	c.mu.Lock()

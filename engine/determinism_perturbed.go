@@ -210,7 +210,7 @@ func (c *Campaign) runPreflight(ctx context.Context) error {
 		if _, ok := h.preflight[repKey{arm, gen}]; ok {
 			continue
 		}
-		if err := c.probe(ctx, arm, gen, h.nextAttempt(KindPreflight, arm, gen)); err != nil || ctx.Err() != nil {
+		if err := c.probe(ctx, arm, gen, h.nextAttempt(kindPreflight, arm, gen)); err != nil || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -240,7 +240,7 @@ func traceHead(path string, n int) ([]byte, error) {
 // probe runs one arm's preflight and records it; only a failure to record is returned.
 func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	id := preflightID(arm, gen, attempt)
-	spec := c.runSpec(id, arm, KindPreflight, 1, attempt, true)
+	spec := c.runSpec(id, arm, kindPreflight, 1, attempt, true)
 	spec.CPUs = slices.Clone(c.cpus)
 	// The probe replays the head of the trace window: how a replay spreads its work over
 	// threads shows in its first requests, and the whole window would make the preflight cost
@@ -264,7 +264,7 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 			spec.Args[i] = headPath
 		}
 	}
-	base := Record{Run: id, Arm: arm, Kind: KindPreflight, Index: 1, Attempt: attempt, Gen: gen}
+	base := Record{Run: id, Arm: arm, Kind: kindPreflight, Index: 1, Attempt: attempt, Gen: gen}
 	var sampler *threadSampler
 	res, startErr := c.recordedRun(ctx, spec, base, func(pid int) { sampler = sampleThreads(pid, 10*time.Millisecond) })
 	p := Preflight{Arm: arm, Gen: gen, Run: id, CPUs: spec.CPUs}
@@ -278,7 +278,7 @@ func (c *Campaign) probe(ctx context.Context, arm Arm, gen, attempt int) error {
 	if startErr != nil {
 		return startErr
 	}
-	c.emit(RunFinished{Run: id, Arm: arm, Kind: KindPreflight, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+	c.emit(RunFinished{Run: id, Arm: arm, Kind: kindPreflight, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 	if res.Cancelled {
 		return nil // probed again on the next start
 	}

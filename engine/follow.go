@@ -132,7 +132,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 					// The writer announces a finished warmup live; its journal has only the run's end.
 					c.emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
 				}
-			case RecStageStart:
+			case recStageStart:
 				c.emit(c.stageStarted(r.Stage))
 			case RecStageEnd:
 				c.emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != ""})

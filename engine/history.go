@@ -35,7 +35,7 @@ type History struct {
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
 	// stages is every stage run recorded, oldest first (stage_records.go).
-	stages []StageRun
+	stages []recordedStage
 
 	pinSeqs   []int64                       // the journal seq of each of Pins
 	span      JournalSpan                   // how much journal was folded

@@ -37,7 +37,7 @@ func foldFixture() []Record {
 		start(Candidate, 1, 2, 2), end(Candidate, 1, 2, 2, "e"), // the counted attempt
 		{Type: RecBlocked, Stage: StagePerf, Reason: "noisy"},
 		start(Candidate, 2, 2, 1), end(Candidate, 2, 2, 1, "e"),
-		{Type: RecAddRep, Arm: Baseline, Index: 3},
+		{Type: recAddRep, Arm: Baseline, Index: 3},
 		{Type: RecBlocked, Stage: StageDeterminism, Reason: "disk"},
 	}
 	for i := range recs {

@@ -27,8 +27,8 @@ import (
 // sampled only in the candidate), and the two binaries' symbol tables attribute any `.text`
 // growth to symbols. Everything is kept under investigation/ and runs/investigate/.
 
-// StageInvestigate is the investigation's stage name (events and journal).
-const StageInvestigate Stage = "investigate"
+// stageInvestigate is the investigation's stage name (events and journal).
+const stageInvestigate Stage = "investigate"
 
 // KindProfile is a profiled replay of the investigation.
 const KindProfile RunKind = "profile"
@@ -84,13 +84,13 @@ func (InvestigationDone) event() {}
 // StartInvestigation runs the investigation as a stage (stoppable like any other); equivalence
 // is how the caller established equivalent semantic work.
 func (c *Campaign) StartInvestigation(equivalence string) error {
-	return c.startStage(StageInvestigate, func(ctx context.Context) bool {
+	return c.startStage(stageInvestigate, func(ctx context.Context) bool {
 		inv, err := c.investigate(ctx, equivalence)
 		switch {
 		case ctx.Err() != nil:
 			return true
 		case err != nil:
-			c.block(StageInvestigate, err.Error())
+			c.block(stageInvestigate, err.Error())
 		default:
 			c.emit(InvestigationDone{Investigation: inv})
 		}
@@ -173,7 +173,7 @@ func (c *Campaign) investigate(ctx context.Context, equivalence string) (*Invest
 		return nil, errIO{fmt.Errorf("investigate: %w", err)}
 	}
 	note := marshalData(investigationNote{FileInvestigation, inv.Differential.Top(5)})
-	if _, err := c.journal.Append(Record{Type: recInvestigation, Stage: StageInvestigate, Data: note}); err != nil {
+	if _, err := c.journal.Append(Record{Type: recInvestigation, Stage: stageInvestigate, Data: note}); err != nil {
 		return nil, err
 	}
 	return inv, nil

@@ -13,8 +13,8 @@ import (
 // fsync'd lines, sequence numbers, torn tails, the one reader and its followers) is
 // engine/journal's; what its records say is here and in records.go.
 
-// Journal is the campaign's journal file, of Records.
-type Journal = journal.File[Record, *Record]
+// campaignJournal is the campaign's journal file, of Records.
+type campaignJournal = journal.File[Record, *Record]
 
 // A RecordType names what a journal record says.
 type RecordType string

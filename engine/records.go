@@ -146,7 +146,7 @@ func init() {
 	}, func(c *Campaign, h *History, r *Record) {
 		c.emit(ArtifactChanged{Arm: r.Arm, Path: c.Pinned(r.Arm).Source, OldSHA256: r.OldSHA, NewSHA256: r.NewSHA})
 	})
-	definePlainRecord(RecAddRep, func(h *History, r *Record) {
+	definePlainRecord(recAddRep, func(h *History, r *Record) {
 		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.row.Determinism.Repetitions)
 	}, nil)
 	definePlainRecord(recReportsGone, func(h *History, r *Record) {

@@ -6,12 +6,12 @@ import "time"
 // doing when it stopped and why (finished, stopped by the user, interrupted by a signal), and
 // a follower (follow.go) shows another kvparity's stage as running for as long as it runs.
 const (
-	RecStageStart RecordType = "stage_start" // a stage started (Stage)
+	recStageStart RecordType = "stage_start" // a stage started (Stage)
 	RecStageEnd   RecordType = "stage_end"   // it ended (Stage; Reason: why it was cut short, "" when it finished)
 )
 
-// A StageRun is a stage as the journal records it.
-type StageRun struct {
+// A recordedStage is a stage as the journal records it.
+type recordedStage struct {
 	stage   Stage
 	started time.Time
 	// ended is zero while the stage runs (or when its kvparity died before recording its end).
@@ -21,15 +21,15 @@ type StageRun struct {
 }
 
 func init() {
-	definePlainRecord(RecStageStart, (*History).foldStage, nil)
+	definePlainRecord(recStageStart, (*History).foldStage, nil)
 	definePlainRecord(RecStageEnd, (*History).foldStage, nil)
 }
 
 // foldStage folds a stage record into h.Stages.
 func (h *History) foldStage(r *Record) {
 	switch r.Type {
-	case RecStageStart:
-		h.stages = append(h.stages, StageRun{stage: r.Stage, started: r.At})
+	case recStageStart:
+		h.stages = append(h.stages, recordedStage{stage: r.Stage, started: r.At})
 	case RecStageEnd:
 		if n := len(h.stages); n > 0 && h.stages[n-1].ended.IsZero() && h.stages[n-1].stage == r.Stage {
 			h.stages[n-1].ended, h.stages[n-1].interrupted = r.At, r.Reason
@@ -38,9 +38,9 @@ func (h *History) foldStage(r *Record) {
 }
 
 // openStage is the last stage recorded as started and not ended (ok false when none is).
-func (h *History) openStage() (StageRun, bool) {
+func (h *History) openStage() (recordedStage, bool) {
 	if n := len(h.stages); n > 0 && h.stages[n-1].ended.IsZero() {
 		return h.stages[n-1], true
 	}
-	return StageRun{}, false
+	return recordedStage{}, false
 }

@@ -191,7 +191,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer unlock()
-	jr, err := journal.Open[engine.Record](filepath.Join(b.dir, JournalFile), o.Campaign.Warn)
+	jr, err := journal.Open[engine.Record](filepath.Join(b.dir, journalFile), o.Campaign.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -204,10 +204,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	want := founding{Row: o.Row.Name, RowSHA256: hex.EncodeToString(sum[:]), Repo: b.repo, Judge: o.Judge, Good: b.good, Bad: b.bad, Commits: commits}
 	recorded, steps, err := fold(jr.Records())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(b.dir, JournalFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(b.dir, journalFile), err)
 	}
 	if recorded == nil {
-		if _, err := jr.Append(engine.Record{Type: RecBisect, Note: fmt.Sprintf("%s %s..%s, %d commits, judge %s", o.Row.Name, short(b.good), short(b.bad), len(commits), o.Judge), Data: dataOf(want)}); err != nil {
+		if _, err := jr.Append(engine.Record{Type: recBisect, Note: fmt.Sprintf("%s %s..%s, %d commits, judge %s", o.Row.Name, short(b.good), short(b.bad), len(commits), o.Judge), Data: dataOf(want)}); err != nil {
 			return nil, err
 		}
 	} else if why := want.sameAs(*recorded); why != "" {
@@ -246,7 +246,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return st, err
 		}
 		st.N = len(steps) + 1
-		if _, err := jr.Append(engine.Record{Type: RecStep, Note: fmt.Sprintf("%s %s: %s", short(sha), st.Outcome, st.Why), Data: dataOf(st)}); err != nil {
+		if _, err := jr.Append(engine.Record{Type: recStep, Note: fmt.Sprintf("%s %s: %s", short(sha), st.Outcome, st.Why), Data: dataOf(st)}); err != nil {
 			return st, err
 		}
 		steps = append(steps, st)

@@ -201,7 +201,7 @@ func TestBisectNamesTheSemanticChangeAndSkipsABrokenCommit(t *testing.T) {
 	}
 	var js bytes.Buffer
 	r.WriteJSON(&js)
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc.SchemaVersion != verdict.SchemaVersion || doc.Kind != Kind || doc.FirstBad.SHA != shas[6] || doc.ExitCode != verdict.ExitFail {
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc.SchemaVersion != verdict.SchemaVersion || doc.Kind != documentKind || doc.FirstBad.SHA != shas[6] || doc.ExitCode != verdict.ExitFail {
 		t.Errorf("the JSON document: %v\n%s", err, js.String())
 	}
 	// 1 good build + 4 probes that compiled + 1 that failed.
@@ -246,7 +246,7 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	go func() { exited <- child.Wait() }()
 	// The kill comes mid-probe: two steps recorded, and the third probe's campaign has
 	// finished repetitions (its journal) but no step yet.
-	jpath := filepath.Join(dir, JournalFile)
+	jpath := filepath.Join(dir, journalFile)
 	inFlight := func() (string, []Step) {
 		recs, _, _ := journal.Read[engine.Record](jpath, journal.SkipDamagedTail)
 		_, steps, _ := fold(recs)

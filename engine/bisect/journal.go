@@ -11,12 +11,12 @@ import (
 // probe judged appends one step. Resuming folds them back: a recorded step is never probed
 // again.
 const (
-	RecBisect engine.RecordType = "bisect"      // the bisect was started (Data: founding)
-	RecStep   engine.RecordType = "bisect_step" // a commit was judged (Data: Step)
+	recBisect engine.RecordType = "bisect"      // the bisect was started (Data: founding)
+	recStep   engine.RecordType = "bisect_step" // a commit was judged (Data: Step)
 )
 
-// JournalFile is the bisect's journal in its folder.
-const JournalFile = "bisect.jsonl"
+// journalFile is the bisect's journal in its folder.
+const journalFile = "bisect.jsonl"
 
 // founding is what a bisect is over: a resume of another one is refused.
 type founding struct {
@@ -53,13 +53,13 @@ func fold(recs []engine.Record) (*founding, []Step, error) {
 	var steps []Step
 	for _, r := range recs {
 		switch r.Type {
-		case RecBisect:
+		case recBisect:
 			x, err := engine.DecodePayload[founding](r)
 			if err != nil {
 				return nil, nil, err
 			}
 			f = x
-		case RecStep:
+		case recStep:
 			s, err := engine.DecodePayload[Step](r)
 			if err != nil {
 				return nil, nil, err

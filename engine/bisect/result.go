@@ -13,9 +13,9 @@ import (
 	"kvparity/verdict"
 )
 
-// Kind is the document kind of bisect --json (verdict's schema convention: schema_version,
+// documentKind is the document kind of bisect --json (verdict's schema convention: schema_version,
 // kind, then the document's fields).
-const Kind = "bisect"
+const documentKind = "bisect"
 
 // The statuses of a result.
 const (
@@ -81,7 +81,7 @@ func (b *bisector) result(ctx context.Context, commits []string, steps []Step, j
 		}
 		return c
 	}
-	r := &Result{SchemaVersion: verdict.SchemaVersion, Kind: Kind, Row: b.o.Row.Name, Judge: b.o.Judge, Repo: b.repo, Dir: b.dir,
+	r := &Result{SchemaVersion: verdict.SchemaVersion, Kind: documentKind, Row: b.o.Row.Name, Judge: b.o.Judge, Repo: b.repo, Dir: b.dir,
 		Good: desc(b.good), Bad: desc(b.bad), Commits: len(commits), Steps: steps}
 	if r.Steps == nil {
 		r.Steps = []Step{}

@@ -432,7 +432,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		say(Progress{Phase: "compiling", Units: n, Current: current})
 	})
 	if ctx.Err() != nil {
-		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; the next build of this source continues from them)", s, ErrCancelled, units)
+		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; the next build of this source continues from them)", s, errCancelled, units)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
@@ -466,9 +466,9 @@ func firstLine(s string) string {
 	return line
 }
 
-// ErrCancelled marks a build stopped by its context (a signal, the user): callers exit with
-// the interrupted status, not as for a broken build.
-var ErrCancelled = errors.New("cancelled")
+// errCancelled marks a build stopped by its context (a signal, the user) in its error text;
+// callers, who hold that context, exit with the interrupted status, not as for a broken build.
+var errCancelled = errors.New("cancelled")
 
 // refused is the warning of a cache entry that is another build, or a damaged one.
 func refused(dir, why string) string {

@@ -45,8 +45,8 @@ var kinds = map[string]sourceKind{
 	"worktree": worktreeKind{},
 }
 
-// Kinds are the source kinds a row may name, for errors and help.
-func Kinds() []string {
+// kindNames are the source kinds a row may name, for errors and help.
+func kindNames() []string {
 	names := make([]string, 0, len(kinds))
 	for n := range kinds {
 		names = append(names, n)
@@ -110,7 +110,7 @@ var (
 func kindOf(s Spec) (sourceKind, error) {
 	k, ok := kinds[s.Kind]
 	if !ok {
-		return nil, fmt.Errorf("source %s: unknown kind %q (kinds: %s)", s, s.Kind, strings.Join(Kinds(), ", "))
+		return nil, fmt.Errorf("source %s: unknown kind %q (kinds: %s)", s, s.Kind, strings.Join(kindNames(), ", "))
 	}
 	return k, nil
 }

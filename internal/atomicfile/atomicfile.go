@@ -80,13 +80,13 @@ func syncDir(dir string) error {
 func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, &os.PathError{Op: "open", Path: path, Err: ErrSymlink}
+		return nil, &os.PathError{Op: "open", Path: path, Err: errSymlink}
 	}
 	return f, err
 }
 
-// ErrSymlink is the error of a write refused because its target is a symbolic link.
-var ErrSymlink = errors.New("is a symbolic link: kvparity never writes through one")
+// errSymlink is the error of a write refused because its target is a symbolic link.
+var errSymlink = errors.New("is a symbolic link: kvparity never writes through one")
 
 // InsideNoLinks checks that path lies inside root and that no component between them (path
 // itself included, when it exists) is a symbolic link: a campaign folder (a run folder, the
@@ -107,7 +107,7 @@ func InsideNoLinks(root, path string) error {
 			return err
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
-			return &os.PathError{Op: "write", Path: cur, Err: ErrSymlink}
+			return &os.PathError{Op: "write", Path: cur, Err: errSymlink}
 		}
 	}
 	return nil
@@ -126,7 +126,7 @@ func WriteIn(root, path string, data []byte, perm fs.FileMode) error {
 func NoLinkAt(path string) error {
 	for _, p := range []string{filepath.Dir(path), path} {
 		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return &os.PathError{Op: "write", Path: p, Err: ErrSymlink}
+			return &os.PathError{Op: "write", Path: p, Err: errSymlink}
 		}
 	}
 	return nil

@@ -130,7 +130,7 @@ func TestInsideNoLinksRefusesALinkOnTheWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := WriteIn(root, filepath.Join(root, "runs", "det", "baseline-1", "stdout"), []byte("x"), 0o644)
-	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), filepath.Join(root, "runs", "det")) {
+	if !errors.Is(err, errSymlink) || !strings.Contains(err.Error(), filepath.Join(root, "runs", "det")) {
 		t.Fatalf("a linked run folder: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

@@ -11,6 +11,11 @@
 // standard library's included) that has the method: fmt calling String, a ui interface
 // calling a Campaign method. Tests are not users. -v lists the unused names.
 //
+// A second count, reached, also counts an exported type that no other package names but whose
+// members another package uses: a caller reading row.Canonical.Exclusions reaches CanonicalSpec,
+// and ui.New's Model reaches tea.NewProgram through its methods. Such a type must stay exported
+// for its fields and methods to be documented; a name counted by neither is exported for nothing.
+//
 // The module's packages are type-checked from source, in go list's dependency order, so one
 // object stands for a name in every package; the rest come from the compiler's export data.
 package main
@@ -104,7 +109,7 @@ func run(dir string, verbose bool, w io.Writer) error {
 	}
 	ifaces := interfaces(checked)
 	sort.Slice(mods, func(i, j int) bool { return mods[i].ImportPath < mods[j].ImportPath })
-	fmt.Fprintln(w, "package\tlines\tnames\tused\tratio\tmembers\tused\tratio\t")
+	fmt.Fprintln(w, "package\tlines\tnames\tused\tratio\treached\tratio\tmembers\tused\tratio\t")
 	for _, p := range mods {
 		names := exportedNames(p.types)
 		used := map[types.Object]bool{}
@@ -118,8 +123,9 @@ func run(dir string, verbose bool, w io.Writer) error {
 				}
 			}
 		}
-		var unused []string
+		var unused, unreached []string
 		var count [2]struct{ exported, used int } // package-level names, members
+		memberUsed := map[string]bool{}           // type name → a member of it is used
 		for _, e := range names {
 			c := &count[0]
 			if e.member {
@@ -128,16 +134,35 @@ func run(dir string, verbose bool, w io.Writer) error {
 			c.exported++
 			if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
 				c.used++
+				if e.member {
+					memberUsed[e.owner] = true
+				}
 			} else {
 				unused = append(unused, e.label)
 			}
 		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%s\t\n", p.ImportPath, p.lines,
+		reached := count[0].used
+		for _, e := range names {
+			if e.member || used[e.obj] {
+				continue
+			}
+			if memberUsed[e.label] {
+				reached++
+			} else {
+				unreached = append(unreached, e.label)
+			}
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t%s\t\n", p.ImportPath, p.lines,
 			count[0].exported, count[0].used, ratio(count[0].exported, count[0].used),
+			reached, ratio(count[0].exported, reached),
 			count[1].exported, count[1].used, ratio(count[1].exported, count[1].used))
 		if verbose && len(unused) > 0 {
 			sort.Strings(unused)
 			fmt.Fprintf(w, "  unused: %s\n", strings.Join(unused, " "))
+		}
+		if verbose && len(unreached) > 0 {
+			sort.Strings(unreached)
+			fmt.Fprintf(w, "  unreached: %s\n", strings.Join(unreached, " "))
 		}
 	}
 	return nil
@@ -209,7 +234,8 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 type exported struct {
 	obj    types.Object
 	label  string
-	member bool // a method or a field
+	member bool   // a method or a field
+	owner  string // a member's type
 }
 
 // exportedNames is p's exported package-level objects, and the exported methods and fields of
@@ -222,7 +248,7 @@ func exportedNames(p *types.Package) []exported {
 		if !obj.Exported() {
 			continue
 		}
-		names = append(names, exported{obj, n, false})
+		names = append(names, exported{obj, n, false, ""})
 		tn, ok := obj.(*types.TypeName)
 		if !ok || tn.IsAlias() {
 			continue
@@ -233,13 +259,13 @@ func exportedNames(p *types.Package) []exported {
 		}
 		for m := range named.Methods() {
 			if m.Exported() {
-				names = append(names, exported{m, n + "." + m.Name(), true})
+				names = append(names, exported{m, n + "." + m.Name(), true, n})
 			}
 		}
 		if s, ok := named.Underlying().(*types.Struct); ok {
 			for f := range s.Fields() {
 				if f.Exported() && !f.Embedded() {
-					names = append(names, exported{f, n + "." + f.Name(), true})
+					names = append(names, exported{f, n + "." + f.Name(), true, n})
 				}
 			}
 		}

@@ -7,11 +7,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// RowsMsg is a new snapshot of the matrix, one status per row in matrix order.
-type RowsMsg []matrix.RowStatus
+// rowsMsg is a new snapshot of the matrix, one status per row in matrix order.
+type rowsMsg []matrix.RowStatus
 
-// DoneMsg says the matrix ended (every row has ended, or following stopped).
-type DoneMsg struct {
+// doneMsg says the matrix ended (every row has ended, or following stopped).
+type doneMsg struct {
 	Result *matrix.Result // nil when matrix.Run refused its input
 	Err    error
 }
@@ -22,26 +22,26 @@ type NoteMsg string
 
 // A Feed carries snapshots from matrix.Run (its OnUpdate) to the model, the newest only.
 type Feed struct {
-	f *pane.Feed[[]matrix.RowStatus, DoneMsg]
+	f *pane.Feed[[]matrix.RowStatus, doneMsg]
 }
 
 // NewFeed makes an empty feed.
-func NewFeed() *Feed { return &Feed{pane.NewFeed[[]matrix.RowStatus, DoneMsg]()} }
+func NewFeed() *Feed { return &Feed{pane.NewFeed[[]matrix.RowStatus, doneMsg]()} }
 
 // Publish hands the latest snapshot to the UI (use it as matrix.Options.OnUpdate).
 func (f *Feed) Publish(rows []matrix.RowStatus) { f.f.Publish(rows) }
 
 // Finish hands the matrix's end to the UI; call it once, after matrix.Run returned.
-func (f *Feed) Finish(res *matrix.Result, err error) { f.f.Finish(DoneMsg{Result: res, Err: err}) }
+func (f *Feed) Finish(res *matrix.Result, err error) { f.f.Finish(doneMsg{Result: res, Err: err}) }
 
-// wait is the re-armed command that delivers the next snapshot (RowsMsg) or the end (DoneMsg).
-// The model re-arms it after each RowsMsg; after DoneMsg it stops.
+// wait is the re-armed command that delivers the next snapshot (rowsMsg) or the end (doneMsg).
+// The model re-arms it after each rowsMsg; after doneMsg it stops.
 func (f *Feed) wait() tea.Cmd {
 	return func() tea.Msg {
 		rows, d, ended := f.f.Next()
 		if ended {
 			return d
 		}
-		return RowsMsg(rows)
+		return rowsMsg(rows)
 	}
 }

@@ -24,8 +24,8 @@ type Model struct {
 	rows   []matrix.RowStatus
 	cursor int
 	open   OpenFunc
-	feed   *Feed // nil when the caller delivers RowsMsg itself
-	done   *DoneMsg
+	feed   *Feed // nil in tests that deliver rowsMsg themselves
+	done   *doneMsg
 	note   string
 	width  int
 	height int
@@ -37,8 +37,8 @@ type Model struct {
 	ReportName string
 }
 
-// New builds the view for the matrix in dir. feed may be nil when the caller sends RowsMsg
-// and DoneMsg itself; open may be nil (enter then does nothing).
+// New builds the view for the matrix in dir. feed may be nil (this package's tests send rowsMsg
+// and doneMsg themselves); open may be nil (enter then does nothing).
 func New(dir string, st theme.Styles, feed *Feed, open OpenFunc) Model {
 	return Model{styles: st, keys: keys.Matrix(), dir: dir, feed: feed, open: open, width: 100, height: 24}
 }
@@ -65,12 +65,12 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
 // Update takes snapshots, the end of the matrix, window sizes and keys.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case RowsMsg:
+	case rowsMsg:
 		m.setRows(msg)
 		if m.feed != nil {
 			return m, m.feed.wait()
 		}
-	case DoneMsg:
+	case doneMsg:
 		d := msg
 		m.done = &d
 		if d.Result != nil {

@@ -38,7 +38,7 @@ func update(t *testing.T, m Model, msg tea.Msg) (Model, tea.Cmd) {
 
 func TestRenderOneLinePerRow(t *testing.T) {
 	m := New("/shared/m", plain(), nil, nil)
-	m, _ = update(t, m, RowsMsg(sampleRows()))
+	m, _ = update(t, m, rowsMsg(sampleRows()))
 	out := ansi.Strip(m.Render(120, 10))
 	lines := strings.Split(out, "\n")
 	if len(lines) != 10 {
@@ -76,7 +76,7 @@ func TestEnterOpensTheSelectedRow(t *testing.T) {
 		return func() tea.Msg { return "opened" }
 	}
 	m := New("/m", plain(), nil, open)
-	m, _ = update(t, m, RowsMsg(sampleRows()))
+	m, _ = update(t, m, rowsMsg(sampleRows()))
 	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
 	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
 	m, cmd := update(t, m, tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -86,7 +86,7 @@ func TestEnterOpensTheSelectedRow(t *testing.T) {
 	// A new snapshot with the rows reordered keeps the cursor on the same row.
 	rows := sampleRows()
 	rows[0], rows[2] = rows[2], rows[0]
-	m, _ = update(t, m, RowsMsg(rows))
+	m, _ = update(t, m, rowsMsg(rows))
 	if sel, _ := m.selected(); sel.Row != "sglang-agg" {
 		t.Fatalf("selection moved to %s", sel.Row)
 	}
@@ -113,16 +113,16 @@ func TestFeedKeepsOnlyTheLatestSnapshot(t *testing.T) {
 	rows := sampleRows()
 	f.Publish(rows[:1])
 	f.Publish(rows[:2]) // never blocks, replaces the unread one
-	if msg := f.wait()(); len(msg.(RowsMsg)) != 2 {
+	if msg := f.wait()(); len(msg.(rowsMsg)) != 2 {
 		t.Fatalf("got %v", msg)
 	}
 	f.Publish(rows)
 	f.Finish(&matrix.Result{Rows: rows, ExitCode: 2, Overall: verdict.Of(verdict.Inconclusive, "x")}, nil)
-	if msg := f.wait()(); len(msg.(RowsMsg)) != 4 {
+	if msg := f.wait()(); len(msg.(rowsMsg)) != 4 {
 		t.Fatalf("the last snapshot comes before the end, got %T", msg)
 	}
 	msg := f.wait()()
-	d, ok := msg.(DoneMsg)
+	d, ok := msg.(doneMsg)
 	if !ok || d.Result.ExitCode != 2 {
 		t.Fatalf("got %v", msg)
 	}

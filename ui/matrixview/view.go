@@ -130,7 +130,7 @@ func (m Model) line(i, w int) string {
 	return s
 }
 
-func (m Model) endLine(d DoneMsg) string {
+func (m Model) endLine(d doneMsg) string {
 	st := m.styles
 	switch {
 	case d.Result == nil && d.Err != nil:
