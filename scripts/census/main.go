@@ -11,10 +11,13 @@
 // standard library's included) that has the method: fmt calling String, a ui interface
 // calling a Campaign method. Tests are not users. -v lists the unused names.
 //
-// A second count, reached, also counts an exported type that no other package names but whose
-// members another package uses: a caller reading row.Canonical.Exclusions reaches CanonicalSpec,
-// and ui.New's Model reaches tea.NewProgram through its methods. Such a type must stay exported
-// for its fields and methods to be documented; a name counted by neither is exported for nothing.
+// A second count, reached, also counts an exported type that no other package names but that
+// another package works with: one of its fields or methods is used (a caller reading
+// row.Canonical.Exclusions reaches CanonicalSpec; ui.New's Model reaches tea.NewProgram through
+// its methods), one of its constants is named (journal.RefuseDamage reaches TailMode), or it is in
+// the signature or type of a used name (journal.Read's TailMode parameter, buildview.New's
+// BuildFunc). Such a type must stay exported for the API it is part of to be documented; a name
+// counted by neither is exported for nothing.
 //
 // The module's packages are type-checked from source, in go list's dependency order, so one
 // object stands for a name in every package; the rest come from the compiler's export data.
@@ -139,6 +142,28 @@ func run(dir string, verbose bool, w io.Writer) error {
 				}
 			} else {
 				unused = append(unused, e.label)
+			}
+		}
+		for obj := range used {
+			if c, ok := obj.(*types.Const); ok {
+				markTypes(c.Type(), p.types, memberUsed)
+			}
+			if c, ok := obj.(*types.Var); ok && !c.IsField() {
+				markTypes(c.Type(), p.types, memberUsed)
+			}
+			if f, ok := obj.(*types.Var); ok && f.IsField() {
+				markTypes(f.Type(), p.types, memberUsed)
+			}
+			if fn, ok := obj.(*types.Func); ok {
+				markTypes(fn.Type(), p.types, memberUsed)
+			}
+			if tn, ok := obj.(*types.TypeName); ok {
+				markTypes(tn.Type().Underlying(), p.types, memberUsed)
+			}
+		}
+		for _, e := range names {
+			if e.member && (used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces)) {
+				markTypes(e.obj.Type(), p.types, memberUsed)
 			}
 		}
 		reached := count[0].used
@@ -271,6 +296,66 @@ func exportedNames(p *types.Package) []exported {
 		}
 	}
 	return names
+}
+
+// markTypes marks, in reached, every named type of p that t is built from: t itself, what it
+// points to or holds, a signature's parameters and results, a generic type's arguments and its
+// parameters' constraints. The walk stops at named types (their fields count only when used).
+func markTypes(t types.Type, p *types.Package, reached map[string]bool) {
+	seen := map[types.Type]bool{}
+	var walk func(types.Type)
+	walk = func(t types.Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.Named:
+			if obj := t.Obj(); obj.Pkg() == p {
+				reached[obj.Name()] = true
+			}
+			for a := range t.TypeArgs().Types() {
+				walk(a)
+			}
+		case *types.Alias:
+			if obj := t.Obj(); obj.Pkg() == p {
+				reached[obj.Name()] = true
+			}
+			walk(types.Unalias(t))
+		case *types.Pointer:
+			walk(t.Elem())
+		case *types.Slice:
+			walk(t.Elem())
+		case *types.Array:
+			walk(t.Elem())
+		case *types.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case *types.Chan:
+			walk(t.Elem())
+		case *types.Signature:
+			for v := range t.Params().Variables() {
+				walk(v.Type())
+			}
+			for v := range t.Results().Variables() {
+				walk(v.Type())
+			}
+			for tp := range t.TypeParams().TypeParams() {
+				walk(tp.Constraint())
+			}
+		case *types.TypeParam:
+			walk(t.Constraint())
+		case *types.Interface:
+			for i := range t.NumEmbeddeds() {
+				walk(t.EmbeddedType(i))
+			}
+		case *types.Union:
+			for i := range t.Len() {
+				walk(t.Term(i).Type())
+			}
+		}
+	}
+	walk(t)
 }
 
 // origin is the declared object behind a use of a generic type's method or field.
