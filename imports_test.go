@@ -113,21 +113,21 @@ var arrowWhy = map[string]string{
 
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
 
-	"engine/matrix -> engine":         "rows, and each row's journal followed and folded by engine",
+	"engine/matrix -> engine":         "rows, and each row's records folded by engine.History",
 	"engine/matrix -> engine/journal": "each row's journal followed as it is written; a job's records appended",
 	"engine/matrix -> verdict":        "the rows' verdicts combined into the matrix's",
 	"engine/matrix -> engine/run":     "the node's CPUs and NUMA nodes for the placement record; a job's campaign lock",
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits and the bisect's journal",
+	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
 	"engine/bisect -> engine/journal": "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
 	"engine/bisect -> campaignreport": "a probe is judged by the verdicts every surface computes (Assess), exception records included",
 	"engine/bisect -> diffview":       "the exception records copied into every probe are validated first",
 	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",
 	"engine/bisect -> internal/*":     "the campaign's file names, the copied exception records written atomically",
 
-	"campaignreport -> engine":         "everything the campaign recorded: journal, history, summary, artifacts",
+	"campaignreport -> engine":         "everything the campaign recorded: its records and their history, summary, artifacts",
 	"campaignreport -> engine/journal": "the journal read once for the report, refusing damage",
 	"campaignreport -> engine/matrix":  "the matrix report's rows",
 	"campaignreport -> engine/perf":    "the footprint gate's figures the report prints",

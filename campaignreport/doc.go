@@ -9,10 +9,11 @@
 // It never opens the campaign with engine.Open: that re-verifies the pinned binaries and the
 // trace window, which stage 9 deletes once their checksums are recorded.
 //
-// It imports engine for what the campaign recorded, engine/matrix for the matrix report's
-// rows, engine/perf for the footprint gate's figures, engine/run for the CPU sets and NUMA nodes
-// the report names and the campaign lock clean takes, diffview for the focused diff and the exception records' coverage, stats for the perf
-// figures, report for the lifecycle evidence and product metrics, verdict for Decide,
+// It imports engine for what the campaign recorded, engine/journal to read the journal once
+// (refusing damage), engine/matrix for the matrix report's rows, engine/perf for the footprint
+// gate's figures, engine/run for the CPU sets and NUMA nodes the report names and the campaign lock
+// clean takes, diffview for the focused diff and the exception records' coverage, stats for the
+// perf figures, report for the lifecycle evidence and product metrics, verdict for Decide,
 // internal/layout for the campaign's file names and internal/atomicfile to write the reports.
 //
 // # Layout

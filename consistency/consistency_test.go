@@ -79,7 +79,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 				continue
 			}
 			if missing, err := engine.UnbuiltArms(context.Background(), row, ""); err != nil || len(missing) > 0 {
-				t.Logf("%s: skipped, its arms are not built yet (%v %v): `go run . build %s` builds them", f, missing, err, f)
+				t.Logf("%s: skipped, its arms are not built yet (%v %v): `go run . build %s` (from the repository) builds them", f, missing, err, filepath.Join("rows", filepath.Base(f)))
 				continue
 			}
 			// Built, the real rows' three states still take minutes more (about 3.5 with the

@@ -3,15 +3,15 @@
 // journal, and artifact watching. It publishes typed events on a channel and never imports
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
-// It imports engine/build to build the arms that name a source, engine/run to run every replay
-// process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for the
-// performance stage's instruments (a sample's monitor and invalidation rules, its timing record,
-// the load preflight, CPU isolation, the footprint gate), engine/profile to
-// read stage 7's profiles, report to canonicalise a run's report and read its evidence and the trace,
-// stats for the performance gate, verdict for the words every stage decides in, and
-// internal/atomicfile, internal/digest, internal/layout, internal/pointer and
-// internal/procgroup for atomic files, checksums, the campaign's file names, JSON pointers and
-// process groups.
+// It imports engine/build to build the arms that name a source, engine/journal for the journal file
+// its records live in (checksummed lines, the torn tail, the follower), engine/run to run every
+// replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for
+// the performance stage's instruments (a sample's monitor and invalidation rules, its timing
+// record, the load preflight, CPU isolation, the footprint gate), engine/profile to read stage 7's
+// profiles, report to canonicalise a run's report and read its evidence and the trace, stats for
+// the performance gate, verdict for the words every stage decides in, and internal/atomicfile,
+// internal/digest, internal/layout, internal/pointer and internal/procgroup for atomic files,
+// checksums, the campaign's file names, JSON pointers and process groups.
 //
 // # Layout
 //

@@ -31,6 +31,3 @@ func FuzzParseRow(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseJournal: the journal reader never panics; what it accepts has seq 1, 2, 3, ... and
-// spans whole lines.

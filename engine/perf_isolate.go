@@ -13,7 +13,7 @@ import (
 // records them: a resumed stage knows the last load it saw, and a reopened campaign undoes an
 // isolation a killed kvparity left in place.
 
-// recPerfLoad records the load preflight (Data: LoadCheck); recIsolation an isolation that
+// recPerfLoad records the load preflight (Data: perf.LoadCheck); recIsolation an isolation that
 // took effect (Data: perf.Isolation) and recIsolationEnd its undoing.
 const (
 	recPerfLoad     RecordType = "perf_load"

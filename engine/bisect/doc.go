@@ -6,18 +6,18 @@
 // way, with the row's own determinism stage (and performance stage for the perf judge).
 //
 // A probe is judged from the campaign's verdicts as every surface computes them
-// (campaignreport.Assess, so the exception records given apply and an explained change is not
-// bad). A commit that does not build, and a probe whose verdict is INCONCLUSIVE, BLOCKED or
-// not decided, is skipped, never guessed, like `git bisect skip`. Every step is appended to
-// DIR/bisect.jsonl (an engine/journal file of engine Records, as campaigns keep theirs) before the next
-// starts, so a bisect killed mid-way resumes where it was: recorded steps are neither rebuilt
-// nor rerun, and an interrupted probe's campaign resumes itself.
+// (campaignreport.Assess, so the exception records given apply and an explained change is not bad).
+// A commit that does not build, and a probe whose verdict is INCONCLUSIVE, BLOCKED or not decided,
+// is skipped, never guessed, like `git bisect skip`. Every step is appended to DIR/bisect.jsonl (an
+// engine/journal file of engine Records, as campaigns keep theirs) before the next starts, so a
+// bisect killed mid-way resumes where it was: recorded steps are neither rebuilt nor rerun, and an
+// interrupted probe's campaign resumes itself.
 //
-// It imports engine for rows, campaigns, builds and the records; engine/journal for the
-// journal file itself; campaignreport for the
-// verdicts a probe is judged by (Assess); diffview to validate the exception records copied
-// into each probe; verdict for the words, the document's schema version and the exit codes;
-// internal/layout for the campaign's file names and internal/atomicfile for the copied records.
+// It imports engine for rows, campaigns, builds and the records; engine/journal for the journal
+// file itself; campaignreport for the verdicts a probe is judged by (Assess); diffview to validate
+// the exception records copied into each probe; verdict for the words, the document's schema
+// version and the exit codes; internal/layout for the campaign's file names and internal/atomicfile
+// for the copied records.
 //
 //	bisect.go   Options, Run: the search over the first-parent history
 //	probe.go    one probe: build, campaign, judgment

@@ -2,6 +2,8 @@ package journal
 
 import "testing"
 
+// FuzzParseJournal: the journal reader never panics; what it accepts has seq 1, 2, 3, ... and
+// spans whole lines.
 func FuzzParseJournal(f *testing.F) {
 	var good []byte
 	for i, rec := range []testRecord{{Type: "campaign"}, {Type: "run_start", Run: "det/baseline-1"}, {Type: "run_end", Run: "det/baseline-1"}} {

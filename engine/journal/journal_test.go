@@ -67,7 +67,7 @@ func TestJournalQuarantinesTornTail(t *testing.T) {
 	// A reader ignores it and says so, and never modifies the file.
 	recs, torn, err := Read[testRecord](path, RefuseDamage)
 	if err != nil || len(recs) != 2 || torn != len(tail) {
-		t.Fatalf("ReadJournal: %d records, torn %d, %v", len(recs), torn, err)
+		t.Fatalf("Read: %d records, torn %d, %v", len(recs), torn, err)
 	}
 	if now, _ := os.ReadFile(path); string(now) != string(good)+tail {
 		t.Fatal("a reader modified the journal")
@@ -115,7 +115,7 @@ func TestJournalRefusesCorruptAcknowledgedLastLine(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	if _, _, err := Read[testRecord](path, RefuseDamage); err == nil {
-		t.Fatal("ReadJournal accepted a corrupt acknowledged record")
+		t.Fatal("Read accepted a corrupt acknowledged record")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(data) {
 		t.Fatal("the journal was modified")
@@ -145,10 +145,10 @@ func TestJournalRefusesGapDuplicateReorder(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "journal.jsonl")
 			os.WriteFile(p, []byte(strings.Join(tc.lines, "")), 0o644)
 			if _, err := Open[testRecord](p, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("OpenJournal: %v, want %q", err, tc.want)
+				t.Fatalf("Open: %v, want %q", err, tc.want)
 			}
 			if _, _, err := Read[testRecord](p, RefuseDamage); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("ReadJournal: %v, want %q", err, tc.want)
+				t.Fatalf("Read: %v, want %q", err, tc.want)
 			}
 		})
 	}
@@ -198,7 +198,7 @@ func TestJournalWriteFailureStopsAndKeepsRecords(t *testing.T) {
 // The two tail modes read the same file differently: a corrupt complete line is an error
 // naming it under RefuseDamage, the end of the records under SkipDamagedTail; a torn last
 // line is skipped by both, and the file is never modified.
-func TestReadJournalTailModes(t *testing.T) {
+func TestReadTailModes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	j, err := Open[testRecord](path, nil)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestJournalTailReadsWholeRecordsOnly(t *testing.T) {
+func TestTailReadsWholeRecordsOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, layout.FileJournal)
 	tail := NewTail[testRecord](path)

@@ -5,13 +5,14 @@
 // their journals (engine/journal's Tail, folded by engine.History).
 //
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
-// campaign report's computation) and Options.Report (campaignreport's matrix.json and
-// matrix.md writer) are injected by main, so this package needs nothing above the engine.
-// It imports engine for rows and the rows' journals, engine/build to build rows' source arms
-// once before any job and record the toolchain, engine/run for the node's CPUs and NUMA nodes
-// (the placement record) and a job's campaign lock, verdict to combine the rows' verdicts,
-// internal/layout for file names, internal/atomicfile and internal/digest for jobs.json and
-// the staged binary, and internal/procgroup to run local rows in their own process groups.
+// campaign report's computation) and Options.Report (campaignreport's matrix.json and matrix.md
+// writer) are injected by main, so this package needs nothing above the engine. It imports engine
+// for rows and their records' fold, engine/journal to follow each row's journal and append a job's
+// records, engine/build to build rows' source arms once before any job and record the toolchain,
+// engine/run for the node's CPUs and NUMA nodes (the placement record) and a job's campaign lock,
+// verdict to combine the rows' verdicts, internal/layout for file names, internal/atomicfile and
+// internal/digest for jobs.json and the staged binary, and internal/procgroup to run local rows in
+// their own process groups.
 //
 // # Layout
 //

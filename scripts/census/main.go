@@ -9,7 +9,9 @@
 // package of the module names it in a non-test file (a field as a composite-literal key
 // counts), or, for a method, when its type satisfies an interface of another package (the
 // standard library's included) that has the method: fmt calling String, a ui interface
-// calling a Campaign method. Tests are not users. -v lists the unused names.
+// calling a Campaign method. Tests are not users. -v lists the unused names (and the unreached
+// ones, below). A method wanted only by a generic constraint (journal.Entry's Sequence and
+// Prepare) is listed as unused although the instantiation calls it.
 //
 // A second count, reached, also counts an exported type that no other package names but that
 // another package works with: one of its fields or methods is used (a caller reading
@@ -63,7 +65,7 @@ type pkg struct {
 }
 
 func main() {
-	verbose := flag.Bool("v", false, "list each package's exported names no other package uses")
+	verbose := flag.Bool("v", false, "list each package's exported names no other package uses, and those no other package reaches")
 	flag.Parse()
 	dir := "."
 	if flag.NArg() > 0 {
@@ -137,7 +139,7 @@ func run(dir string, verbose bool, w io.Writer) error {
 			c.exported++
 			if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
 				c.used++
-				if e.member {
+				if e.member && used[e.obj] { // a method only an interface wants reaches nothing
 					memberUsed[e.owner] = true
 				}
 			} else {
@@ -148,22 +150,18 @@ func run(dir string, verbose bool, w io.Writer) error {
 			if c, ok := obj.(*types.Const); ok {
 				markTypes(c.Type(), p.types, memberUsed)
 			}
-			if c, ok := obj.(*types.Var); ok && !c.IsField() {
-				markTypes(c.Type(), p.types, memberUsed)
-			}
-			if f, ok := obj.(*types.Var); ok && f.IsField() {
-				markTypes(f.Type(), p.types, memberUsed)
+			if v, ok := obj.(*types.Var); ok { // a variable or a field
+				markTypes(v.Type(), p.types, memberUsed)
 			}
 			if fn, ok := obj.(*types.Func); ok {
 				markTypes(fn.Type(), p.types, memberUsed)
 			}
 			if tn, ok := obj.(*types.TypeName); ok {
-				markTypes(tn.Type().Underlying(), p.types, memberUsed)
-			}
-		}
-		for _, e := range names {
-			if e.member && (used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces)) {
-				markTypes(e.obj.Type(), p.types, memberUsed)
+				t := tn.Type()
+				if !tn.IsAlias() {
+					t = t.Underlying() // the named type itself is counted as used already
+				}
+				markTypes(t, p.types, memberUsed)
 			}
 		}
 		reached := count[0].used
