@@ -521,9 +521,6 @@ func (c *Campaign) verifyPinned() error {
 // Row returns the frozen row.
 func (c *Campaign) Row() *Row { return c.row }
 
-// Journal returns the campaign journal (stages append their records to it).
-func (c *Campaign) Journal() *journal.File[Record, *Record] { return c.journal }
-
 // Runner returns the process runner (its events go to the campaign's channel).
 func (c *Campaign) Runner() *run.Runner { return c.runner }
 

@@ -64,7 +64,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 		"AddRepetition":    c.AddRepetition(Candidate),
 		"SetWatch":         c.SetWatch(true),
 	}
-	_, refusals["Journal().Append"] = c.Journal().Append(Record{Type: RecBlocked, Reason: "x"})
+	_, refusals["journal.Append"] = c.journal.Append(Record{Type: RecBlocked, Reason: "x"})
 	for name, err := range refusals {
 		if !errors.Is(err, errCleaned) || !strings.Contains(err.Error(), "start a new campaign from row.toml") {
 			t.Errorf("%s on a cleaned campaign: %v, want %v", name, err, errCleaned)

@@ -111,8 +111,8 @@ func TestFollowerShowsTheWritersStageLive(t *testing.T) {
 	if n := len(eventsOf[RunStarted](flog.all())); n != len(eventsOf[RunStarted](wlog.all())) {
 		t.Errorf("the follower published %d run starts, the writer %d", n, len(eventsOf[RunStarted](wlog.all())))
 	}
-	if len(f.Journal().Records()) != len(w.Journal().Records()) {
-		t.Errorf("the follower holds %d records, the journal %d", len(f.Journal().Records()), len(w.Journal().Records()))
+	if len(f.journal.Records()) != len(w.journal.Records()) {
+		t.Errorf("the follower holds %d records, the journal %d", len(f.journal.Records()), len(w.journal.Records()))
 	}
 	w.Close()
 	flog.waitFor(t, "the writer's end", func(evs []Event) bool {

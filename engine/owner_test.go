@@ -34,7 +34,7 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 	}
 	pgid, _ := startGroupIn(t, filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), "sleep", "300")
 	// Appended by this (live) process: the journal records it as the owner.
-	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
+	if _, err := c.journal.Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

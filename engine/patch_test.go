@@ -50,7 +50,7 @@ func TestCreateRecordsTheDeterminismPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := FoldJournal(c.Journal().Records(), c.Row())
+	h := FoldJournal(c.journal.Records(), c.Row())
 	summary := c.Summary()
 	c.Close()
 	if h.Patch == nil || h.Patch.SHA256 != patchSum() || h.Patch.Declared || h.Patch.Bytes != int64(len(patchText)) {
@@ -67,7 +67,7 @@ func TestCreateRecordsTheDeterminismPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = FoldJournal(c.Journal().Records(), c.Row())
+	h = FoldJournal(c.journal.Records(), c.Row())
 	c.Close()
 	if h.Patch == nil || h.Patch.Path != "" || !h.Patch.Declared || h.Patch.SHA256 != patchSum() {
 		t.Errorf("a declared checksum alone: recorded %+v", h.Patch)
@@ -77,7 +77,7 @@ func TestCreateRecordsTheDeterminismPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h = FoldJournal(c.Journal().Records(), c.Row()); h.Patch != nil {
+	if h = FoldJournal(c.journal.Records(), c.Row()); h.Patch != nil {
 		t.Errorf("no patch declared, recorded %+v", h.Patch)
 	}
 	c.Close()

@@ -156,7 +156,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 		t.Fatalf("invalidations %+v", r.Invalidations)
 	}
 	var runs []RunID
-	for _, rec := range c.Journal().Records() {
+	for _, rec := range c.journal.Records() {
 		if rec.Type == RecRunEnd && rec.Kind == KindSample && rec.Index == 2 {
 			runs = append(runs, rec.Run)
 		}

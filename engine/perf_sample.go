@@ -83,7 +83,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		rec := base
 		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
 		rec.Data = marshalData(perfRunData{Key: p.key, Order: order, Position: position})
-		if _, err := c.Journal().Append(rec); err != nil {
+		if _, err := c.journal.Append(rec); err != nil {
 			startErr = err
 			return err
 		}
@@ -144,7 +144,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, ms(res.Elapsed)
 	end.Error = smp.Error
 	end.Data = marshalData(smp)
-	if _, err := c.Journal().Append(end); err != nil {
+	if _, err := c.journal.Append(end); err != nil {
 		return sampleResult{fatal: err}
 	}
 	c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Elapsed: res.Elapsed, Err: out.failure})

@@ -129,7 +129,7 @@ func (pc *perfCase) result() *PerfResult {
 
 func (pc *perfCase) records(typ RecordType) []Record {
 	var out []Record
-	for _, r := range pc.c.Journal().Records() {
+	for _, r := range pc.c.journal.Records() {
 		if r.Type == typ {
 			out = append(out, r)
 		}
@@ -356,7 +356,7 @@ func TestPerfStage(t *testing.T) {
 		if inv.Attempt != 1 || len(inv.Runs) != 2 || !strings.Contains(inv.Reason, "competing load on CPU") || len(inv.Causes) == 0 || !strings.HasPrefix(inv.Causes[0], "competing load on CPU") {
 			t.Fatalf("first invalidation %+v", inv)
 		}
-		for _, rec := range pc.c.Journal().Records() {
+		for _, rec := range pc.c.journal.Records() {
 			if rec.Type != RecRunEnd || rec.Run != inv.Runs[0] {
 				continue
 			}
@@ -504,7 +504,7 @@ func TestPerfStage(t *testing.T) {
 // checkBookkeeping asserts the protocol's order of things on a finished series.
 func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	t.Helper()
-	recs := pc.c.Journal().Records()
+	recs := pc.c.journal.Records()
 	schedSeq, firstSample := int64(-1), int64(-1)
 	var warmups []RunID
 	var samples []Record
@@ -622,7 +622,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 
 func lastVerdict(c *Campaign, st Stage) *Record {
 	var v *Record
-	for _, r := range c.Journal().Records() {
+	for _, r := range c.journal.Records() {
 		if r.Type == RecVerdict && r.Stage == st {
 			r := r
 			v = &r

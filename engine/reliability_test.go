@@ -137,7 +137,7 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 	// Its owner is a kvparity that is gone (a pid no process has).
 	dead := run.Self()
 	dead.PID, dead.Start = deadPID(t), 1
-	if _, err := c.Journal().Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid, Owner: &dead}); err != nil {
+	if _, err := c.journal.Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid, Owner: &dead}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

@@ -78,7 +78,7 @@ func TestWatchRebuildsAWorktreeCandidateOnSave(t *testing.T) {
 		t.Errorf("the campaign's diff of generation 2 (%s): %v\n%s", second.SourceDiff, err, diff)
 	}
 	stale := false
-	for _, r := range c.Journal().Records() {
+	for _, r := range c.journal.Records() {
 		stale = stale || (r.Type == RecStale && r.Arm == Candidate && r.Gen == 1 && strings.Contains(r.Reason, "worktree:"+repo))
 	}
 	if !stale {

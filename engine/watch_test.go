@@ -80,7 +80,7 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 	}
 	// The new generation ran in fresh processes; the old results are marked stale in the journal.
 	stale := false
-	for _, r := range c.Journal().Records() {
+	for _, r := range c.journal.Records() {
 		stale = stale || (r.Type == RecStale && r.Arm == Candidate && r.Gen == 1)
 	}
 	if !stale {
@@ -133,7 +133,7 @@ func TestChangedSourceIsDetectedOnOpenAndNeverReused(t *testing.T) {
 		t.Fatalf("baseline after rerun %+v", p)
 	}
 	staleSeen := false
-	for _, r := range c.Journal().Records() {
+	for _, r := range c.journal.Records() {
 		staleSeen = staleSeen || (r.Type == RecStale && r.Arm == Baseline)
 		if staleSeen && r.Type == RecRunStart && r.Arm == Baseline && r.Gen != 2 {
 			t.Errorf("baseline ran generation %d after its source changed: %s", r.Gen, r.Run)

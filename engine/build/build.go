@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -431,8 +430,8 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	exe, units, fresh, err := cargoBuild(ctx, root, env, args, BenchTarget, func(n int, current string) {
 		say(Progress{Phase: "compiling", Units: n, Current: current})
 	})
-	if ctx.Err() != nil {
-		return Info{}, fmt.Errorf("building %s: %w (%d units had been compiled; the next build of this source continues from them)", s, errCancelled, units)
+	if ctx.Err() != nil { // callers hold ctx: they exit with the interrupted status, not as for a broken build
+		return Info{}, fmt.Errorf("building %s: cancelled (%d units had been compiled; the next build of this source continues from them)", s, units)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)
@@ -465,10 +464,6 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
-
-// errCancelled marks a build stopped by its context (a signal, the user) in its error text;
-// callers, who hold that context, exit with the interrupted status, not as for a broken build.
-var errCancelled = errors.New("cancelled")
 
 // refused is the warning of a cache entry that is another build, or a damaged one.
 func refused(dir, why string) string {

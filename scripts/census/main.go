@@ -130,7 +130,7 @@ func run(dir string, verbose bool, w io.Writer) error {
 		}
 		var unused, unreached []string
 		var count [2]struct{ exported, used int } // package-level names, members
-		memberUsed := map[string]bool{}           // type name → a member of it is used
+		reachedType := map[string]bool{}          // a type's name → another package works with it
 		for _, e := range names {
 			c := &count[0]
 			if e.member {
@@ -140,36 +140,25 @@ func run(dir string, verbose bool, w io.Writer) error {
 			if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
 				c.used++
 				if e.member && used[e.obj] { // a method only an interface wants reaches nothing
-					memberUsed[e.owner] = true
+					reachedType[e.owner] = true
 				}
 			} else {
 				unused = append(unused, e.label)
 			}
 		}
-		for obj := range used {
-			if c, ok := obj.(*types.Const); ok {
-				markTypes(c.Type(), p.types, memberUsed)
+		for obj := range used { // a constant's, variable's, field's or function's type; a type's definition
+			t := obj.Type()
+			if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
+				t = t.Underlying() // the named type itself is counted as used already
 			}
-			if v, ok := obj.(*types.Var); ok { // a variable or a field
-				markTypes(v.Type(), p.types, memberUsed)
-			}
-			if fn, ok := obj.(*types.Func); ok {
-				markTypes(fn.Type(), p.types, memberUsed)
-			}
-			if tn, ok := obj.(*types.TypeName); ok {
-				t := tn.Type()
-				if !tn.IsAlias() {
-					t = t.Underlying() // the named type itself is counted as used already
-				}
-				markTypes(t, p.types, memberUsed)
-			}
+			markTypes(t, p.types, reachedType)
 		}
 		reached := count[0].used
 		for _, e := range names {
 			if e.member || used[e.obj] {
 				continue
 			}
-			if memberUsed[e.label] {
+			if reachedType[e.label] {
 				reached++
 			} else {
 				unreached = append(unreached, e.label)
