@@ -5,24 +5,35 @@
 //	go run ./scripts/census [-v] [DIR]
 //
 // An exported name is a package-level exported object, an exported method of a package-level
-// named type, or an exported field of a package-level struct type. It is used when another
-// package of the module names it in a non-test file (a field as a composite-literal key
-// counts), or, for a method, when its type satisfies an interface of another package (the
-// standard library's included) that has the method: fmt calling String, a ui interface
-// calling a Campaign method. Tests are not users. -v lists the unused names (and the unreached
-// ones, below). A method wanted only by a generic constraint (journal.Entry's Sequence and
-// Prepare) is listed as unused although the instantiation calls it.
+// named type, or an exported field of a package-level struct type. Four counts, each with its
+// ratio, read it from strict to wide:
 //
-// A second count, reached, also counts an exported type that no other package names but that
-// another package works with: one of its fields or methods is used (a caller reading
-// row.Canonical.Exclusions reaches CanonicalSpec; ui.New's Model reaches tea.NewProgram through
-// its methods), one of its constants is named (journal.RefuseDamage reaches TailMode), or it is in
-// the signature or type of a used name (journal.Read's TailMode parameter, buildview.New's
-// BuildFunc). Such a type must stay exported for the API it is part of to be documented; a name
-// counted by neither is exported for nothing.
+//   - used: another package of the module names it in a non-test file (a field as a
+//     composite-literal key counts); for a method, also when its type satisfies an interface
+//     of another package (the standard library's included) that has the method (fmt calling
+//     String, a ui interface calling a Campaign method), or when a generic of another package
+//     calls it through a constraint (engine instantiating journal.File[Record, *Record] hands
+//     journal Record's Sequence and Prepare).
+//   - used +tests: the same, with other packages' test files as users too (an external test
+//     package in the same directory is the package's own). A test-support package
+//     (diffview/difftest, engine/build/buildtest, internal/e2e) has no other users.
+//   - reached: used, or an exported type that another package works with without naming it:
+//     one of its fields or methods is used (a caller reading row.Canonical.Exclusions
+//     reaches CanonicalSpec; ui.New's Model reaches tea.NewProgram through its methods), one
+//     of its constants is named (journal.RefuseDamage reaches TailMode), or it is in the
+//     signature or type of a used name, a used struct's exported fields included
+//     (journal.Read's TailMode parameter, campaignreport.Report's []ArtifactInfo). A constant
+//     of a reached type is reached: go doc lists a type's constants under it, one enumeration.
+//     Such names must stay exported for the API they are part of to be documented; a name
+//     counted by neither is exported for nothing.
+//   - reached +tests: reached, with other packages' tests as users too.
+//
+// -v lists, per package, the unused names, the unreached ones, and those unreached by tests
+// too. The members columns count fields and methods alone (used, with no tests).
 //
 // The module's packages are type-checked from source, in go list's dependency order, so one
 // object stands for a name in every package; the rest come from the compiler's export data.
+// Test files are checked against the packages' non-test builds.
 package main
 
 import (
@@ -46,21 +57,25 @@ import (
 
 // listed is the part of `go list -json` the census reads.
 type listed struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
-	CgoFiles   []string
-	Export     string
-	Module     *struct{ Main bool }
-	ImportMap  map[string]string
-	Error      *struct{ Err string }
+	ImportPath   string
+	ForTest      string
+	Dir          string
+	GoFiles      []string
+	CgoFiles     []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Export       string
+	Module       *struct{ Main bool }
+	ImportMap    map[string]string
+	Error        *struct{ Err string }
 }
 
-// pkg is one module package, checked.
+// pkg is one module package, checked: its non-test files, and (apart) its tests.
 type pkg struct {
 	listed
 	types *types.Package
 	info  *types.Info
+	tests []*types.Info // the internal and the external test package's files
 	lines int
 }
 
@@ -99,8 +114,8 @@ func run(dir string, verbose bool, w io.Writer) error {
 	checked := map[string]*types.Package{}
 	var mods []*pkg
 	for _, l := range all { // dependencies come first
-		if l.Module == nil || !l.Module.Main {
-			continue
+		if l.Module == nil || !l.Module.Main || l.ForTest != "" || strings.HasSuffix(l.ImportPath, ".test") {
+			continue // not the module's, or a test's build of a package
 		}
 		if l.Error != nil {
 			return fmt.Errorf("%s: %s", l.ImportPath, l.Error.Err)
@@ -112,78 +127,160 @@ func run(dir string, verbose bool, w io.Writer) error {
 		checked[l.ImportPath] = p.types
 		mods = append(mods, p)
 	}
+	for _, p := range mods {
+		if err := p.checkTests(fset, checked, fromExport); err != nil {
+			return err
+		}
+	}
 	ifaces := interfaces(checked)
 	sort.Slice(mods, func(i, j int) bool { return mods[i].ImportPath < mods[j].ImportPath })
-	fmt.Fprintln(w, "package\tlines\tnames\tused\tratio\treached\tratio\tmembers\tused\tratio\t")
+	fmt.Fprintln(w, "package\tlines\tnames\tused\tratio\t+tests\tratio\treached\tratio\t+tests\tratio\tmembers\tused\tratio\t")
 	for _, p := range mods {
-		names := exportedNames(p.types)
-		used := map[types.Object]bool{}
+		var code, tests []*types.Info // what the other packages' files, and their tests, name
 		for _, q := range mods {
-			if q == p {
-				continue
+			if q != p {
+				code = append(code, q.info)
+				tests = append(tests, q.tests...)
 			}
-			for _, obj := range q.info.Uses {
-				if obj.Pkg() == p.types {
-					used[origin(obj)] = true
+		}
+		c := tally(p, code, ifaces)
+		t := tally(p, append(code, tests...), ifaces)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%d\t%s\t%d\t%s\t%d\t%d\t%s\t\n", p.ImportPath, p.lines,
+			c.names, c.used, ratio(c.names, c.used), t.used, ratio(t.names, t.used),
+			c.reached, ratio(c.names, c.reached), t.reached, ratio(t.names, t.reached),
+			c.members, c.membersUsed, ratio(c.members, c.membersUsed))
+		if verbose {
+			for _, l := range []struct {
+				what  string
+				names []string
+			}{{"unused", c.unused}, {"unreached", c.unreached}, {"unreached by tests too", t.unreached}} {
+				if len(l.names) > 0 {
+					fmt.Fprintf(w, "  %s: %s\n", l.what, strings.Join(l.names, " "))
 				}
 			}
-		}
-		var unused, unreached []string
-		var count [2]struct{ exported, used int } // package-level names, members
-		reachedType := map[string]bool{}          // a type's name → another package works with it
-		for _, e := range names {
-			c := &count[0]
-			if e.member {
-				c = &count[1]
-			}
-			c.exported++
-			if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
-				c.used++
-				if e.member && used[e.obj] { // a method only an interface wants reaches nothing
-					reachedType[e.owner] = true
-				}
-			} else {
-				unused = append(unused, e.label)
-			}
-		}
-		for obj := range used { // a constant's, variable's, field's or function's type; a type's definition
-			t := obj.Type()
-			if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
-				t = t.Underlying() // the named type itself is counted as used already
-			}
-			markTypes(t, p.types, reachedType)
-		}
-		reached := count[0].used
-		for _, e := range names {
-			if e.member || used[e.obj] {
-				continue
-			}
-			if reachedType[e.label] {
-				reached++
-			} else {
-				unreached = append(unreached, e.label)
-			}
-		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t%s\t\n", p.ImportPath, p.lines,
-			count[0].exported, count[0].used, ratio(count[0].exported, count[0].used),
-			reached, ratio(count[0].exported, reached),
-			count[1].exported, count[1].used, ratio(count[1].exported, count[1].used))
-		if verbose && len(unused) > 0 {
-			sort.Strings(unused)
-			fmt.Fprintf(w, "  unused: %s\n", strings.Join(unused, " "))
-		}
-		if verbose && len(unreached) > 0 {
-			sort.Strings(unreached)
-			fmt.Fprintf(w, "  unreached: %s\n", strings.Join(unreached, " "))
 		}
 	}
 	return nil
 }
 
-// goList lists every package the module's packages need, dependencies first, with the
-// compiler's export data built for them.
+// A count is one package's exported names against what other packages' files use of them.
+type count struct {
+	names, used, reached int
+	members, membersUsed int
+	unused, unreached    []string // sorted labels
+}
+
+// tally counts p's exported names that the files behind infos use or reach.
+func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) count {
+	used := map[types.Object]bool{}
+	for _, info := range infos {
+		for _, obj := range info.Uses {
+			if obj.Pkg() == p.types {
+				used[origin(obj)] = true
+			}
+		}
+		for obj := range constrained(info, p.types) {
+			used[obj] = true
+		}
+	}
+	var c count
+	reachedType := map[string]bool{} // a type's name → another package works with it
+	names := exportedNames(p.types)
+	for _, e := range names {
+		n, u := &c.names, &c.used
+		if e.member {
+			n, u = &c.members, &c.membersUsed
+		}
+		*n++
+		if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
+			*u++
+			if e.member && used[e.obj] { // a method only an interface wants reaches nothing
+				reachedType[e.owner] = true
+			}
+		} else {
+			c.unused = append(c.unused, e.label)
+		}
+	}
+	for obj := range used { // a constant's, variable's, field's or function's type; a type's definition
+		t := obj.Type()
+		if tn, ok := obj.(*types.TypeName); ok && !tn.IsAlias() {
+			t = t.Underlying() // the named type itself is counted as used already
+		}
+		markTypes(t, p.types, reachedType)
+	}
+	c.reached = c.used
+	for _, e := range names {
+		if e.member || used[e.obj] {
+			continue
+		}
+		if reachedType[e.label] || enumerates(e.obj, p.types, used, reachedType) {
+			c.reached++
+		} else {
+			c.unreached = append(c.unreached, e.label)
+		}
+	}
+	sort.Strings(c.unused)
+	sort.Strings(c.unreached)
+	return c
+}
+
+// enumerates reports whether obj is a constant of a type of p that another package uses or
+// reaches: go doc lists a type's constants under it, as one enumeration, so its values are
+// part of the type's documented API even when another package names only some of them.
+func enumerates(obj types.Object, p *types.Package, used map[types.Object]bool, reachedType map[string]bool) bool {
+	if _, ok := obj.(*types.Const); !ok {
+		return false
+	}
+	n, ok := obj.Type().(*types.Named)
+	if !ok || n.Obj().Pkg() != p {
+		return false
+	}
+	return used[n.Obj()] || reachedType[n.Obj().Name()]
+}
+
+// constrained is the methods of p's types that a generic of another package calls through its
+// type parameters' constraints: engine instantiating journal.File[Record, *Record] hands
+// Record's Sequence and Prepare to journal's code, which calls them without naming them.
+func constrained(info *types.Info, p *types.Package) map[types.Object]bool {
+	methods := map[types.Object]bool{}
+	for id, inst := range info.Instances {
+		generic := info.Uses[id]
+		if generic == nil || generic.Pkg() == p {
+			continue
+		}
+		var params *types.TypeParamList
+		switch g := generic.(type) {
+		case *types.TypeName:
+			if n, ok := g.Type().(*types.Named); ok {
+				params = n.TypeParams()
+			}
+		case *types.Func:
+			params = g.Signature().TypeParams()
+		}
+		for i := range params.Len() {
+			if i >= inst.TypeArgs.Len() {
+				break
+			}
+			arg := inst.TypeArgs.At(i)
+			it, ok := params.At(i).Constraint().Underlying().(*types.Interface)
+			if !ok {
+				continue
+			}
+			for m := range it.Methods() {
+				obj, _, _ := types.LookupFieldOrMethod(arg, true, m.Pkg(), m.Name())
+				if fn, ok := obj.(*types.Func); ok && fn.Pkg() == p {
+					methods[fn.Origin()] = true
+				}
+			}
+		}
+	}
+	return methods
+}
+
+// goList lists every package the module's packages and their tests need, dependencies first,
+// with the compiler's export data built for them.
 func goList(dir string) ([]listed, error) {
-	cmd := exec.Command("go", "list", "-e", "-export", "-deps", "-json", "./...")
+	cmd := exec.Command("go", "list", "-e", "-export", "-deps", "-test", "-json", "./...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -206,36 +303,84 @@ func goList(dir string) ([]listed, error) {
 // check parses and type-checks p's non-test files; module packages it imports are the ones
 // already checked.
 func (p *pkg) check(fset *token.FileSet, checked map[string]*types.Package, fromExport types.Importer) error {
-	var files []*ast.File
-	for _, name := range append(append([]string{}, p.GoFiles...), p.CgoFiles...) {
-		path := filepath.Join(p.Dir, name)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		p.lines += bytes.Count(src, []byte("\n"))
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		files = append(files, f)
+	files, lines, err := parse(fset, p.Dir, append(append([]string{}, p.GoFiles...), p.CgoFiles...))
+	if err != nil {
+		return err
 	}
-	p.info = &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: importerFunc(func(path string) (*types.Package, error) {
-		if mapped, ok := p.ImportMap[path]; ok {
-			path = mapped
-		}
-		if t, ok := checked[path]; ok {
-			return t, nil
-		}
-		return fromExport.Import(path)
-	})}
+	p.lines = lines
+	p.info = newInfo()
+	conf := types.Config{Importer: p.importer(checked, fromExport)}
 	t, err := conf.Check(p.ImportPath, fset, files, p.info)
 	if err != nil {
 		return fmt.Errorf("type-checking %s: %v", p.ImportPath, err)
 	}
 	p.types = t
 	return nil
+}
+
+// checkTests type-checks p's internal test package (its files and its tests) and its external
+// one, for what they name of the other module packages. An external test naming a helper of
+// export_test.go is an error here, since p stands for its non-test build; the rest of the
+// file is still read.
+func (p *pkg) checkTests(fset *token.FileSet, checked map[string]*types.Package, fromExport types.Importer) error {
+	for _, t := range []struct {
+		path  string
+		files []string
+	}{
+		{p.ImportPath, append(append(append([]string{}, p.GoFiles...), p.CgoFiles...), p.TestGoFiles...)},
+		{p.ImportPath + "_test", p.XTestGoFiles},
+	} {
+		if len(t.files) == 0 || (t.path == p.ImportPath && len(p.TestGoFiles) == 0) {
+			continue
+		}
+		files, _, err := parse(fset, p.Dir, t.files)
+		if err != nil {
+			return err
+		}
+		info := newInfo()
+		conf := types.Config{Importer: p.importer(checked, fromExport), Error: func(error) {}}
+		conf.Check(t.path, fset, files, info) //nolint:errcheck // tolerated, see above
+		p.tests = append(p.tests, info)
+	}
+	return nil
+}
+
+func newInfo() *types.Info {
+	return &types.Info{Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{}}
+}
+
+// parse reads dir's named files, and counts their lines.
+func parse(fset *token.FileSet, dir string, names []string) ([]*ast.File, int, error) {
+	var files []*ast.File
+	lines := 0
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		lines += bytes.Count(src, []byte("\n"))
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, 0, err
+		}
+		files = append(files, f)
+	}
+	return files, lines, nil
+}
+
+// importer resolves p's imports: a module package to its checked non-test build, the rest
+// from export data.
+func (p *pkg) importer(checked map[string]*types.Package, fromExport types.Importer) types.Importer {
+	return importerFunc(func(path string) (*types.Package, error) {
+		if mapped, ok := p.ImportMap[path]; ok && checked[path] == nil {
+			path = mapped
+		}
+		if t, ok := checked[path]; ok {
+			return t, nil
+		}
+		return fromExport.Import(path)
+	})
 }
 
 type importerFunc func(string) (*types.Package, error)
@@ -332,6 +477,12 @@ func markTypes(t types.Type, p *types.Package, reached map[string]bool) {
 			}
 		case *types.TypeParam:
 			walk(t.Constraint())
+		case *types.Struct: // a used struct type's exported fields are documented with it
+			for f := range t.Fields() {
+				if f.Exported() {
+					walk(f.Type())
+				}
+			}
 		case *types.Interface:
 			for i := range t.NumEmbeddeds() {
 				walk(t.EmbeddedType(i))
