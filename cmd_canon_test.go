@@ -138,8 +138,8 @@ func TestCanonAndEvidenceOnEmbeddedReplay(t *testing.T) {
 	if e.Topology != "disaggregated" || e.Engine != "vllm" || e.Requests != 200 || e.Handoffs == nil || e.Handoffs.Expected != "source-first" {
 		t.Fatalf("evidence header %+v", e)
 	}
-	for _, name := range []string{report.RuleOverlapRouting, report.RuleImmediate, report.RuleQueueAccounting, report.RuleNoCycling,
-		report.RuleNoRunaway, report.RuleVirtualTime, report.RuleTerminal, report.RuleHandoffs} {
+	for _, name := range []string{"overlap-sensitive routing", "immediate placement", "queue accounting", "no preempt/readmit cycling",
+		"no pressure runaway", "virtual time advances", "terminal cleanup", "handoffs complete"} {
 		for _, r := range e.Rules {
 			if r.Name == name && !r.Passed {
 				t.Errorf("rule %s failed on the embedded engine's output: %s", name, r.Why)
@@ -153,7 +153,7 @@ func TestCanonAndEvidenceOnEmbeddedReplay(t *testing.T) {
 	e = evidenceOfFile(t, replayWindow(t, "1200"))
 	var terminal report.Rule
 	for _, r := range e.Rules {
-		if r.Name == report.RuleTerminal {
+		if r.Name == "terminal cleanup" {
 			terminal = r
 		}
 	}

@@ -146,7 +146,7 @@ func TestRealDynamoRow(t *testing.T) {
 	if d == nil || d.Count == 0 || d.First == nil {
 		t.Fatalf("no focused diff of the real reports: %+v", d)
 	}
-	codes := map[string]bool{}
+	codes := map[diffview.SignatureCode]bool{}
 	for _, s := range d.Diagnosis {
 		codes[s.Code] = true
 	}

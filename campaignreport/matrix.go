@@ -39,7 +39,7 @@ type MatrixReportRow struct {
 	verdict.Document
 	Row             string          `json:"row"`
 	RowFile         string          `json:"row_file"`
-	Stage           string          `json:"stage"`
+	Stage           matrix.RowStage `json:"stage"`
 	Mode            string          `json:"mode"`
 	JobID           string          `json:"job_id,omitempty"`
 	JobState        matrix.JobState `json:"job_state,omitempty"`
@@ -118,7 +118,7 @@ func (rep MatrixReport) markdown() []byte {
 		if r.Attempts > 1 {
 			job += fmt.Sprintf(" (%d attempts)", r.Attempts)
 		}
-		stage := r.Stage
+		stage := string(r.Stage)
 		if len(r.Blocked) > 0 {
 			stage += ": " + strings.Join(r.Blocked, "; ")
 		}

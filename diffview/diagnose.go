@@ -10,10 +10,10 @@ import (
 // diagnosis"), with the evidence that supports it. Diff.Diagnosis ranks them by the share they
 // explain (rankSignatures).
 type Signature struct {
-	Code     string   `json:"code"`     // stable id: configuration, schema-change, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
-	Label    string   `json:"label"`    // in words, for the pane and the CLI
-	Evidence []string `json:"evidence"` // facts with numbers and pointers
-	Explains int      `json:"explains"` // how many differing pointers this signature accounts for
+	Code     SignatureCode `json:"code"`     // stable id: configuration, schema-change, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
+	Label    string        `json:"label"`    // in words, for the pane and the CLI
+	Evidence []string      `json:"evidence"` // facts with numbers and pointers
+	Explains int           `json:"explains"` // how many differing pointers this signature accounts for
 	// Changes are the indexes into Diff.Changes of the differing pointers the signature
 	// accounts for, ascending: what "cover this cause" covers (Diff.PatternsOf). Empty for
 	// the unclassified remainder, whose count is a bound (Diff.Unexplained lists what no
@@ -34,21 +34,23 @@ type Signature struct {
 	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
 }
 
-// Signature codes, most specific first: the order the lenses run in, which breaks ties of the
-// diagnosis's ranking.
+// A SignatureCode is a signature's stable id. The codes are listed most specific first: the
+// order the lenses run in, which breaks ties of the diagnosis's ranking.
+type SignatureCode string
+
 const (
-	SigConfig            = "configuration"
-	SigSchema            = "schema-change"
-	SigNumberSpelling    = "number-spelling"
-	SigChildBeforeParent = "child-before-parent"
-	SigTieOrder          = "tie-order"
-	SigIDDrift           = "id-drift"
-	SigWallClock         = "wall-clock"
-	SigFloatNoise        = "float-noise"
-	SigQuantum           = "constant-quantum"
-	SigCascade           = "decision-cascade"
-	SigTiming            = "timing-change"
-	SigUnclassified      = "unclassified"
+	SigConfig            SignatureCode = "configuration"
+	SigSchema            SignatureCode = "schema-change"
+	SigNumberSpelling    SignatureCode = "number-spelling"
+	SigChildBeforeParent SignatureCode = "child-before-parent"
+	SigTieOrder          SignatureCode = "tie-order"
+	SigIDDrift           SignatureCode = "id-drift"
+	SigWallClock         SignatureCode = "wall-clock"
+	SigFloatNoise        SignatureCode = "float-noise"
+	SigQuantum           SignatureCode = "constant-quantum"
+	SigCascade           SignatureCode = "decision-cascade"
+	SigTiming            SignatureCode = "timing-change"
+	SigUnclassified      SignatureCode = "unclassified"
 )
 
 // String is "label (explains n/m)".
@@ -247,7 +249,7 @@ func detectNumberSpelling(d *Diff) *Signature {
 func rankSignatures(out []Signature) {
 	// A cascade whose flip has an earlier difference is the consequence of a cause: of one of
 	// the ordering or identity signatures found beside it, when there is one.
-	cause := map[string]bool{SigChildBeforeParent: true, SigTieOrder: true, SigIDDrift: true, SigWallClock: true}
+	cause := map[SignatureCode]bool{SigChildBeforeParent: true, SigTieOrder: true, SigIDDrift: true, SigWallClock: true}
 	caused, hasLead, history := false, false, false
 	for _, s := range out {
 		caused, hasLead = caused || cause[s.Code], hasLead || s.leads

@@ -44,7 +44,7 @@ func releaseDiff(t *testing.T, a, b []rec, sumA, sumB string) *Diff {
 	return d
 }
 
-func signature(d *Diff, code string) *Signature {
+func signature(d *Diff, code SignatureCode) *Signature {
 	for i := range d.Diagnosis {
 		if d.Diagnosis[i].Code == code {
 			return &d.Diagnosis[i]

@@ -11,7 +11,7 @@ import (
 )
 
 // top returns the first signature and fails unless its code is want.
-func top(t *testing.T, d *Diff, want string) Signature {
+func top(t *testing.T, d *Diff, want SignatureCode) Signature {
 	t.Helper()
 	if len(d.Diagnosis) == 0 {
 		t.Fatalf("no diagnosis; want %s", want)

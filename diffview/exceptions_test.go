@@ -8,6 +8,7 @@ import (
 
 	fx "kvparity/diffview/difftest"
 	"kvparity/internal/layout"
+	"kvparity/verdict"
 )
 
 func validRecord(patterns ...string) ExceptionRecord {
@@ -144,29 +145,29 @@ func TestSemanticVerdict(t *testing.T) {
 	d := mustDiff(t, a, b)
 
 	same := mustDiff(t, a, fx.Clone(a))
-	if v, x := SemanticVerdict(same, nil, false); v != VerdictPass || x.Uncovered != 0 || x.First != nil {
+	if v, x := SemanticVerdict(same, nil, false); v != verdict.Pass || x.Uncovered != 0 || x.First != nil {
 		t.Fatalf("identical: %s %+v", v, x)
 	}
-	if v, x := SemanticVerdict(d, nil, false); v != VerdictFail || x.Uncovered != 4 || len(x.First) != 4 {
+	if v, x := SemanticVerdict(d, nil, false); v != verdict.Fail || x.Uncovered != 4 || len(x.First) != 4 {
 		t.Fatalf("no records: %s %+v", v, x)
 	}
 	recs := []ExceptionRecord{
 		validRecord("/metadata/engine_config/*/preemption_mode"),
 		validRecord("/per_request/*/decode_admit_ms", "/summary/**"),
 	}
-	if v, x := SemanticVerdict(d, recs, false); v != VerdictPassExceptions || x.Uncovered != 0 {
+	if v, x := SemanticVerdict(d, recs, false); v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
 		t.Fatalf("covered: %s %+v", v, x)
 	}
-	if v, _ := SemanticVerdict(d, recs, true); v != VerdictFail {
+	if v, _ := SemanticVerdict(d, recs, true); v != verdict.Fail {
 		t.Fatalf("unstable arm must FAIL, got %s", v)
 	}
 	v, x := SemanticVerdict(d, recs[1:], false)
-	if v != VerdictFail || x.Uncovered != 1 || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode" {
+	if v != verdict.Fail || x.Uncovered != 1 || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode" {
 		t.Fatalf("one record removed: %s %+v", v, x)
 	}
 	bad := validRecord("/**")
 	bad.Cause = ""
-	if v, _ := SemanticVerdict(d, []ExceptionRecord{bad}, false); v != VerdictFail {
+	if v, _ := SemanticVerdict(d, []ExceptionRecord{bad}, false); v != verdict.Fail {
 		t.Fatalf("an invalid record covers nothing, got %s", v)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	fx "kvparity/diffview/difftest"
+	"kvparity/verdict"
 )
 
 // floodPair is a report pair whose /events array (n scalars, then objects with a nested list)
@@ -116,10 +117,10 @@ func TestDiffHoldsAQuotaOfEachArrayAndCountsEveryOne(t *testing.T) {
 	if x.Differing != whole.Count || x.Uncovered != n {
 		t.Fatalf("coverage: %d differing, %d uncovered", x.Differing, x.Uncovered)
 	}
-	if v, _ := SemanticVerdict(d, []ExceptionRecord{tail, rec("scalars", "/events/*")}, false); v != VerdictPassExceptions {
+	if v, _ := SemanticVerdict(d, []ExceptionRecord{tail, rec("scalars", "/events/*")}, false); v != verdict.PassWithSemanticExceptions {
 		t.Fatalf("records covering every pointer, most of them unheld: %s", v)
 	}
-	if v, x := SemanticVerdict(d, []ExceptionRecord{rec("scalars", "/events/*")}, false); v != VerdictFail || x.Uncovered != 16 {
+	if v, x := SemanticVerdict(d, []ExceptionRecord{rec("scalars", "/events/*")}, false); v != verdict.Fail || x.Uncovered != 16 {
 		t.Fatalf("the unheld per-request pointers are uncovered: %s %d", v, x.Uncovered)
 	}
 	if x := Coverage(d.AllPointers(), nil); x.Uncovered != d.Count || len(x.First) != firstUncovered || x.First[0] != "/events/0" {

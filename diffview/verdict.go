@@ -6,13 +6,6 @@ import (
 	"kvparity/verdict"
 )
 
-// Semantic verdict words, the verdict package's (kept as names the pane and tests read).
-const (
-	VerdictPass           = verdict.Pass
-	VerdictPassExceptions = verdict.PassWithSemanticExceptions
-	VerdictFail           = verdict.Fail
-)
-
 // firstUncovered is how many uncovered pointers Coverage lists (it counts them all): a flood
 // of differences would otherwise be listed whole, in memory and on screen.
 const firstUncovered = 1000

@@ -34,10 +34,10 @@ func synthRecord(o synthOpts) map[string]any {
 		o.Engine = "vllm"
 	}
 	topology := "aggregated"
-	pools := []string{PoolAgg}
+	pools := []string{poolAgg}
 	if o.Disagg {
 		topology = "disaggregated"
-		pools = []string{PoolPrefill, PoolDecode}
+		pools = []string{poolPrefill, poolDecode}
 	}
 	var perReq []any
 	var pressure []any

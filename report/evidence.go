@@ -12,17 +12,17 @@ import (
 
 // Stage-3 rule names, as they appear in Evidence.Rules.
 const (
-	RuleOverlapRouting   = "overlap-sensitive routing"
-	RuleImmediate        = "immediate placement"
-	RuleQueueAccounting  = "queue accounting"
-	RulePressureExercise = "pressure exercised"
-	RulePressureBand     = "pressure band"
-	RuleReadmitted       = "pressure readmitted"
-	RuleNoCycling        = "no preempt/readmit cycling"
-	RuleNoRunaway        = "no pressure runaway"
-	RuleVirtualTime      = "virtual time advances"
-	RuleTerminal         = "terminal cleanup"
-	RuleHandoffs         = "handoffs complete"
+	ruleOverlapRouting   = "overlap-sensitive routing"
+	ruleImmediate        = "immediate placement"
+	ruleQueueAccounting  = "queue accounting"
+	rulePressureExercise = "pressure exercised"
+	rulePressureBand     = "pressure band"
+	ruleReadmitted       = "pressure readmitted"
+	ruleNoCycling        = "no preempt/readmit cycling"
+	ruleNoRunaway        = "no pressure runaway"
+	ruleVirtualTime      = "virtual time advances"
+	ruleTerminal         = "terminal cleanup"
+	ruleHandoffs         = "handoffs complete"
 )
 
 // Thresholds of the stage-3 rules. The protocol names the failure modes in words ("repeated
@@ -197,10 +197,10 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 		return p
 	}
 	if disagg {
-		pool(PoolPrefill)
-		pool(PoolDecode)
+		pool(poolPrefill)
+		pool(poolDecode)
 	} else {
-		pool(PoolAgg)
+		pool(poolAgg)
 	}
 
 	e.Requests = len(rec.PerRequest)
@@ -455,9 +455,9 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 	add := func(name string, ok bool, format string, args ...any) {
 		out = append(out, Rule{Name: name, Passed: ok, Why: fmt.Sprintf(format, args...)})
 	}
-	routing := PoolAgg
+	routing := poolAgg
 	if e.Topology == "disaggregated" {
-		routing = PoolPrefill // the decode router is overlap-blind by construction
+		routing = poolPrefill // the decode router is overlap-blind by construction
 	}
 	var rp PoolEvidence
 	for _, p := range e.Pools {
@@ -466,9 +466,9 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 		}
 	}
 	if rp.RoutingDecisions == 0 {
-		add(RuleOverlapRouting, false, "no %s routing decisions recorded", routing)
+		add(ruleOverlapRouting, false, "no %s routing decisions recorded", routing)
 	} else {
-		add(RuleOverlapRouting, rp.OverlapPositive > 0, "%d of %d %s routing decisions saw KV overlap > 0", rp.OverlapPositive, rp.RoutingDecisions, routing)
+		add(ruleOverlapRouting, rp.OverlapPositive > 0, "%d of %d %s routing decisions saw KV overlap > 0", rp.OverlapPositive, rp.RoutingDecisions, routing)
 	}
 
 	var parts []string
@@ -479,7 +479,7 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 			immediateOK = false
 		}
 	}
-	add(RuleImmediate, immediateOK, "%s", strings.Join(parts, ", "))
+	add(ruleImmediate, immediateOK, "%s", strings.Join(parts, ", "))
 
 	queued, released, decisions := 0, 0, 0
 	for _, p := range e.Pools {
@@ -489,27 +489,27 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 	}
 	switch {
 	case unknownOutcomes > 0:
-		add(RuleQueueAccounting, false, "%d of %d routing decisions are neither immediate nor queued", unknownOutcomes, decisions)
+		add(ruleQueueAccounting, false, "%d of %d routing decisions are neither immediate nor queued", unknownOutcomes, decisions)
 	case !e.QueueThresholdSet && queued > 0:
-		add(RuleQueueAccounting, false, "%d queued placements but no router queue threshold is set: scheduler waiting must not be counted as router queueing", queued)
+		add(ruleQueueAccounting, false, "%d queued placements but no router queue threshold is set: scheduler waiting must not be counted as router queueing", queued)
 	case !e.QueueThresholdSet:
-		add(RuleQueueAccounting, true, "router queue threshold unset: all %d decisions immediate, 0 queued, as expected", decisions)
+		add(ruleQueueAccounting, true, "router queue threshold unset: all %d decisions immediate, 0 queued, as expected", decisions)
 	default:
-		add(RuleQueueAccounting, released == queued, "router queue threshold set: %d of %d queued placements released (%d decisions)", released, queued, decisions)
+		add(ruleQueueAccounting, released == queued, "router queue threshold set: %d of %d queued placements released (%d decisions)", released, queued, decisions)
 	}
 
 	total := len(e.Pressure)
 	kind := pressureWord(e)
 	band := e.PressureBand
 	if total == 0 {
-		add(RulePressureExercise, false, "0 %s: the block-capacity edge was not exercised", kind)
+		add(rulePressureExercise, false, "0 %s: the block-capacity edge was not exercised", kind)
 	} else {
-		add(RulePressureExercise, true, "%d %s", total, kind)
+		add(rulePressureExercise, true, "%d %s", total, kind)
 	}
 	if totals := e.PreemptionsTotal + e.RetractionsTotal; totals != total {
-		add(RulePressureBand, false, "coverage totals say %d pressure events but %d records are listed", totals, total)
+		add(rulePressureBand, false, "coverage totals say %d pressure events but %d records are listed", totals, total)
 	} else {
-		add(RulePressureBand, total >= band[0] && total <= band[1], "%d %s, band %d–%d", total, kind, band[0], band[1])
+		add(rulePressureBand, total >= band[0] && total <= band[1], "%d %s, band %d–%d", total, kind, band[0], band[1])
 	}
 	readmitted := 0
 	for _, p := range e.Pressure {
@@ -518,9 +518,9 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 		}
 	}
 	if total == 0 {
-		add(RuleReadmitted, true, "no pressure events to readmit")
+		add(ruleReadmitted, true, "no pressure events to readmit")
 	} else {
-		add(RuleReadmitted, readmitted == total, "%d of %d pressure events fully readmitted", readmitted, total)
+		add(ruleReadmitted, readmitted == total, "%d of %d pressure events fully readmitted", readmitted, total)
 	}
 
 	worst, worstN := "", 0
@@ -530,9 +530,9 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 		}
 	}
 	if worstN > maxPressurePerRequest {
-		add(RuleNoCycling, false, "request %s was hit by %d pressure events (limit %d): repeated preempt/readmit cycling", worst, worstN, maxPressurePerRequest)
+		add(ruleNoCycling, false, "request %s was hit by %d pressure events (limit %d): repeated preempt/readmit cycling", worst, worstN, maxPressurePerRequest)
 	} else {
-		add(RuleNoCycling, true, "at most %d pressure %s on one request (limit %d)", worstN, plural(worstN, "event", "events"), maxPressurePerRequest)
+		add(ruleNoCycling, true, "at most %d pressure %s on one request (limit %d)", worstN, plural(worstN, "event", "events"), maxPressurePerRequest)
 	}
 
 	out = append(out, runawayRule(e, total))
@@ -540,20 +540,20 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 	span := e.VirtualEndMs - e.VirtualStartMs
 	switch {
 	case !(span > 0):
-		add(RuleVirtualTime, false, "virtual time does not advance: span %s ms (from %s to %s ms)", ms3(span), ms3(e.VirtualStartMs), ms3(e.VirtualEndMs))
+		add(ruleVirtualTime, false, "virtual time does not advance: span %s ms (from %s to %s ms)", ms3(span), ms3(e.VirtualStartMs), ms3(e.VirtualEndMs))
 	case t.violations > 0:
-		add(RuleVirtualTime, false, "%d timestamps go backwards, e.g. %s", t.violations, strings.Join(t.backwards, "; "))
+		add(ruleVirtualTime, false, "%d timestamps go backwards, e.g. %s", t.violations, strings.Join(t.backwards, "; "))
 	default:
-		add(RuleVirtualTime, true, "virtual time runs %s → %s ms; pressure and admission times never go backwards", ms3(e.VirtualStartMs), ms3(e.VirtualEndMs))
+		add(ruleVirtualTime, true, "virtual time runs %s → %s ms; pressure and admission times never go backwards", ms3(e.VirtualStartMs), ms3(e.VirtualEndMs))
 	}
 
 	c := e.Terminal
-	add(RuleTerminal, e.Requests > 0 && c["completed"] == e.Requests, "%d of %d requests completed; %d rejected, %d canceled, %d failed, %d stranded",
+	add(ruleTerminal, e.Requests > 0 && c["completed"] == e.Requests, "%d of %d requests completed; %d rejected, %d canceled, %d failed, %d stranded",
 		c["completed"], e.Requests, c["rejected"], c["canceled"], c["failed"], c["stranded"])
 
 	if h := e.Handoffs; h != nil {
 		ok := h.Requests > 0 && h.Complete == h.Requests && h.InOrder == h.Complete
-		add(RuleHandoffs, ok, "%d of %d handoffs complete, %d in %s order (observed %s)", h.Complete, h.Requests, h.InOrder, h.Expected, orDash(h.Order))
+		add(ruleHandoffs, ok, "%d of %d handoffs complete, %d in %s order (observed %s)", h.Complete, h.Requests, h.InOrder, h.Expected, orDash(h.Order))
 	}
 	return out
 }
@@ -562,7 +562,7 @@ func runawayRule(e *Evidence, total int) Rule {
 	limit := int(math.Floor(runawayShare * float64(e.Requests)))
 	limit = max(limit, 2*e.PressureBand[1])
 	if total > limit {
-		return Rule{RuleNoRunaway, false, fmt.Sprintf("%d pressure events exceed max(5%% of %d requests, twice the band maximum) = %d: a pressure flood", total, e.Requests, limit)}
+		return Rule{ruleNoRunaway, false, fmt.Sprintf("%d pressure events exceed max(5%% of %d requests, twice the band maximum) = %d: a pressure flood", total, e.Requests, limit)}
 	}
 	span := e.VirtualEndMs - e.VirtualStartMs
 	if total >= runawayMinEvents && span > 0 {
@@ -574,10 +574,10 @@ func runawayRule(e *Evidence, total int) Rule {
 			}
 		}
 		if float64(late) > runawayLastQuarter*float64(total) {
-			return Rule{RuleNoRunaway, false, fmt.Sprintf("%d of %d pressure events fall in the last quarter of virtual time (after %s ms): the count is growing, not bounded", late, total, ms3(cut))}
+			return Rule{ruleNoRunaway, false, fmt.Sprintf("%d of %d pressure events fall in the last quarter of virtual time (after %s ms): the count is growing, not bounded", late, total, ms3(cut))}
 		}
 	}
-	return Rule{RuleNoRunaway, true, fmt.Sprintf("%d pressure events (limit %d), not concentrated at the end of the run", total, limit)}
+	return Rule{ruleNoRunaway, true, fmt.Sprintf("%d pressure events (limit %d), not concentrated at the end of the run", total, limit)}
 }
 
 func pressureWord(e *Evidence) string {

@@ -68,7 +68,7 @@ func TestEvidenceAggregatedVLLMPasses(t *testing.T) {
 	}
 	p := e.Pools[0]
 	// Every 7th synthetic request has no overlap: 50 - ceil(50/7) = 42.
-	if p.Pool != PoolAgg || p.RoutingDecisions != 50 || p.OverlapPositive != 42 || p.Immediate != 50 || p.Queued != 0 ||
+	if p.Pool != poolAgg || p.RoutingDecisions != 50 || p.OverlapPositive != 42 || p.Immediate != 50 || p.Queued != 0 ||
 		p.Admissions != 52 || p.Readmissions != 2 || p.PressureEvents != 2 || p.PressureReadmitted != 2 || p.RequestsWithReuse != 42 {
 		t.Fatalf("pool: %+v", p)
 	}
@@ -85,10 +85,10 @@ func TestEvidenceAggregatedVLLMPasses(t *testing.T) {
 	if e.VirtualStartMs != 0 || !(e.VirtualEndMs > 600) || e.PressureBand != [2]int{1, 3} || e.RequestsWithReuse != 42 {
 		t.Fatalf("span %v..%v band %v reuse %d", e.VirtualStartMs, e.VirtualEndMs, e.PressureBand, e.RequestsWithReuse)
 	}
-	wantRule(t, e, RuleOverlapRouting, true, "42 of 50 agg routing decisions")
-	wantRule(t, e, RulePressureBand, true, "2 preemptions, band 1–3")
-	wantRule(t, e, RuleQueueAccounting, true, "threshold unset")
-	wantRule(t, e, RuleTerminal, true, "50 of 50 requests completed")
+	wantRule(t, e, ruleOverlapRouting, true, "42 of 50 agg routing decisions")
+	wantRule(t, e, rulePressureBand, true, "2 preemptions, band 1–3")
+	wantRule(t, e, ruleQueueAccounting, true, "threshold unset")
+	wantRule(t, e, ruleTerminal, true, "50 of 50 requests completed")
 }
 
 func TestEvidenceDisaggregatedSGLangHandoffs(t *testing.T) {
@@ -96,7 +96,7 @@ func TestEvidenceDisaggregatedSGLangHandoffs(t *testing.T) {
 	if !e.passed() {
 		t.Fatalf("failed rules: %+v", e.failed())
 	}
-	if e.Topology != "disaggregated" || e.Engine != "sglang" || len(e.Pools) != 2 || e.Pools[0].Pool != PoolPrefill || e.Pools[1].Pool != PoolDecode {
+	if e.Topology != "disaggregated" || e.Engine != "sglang" || len(e.Pools) != 2 || e.Pools[0].Pool != poolPrefill || e.Pools[1].Pool != poolDecode {
 		t.Fatalf("%+v", e.Pools)
 	}
 	h := e.Handoffs
@@ -106,8 +106,8 @@ func TestEvidenceDisaggregatedSGLangHandoffs(t *testing.T) {
 	if e.RetractionsTotal != 14 || e.Pools[1].PressureEvents != 14 || e.PressureBand != [2]int{10, 20} {
 		t.Fatalf("pressure %d band %v", e.RetractionsTotal, e.PressureBand)
 	}
-	wantRule(t, e, RulePressureBand, true, "14 retractions, band 10–20")
-	wantRule(t, e, RuleHandoffs, true, "300 of 300 handoffs complete, 300 in destination-first order")
+	wantRule(t, e, rulePressureBand, true, "14 retractions, band 10–20")
+	wantRule(t, e, ruleHandoffs, true, "300 of 300 handoffs complete, 300 in destination-first order")
 
 	// The same record read as vLLM (source-first) has every handoff out of order.
 	rec := synthRecord(synthOpts{Requests: 30, Disagg: true, Engine: "vllm", Pressure: 10})
@@ -116,14 +116,14 @@ func TestEvidenceDisaggregatedSGLangHandoffs(t *testing.T) {
 	}
 	requests(rec)[3]["source_released_ms"] = nil
 	e = evidenceOf(t, rec, EvidenceOptions{})
-	wantRule(t, e, RuleHandoffs, false, "29 of 30 handoffs complete, 0 in source-first order (observed destination-first)")
+	wantRule(t, e, ruleHandoffs, false, "29 of 30 handoffs complete, 0 in source-first order (observed destination-first)")
 }
 
 func TestEvidenceZeroPressureIsNotExercised(t *testing.T) {
 	e := evidenceOf(t, synthRecord(synthOpts{Requests: 20}), EvidenceOptions{})
-	wantRule(t, e, RulePressureExercise, false, "0 preemptions: the block-capacity edge was not exercised")
-	wantRule(t, e, RulePressureBand, false, "0 preemptions, band 1–3")
-	wantRule(t, e, RuleReadmitted, true, "no pressure events")
+	wantRule(t, e, rulePressureExercise, false, "0 preemptions: the block-capacity edge was not exercised")
+	wantRule(t, e, rulePressureBand, false, "0 preemptions, band 1–3")
+	wantRule(t, e, ruleReadmitted, true, "no pressure events")
 	if e.passed() {
 		t.Fatal("zero pressure passed")
 	}
@@ -131,11 +131,11 @@ func TestEvidenceZeroPressureIsNotExercised(t *testing.T) {
 
 func TestEvidencePressureBandFromOptions(t *testing.T) {
 	rec := synthRecord(synthOpts{Requests: 400, Disagg: true, Pressure: 25})
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), RulePressureBand, false, "25 preemptions, band 10–20")
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{20, 30}}), RulePressureBand, true, "band 20–30")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), rulePressureBand, false, "25 preemptions, band 10–20")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{20, 30}}), rulePressureBand, true, "band 20–30")
 	// Totals that disagree with the records are a band failure in their own right.
 	rec["coverage"].(map[string]any)["pressure"].(map[string]any)["vllm_preemptions_total"] = 24
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{20, 30}}), RulePressureBand, false, "totals say 24")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{20, 30}}), rulePressureBand, false, "totals say 24")
 }
 
 func TestEvidenceQueueing(t *testing.T) {
@@ -145,20 +145,20 @@ func TestEvidenceQueueing(t *testing.T) {
 	if !e.QueueThresholdSet || e.Pools[0].Queued != 10 || e.Pools[0].QueueReleased != 10 || e.Pools[0].Immediate != 30 {
 		t.Fatalf("%+v", e.Pools[0])
 	}
-	wantRule(t, e, RuleQueueAccounting, true, "10 of 10 queued placements released")
+	wantRule(t, e, ruleQueueAccounting, true, "10 of 10 queued placements released")
 
 	// Queued placements without any threshold: scheduler waiting relabelled, a rule failure.
 	rec["metadata"].(map[string]any)["router"].(map[string]any)["config"].(map[string]any)["router_queue_threshold"] = nil
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), RuleQueueAccounting, false, "10 queued placements but no router queue threshold")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), ruleQueueAccounting, false, "10 queued placements but no router queue threshold")
 	// The row's threshold (options) counts as set.
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), RuleQueueAccounting, true, "threshold set")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), ruleQueueAccounting, true, "threshold set")
 
 	// A queued decision never released.
 	requests(rec)[35]["routing_history"].([]any)[0].(map[string]any)["released_at_ms"] = nil
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), RuleQueueAccounting, false, "9 of 10 queued placements released")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), ruleQueueAccounting, false, "9 of 10 queued placements released")
 	// An outcome that is neither.
 	requests(rec)[1]["routing_history"].([]any)[0].(map[string]any)["outcome"] = "waiting"
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), RuleQueueAccounting, false, "1 of 40 routing decisions are neither")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{QueueThresholdSet: true}), ruleQueueAccounting, false, "1 of 40 routing decisions are neither")
 }
 
 func TestEvidenceCyclingAndRunaway(t *testing.T) {
@@ -174,11 +174,11 @@ func TestEvidenceCyclingAndRunaway(t *testing.T) {
 	}
 	setPressure(rec, recs)
 	e := evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{1, 10}})
-	wantRule(t, e, RuleNoCycling, false, "request "+uuidOf(0)+" was hit by 4 pressure events (limit 3)")
+	wantRule(t, e, ruleNoCycling, false, "request "+uuidOf(0)+" was hit by 4 pressure events (limit 3)")
 
 	// Volume: 30 events on 100 requests (limit max(5, 2*10) = 20).
 	rec = synthRecord(synthOpts{Requests: 100, Pressure: 30})
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{1, 10}}), RuleNoRunaway, false, "30 pressure events exceed max(5% of 100 requests, twice the band maximum) = 20")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{1, 10}}), ruleNoRunaway, false, "30 pressure events exceed max(5% of 100 requests, twice the band maximum) = 20")
 
 	// Acceleration: 10 events, all in the last quarter of virtual time.
 	rec = synthRecord(synthOpts{Requests: 100, Pressure: 10})
@@ -186,8 +186,8 @@ func TestEvidenceCyclingAndRunaway(t *testing.T) {
 		p.(map[string]any)["at_ms"] = ms(1240 + float64(p.(map[string]any)["pressure_ordinal"].(int)))
 	}
 	e = evidenceOf(t, rec, EvidenceOptions{PressureBand: [2]int{1, 10}})
-	wantRule(t, e, RuleNoRunaway, false, "10 of 10 pressure events fall in the last quarter")
-	wantRule(t, e, RuleNoCycling, true, "at most 1")
+	wantRule(t, e, ruleNoRunaway, false, "10 of 10 pressure events fall in the last quarter")
+	wantRule(t, e, ruleNoCycling, true, "at most 1")
 }
 
 func TestEvidenceVirtualTime(t *testing.T) {
@@ -198,15 +198,15 @@ func TestEvidenceVirtualTime(t *testing.T) {
 			a.(map[string]any)["at_ms"] = ms(0)
 		}
 	}
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), RuleVirtualTime, false, "virtual time does not advance: span 0 ms")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), ruleVirtualTime, false, "virtual time does not advance: span 0 ms")
 
 	rec = synthRecord(synthOpts{Requests: 20, Pressure: 3})
 	pressureRecords(rec)[2].(map[string]any)["at_ms"] = ms(0.5)
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), RuleVirtualTime, false, "pressure event 2 at 0.5 ms precedes the previous one at 13.5 ms")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), ruleVirtualTime, false, "pressure event 2 at 0.5 ms precedes the previous one at 13.5 ms")
 
 	rec = synthRecord(synthOpts{Requests: 20, Pressure: 3})
 	requests(rec)[1]["admission_history"].([]any)[1].(map[string]any)["at_ms"] = ms(1)
-	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), RuleVirtualTime, false, "admission 1 at 1 ms precedes admission 0")
+	wantRule(t, evidenceOf(t, rec, EvidenceOptions{}), ruleVirtualTime, false, "admission 1 at 1 ms precedes admission 0")
 }
 
 func TestEvidenceTerminalStatuses(t *testing.T) {
@@ -226,7 +226,7 @@ func TestEvidenceTerminalStatuses(t *testing.T) {
 			t.Errorf("terminal[%s] = %d, want %d (%v)", k, e.Terminal[k], v, e.Terminal)
 		}
 	}
-	wantRule(t, e, RuleTerminal, false, "5 of 12 requests completed; 1 rejected, 0 canceled, 1 failed, 5 stranded")
+	wantRule(t, e, ruleTerminal, false, "5 of 12 requests completed; 1 rejected, 0 canceled, 1 failed, 5 stranded")
 }
 
 func TestEvidenceErrors(t *testing.T) {
@@ -240,8 +240,8 @@ func TestEvidenceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRule(t, e, RuleOverlapRouting, false, "no agg routing decisions")
-	wantRule(t, e, RuleTerminal, false, "0 of 0 requests completed")
+	wantRule(t, e, ruleOverlapRouting, false, "no agg routing decisions")
+	wantRule(t, e, ruleTerminal, false, "0 of 0 requests completed")
 }
 
 // Dynamo 1.6 moved a role's backend from engine_config.<role>.engine_type to

@@ -6,9 +6,9 @@ package report
 
 // Pool names as they appear in canonical records.
 const (
-	PoolAgg     = "agg"
-	PoolPrefill = "prefill"
-	PoolDecode  = "decode"
+	poolAgg     = "agg"
+	poolPrefill = "prefill"
+	poolDecode  = "decode"
 )
 
 // A PoolEvidence counts what one pool did over the whole run.

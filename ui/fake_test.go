@@ -158,14 +158,14 @@ func evidence(n, p int) *report.Evidence {
 			{Name: "terminal cleanup", Passed: true, Why: "no stranded request"},
 		},
 	}
-	for _, pool := range []string{report.PoolPrefill, report.PoolDecode} {
+	for _, pool := range []string{"prefill", "decode"} {
 		e.Pools = append(e.Pools, report.PoolEvidence{Pool: pool, RoutingDecisions: n, OverlapPositive: n - 12,
 			Immediate: n, Admissions: n, Readmissions: p / 2, PressureEvents: p / 2, PressureReadmitted: p / 2,
 			RequestsWithReuse: n * 3 / 4, Workers: []int{0, 1}})
 	}
 	for i := 0; i < p; i++ {
 		at := float64(40_000 + i*1_234_000/max(p, 1))
-		e.Pressure = append(e.Pressure, report.PressureRecord{Ordinal: i + 1, AtMs: at, Pool: report.PoolDecode,
+		e.Pressure = append(e.Pressure, report.PressureRecord{Ordinal: i + 1, AtMs: at, Pool: "decode",
 			WorkerID: i % 2, Kind: "vllm_preemption", RequestUUID: fmt.Sprintf("%08x-4a1b-9c2d-%012x", 0x3f2a0000+i, i),
 			ReadmittedAt: at + 2_500, Readmitted: true, RunningBefore: 16, ActiveBlocks: 5500})
 	}

@@ -27,13 +27,13 @@ type RowStatus struct {
 	Attempts int      `json:"attempts"`            // jobs (or local runs) started for the row
 
 	// Progress, from the journal.
-	Stage    string `json:"stage"` // waiting, queued, pinning, determinism, perf, done, blocked, interrupted
-	Done     int    `json:"done"`  // finished processes of the current stage
-	Total    int    `json:"total"` // processes the current stage needs
-	Running  string `json:"running,omitempty"`
-	Records  int    `json:"records"` // journal records read
-	Samples  int    `json:"samples"` // measured samples with a valid timing record
-	LastNote string `json:"last_note,omitempty"`
+	Stage    RowStage `json:"stage"`
+	Done     int      `json:"done"`  // finished processes of the current stage
+	Total    int      `json:"total"` // processes the current stage needs
+	Running  string   `json:"running,omitempty"`
+	Records  int      `json:"records"` // journal records read
+	Samples  int      `json:"samples"` // measured samples with a valid timing record
+	LastNote string   `json:"last_note,omitempty"`
 
 	// Results. Stability, Parity, Perf and Footprint are live, from the row's journal; Verdicts
 	// is the row's decided state from its report.json once its run ended (the same words its
@@ -53,18 +53,20 @@ type RowStatus struct {
 	Updated time.Time `json:"updated"`
 }
 
-// Row stages as the matrix shows them.
+// A RowStage is where a row is, as the matrix shows it.
+type RowStage string
+
 const (
-	RowStageWaiting     = "waiting"     // not submitted or started yet
-	RowStageQueued      = "queued"      // job pending in Slurm
-	RowStageStarting    = "starting"    // job (or local run) started, no campaign record yet
-	RowStagePinning     = "pinning"     // campaign created, artifacts being pinned
-	RowStageDeterminism = "determinism" // determinism repetitions running
-	RowStagePerf        = "perf"        // warmups or pairs running
-	RowStageDone        = "done"        // kvparity run ended with a verdict
-	RowStageBlocked     = "blocked"     // kvparity run refused or blocked the row
-	RowStageInterrupted = "interrupted" // the job ended environmentally; resubmission resumes
-	RowStageFailedJob   = "job-failed"  // the job ended without a verdict (script or setup failure)
+	RowStageWaiting     RowStage = "waiting"     // not submitted or started yet
+	RowStageQueued      RowStage = "queued"      // job pending in Slurm
+	RowStageStarting    RowStage = "starting"    // job (or local run) started, no campaign record yet
+	RowStagePinning     RowStage = "pinning"     // campaign created, artifacts being pinned
+	RowStageDeterminism RowStage = "determinism" // determinism repetitions running
+	RowStagePerf        RowStage = "perf"        // warmups or pairs running
+	RowStageDone        RowStage = "done"        // kvparity run ended with a verdict
+	RowStageBlocked     RowStage = "blocked"     // kvparity run refused or blocked the row
+	RowStageInterrupted RowStage = "interrupted" // the job ended environmentally; resubmission resumes
+	RowStageFailedJob   RowStage = "job-failed"  // the job ended without a verdict (script or setup failure)
 )
 
 // A rowFold is a row's status as its journal's fold (engine.History) gives it: the verdicts
@@ -95,7 +97,7 @@ func (f *rowFold) add(r engine.Record) {
 }
 
 // rowStages is the matrix's word for each journal phase.
-var rowStages = map[engine.Phase]string{
+var rowStages = map[engine.Phase]RowStage{
 	engine.PhaseNone:        RowStageWaiting,
 	engine.PhasePinning:     RowStagePinning,
 	engine.PhaseDeterminism: RowStageDeterminism,
@@ -157,10 +159,10 @@ func (f *rowFold) status() RowStatus {
 // Progress is the stage progress in words, e.g. "determinism 3/4" or "perf 12/20".
 func (s RowStatus) Progress() string {
 	if s.Stage == RowStageQueued && s.JobNote != "" {
-		return s.Stage + " (" + s.JobNote + ")"
+		return string(s.Stage) + " (" + s.JobNote + ")"
 	}
 	if s.Total == 0 || (s.Stage != RowStageDeterminism && s.Stage != RowStagePerf) {
-		return s.Stage
+		return string(s.Stage)
 	}
 	return fmt.Sprintf("%s %d/%d", s.Stage, min(s.Done, s.Total), s.Total)
 }

@@ -95,7 +95,7 @@ func TestPaneCoverThisCauseDraftsTheRecord(t *testing.T) {
 
 // coverCause opens the whole diagnosis, selects the cause with code, presses c and returns
 // the drafted record and the whole diagnosis as it read before c.
-func coverCause(t *testing.T, p Model, code string) (Model, diffview.ExceptionRecord, string) {
+func coverCause(t *testing.T, p Model, code diffview.SignatureCode) (Model, diffview.ExceptionRecord, string) {
 	t.Helper()
 	p, _ = press(p, "I")
 	at := -1
@@ -136,7 +136,10 @@ func TestCoverThisCauseDraftsThePointersTheCauseExplains(t *testing.T) {
 		}
 	}
 	a, b := writePair(t, dir, ra, rb)
-	for _, c := range []struct{ code, pattern string }{
+	for _, c := range []struct {
+		code    diffview.SignatureCode
+		pattern string
+	}{
 		{diffview.SigIDDrift, "/per_request/*/uuid"},
 		{diffview.SigWallClock, "/per_request/*/dispatched_at_ms"},
 	} {

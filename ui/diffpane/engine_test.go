@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"kvparity/diffview"
+	"kvparity/verdict"
 )
 
 // Tests against the embedded engine, from its reports through the diagnosis to the pane: the
@@ -133,21 +134,21 @@ func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
 	cases := []struct {
 		variant  string
 		args     []string
-		code     string
+		code     diffview.SignatureCode
 		evidence []string
-		alt      []string // other top signatures the variant may show
+		alt      []diffview.SignatureCode // other top signatures the variant may show
 	}{
 		// Either routing decisions tied at one instant were permuted, or (when no decision moved)
 		// only the KV event stream's order changed; or a pass that lost its reservation order
 		// started a quantum late and flipped a later routing decision (a cascade from it: naming
 		// the quantum under the cascade is issue 15's mixed causes).
-		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}, []string{diffview.SigCascade, diffview.SigQuantum}},
+		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}, []diffview.SignatureCode{diffview.SigCascade, diffview.SigQuantum}},
 		{"leak-child-before-parent", disaggArgs, diffview.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}, nil},
 		{"leak-random-uuid", disaggArgs, diffview.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}, nil},
 		// Identical idle workers visited in another order: one consistent renaming of workers
 		// over the whole run is a renaming (issue 15 mode 6), not a cascade; where the
 		// renaming stops holding, the flip that breaks it starts a cascade.
-		{"leak-unsorted-candidates", aggArgs, diffview.SigIDDrift, []string{"by one consistent renaming (agg ", "tied on cost", "alpha-equivalent"}, []string{diffview.SigCascade}},
+		{"leak-unsorted-candidates", aggArgs, diffview.SigIDDrift, []string{"by one consistent renaming (agg ", "tied on cost", "alpha-equivalent"}, []diffview.SignatureCode{diffview.SigCascade}},
 		{"leak-wallclock", disaggArgs, diffview.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}, nil},
 	}
 	for _, c := range cases {
@@ -193,7 +194,7 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if d.Equal() {
 		t.Fatal("fifo-preemption should change the report")
 	}
-	if v, x := diffview.SemanticVerdict(d, nil, false); v != diffview.VerdictFail || x.Uncovered != d.Count {
+	if v, x := diffview.SemanticVerdict(d, nil, false); v != verdict.Fail || x.Uncovered != d.Count {
 		t.Fatalf("no records: %s, %d uncovered", v, x.Uncovered)
 	}
 	typeRecord := func(p Model, patterns string) Model {
@@ -230,10 +231,10 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("exceptions.jsonl: %v %v", recs, err)
 	}
-	if v, x := diffview.SemanticVerdict(d, recs, false); v != diffview.VerdictPassExceptions || x.Uncovered != 0 {
+	if v, x := diffview.SemanticVerdict(d, recs, false); v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
 		t.Fatalf("covered: %s %v", v, x.First)
 	}
-	if v, _ := diffview.SemanticVerdict(d, recs, true); v != diffview.VerdictFail {
+	if v, _ := diffview.SemanticVerdict(d, recs, true); v != verdict.Fail {
 		t.Fatalf("an UNSTABLE arm must FAIL, got %s", v)
 	}
 	if !strings.Contains(stripANSI(p.View()), "differing pointers covered") {
@@ -246,7 +247,7 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	p, _ = pressSettled(t, p, "y")
 	recs, _ = diffview.LoadExceptions(dir)
 	v, x := diffview.SemanticVerdict(d, recs, false)
-	if unc := x.First; v != diffview.VerdictFail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
+	if unc := x.First; v != verdict.Fail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after deleting the metadata record: %s %v", v, x.First)
 	}
 }

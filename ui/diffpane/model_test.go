@@ -15,6 +15,7 @@ import (
 	fx "kvparity/diffview/difftest"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 var ansiRE = regexp.MustCompile("\x1b\\[[0-9;:?]*[ -/]*[@-~]")
@@ -292,7 +293,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		t.Fatalf("confirmed: %+v", p.recs)
 	}
 	v, x := diffview.SemanticVerdict(p.diff, p.recs, false)
-	if v != diffview.VerdictPassExceptions || x.Uncovered != 0 {
+	if v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
 		t.Fatalf("verdict %s uncovered %v", v, x.First)
 	}
 	if !strings.Contains(stripANSI(p.View()), "2 record(s) (1 BROAD) · all 8 differing pointers covered") {
@@ -319,7 +320,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	}
 	p, _ = pressSettled(t, p, "y")
 	v, x = diffview.SemanticVerdict(p.diff, p.recs, false)
-	if v != diffview.VerdictFail || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
+	if v != verdict.Fail || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after delete: %s %v", v, x.First)
 	}
 	p, _ = press(p, "esc")
@@ -403,7 +404,7 @@ func TestPaneTakesTheStandingTheLoadComputed(t *testing.T) {
 	cmd := p.Open(diffview.Side{Label: "base#1", ReportPath: a}, diffview.Side{Label: "cand#1", ReportPath: b})
 	p, load := p.Update(cmd())
 	msg := load().(diffLoadedMsg)
-	if msg.stand.verdict != diffview.VerdictFail || msg.stand.uncovered != 8 {
+	if msg.stand.verdict != verdict.Fail || msg.stand.uncovered != 8 {
 		t.Fatalf("the load's standing: %+v", msg.stand)
 	}
 	msg.stand.uncovered = 42 // a mark: shown only if the pane took it

@@ -10,6 +10,7 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/ui/keys"
+	"kvparity/verdict"
 )
 
 // Rendering is plain text cut to width first, then styled, so widths stay exact and the
@@ -279,7 +280,7 @@ func (p Model) semanticLine() string {
 	switch {
 	case p.unstable:
 		cov = "an arm is UNSTABLE: records never waive leaked entropy"
-	case v != diffview.VerdictFail:
+	case v != verdict.Fail:
 		cov, vs = fmt.Sprintf("all %d differing pointers covered", p.diff.Count), st.Good
 	}
 	return st.Faint.Render(cut(txt, p.Width)) + vs.Render(cut(cov, max(0, p.Width-len([]rune(txt)))))

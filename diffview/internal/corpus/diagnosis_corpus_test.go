@@ -1,4 +1,4 @@
-package corpus_test
+package corpus
 
 import (
 	"bufio"
@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"kvparity/diffview"
-	"kvparity/diffview/internal/corpus"
 	"kvparity/engine"
 	"kvparity/engine/build"
 	"kvparity/internal/procgroup"
@@ -25,9 +24,9 @@ import (
 	"kvparity/report"
 )
 
-// The CI test of the diagnosis corpus lives here, in the tree the internal package belongs
-// to (Go lets no package outside kvparity/diffview import it); as a test it may use the
-// embedded engine and the row files to make its bases.
+// The CI test of the diagnosis corpus is an internal test: it is the package's only user, so
+// the package exports nothing. As a test it may use the embedded engine and the row files to
+// make its bases.
 
 // corpusSeed fixes the diagnosis corpus: the same bases and seed give the same cases.
 const corpusSeed = 20261215
@@ -178,17 +177,17 @@ func replayReal(t *testing.T, dir, bin string, b corpusBase) []byte {
 }
 
 // corpusBases replays every base once (the heavy part of the test).
-func corpusBases(t *testing.T) []corpus.Base {
+func corpusBases(t *testing.T) []base {
 	dir := t.TempDir()
-	var bases []corpus.Base
+	var bases []base
 	add := func(name string, rep []byte) {
-		b, err := corpus.NewBase(name, rep)
+		b, err := newBase(name, rep)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The corpus writes reports the way the engine does: a base decoded and encoded again
 		// is its own bytes (so every difference in a case is the mutator's).
-		if r, err := corpus.Decode(rep); err != nil || !bytes.Equal(r.Encode(), rep) {
+		if r, err := decode(rep); err != nil || !bytes.Equal(r.Encode(), rep) {
 			t.Fatalf("base %s: decoding and encoding it again changes its bytes (%v)", name, err)
 		}
 		t.Logf("base %s: %s (%d bytes)", name, b.Shape(), len(rep))
@@ -220,9 +219,9 @@ func corpusBases(t *testing.T) []corpus.Base {
 // scripts/release-venvs.sh) on 500 requests of the mooncake trace, aggregated with the KV
 // router, and makes each run's records a base of the release family. Without the venvs the
 // family has no case (CI makes them and fails here without them).
-func releaseBases(t *testing.T, dir string) []corpus.Base {
+func releaseBases(t *testing.T, dir string) []base {
 	home, _ := os.UserHomeDir()
-	var out []corpus.Base
+	var out []base
 	for _, v := range []string{"1.3.1", "1.4.0"} {
 		venv := filepath.Join(home, ".cache", "kvparity", "venv-"+v)
 		if _, err := os.Stat(filepath.Join(venv, "ready")); err != nil {
@@ -249,7 +248,7 @@ func releaseBases(t *testing.T, dir string) []corpus.Base {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rb, err := corpus.ReleaseBase(b.name, src)
+		rb, err := releaseBase(b.name, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,14 +276,14 @@ func releaseVenvsReady(t *testing.T) bool {
 }
 
 // releasePairCases replays the release-pair family's runs the generator draws from seed
-// (corpus.ReleaseReplays: 16 runs of 300 requests, two at a time) and makes its cases.
-func releasePairCases(t *testing.T, dir string, seed int64) []corpus.Case {
+// (releaseReplays: 16 runs of 300 requests, two at a time) and makes its cases.
+func releasePairCases(t *testing.T, dir string, seed int64) []mutationCase {
 	if !releaseVenvsReady(t) {
 		t.Log("ai-dynamo not installed (bash scripts/release-venvs.sh): the release-pair family has no case")
 		return nil
 	}
 	home, _ := os.UserHomeDir()
-	runs := corpus.ReleaseReplays(seed, releaseVersions)
+	runs := releaseReplays(seed, releaseVersions)
 	records := make([][]byte, len(runs))
 	errs := make([]error, len(runs))
 	work := make(chan int)
@@ -315,13 +314,13 @@ func releasePairCases(t *testing.T, dir string, seed int64) []corpus.Case {
 		}
 		byName[r.Name] = records[i]
 	}
-	return corpus.ReleasePairs(runs, byName)
+	return releasePairs(runs, byName)
 }
 
 // writeReleaseManifest writes dir/pairs.tsv: one line per release pair (case, A records, B
 // records, A summary, B summary), the manifest of scripts/release-pairs.py, so that
 // go run ./diffview/internal/releasetable DIR/pairs.tsv tables the corpus's real pairs.
-func writeReleaseManifest(t *testing.T, dir string, cases []corpus.Case) {
+func writeReleaseManifest(t *testing.T, dir string, cases []mutationCase) {
 	var b strings.Builder
 	for _, c := range cases {
 		if len(c.Runs) != 2 {
@@ -337,7 +336,7 @@ func writeReleaseManifest(t *testing.T, dir string, cases []corpus.Case) {
 
 // replayRelease runs one release replay on its config's trace window in dir and returns its
 // --report-jsonl records.
-func replayRelease(venv, dir string, r corpus.ReleaseReplay) ([]byte, error) {
+func replayRelease(venv, dir string, r releaseReplay) ([]byte, error) {
 	records := filepath.Join(dir, r.Name+".records.jsonl")
 	args := append([]string{"-m", "dynamo.replay"}, r.Args...)
 	args = append(args, "--report-json", filepath.Join(dir, r.Name+".summary.json"), "--report-jsonl", records,
@@ -383,15 +382,15 @@ func TestDiagnosisCorpus(t *testing.T) {
 	}
 	pairs := releasePairCases(t, runs, seed)
 	writeReleaseManifest(t, runs, pairs)
-	cases := append(corpus.Generate(bases, seed), pairs...)
-	for _, p := range corpus.Problems(cases) {
+	cases := append(generate(bases, seed), pairs...)
+	for _, p := range problems(cases) {
 		t.Errorf("generator: %s", p)
 	}
-	if err := corpus.Write(dir, cases); err != nil {
+	if err := write(dir, cases); err != nil {
 		t.Fatal(err)
 	}
 	generated := time.Since(start)
-	table := corpus.Score(cases, corpus.Diagnose)
+	table := score(cases, diagnose)
 	t.Logf("%d cases from %d bases (bases %s, corpus %s, scoring %s)\n\n%s", len(cases), len(bases),
 		basesDone.Round(time.Millisecond), (generated - basesDone).Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond), table.String())
 	t.Logf("slowest diagnosis while scoring: %s in %s", table.Total.SlowestCase, table.Total.Slowest.Round(time.Microsecond))
@@ -417,7 +416,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 			tally, ok = table.Total, true
 		}
 		if !ok || tally.Cases == 0 {
-			if (fl.family == "release" || fl.family == corpus.ReleaseFamily) && os.Getenv("CI") != "true" && !hasRelease(bases) {
+			if (fl.family == "release" || fl.family == releaseFamily) && os.Getenv("CI") != "true" && !hasRelease(bases) {
 				continue // (no release venvs here: releaseBases said so)
 			}
 			t.Errorf("%s: family %q has no cases", corpusFloor, fl.family)
@@ -431,7 +430,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 		}
 	}
 
-	// The largest pair, diagnosed alone (Score's timings share the CPUs).
+	// The largest pair, diagnosed alone (score's timings share the CPUs).
 	big := 0
 	for i, c := range cases {
 		if c.Problem == "" && len(c.ReportA)+len(c.ReportB) > len(cases[big].ReportA)+len(cases[big].ReportB) {
@@ -448,7 +447,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 }
 
 // hasRelease says a base is a release replay's.
-func hasRelease(bases []corpus.Base) bool {
+func hasRelease(bases []base) bool {
 	for _, b := range bases {
 		if b.Release {
 			return true

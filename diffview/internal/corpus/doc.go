@@ -6,12 +6,12 @@
 //
 // # Cases
 //
-// A Base is a real canonical report (the embedded engine's, or Dynamo's). A mutator copies it
+// A base is a real canonical report (the embedded engine's, or Dynamo's). A mutator copies it
 // into B, and sometimes changes A and B alike first (a tie both runs have, a wall-clock field
 // both runs leak), then makes one known difference. Reports are decoded with number literals
 // kept verbatim and written back canonically: object keys in byte order, no spaces, one line,
 // strings as serde_json writes them, an untouched number spelled as it was, a new f64 as
-// serde_json spells it (Num). Families, each with several variants:
+// serde_json spells it (num). Families, each with several variants:
 //
 //	tie-order            equal-time events in another order: pressure records rotated (their
 //	                     ordinals renumbered, references following), ordinal uuids handed out
@@ -38,13 +38,13 @@
 //	                     so the digests differ and the diagnosis must say number-spelling
 //	negative-control     nothing differs: byte-identical, re-encoded, only the excluded
 //	                     /summary timing fields differ; the truth says "equal"
-//	release              over a real run of Dynamo's release replay (ReleaseBase: its
+//	release              over a real run of Dynamo's release replay (releaseBase: its
 //	                     --report-jsonl records, no routing history, pressure or metadata; only
 //	                     this family's mutators apply to it): a placement tie of equal outcome,
 //	                     a field added to every record or renamed (schema-change), the records
 //	                     written in another order (equal), uuids drawn anew
-//	release-pair         no mutation: two real release replays (ReleaseReplays draws the runs,
-//	                     the caller replays them, ReleasePairs pairs them): a version against
+//	release-pair         no mutation: two real release replays (releaseReplays draws the runs,
+//	                     the caller replays them, releasePairs pairs them): a version against
 //	                     itself and 1.3.1 against 1.4.0, both topologies and both routers; the
 //	                     truth is read off the runs (records paired by arrival and input
 //	                     length, one side's members passed over, the earliest differing
@@ -53,7 +53,7 @@
 //
 // # Truth
 //
-// Every case carries its Truth: family, variant, what was done (Detail), the signature the
+// Every case carries its truth: family, variant, what was done (Detail), the signature the
 // diagnosis should lead with (Primary), the others it should name (Secondary), and the true
 // first divergence (First): every differing pointer is placed at the virtual time of its event
 // by the protocol's placement (placement.go: a timestamp, an admission, a routing decision, a
@@ -62,14 +62,14 @@
 // decision before its consequences, then document order). Requests are paired by identity, so
 // a renamed request is the same request. First.Events lists every event at that instant. The
 // generator checks that the pointer the mutator meant as the cause is at that instant; a case
-// that fails the check is a generator bug (Case.Problem), not a lens miss.
+// that fails the check is a generator bug (mutationCase.Problem), not a lens miss.
 //
-// Write puts each case in its own folder (a.jsonl, b.jsonl, truth.json) and all truths in
+// write puts each case in its own folder (a.jsonl, b.jsonl, truth.json) and all truths in
 // truth.json at the top.
 //
 // # Scoring
 //
-// Score runs a diagnosis (Diagnose: diffview.DiffFiles) on every case. Per case:
+// score runs a diagnosis (diagnose: diffview.DiffFiles) on every case. Per case:
 //
 //   - top label right: Diagnosis[0].Code equals the truth's primary;
 //   - first divergence right: Diff.First.Pointer equals the truth's pointer, or it has the
@@ -78,6 +78,6 @@
 //   - secondary named: every secondary code is somewhere in the diagnosis;
 //   - a negative control is right, in both columns, when the diff is Equal().
 //
-// The Table gives per family the cases and these counts, and the totals; String renders it as
+// The table gives per family the cases and these counts, and the totals; String renders it as
 // markdown, Misses lists what every wrong case wanted and got.
 package corpus

@@ -11,8 +11,8 @@ import (
 	"strconv"
 )
 
-// A Base is a real canonical report the cases are made from.
-type Base struct {
+// A base is a real canonical report the cases are made from.
+type base struct {
 	Name      string
 	Canonical []byte // the line as the engine wrote it (A of most cases, shared, never edited)
 
@@ -23,18 +23,18 @@ type Base struct {
 	Queued           bool             // some routing decisions waited in the router queue
 	Pools            map[string][]int // workers each pool routed to
 	KVIngest         bool             // the report carries the KV event digest
-	Release          bool             // a release replay's records (ReleaseBase): the release family's only
+	Release          bool             // a release replay's records (releaseBase): the release family's only
 
-	rep *Report
+	rep *reportTree
 }
 
-// NewBase decodes a canonical report and reads its shape.
-func NewBase(name string, canonical []byte) (Base, error) {
-	rep, err := Decode(canonical)
+// newBase decodes a canonical report and reads its shape.
+func newBase(name string, canonical []byte) (base, error) {
+	rep, err := decode(canonical)
 	if err != nil {
-		return Base{}, fmt.Errorf("base %s: %w", name, err)
+		return base{}, fmt.Errorf("base %s: %w", name, err)
 	}
-	b := Base{Name: name, Canonical: canonical, rep: rep}
+	b := base{Name: name, Canonical: canonical, rep: rep}
 	for _, ec := range engineConfigs(rep) {
 		for _, key := range []string{"engine_type", "backend"} {
 			if e, ok := ec[key].(string); ok && b.Engine == "" {
@@ -46,7 +46,7 @@ func NewBase(name string, canonical []byte) (Base, error) {
 	reqs := rep.Requests()
 	b.Requests, b.Pressure = len(reqs), len(rep.Pressure())
 	if b.Requests == 0 {
-		return Base{}, fmt.Errorf("base %s: no per_request records", name)
+		return base{}, fmt.Errorf("base %s: no per_request records", name)
 	}
 	b.Pools = poolWorkers(rep)
 	for _, r := range reqs {
@@ -61,7 +61,7 @@ func NewBase(name string, canonical []byte) (Base, error) {
 }
 
 // Shape is the base in a few words: "vllm aggregated, 1000 requests, 4 pressure records".
-func (b *Base) Shape() string {
+func (b *base) Shape() string {
 	s := fmt.Sprintf("%s %s, %d requests, %d pressure records", b.Engine, b.Topology, b.Requests, b.Pressure)
 	if b.Queued {
 		s += ", router queue"
@@ -70,11 +70,11 @@ func (b *Base) Shape() string {
 }
 
 // disagg says the base has separate prefill and decode pools.
-func (b *Base) disagg() bool { return b.Pools["decode"] != nil && b.Pools["prefill"] != nil }
+func (b *base) disagg() bool { return b.Pools["decode"] != nil && b.Pools["prefill"] != nil }
 
-// A Case is one pair of reports with its truth. Write fills PathA and PathB.
-type Case struct {
-	Truth
+// A mutationCase is one pair of reports with its truth. Write fills PathA and PathB.
+type mutationCase struct {
+	truth
 	ReportA, ReportB []byte
 	PathA, PathB     string
 	aIsBase          bool // ReportA is the base's own line
@@ -86,12 +86,12 @@ type Case struct {
 // perVariant is how many bases each variant is made on.
 const perVariant = 2
 
-// Generate makes the corpus: every variant of every family on perVariant of the bases that
+// generate makes the corpus: every variant of every family on perVariant of the bases that
 // fit it, chosen and mutated by streams seeded from seed (the same seed and bases give the
 // same bytes). A variant that finds nothing to work on in a base (no tie, no pressure
 // record) moves on to the next base.
-func Generate(bases []Base, seed int64) []Case {
-	var cases []Case
+func generate(bases []base, seed int64) []mutationCase {
+	var cases []mutationCase
 	for _, v := range variants() {
 		var fit []int
 		for i := range bases {
@@ -115,7 +115,7 @@ func Generate(bases []Base, seed int64) []Case {
 				continue
 			}
 			if err != nil {
-				c = Case{Truth: Truth{Base: bases[i].Name, Family: v.family, Variant: v.name, Primary: v.primary}, Problem: err.Error()}
+				c = mutationCase{truth: truth{Base: bases[i].Name, Family: v.family, Variant: v.name, Primary: v.primary}, Problem: err.Error()}
 			}
 			c.Case = fmt.Sprintf("%03d-%s-%s-%s", len(cases), v.family, v.name, bases[i].Name)
 			cases = append(cases, c)
@@ -125,8 +125,8 @@ func Generate(bases []Base, seed int64) []Case {
 	return cases
 }
 
-// Problems lists the cases the generator could not make right.
-func Problems(cases []Case) []string {
+// problems lists the cases the generator could not make right.
+func problems(cases []mutationCase) []string {
 	var out []string
 	for _, c := range cases {
 		if c.Problem != "" {
@@ -136,8 +136,8 @@ func Problems(cases []Case) []string {
 	return out
 }
 
-// Families lists the family names in the table's order.
-func Families() []string {
+// families lists the family names in the table's order.
+func families() []string {
 	var out []string
 	for _, v := range variants() {
 		if !slices.Contains(out, v.family) {
@@ -147,15 +147,15 @@ func Families() []string {
 	return out
 }
 
-// Write puts each case in dir/<case>/ as a.jsonl, b.jsonl and truth.json (the truth next to
+// write puts each case in dir/<case>/ as a.jsonl, b.jsonl and truth.json (the truth next to
 // its reports), and every truth in dir/truth.json; it sets PathA and PathB. An A that is
 // its base unchanged is written once, in dir/bases/, and linked.
-func Write(dir string, cases []Case) error {
+func write(dir string, cases []mutationCase) error {
 	if err := os.MkdirAll(filepath.Join(dir, "bases"), 0o755); err != nil {
 		return err
 	}
 	baseFile := map[string]string{}
-	truths := make([]Truth, 0, len(cases))
+	truths := make([]truth, 0, len(cases))
 	for i := range cases {
 		c := &cases[i]
 		if c.Problem != "" {
@@ -172,7 +172,7 @@ func Write(dir string, cases []Case) error {
 		if err := os.WriteFile(c.PathB, c.ReportB, 0o644); err != nil {
 			return err
 		}
-		t := c.Truth
+		t := c.truth
 		t.FileA, t.FileB = filepath.ToSlash(filepath.Join(c.Case, "a.jsonl")), filepath.ToSlash(filepath.Join(c.Case, "b.jsonl"))
 		truths = append(truths, t)
 		local := t
@@ -186,7 +186,7 @@ func Write(dir string, cases []Case) error {
 
 // writeA links an A that is its base unchanged to one copy in dir/bases/ (a case's A is
 // usually its base: the corpus would otherwise hold it once per case).
-func writeA(dir string, c *Case, baseFile map[string]string) error {
+func writeA(dir string, c *mutationCase, baseFile map[string]string) error {
 	if !c.aIsBase {
 		return os.WriteFile(c.PathA, c.ReportA, 0o644)
 	}

@@ -19,7 +19,7 @@ type leaf struct {
 // diffLeaves lists every differing leaf of two reports in document order: objects by key,
 // arrays by position, /per_request paired by identity — B's uuid, or the A uuid rename says
 // it was (a renamed request is still the same request).
-func diffLeaves(a, b *Report, rename map[string]string) []leaf {
+func diffLeaves(a, b *reportTree, rename map[string]string) []leaf {
 	w := &leafWalk{rename: rename}
 	w.walk("", a.root, b.root, nil, nil)
 	return w.out

@@ -14,7 +14,7 @@ type variant struct {
 	primary      string
 	secondary    []string
 	equal        bool             // a negative control: the diff must find no difference
-	needs        func(*Base) bool // the base has what the mutator needs (nil: any base)
+	needs        func(*base) bool // the base has what the mutator needs (nil: any base)
 	release      bool             // made on release replay bases only (and no other variant is)
 	apply        func(*mutation) error
 }
@@ -26,8 +26,8 @@ var errNotHere = errors.New("corpus: the mutator does not apply to this base")
 // A mutation is one case being made: B starts as a copy of the base, A is the base itself
 // until a mutator changes both (a tie made in both runs, a wall-clock field both runs leak).
 type mutation struct {
-	base   *Base
-	a, b   *Report
+	base   *base
+	a, b   *reportTree
 	ownA   bool
 	rng    *rand.Rand
 	rename map[string]string // B uuid → A uuid: a renamed request is still the same request
@@ -40,7 +40,7 @@ type mutation struct {
 
 // both applies a change to A and B alike (a precondition of the case, not its difference).
 // f must not draw from the random source: it runs twice.
-func (m *mutation) both(f func(*Report)) {
+func (m *mutation) both(f func(*reportTree)) {
 	if !m.ownA {
 		m.a, m.ownA = m.base.rep.Clone(), true
 	}
@@ -56,12 +56,12 @@ func (m *mutation) note(format string, args ...any) {
 func (m *mutation) between(lo, hi float64) float64 { return lo + (hi-lo)*m.rng.Float64() }
 
 // makeCase runs one variant on one base.
-func makeCase(v *variant, b *Base, seed int64) (Case, error) {
+func makeCase(v *variant, b *base, seed int64) (mutationCase, error) {
 	m := &mutation{base: b, a: b.rep, b: b.rep.Clone(), rng: rand.New(rand.NewPCG(uint64(seed), hash(v.family+"/"+v.name+"/"+b.Name)))}
 	if err := v.apply(m); err != nil {
-		return Case{}, err
+		return mutationCase{}, err
 	}
-	c := Case{Truth: Truth{Base: b.Name, Family: v.family, Variant: v.name, Detail: strings.Join(m.detail, "; "),
+	c := mutationCase{truth: truth{Base: b.Name, Family: v.family, Variant: v.name, Detail: strings.Join(m.detail, "; "),
 		Primary: v.primary, Secondary: v.secondary, Equal: v.equal}}
 	c.ReportA, c.aIsBase = b.Canonical, !m.ownA
 	if m.ownA {
@@ -74,7 +74,7 @@ func makeCase(v *variant, b *Base, seed int64) (Case, error) {
 	c.Identical = string(c.ReportA) == string(c.ReportB)
 	switch {
 	case v.equal:
-		c.Primary = Equal
+		c.Primary = equalCode
 	case c.Identical:
 		c.Problem = "the mutation changed nothing"
 	default:
@@ -87,7 +87,7 @@ func makeCase(v *variant, b *Base, seed int64) (Case, error) {
 }
 
 // causeMissed returns the first cause pointer outside the first divergence's events.
-func (m *mutation) causeMissed(f *First) string {
+func (m *mutation) causeMissed(f *firstDivergence) string {
 	for _, p := range m.cause {
 		if f == nil {
 			return p
@@ -109,7 +109,7 @@ func underAny(ptr string, prefixes []string) bool {
 	return false
 }
 
-func describeFirst(f *First) string {
+func describeFirst(f *firstDivergence) string {
 	if f == nil {
 		return "(none)"
 	}

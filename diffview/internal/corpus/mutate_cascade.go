@@ -12,7 +12,7 @@ import (
 // cascades carry a few last-digit float differences along; so do the noisy variants.
 
 func cascadeVariants() []variant {
-	c := func(name string, secondary []string, needs func(*Base) bool, apply func(*mutation) error) variant {
+	c := func(name string, secondary []string, needs func(*base) bool, apply func(*mutation) error) variant {
 		return variant{family: "decision-cascade", name: name, primary: "decision-cascade", secondary: secondary, needs: needs, apply: apply}
 	}
 	noise := []string{"float-noise"}
@@ -21,12 +21,12 @@ func cascadeVariants() []variant {
 			return cascade(m, cascadeOpts{kind: atArrival, lo: 0.1, hi: 0.6, noise: true})
 		}),
 		c("arrival-flip-clean", nil, nil, func(m *mutation) error { return cascade(m, cascadeOpts{kind: atArrival, lo: 0.05, hi: 0.5}) }),
-		c("decode-flip", noise, func(b *Base) bool { return len(b.Pools["decode"]) >= 2 && b.disagg() }, func(m *mutation) error {
+		c("decode-flip", noise, func(b *base) bool { return len(b.Pools["decode"]) >= 2 && b.disagg() }, func(m *mutation) error {
 			return cascade(m, cascadeOpts{kind: atHandoff, lo: 0.1, hi: 0.7, noise: true})
 		}),
-		c("preemption-victim", nil, func(b *Base) bool { return b.Pressure >= 1 }, victimFlip),
+		c("preemption-victim", nil, func(b *base) bool { return b.Pressure >= 1 }, victimFlip),
 		c("late-flip", nil, nil, func(m *mutation) error { return cascade(m, cascadeOpts{kind: atArrival, lo: 0.85, hi: 0.97}) }),
-		c("queued-flip", noise, func(b *Base) bool { return b.Queued }, func(m *mutation) error {
+		c("queued-flip", noise, func(b *base) bool { return b.Queued }, func(m *mutation) error {
 			return cascade(m, cascadeOpts{kind: atQueue, lo: 0.1, hi: 0.8, noise: true})
 		}),
 	}
@@ -100,7 +100,7 @@ func cascade(m *mutation, o cascadeOpts) error {
 	reqs := m.b.Requests()
 	flipDecision(m, reqs[d.r], d.k, to)
 	m.cause = []string{"/per_request/" + strconv.Itoa(d.r) + "/routing_history/" + strconv.Itoa(d.k)}
-	m.note("request %d's %s decision at t=%s ms went to worker %d instead of %d", d.r, d.pool, Num(d.t), to, d.w)
+	m.note("request %d's %s decision at t=%s ms went to worker %d instead of %d", d.r, d.pool, num(d.t), to, d.w)
 	// A few later decisions of the two workers flip too.
 	var later []decisionRef
 	for _, x := range decisionsOf(m, o.kind, 0, 1) {
@@ -128,12 +128,12 @@ func cascade(m *mutation, o cascadeOpts) error {
 func flipDecision(m *mutation, r map[string]any, k, w int) {
 	e := routing(r)[k]
 	pool, _ := e["pool"].(string)
-	e["logical_worker_id"] = Int(w)
+	e["logical_worker_id"] = intNum(w)
 	if _, ok := intOf(e["scheduler_id"]); ok {
-		e["scheduler_id"] = Int(w)
+		e["scheduler_id"] = intNum(w)
 	}
 	if _, ok := intOf(r[workerField(pool)]); ok {
-		r[workerField(pool)] = Int(w)
+		r[workerField(pool)] = intNum(w)
 	}
 	if m.rng.IntN(2) == 0 {
 		ov, _ := intOf(e["reported_overlap_tokens"])
@@ -141,13 +141,13 @@ func flipDecision(m *mutation, r map[string]any, k, w int) {
 		if ov == 0 {
 			nv = blockSize(m.b) * (1 + m.rng.IntN(4))
 		}
-		e["reported_overlap_tokens"] = Int(nv)
+		e["reported_overlap_tokens"] = intNum(nv)
 		switch pool {
 		case "prefill":
-			r["prefill_route_overlap_tokens"] = Int(nv)
+			r["prefill_route_overlap_tokens"] = intNum(nv)
 		case "decode":
 			if _, ok := intOf(r["decode_route_overlap_tokens"]); ok {
-				r["decode_route_overlap_tokens"] = Int(nv)
+				r["decode_route_overlap_tokens"] = intNum(nv)
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func consequences(m *mutation, t float64, pool string, ws []int, boost map[int]f
 	}
 	followSummary(m, noise)
 	followKV(m, pool)
-	m.note("%d requests finish at other times after t=%s ms", moved, Num(t))
+	m.note("%d requests finish at other times after t=%s ms", moved, num(t))
 }
 
 // followSummary rewrites the summary the way a different history does: most f64 values move
@@ -201,11 +201,11 @@ func followSummary(m *mutation, noise bool) {
 		if m.rng.IntN(2) == 0 {
 			eps = -eps
 		}
-		s[k] = Num(x * (1 + eps))
+		s[k] = num(x * (1 + eps))
 		moved = append(moved, k)
 	}
 	if last, ok := maxTerminal(m.b); ok {
-		s["duration_ms"] = Num(last)
+		s["duration_ms"] = num(last)
 	}
 	if noise && len(moved) > 0 {
 		m.rng.Shuffle(len(moved), func(i, j int) { moved[i], moved[j] = moved[j], moved[i] })
@@ -213,7 +213,7 @@ func followSummary(m *mutation, noise bool) {
 		sort.Strings(few)
 		for _, k := range few {
 			x, _ := numOf(lookup(m.a, "/summary/"+k))
-			s[k] = Num(ulpStep(x, m.noiseULPs(1, 3)))
+			s[k] = num(ulpStep(x, m.noiseULPs(1, 3)))
 		}
 		m.note("%d summary values only last-digit different (%v)", len(few), few)
 	}
@@ -233,7 +233,7 @@ func followKV(m *mutation, pool string) {
 			return
 		}
 		if x, ok := intOf(obj[key]); ok {
-			obj[key] = Int(x + n)
+			obj[key] = intNum(x + n)
 		}
 	}
 	add(kv, "events", d)
@@ -246,15 +246,15 @@ func followKV(m *mutation, pool string) {
 	add(tc, "device", d)
 	if last, ok := maxTerminal(m.b); ok {
 		if pe, _ := lookup(m.b, "/coverage/kv_ingest/boundaries/pass_end").(map[string]any); pe != nil {
-			if old, ok := maxTerminal(m.a); ok && sameValue(pe["last_at_ms"], Num(old)) {
-				pe["last_at_ms"] = Num(last)
+			if old, ok := maxTerminal(m.a); ok && sameValue(pe["last_at_ms"], num(old)) {
+				pe["last_at_ms"] = num(last)
 			}
 		}
 	}
 }
 
 // maxTerminal is the latest terminal time of a report's requests.
-func maxTerminal(r *Report) (float64, bool) {
+func maxTerminal(r *reportTree) (float64, bool) {
 	best, found := 0.0, false
 	for _, q := range r.Requests() {
 		if t, ok := reqTime(q, "terminal_time_ms"); ok && (!found || t > best) {
@@ -303,7 +303,7 @@ func victimFlip(m *mutation) error {
 	old, nu := reqs[oldIdx], reqs[c.v]
 	p["request_uuid"] = uuidOf(nu)
 	if b, ok := intOf(p["request_active_blocks_before"]); ok {
-		p["request_active_blocks_before"] = Int(1 + m.rng.IntN(2*b+1))
+		p["request_active_blocks_before"] = intNum(1 + m.rng.IntN(2*b+1))
 	}
 	pool, _ := p["pool"].(string)
 	// The old victim is not preempted: no readmission, no ordinal; it finishes sooner.
@@ -317,7 +317,7 @@ func victimFlip(m *mutation) error {
 	w, _ := intOf(p["worker_id"])
 	consequences(m, t, pool, []int{w}, nil, false)
 	m.cause = []string{"/coverage/pressure/records/" + strconv.Itoa(c.k)}
-	m.note("pressure event %d at t=%s ms preempted request %d instead of %d", c.k, Num(t), c.v, oldIdx)
+	m.note("pressure event %d at t=%s ms preempted request %d instead of %d", c.k, num(t), c.v, oldIdx)
 	return nil
 }
 
@@ -330,7 +330,7 @@ func setOrdinals(r map[string]any, k int, add bool) {
 		}
 	}
 	if add {
-		out = append(out, Int(k))
+		out = append(out, intNum(k))
 		slices.SortFunc(out, func(a, b any) int { x, _ := intOf(a); y, _ := intOf(b); return x - y })
 	}
 	if out == nil {
@@ -354,8 +354,8 @@ func dropReadmission(r map[string]any, at any) {
 // addReadmission inserts a readmission at time at into a request's admissions.
 func addReadmission(r map[string]any, at any, pool string) {
 	out := append([]any(nil), asArray(r["admission_history"])...)
-	out = append(out, map[string]any{"admission_ordinal": Int(0), "at_ms": at, "is_readmission": true,
-		"pool": pool, "pool_admission_ordinal": Int(0), "reused_input_tokens": Int(0)})
+	out = append(out, map[string]any{"admission_ordinal": intNum(0), "at_ms": at, "is_readmission": true,
+		"pool": pool, "pool_admission_ordinal": intNum(0), "reused_input_tokens": intNum(0)})
 	sort.SliceStable(out, func(i, j int) bool {
 		x, _ := numOf(out[i].(map[string]any)["at_ms"])
 		y, _ := numOf(out[j].(map[string]any)["at_ms"])
@@ -371,10 +371,10 @@ func setAdmissions(r map[string]any, adm []any) {
 	for i, e := range adm {
 		a := e.(map[string]any)
 		if x, _ := intOf(a["admission_ordinal"]); x != i {
-			a["admission_ordinal"] = Int(i)
+			a["admission_ordinal"] = intNum(i)
 		}
 		if x, _ := intOf(a["pool_admission_ordinal"]); x != perPool[a["pool"]] {
-			a["pool_admission_ordinal"] = Int(perPool[a["pool"]])
+			a["pool_admission_ordinal"] = intNum(perPool[a["pool"]])
 		}
 		perPool[a["pool"]]++
 		if a["is_readmission"] == true {
@@ -386,9 +386,9 @@ func setAdmissions(r map[string]any, adm []any) {
 	}
 	r["admission_history"] = adm
 	if _, ok := intOf(r["admission_count"]); ok {
-		r["admission_count"] = Int(len(adm))
+		r["admission_count"] = intNum(len(adm))
 	}
 	if _, ok := intOf(r["readmission_count"]); ok {
-		r["readmission_count"] = Int(re)
+		r["readmission_count"] = intNum(re)
 	}
 }

@@ -23,7 +23,7 @@ func configVariants() []variant {
 				return errNotHere
 			}
 			nu := s + 1 + m.rng.IntN(1<<20)
-			m.b.obj("/metadata/determinism")["seed"] = Int(nu)
+			m.b.obj("/metadata/determinism")["seed"] = intNum(nu)
 			m.note("determinism seed %d → %d", s, nu)
 			return nil
 		}),
@@ -48,7 +48,7 @@ func gpuBlocks(m *mutation) error {
 	n := 0
 	for _, ec := range engineConfigs(m.b) {
 		if b, ok := intOf(ec["num_gpu_blocks"]); ok && b > 0 {
-			ec["num_gpu_blocks"] = Int(int(float64(b) * frac))
+			ec["num_gpu_blocks"] = intNum(int(float64(b) * frac))
 			n++
 		}
 	}
@@ -75,9 +75,9 @@ func routerKnob(m *mutation) error {
 	x, _ := numOf(rc[k])
 	nu := x*1.5 + 0.25
 	if floatNumber(rc[k]) {
-		rc[k] = Num(nu)
+		rc[k] = num(nu)
 	} else {
-		rc[k] = Int(int(nu) + 1)
+		rc[k] = intNum(int(nu) + 1)
 	}
 	m.note("router config %s %v → %v", k, x, rc[k])
 	return nil
@@ -94,7 +94,7 @@ func sortedKeys(m map[string]any) []string {
 
 // engineConfigs are the engine settings of each pool, in pool order: the pool's own object
 // (the embedded engine, Dynamo 1.5) or its "engine" member (Dynamo 1.6).
-func engineConfigs(r *Report) []map[string]any {
+func engineConfigs(r *reportTree) []map[string]any {
 	var out []map[string]any
 	ecs := r.obj("/metadata/engine_config")
 	for _, pool := range sortedKeys(ecs) {

@@ -19,7 +19,7 @@ import (
 
 func equalVariants() []variant {
 	eq := func(name string, apply func(*mutation) error) variant {
-		return variant{family: "negative-control", name: name, primary: Equal, equal: true, apply: apply}
+		return variant{family: "negative-control", name: name, primary: equalCode, equal: true, apply: apply}
 	}
 	spelled := func(name string, apply func(*mutation) error) variant {
 		return variant{family: "number-spelling", name: name, primary: "number-spelling", apply: apply}
@@ -56,7 +56,7 @@ func equalVariants() []variant {
 		}),
 		eq("excluded-differ", func(m *mutation) error {
 			wa, wb := m.between(200, 90000), m.between(200, 90000)
-			m.both(func(r *Report) { setExcluded(r, wa) })
+			m.both(func(r *reportTree) { setExcluded(r, wa) })
 			setExcluded(m.b, wb)
 			m.note("both carry the excluded /summary fields, from wall times %.1f and %.1f ms", wa, wb)
 			return nil
@@ -66,13 +66,13 @@ func equalVariants() []variant {
 
 // setExcluded writes the canonical profile's excluded fields (the three /summary timing
 // fields) as a run that took wall ms would.
-func setExcluded(r *Report, wall float64) {
+func setExcluded(r *reportTree, wall float64) {
 	s := r.obj("/summary")
 	tokens, _ := numOf(s["processed_tokens"])
 	out, _ := numOf(s["total_output_tokens"])
-	s["wall_time_ms"] = Num(wall)
-	s["processed_tokens_per_s"] = Num(tokens / (wall / 1000))
-	s["processed_output_tokens_per_s"] = Num(out / (wall / 1000))
+	s["wall_time_ms"] = num(wall)
+	s["processed_tokens_per_s"] = num(tokens / (wall / 1000))
+	s["processed_output_tokens_per_s"] = num(out / (wall / 1000))
 }
 
 // respell rewrites a random handful of the numbers match accepts, in metadata, pressure
@@ -97,7 +97,7 @@ func respell(m *mutation, match func(json.Number) bool, spell func(json.Number) 
 }
 
 // numbersWhere lists the pointers of every number match accepts, in document order.
-func numbersWhere(r *Report, match func(json.Number) bool) []string {
+func numbersWhere(r *reportTree, match func(json.Number) bool) []string {
 	var out []string
 	var walk func(toks []string, v any)
 	walk = func(toks []string, v any) {

@@ -56,7 +56,7 @@ func summaryNoise(m *mutation, n, lo, hi int) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		x, _ := numOf(s[k])
-		s[k] = Num(ulpStep(x, m.noiseULPs(lo, hi)))
+		s[k] = num(ulpStep(x, m.noiseULPs(lo, hi)))
 	}
 	m.note("%d summary values %d-%d ULP off (%s)", len(keys), lo, hi, strings.Join(keys, ", "))
 	return nil
@@ -77,7 +77,7 @@ func requestNoise(m *mutation, n int, fields []string, lo, hi int) error {
 		if !ok || x == 0 {
 			continue
 		}
-		r[f] = Num(ulpStep(x, m.noiseULPs(lo, hi)))
+		r[f] = num(ulpStep(x, m.noiseULPs(lo, hi)))
 		if timeFields[f] {
 			rederive(r, map[string]bool{f: true})
 		}

@@ -13,17 +13,17 @@ import (
 // the workers (dp ranks) of a pool relabelled consistently.
 
 func idVariants() []variant {
-	id := func(name string, needs func(*Base) bool, apply func(*mutation) error) variant {
+	id := func(name string, needs func(*base) bool, apply func(*mutation) error) variant {
 		return variant{family: "id-drift", name: name, primary: "id-drift", needs: needs, apply: apply}
 	}
 	return []variant{
 		id("uuid-v4", nil, func(m *mutation) error { return renameRequests(m, 1, v4Namer(m)) }),
 		id("uuid-v4-subset", nil, func(m *mutation) error { return renameRequests(m, m.between(0.2, 0.6), v4Namer(m)) }),
-		id("uuid-counter-offset", func(b *Base) bool { return ordinalUUIDs(b.rep) }, func(m *mutation) error {
+		id("uuid-counter-offset", func(b *base) bool { return ordinalUUIDs(b.rep) }, func(m *mutation) error {
 			off := 1 + m.rng.IntN(3)
 			return renameRequests(m, 1, func(u string) string { return shiftOrdinal(u, off) })
 		}),
-		id("worker-relabel", func(b *Base) bool { return widestPool(b) != "" }, relabelWorkers),
+		id("worker-relabel", func(b *base) bool { return widestPool(b) != "" }, relabelWorkers),
 		id("dp-rank-relabel", nil, relabelDPRanks),
 	}
 }
@@ -82,7 +82,7 @@ func v4Namer(m *mutation) func(string) string {
 }
 
 // ordinalUUIDs says the report's request ids are the canonical ordinal uuids.
-func ordinalUUIDs(r *Report) bool {
+func ordinalUUIDs(r *reportTree) bool {
 	for _, q := range r.Requests() {
 		if _, ok := ordinal(uuidOf(q)); !ok {
 			return false
@@ -106,7 +106,7 @@ func shiftOrdinal(u string, off int) string {
 }
 
 // widestPool is the pool with the most workers (two at least), or "".
-func widestPool(b *Base) string {
+func widestPool(b *base) string {
 	best := ""
 	for _, p := range []string{"agg", "decode", "prefill"} {
 		if len(b.Pools[p]) >= 2 && (best == "" || len(b.Pools[p]) > len(b.Pools[best])) {
@@ -132,7 +132,7 @@ func relabelWorkers(m *mutation) error {
 	relabel := func(v any) any {
 		if w, ok := intOf(v); ok {
 			if x, ok := perm[w]; ok {
-				return Int(x)
+				return intNum(x)
 			}
 		}
 		return v
@@ -159,7 +159,7 @@ func relabelWorkers(m *mutation) error {
 func relabelDPRanks(m *mutation) error {
 	up := func(v any) any {
 		if d, ok := intOf(v); ok {
-			return Int(d + 1)
+			return intNum(d + 1)
 		}
 		return v
 	}

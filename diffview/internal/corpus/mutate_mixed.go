@@ -4,7 +4,7 @@ package corpus
 // divergence and of most differences; the secondary rides along and should be named too.
 
 func mixedVariants() []variant {
-	mix := func(name, primary, secondary string, needs func(*Base) bool, apply func(*mutation) error) variant {
+	mix := func(name, primary, secondary string, needs func(*base) bool, apply func(*mutation) error) variant {
 		return variant{family: "mixed", name: name, primary: primary, secondary: []string{secondary}, needs: needs, apply: apply}
 	}
 	return []variant{
@@ -33,7 +33,7 @@ func mixedVariants() []variant {
 			}
 			return cascade(m, cascadeOpts{kind: atArrival, lo: 0.1, hi: 0.6})
 		}),
-		mix("tie-order+summary-noise", "tie-order", "float-noise", func(b *Base) bool { return b.Pressure >= 2 }, func(m *mutation) error {
+		mix("tie-order+summary-noise", "tie-order", "float-noise", func(b *base) bool { return b.Pressure >= 2 }, func(m *mutation) error {
 			if err := permutePressure(m, 2); err != nil {
 				return err
 			}

@@ -10,18 +10,18 @@ import "strconv"
 func parentVariants() []variant {
 	cbp := func(name string, apply func(*mutation) error) variant {
 		return variant{family: "child-before-parent", name: name, primary: "child-before-parent",
-			needs: func(b *Base) bool { return b.KVIngest }, apply: apply}
+			needs: func(b *base) bool { return b.KVIngest }, apply: apply}
 	}
 	return []variant{
 		cbp("digest-violations", func(m *mutation) error {
 			n := 1 + m.rng.IntN(40)
-			m.both(func(r *Report) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = Int(0) })
+			m.both(func(r *reportTree) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = intNum(0) })
 			kvLeak(m, "parent_order_violations", n)
 			return nil
 		}),
 		cbp("digest-violations-both", func(m *mutation) error {
 			n := 1 + m.rng.IntN(40)
-			m.both(func(r *Report) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = Int(n) })
+			m.both(func(r *reportTree) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = intNum(n) })
 			m.b.obj("/coverage/kv_ingest")["blake3_256"] = randomHex(m, 32)
 			m.cause = []string{"/coverage/kv_ingest/blake3_256"}
 			m.note("both runs count %d parent-order violations; B's KV digest differs, counts equal", n)
@@ -29,9 +29,9 @@ func parentVariants() []variant {
 		}),
 		cbp("digest-orphans", func(m *mutation) error {
 			n := 1 + m.rng.IntN(12)
-			m.both(func(r *Report) {
+			m.both(func(r *reportTree) {
 				kv := r.obj("/coverage/kv_ingest")
-				kv["parent_order_violations"], kv["orphan_stored_events"] = Int(0), Int(0)
+				kv["parent_order_violations"], kv["orphan_stored_events"] = intNum(0), intNum(0)
 			})
 			kvLeak(m, "orphan_stored_events", n)
 			return nil
@@ -44,7 +44,7 @@ func parentVariants() []variant {
 func kvLeak(m *mutation, counter string, n int) {
 	kv := m.b.obj("/coverage/kv_ingest")
 	kv["blake3_256"] = randomHex(m, 32)
-	kv[counter] = Int(n)
+	kv[counter] = intNum(n)
 	m.cause = []string{"/coverage/kv_ingest/blake3_256"}
 	m.note("B's KV digest differs with equal event, block and kind counts; %s %d", counter, n)
 }
@@ -78,14 +78,14 @@ func indexLoss(m *mutation) error {
 	lost := block * (1 + m.rng.IntN(max(1, c.overlap/block)))
 	lost = min(lost, c.overlap)
 	now := c.overlap - lost
-	e["reported_overlap_tokens"] = Int(now)
+	e["reported_overlap_tokens"] = intNum(now)
 	for _, key := range []string{"selected_overlap_blocks", "best_available_overlap_blocks"} {
 		if b, ok := intOf(e[key]); ok && b > 0 {
-			e[key] = Int(max(0, b-lost/block))
+			e[key] = intNum(max(0, b-lost/block))
 		}
 	}
 	if e["pool"] == "prefill" {
-		r["prefill_route_overlap_tokens"] = Int(now)
+		r["prefill_route_overlap_tokens"] = intNum(now)
 	}
 	reduceReuse(r, lost)
 	t := arrival(r)
@@ -97,21 +97,21 @@ func indexLoss(m *mutation) error {
 			shiftAfter(o, t, m.between(0.05, 10))
 		}
 	}
-	m.both(func(r *Report) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = Int(0) })
+	m.both(func(r *reportTree) { r.obj("/coverage/kv_ingest")["parent_order_violations"] = intNum(0) })
 	kvLeak(m, "parent_order_violations", 1+m.rng.IntN(6))
 	m.cause = []string{"/per_request/" + strconv.Itoa(c.r) + "/routing_history/" + strconv.Itoa(c.k)}
-	m.note("request %d routed to the same %v worker %d at %s ms saw %d instead of %d overlap tokens", c.r, pool, w, Num(t), now, c.overlap)
+	m.note("request %d routed to the same %v worker %d at %s ms saw %d instead of %d overlap tokens", c.r, pool, w, num(t), now, c.overlap)
 	return nil
 }
 
 // reduceReuse lowers the prefix-cache reuse a request's first admission got.
 func reduceReuse(r map[string]any, lost int) {
 	if v, ok := intOf(r["reused_input_tokens"]); ok {
-		r["reused_input_tokens"] = Int(max(0, v-lost))
+		r["reused_input_tokens"] = intNum(max(0, v-lost))
 	}
 	if adm := admissions(r); len(adm) > 0 {
 		if v, ok := intOf(adm[0]["reused_input_tokens"]); ok {
-			adm[0]["reused_input_tokens"] = Int(max(0, v-lost))
+			adm[0]["reused_input_tokens"] = intNum(max(0, v-lost))
 		}
 	}
 }
@@ -127,7 +127,7 @@ func routedTo(r map[string]any, pool any, w int) bool {
 }
 
 // blockSize is the KV block size of the run's engine (64 when not recorded).
-func blockSize(r *Report) int {
+func blockSize(r *reportTree) int {
 	for _, ec := range engineConfigs(r) {
 		if b, ok := intOf(ec["block_size"]); ok && b > 0 {
 			return b

@@ -77,9 +77,9 @@ func quantumShift(m *mutation, q float64, maxMult, workers int) error {
 	s := m.b.obj("/summary")
 	for _, k := range []string{"mean_ttft_ms", "mean_e2e_latency_ms"} {
 		if x, ok := numOf(s[k]); ok {
-			s[k] = Num(x + sum/float64(len(reqs)))
+			s[k] = num(x + sum/float64(len(reqs)))
 		}
 	}
-	m.note("%d requests on %s workers %v shifted after t=%s ms by multiples of %s ms (%v)", moved, pool, ws, Num(t0), Num(q), fmt.Sprint(mults))
+	m.note("%d requests on %s workers %v shifted after t=%s ms by multiples of %s ms (%v)", moved, pool, ws, num(t0), num(q), fmt.Sprint(mults))
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Release: mutations over a real run of Dynamo's release replay (python -m dynamo.replay of
-// ai-dynamo, its --report-jsonl records laid out as /per_request; Base.Release). Its records
+// ai-dynamo, its --report-jsonl records laid out as /per_request; base.Release). Its records
 // carry no routing history, pressure or metadata, so the other families' mutators do not
 // apply; these make what the release itself does between runs and versions, with a known
 // cause: a placement tie of equal outcome, a field added to every record or renamed, records
@@ -94,21 +94,21 @@ func releaseShuffle(m *mutation) error {
 	return nil
 }
 
-// ReleaseBase lays out the records of a release run's --report-jsonl as a report
+// releaseBase lays out the records of a release run's --report-jsonl as a report
 // ({"per_request": [...]}, in the order the run wrote them) and makes it a base.
-func ReleaseBase(name string, records []byte) (Base, error) {
+func releaseBase(name string, records []byte) (base, error) {
 	var lines []any
 	for no, line := range splitLines(records) {
-		r, err := Decode(line)
+		r, err := decode(line)
 		if err != nil {
-			return Base{}, fmt.Errorf("%s:%d: %w", name, no+1, err)
+			return base{}, fmt.Errorf("%s:%d: %w", name, no+1, err)
 		}
 		lines = append(lines, r.root)
 	}
-	rep := &Report{root: map[string]any{"per_request": lines}}
-	b, err := NewBase(name, rep.Encode())
+	rep := &reportTree{root: map[string]any{"per_request": lines}}
+	b, err := newBase(name, rep.Encode())
 	if err != nil {
-		return Base{}, err
+		return base{}, err
 	}
 	b.Release, b.Engine, b.Topology = true, "release", "replay"
 	return b, nil

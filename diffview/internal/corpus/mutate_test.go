@@ -13,7 +13,7 @@ import (
 
 // testBase is difftest's disaggregated report with ties made where real runs have them:
 // three requests arriving at one time.
-func testBase(t *testing.T) Base {
+func testBase(t *testing.T) base {
 	t.Helper()
 	m := fx.Report(60, 6)
 	reqs := m["per_request"].([]any)
@@ -25,7 +25,7 @@ func testBase(t *testing.T) Base {
 		}
 		r["admission_history"].([]any)[0].(map[string]any)["at_ms"] = at
 	}
-	b, err := NewBase("fixture", fx.Encode(m))
+	b, err := newBase("fixture", fx.Encode(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func testBase(t *testing.T) Base {
 }
 
 // run makes one case of the named variant on the test base.
-func run(t *testing.T, b *Base, family, name string, seed int64) (Case, *Report, *Report) {
+func run(t *testing.T, b *base, family, name string, seed int64) (mutationCase, *reportTree, *reportTree) {
 	t.Helper()
 	for _, v := range variants() {
 		if v.family != family || v.name != name {
@@ -46,18 +46,18 @@ func run(t *testing.T, b *Base, family, name string, seed int64) (Case, *Report,
 		if c.Problem != "" {
 			t.Fatalf("%s/%s: %s", family, name, c.Problem)
 		}
-		a, err := Decode(c.ReportA)
+		a, err := decode(c.ReportA)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bb, err := Decode(c.ReportB)
+		bb, err := decode(c.ReportB)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c, a, bb
 	}
 	t.Fatalf("no variant %s/%s", family, name)
-	return Case{}, nil, nil
+	return mutationCase{}, nil, nil
 }
 
 // without is an element's canonical bytes with some members left out.
@@ -131,7 +131,7 @@ func TestTieOrderKeepsEveryEqualTimeGroup(t *testing.T) {
 	}
 }
 
-func uuids(r *Report) []string {
+func uuids(r *reportTree) []string {
 	var us []string
 	for _, q := range r.Requests() {
 		us = append(us, uuidOf(q))
@@ -214,7 +214,7 @@ func isV4(u string) bool {
 }
 
 // numericLeaves are the differing leaves whose both sides are numbers.
-func numericLeaves(t *testing.T, a, b *Report) [][2]float64 {
+func numericLeaves(t *testing.T, a, b *reportTree) [][2]float64 {
 	t.Helper()
 	var out [][2]float64
 	for _, l := range diffLeaves(a, b, nil) {
@@ -311,12 +311,12 @@ func TestControlsAndRespellingsKeepTheValues(t *testing.T) {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
-	bases := []Base{testBase(t)}
-	one, two := Generate(bases, 42), Generate(bases, 42)
+	bases := []base{testBase(t)}
+	one, two := generate(bases, 42), generate(bases, 42)
 	if len(one) != len(two) || len(one) < 30 {
 		t.Fatalf("%d and %d cases", len(one), len(two))
 	}
-	for _, p := range Problems(one) {
+	for _, p := range problems(one) {
 		t.Errorf("generator: %s", p)
 	}
 	for i := range one {
@@ -324,7 +324,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 			t.Fatalf("case %d differs between two runs of one seed: %s / %s", i, one[i].Case, two[i].Case)
 		}
 	}
-	other := Generate(bases, 43)
+	other := generate(bases, 43)
 	same := 0
 	for i := range min(len(one), len(other)) {
 		if bytes.Equal(one[i].ReportB, other[i].ReportB) {

@@ -11,17 +11,17 @@ import (
 // follow the new order, and references to them follow too.
 
 func tieVariants() []variant {
-	tie := func(name string, needs func(*Base) bool, apply func(*mutation) error) variant {
+	tie := func(name string, needs func(*base) bool, apply func(*mutation) error) variant {
 		return variant{family: "tie-order", name: name, primary: "tie-order", needs: needs, apply: apply}
 	}
-	pressure := func(n int) func(*Base) bool { return func(b *Base) bool { return b.Pressure >= n } }
+	pressure := func(n int) func(*base) bool { return func(b *base) bool { return b.Pressure >= n } }
 	return []variant{
 		tie("pressure-pair", pressure(2), func(m *mutation) error { return permutePressure(m, 2) }),
 		tie("pressure-triple", pressure(3), func(m *mutation) error { return permutePressure(m, 3) }),
 		tie("arrival-uuids", nil, func(m *mutation) error { return permuteArrivalIDs(m, 2) }),
 		tie("arrival-uuids-rotate", nil, func(m *mutation) error { return permuteArrivalIDs(m, 3) }),
-		tie("queued-decisions", func(b *Base) bool { return b.Queued }, swapQueuedDecisions),
-		tie("kv-digest-only", func(b *Base) bool { return b.KVIngest }, func(m *mutation) error {
+		tie("queued-decisions", func(b *base) bool { return b.Queued }, swapQueuedDecisions),
+		tie("kv-digest-only", func(b *base) bool { return b.KVIngest }, func(m *mutation) error {
 			m.b.obj("/coverage/kv_ingest")["blake3_256"] = randomHex(m, 32)
 			m.cause = []string{"/coverage/kv_ingest/blake3_256"}
 			m.note("only the KV ingest digest differs: the same KV events ingested in another order")
@@ -47,7 +47,7 @@ func permutePressure(m *mutation, n int) error {
 		}
 	}
 	if synthetic {
-		m.both(func(r *Report) {
+		m.both(func(r *reportTree) {
 			ps := r.Pressure()
 			for i := k + 1; i < k+n; i++ {
 				ps[i]["at_ms"] = at
@@ -65,7 +65,7 @@ func permutePressure(m *mutation, n int) error {
 		p := arr[i].(map[string]any)
 		old, _ := intOf(p["pressure_ordinal"])
 		renum[old] = i
-		p["pressure_ordinal"] = Int(i)
+		p["pressure_ordinal"] = intNum(i)
 	}
 	for _, r := range m.b.Requests() {
 		ords := asArray(r["pressure_record_ordinals"])
@@ -73,7 +73,7 @@ func permutePressure(m *mutation, n int) error {
 		for j, o := range ords {
 			if x, ok := intOf(o); ok {
 				if y, ok := renum[x]; ok && y != x {
-					ords[j], changed = Int(y), true
+					ords[j], changed = intNum(y), true
 				}
 			}
 		}
@@ -181,7 +181,7 @@ func swapQueuedDecisions(m *mutation) error {
 		x.e[key], y.e[key] = y.e[key], x.e[key]
 	}
 	f := workerField(x.pool)
-	reqs[x.r][f], reqs[y.r][f] = Int(y.w), Int(x.w)
+	reqs[x.r][f], reqs[y.r][f] = intNum(y.w), intNum(x.w)
 	t, _ := numOf(x.e["queue_entered_at_ms"])
 	for _, d := range []qd{x, y} {
 		shiftAfter(reqs[d.r], t, m.between(0.2, 25))

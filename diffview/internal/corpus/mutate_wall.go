@@ -14,7 +14,7 @@ import (
 const epochMs = 1796083200000.0
 
 func wallVariants() []variant {
-	wall := func(name string, needs func(*Base) bool, apply func(*mutation) error) variant {
+	wall := func(name string, needs func(*base) bool, apply func(*mutation) error) variant {
 		return variant{family: "wall-clock", name: name, primary: "wall-clock", needs: needs, apply: apply}
 	}
 	return []variant{
@@ -27,7 +27,7 @@ func wallVariants() []variant {
 	}
 }
 
-func hasBoundaries(b *Base) bool {
+func hasBoundaries(b *base) bool {
 	_, ok := b.rep.Get("/coverage/kv_ingest/boundaries/pass_end/first_at_ms")
 	return ok
 }
@@ -37,19 +37,19 @@ func hasBoundaries(b *Base) bool {
 func epochBoundaries(m *mutation) error {
 	startA := epochMs + m.between(0, 86400e3)
 	startB := startA + m.between(1e3, 3600e3)
-	stamp := func(r *Report, start float64) {
+	stamp := func(r *reportTree, start float64) {
 		for _, bd := range r.obj("/coverage/kv_ingest/boundaries") {
 			pass, _ := bd.(map[string]any)
 			for _, k := range []string{"first_at_ms", "last_at_ms"} {
 				if x, ok := numOf(pass[k]); ok {
-					pass[k] = Num(start + x)
+					pass[k] = num(start + x)
 				}
 			}
 		}
 	}
-	m.both(func(r *Report) { stamp(r, startA) })
+	m.both(func(r *reportTree) { stamp(r, startA) })
 	stamp(m.b, startB)
-	m.note("KV ingest pass boundaries hold epoch ms (A from %s, B %.0f s later)", Num(startA), (startB-startA)/1e3)
+	m.note("KV ingest pass boundaries hold epoch ms (A from %s, B %.0f s later)", num(startA), (startB-startA)/1e3)
 	return nil
 }
 
@@ -73,13 +73,13 @@ func epochDispatch(m *mutation) error {
 		wall[i] = last
 		jitter[i] = m.between(0, 0.4)
 	}
-	m.both(func(r *Report) {
+	m.both(func(r *reportTree) {
 		for i, q := range r.Requests() {
-			q["dispatched_at_ms"] = Num((startA + wall[i]) * scale)
+			q["dispatched_at_ms"] = num((startA + wall[i]) * scale)
 		}
 	})
 	for i, q := range m.b.Requests() {
-		q["dispatched_at_ms"] = Num((startA + gap + wall[i] + jitter[i]) * scale)
+		q["dispatched_at_ms"] = num((startA + gap + wall[i] + jitter[i]) * scale)
 	}
 	m.cause = []string{"/per_request/" + strconv.Itoa(order[0]) + "/dispatched_at_ms"}
 	m.note("dispatched_at_ms of every request is an epoch reading in %s; B's clock %.0f s later", unit, gap/1e3)
@@ -99,12 +99,12 @@ func completionOffset(m *mutation) error {
 		eps := rate*lt + 1e-6
 		for _, k := range []string{"last_token_ms", "terminal_time_ms"} {
 			if x, ok := reqTime(r, k); ok {
-				r[k] = Num(x + eps)
+				r[k] = num(x + eps)
 			}
 		}
 		if itl, ok := numOf(r["itl_ms"]); ok {
 			if out, ok := intOf(r["output_length"]); ok && out > 1 {
-				r["itl_ms"] = Num(itl + eps/float64(out-1))
+				r["itl_ms"] = num(itl + eps/float64(out-1))
 			}
 		}
 		rederive(r, map[string]bool{"last_token_ms": true})
@@ -117,7 +117,7 @@ func completionOffset(m *mutation) error {
 	s := m.b.obj("/summary")
 	for k, v := range s {
 		if x, ok := numOf(v); ok && floatNumber(v) && (strings.Contains(k, "e2e_latency") || k == "duration_ms") && !strings.HasPrefix(k, "std_") {
-			s[k] = Num(x + sum/float64(n))
+			s[k] = num(x + sum/float64(n))
 		}
 	}
 	m.note("completion times of %d requests offset by %.3g ms per virtual second (up to %.3g ms)", n, rate*1e3, sum/float64(n))
@@ -132,7 +132,7 @@ func queueWaitMicros(m *mutation) error {
 	for _, r := range m.b.Requests() {
 		for _, e := range routing(r) {
 			if x, ok := numOf(e["queue_wait_ms"]); ok && x == 0 && m.rng.Float64() < frac {
-				e["queue_wait_ms"] = Num(float64(1+m.rng.IntN(900)) / 1e3 * (1 + m.between(0, 0.001)))
+				e["queue_wait_ms"] = num(float64(1+m.rng.IntN(900)) / 1e3 * (1 + m.between(0, 0.001)))
 				n++
 			}
 		}
@@ -149,18 +149,18 @@ func queueWaitMicros(m *mutation) error {
 func throughputWall(m *mutation) {
 	wa := m.between(200, 60000)
 	wb := wa * m.between(0.7, 1.4)
-	set := func(r *Report, wall float64) {
+	set := func(r *reportTree, wall float64) {
 		s := r.obj("/summary")
 		in, _ := numOf(s["total_input_tokens"])
 		out, _ := numOf(s["total_output_tokens"])
 		done, _ := numOf(s["completed_requests"])
 		sec := wall / 1e3
-		s["input_throughput_tok_s"] = Num(in / sec)
-		s["output_throughput_tok_s"] = Num(out / sec)
-		s["total_throughput_tok_s"] = Num((in + out) / sec)
-		s["request_throughput_rps"] = Num(done / sec)
+		s["input_throughput_tok_s"] = num(in / sec)
+		s["output_throughput_tok_s"] = num(out / sec)
+		s["total_throughput_tok_s"] = num((in + out) / sec)
+		s["request_throughput_rps"] = num(done / sec)
 	}
-	m.both(func(r *Report) { set(r, wa) })
+	m.both(func(r *reportTree) { set(r, wa) })
 	set(m.b, wb)
 	m.note("throughputs divided by wall durations %.1f and %.1f ms; duration_ms agrees", wa, wb)
 }
@@ -174,10 +174,10 @@ func durationJitter(m *mutation) error {
 		return errNotHere
 	}
 	j := m.between(0.001, 0.9)
-	s["duration_ms"] = Num(d + j)
+	s["duration_ms"] = num(d + j)
 	for _, k := range []string{"input_throughput_tok_s", "output_throughput_tok_s", "total_throughput_tok_s", "request_throughput_rps"} {
 		if x, ok := numOf(s[k]); ok {
-			s[k] = Num(x * d / (d + j))
+			s[k] = num(x * d / (d + j))
 		}
 	}
 	m.note("summary duration_ms %.6g ms later than the last terminal time; rates follow", j)

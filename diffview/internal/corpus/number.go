@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// Num spells an f64 the way serde_json does (ryu): shortest round-trip digits, always with a
+// num spells an f64 the way serde_json does (ryu): shortest round-trip digits, always with a
 // decimal point or an exponent, decimal notation for 1e-5 <= |x| < 1e16, otherwise "1e16",
 // "1.5e-7". A mutated value then reads like one the harness wrote.
-func Num(x float64) json.Number {
+func num(x float64) json.Number {
 	if x == 0 {
 		if math.Signbit(x) {
 			return "-0.0"
@@ -45,8 +45,8 @@ func Num(x float64) json.Number {
 	return json.Number(s)
 }
 
-// Int spells an integer member.
-func Int(n int) json.Number { return json.Number(strconv.Itoa(n)) }
+// intNum spells an integer member.
+func intNum(n int) json.Number { return json.Number(strconv.Itoa(n)) }
 
 // numOf reads a number value (false for null, strings and the rest).
 func numOf(v any) (float64, bool) {

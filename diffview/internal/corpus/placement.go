@@ -80,7 +80,7 @@ type placed struct {
 }
 
 // place puts a leaf of A and B at its event (the protocol's placement).
-func place(l *leaf, a, b *Report) placed {
+func place(l *leaf, a, b *reportTree) placed {
 	toks, _ := pointer.Parse(l.ptr)
 	p := placed{class: 2, rank: 4, event: l.ptr, toks: toks}
 	if len(toks) == 0 {
@@ -193,7 +193,7 @@ var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
 
 // elementTime places a value inside an element of any ordered array whose elements carry a
 // time at that element's time, the earlier of A's and B's (the event is the element).
-func elementTime(l *leaf, toks []string, a, b *Report) (float64, bool, string) {
+func elementTime(l *leaf, toks []string, a, b *reportTree) (float64, bool, string) {
 	i := len(toks) - 1
 	for ; i >= 1; i-- {
 		if _, ok := pointer.Index(toks[i]); ok && !(i == 1 && toks[0] == "per_request") {
@@ -296,7 +296,7 @@ func (l *leaf) elem(arr, idx, key string) (any, any) {
 	return get(l.recA), get(l.recB)
 }
 
-func lookup(r *Report, ptr string) any {
+func lookup(r *reportTree, ptr string) any {
 	v, _ := r.Get(ptr)
 	return v
 }

@@ -15,15 +15,15 @@ import (
 // Release pairs: two real runs of Dynamo's release replay (python -m dynamo.replay of
 // ai-dynamo), not a mutation: one version against itself (its router breaks ties with an
 // unseeded RNG and its uuids are random, so a repetition is another run) or one version
-// against the next. The generator draws the runs (ReleaseReplays: both topologies, both
+// against the next. The generator draws the runs (releaseReplays: both topologies, both
 // routers, drawn worker counts, arrival speeds, traces and windows), the caller replays them,
 // and ReleasePairs makes the cases. The truth is read off the two runs by the protocol alone,
 // with no lens: records are paired by what the trace fixes (arrival and input length), a
 // member only one side's records carry is layout (passed over, as the first divergence
 // does), and the earliest differing history value names the cause.
 
-// A ReleaseReplay is one run the family draws.
-type ReleaseReplay struct {
+// A releaseReplay is one run the family draws.
+type releaseReplay struct {
 	Name    string // "<version>-<config>-r<rep>"
 	Version string
 	Config  string // what the runs of one pair share: topology, router, flags, trace window
@@ -34,22 +34,22 @@ type ReleaseReplay struct {
 	Args    []string // dynamo.replay's flags, without the report files and the trace
 }
 
-// ReleaseFamily is the family of the real pairs.
-const ReleaseFamily = "release-pair"
+// releaseFamily is the family of the real pairs.
+const releaseFamily = "release-pair"
 
 // releasePairRequests is each run's size: a few seconds per replay.
 const releasePairRequests = 300
 
-// ReleaseReplays draws the family's runs from seed: the aggregated and the disaggregated
+// releaseReplays draws the family's runs from seed: the aggregated and the disaggregated
 // topology each with the KV router and with round robin, each with its worker counts, arrival
 // speed-up, trace and window drawn; every configuration runs twice on every version.
-func ReleaseReplays(seed int64, versions []string) []ReleaseReplay {
+func releaseReplays(seed int64, versions []string) []releaseReplay {
 	rng := rand.New(rand.NewPCG(uint64(seed), hash("release-pair/replays")))
 	traces := []struct {
 		name, file string
 		lines      int
 	}{{"moon", "mooncake_trace_1000.jsonl", 1000}, {"conv", "conversation_trace.jsonl", 12031}}
-	var out []ReleaseReplay
+	var out []releaseReplay
 	for _, topo := range []string{"agg", "disagg"} {
 		for _, router := range []string{"kv", "rr"} {
 			tr := traces[rng.IntN(len(traces))]
@@ -72,7 +72,7 @@ func ReleaseReplays(seed int64, versions []string) []ReleaseReplay {
 			config := fmt.Sprintf("%s-%s-x%s-%s%d@%d", shape, router, speed, tr.name, releasePairRequests, off)
 			for _, v := range versions {
 				for rep := 1; rep <= 2; rep++ {
-					out = append(out, ReleaseReplay{Name: fmt.Sprintf("%s-%s-r%d", v, config, rep), Version: v, Config: config, Rep: rep,
+					out = append(out, releaseReplay{Name: fmt.Sprintf("%s-%s-r%d", v, config, rep), Version: v, Config: config, Rep: rep,
 						Trace: tr.file, Offset: off, Count: releasePairRequests, Args: args})
 				}
 			}
@@ -81,12 +81,12 @@ func ReleaseReplays(seed int64, versions []string) []ReleaseReplay {
 	return out
 }
 
-// ReleasePairs makes the family's cases from the runs' --report-jsonl records (by run name):
+// releasePairs makes the family's cases from the runs' --report-jsonl records (by run name):
 // per configuration, every version against itself (repetition 1 against 2), and each version
 // against the next (repetition 1 of each). A run missing from records is skipped.
-func ReleasePairs(runs []ReleaseReplay, records map[string][]byte) []Case {
-	var out []Case
-	byConfig := map[string][]ReleaseReplay{}
+func releasePairs(runs []releaseReplay, records map[string][]byte) []mutationCase {
+	var out []mutationCase
+	byConfig := map[string][]releaseReplay{}
 	var configs []string
 	for _, r := range runs {
 		if _, ok := records[r.Name]; !ok {
@@ -99,10 +99,10 @@ func ReleasePairs(runs []ReleaseReplay, records map[string][]byte) []Case {
 	}
 	for _, cfg := range configs {
 		rs := byConfig[cfg]
-		find := func(v string, rep int) (ReleaseReplay, bool) {
-			i := slices.IndexFunc(rs, func(r ReleaseReplay) bool { return r.Version == v && r.Rep == rep })
+		find := func(v string, rep int) (releaseReplay, bool) {
+			i := slices.IndexFunc(rs, func(r releaseReplay) bool { return r.Version == v && r.Rep == rep })
 			if i < 0 {
-				return ReleaseReplay{}, false
+				return releaseReplay{}, false
 			}
 			return rs[i], true
 		}
@@ -126,18 +126,18 @@ func ReleasePairs(runs []ReleaseReplay, records map[string][]byte) []Case {
 		}
 	}
 	for i := range out {
-		out[i].Case = fmt.Sprintf("r%02d-%s-%s-%s", i, ReleaseFamily, out[i].Variant, out[i].Base)
+		out[i].Case = fmt.Sprintf("r%02d-%s-%s-%s", i, releaseFamily, out[i].Variant, out[i].Base)
 	}
 	return out
 }
 
 // releasePair makes one case and reads its truth.
-func releasePair(variant string, a, b ReleaseReplay, records map[string][]byte) Case {
-	c := Case{Truth: Truth{Base: a.Name + "-vs-" + b.Version + "-r" + strconv.Itoa(b.Rep), Family: ReleaseFamily, Variant: variant,
+func releasePair(variant string, a, b releaseReplay, records map[string][]byte) mutationCase {
+	c := mutationCase{truth: truth{Base: a.Name + "-vs-" + b.Version + "-r" + strconv.Itoa(b.Rep), Family: releaseFamily, Variant: variant,
 		Runs: []string{a.Name, b.Name}}}
 	ra, err := releaseReport(a.Name, records[a.Name])
 	if err == nil {
-		var rb *Report
+		var rb *reportTree
 		if rb, err = releaseReport(b.Name, records[b.Name]); err == nil {
 			c.ReportA, c.ReportB = ra.Encode(), rb.Encode()
 			err = c.readTruth(ra, rb, a.Version != b.Version)
@@ -150,10 +150,10 @@ func releasePair(variant string, a, b ReleaseReplay, records map[string][]byte) 
 }
 
 // releaseReport lays out a run's records as a report, in the order the run wrote them.
-func releaseReport(name string, records []byte) (*Report, error) {
+func releaseReport(name string, records []byte) (*reportTree, error) {
 	var lines []any
 	for no, line := range splitLines(records) {
-		r, err := Decode(line)
+		r, err := decode(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, no+1, err)
 		}
@@ -162,7 +162,7 @@ func releaseReport(name string, records []byte) (*Report, error) {
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%s: no records", name)
 	}
-	return &Report{root: map[string]any{"per_request": lines}}, nil
+	return &reportTree{root: map[string]any{"per_request": lines}}, nil
 }
 
 // A leaf's part in the truth.
@@ -175,7 +175,7 @@ const (
 )
 
 // readTruth pairs the records, places every differing leaf and names the cause.
-func (c *Case) readTruth(a, b *Report, versions bool) error {
+func (c *mutationCase) readTruth(a, b *reportTree, versions bool) error {
 	layout := oneSidedMembers(a.Requests(), b.Requests())
 	rename, err := pairByTrace(a.Requests(), b.Requests(), layout)
 	if err != nil {

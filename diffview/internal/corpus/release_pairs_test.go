@@ -59,8 +59,8 @@ func TestReleasePairTruth(t *testing.T) {
 		if c.versions {
 			vb = "1.4.0"
 		}
-		ra := ReleaseReplay{Name: "A", Version: va, Config: "x", Rep: 1}
-		rb := ReleaseReplay{Name: "B", Version: vb, Config: "x", Rep: 2}
+		ra := releaseReplay{Name: "A", Version: va, Config: "x", Rep: 1}
+		rb := releaseReplay{Name: "B", Version: vb, Config: "x", Rep: 2}
 		got := releasePair("v", ra, rb, map[string][]byte{"A": relRecords(c.a, ""), "B": relRecords(c.b, extra)})
 		if got.Problem != "" || got.Primary != c.want {
 			t.Errorf("%s: primary %q (problem %q, %s), want %q", c.name, got.Primary, got.Problem, got.Detail, c.want)
@@ -70,17 +70,17 @@ func TestReleasePairTruth(t *testing.T) {
 		}
 	}
 	// One version timed otherwise before any placement differs: no known cause, said.
-	got := releasePair("v", ReleaseReplay{Name: "A", Version: "1.3.1"}, ReleaseReplay{Name: "B", Version: "1.3.1"},
+	got := releasePair("v", releaseReplay{Name: "A", Version: "1.3.1"}, releaseReplay{Name: "B", Version: "1.3.1"},
 		map[string][]byte{"A": relRecords(da, ""), "B": relRecords(moved, "")})
 	if !strings.Contains(got.Problem, "before any placement: no known cause") {
 		t.Errorf("one version, moved hand-off: problem %q, primary %q", got.Problem, got.Primary)
 	}
 }
 
-// ReleaseReplays covers both topologies and both routers, every configuration twice on every
+// releaseReplays covers both topologies and both routers, every configuration twice on every
 // version, and draws the same runs from the same seed.
 func TestReleaseReplaysDraw(t *testing.T) {
-	runs := ReleaseReplays(7, []string{"1.3.1", "1.4.0"})
+	runs := releaseReplays(7, []string{"1.3.1", "1.4.0"})
 	if len(runs) != 16 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -101,7 +101,7 @@ func TestReleaseReplaysDraw(t *testing.T) {
 			t.Errorf("no %s run (%v)", want, seen)
 		}
 	}
-	if again := ReleaseReplays(7, []string{"1.3.1", "1.4.0"}); fmt.Sprint(again) != fmt.Sprint(runs) {
+	if again := releaseReplays(7, []string{"1.3.1", "1.4.0"}); fmt.Sprint(again) != fmt.Sprint(runs) {
 		t.Error("the same seed drew other runs")
 	}
 }

@@ -11,13 +11,13 @@ import (
 	"kvparity/report"
 )
 
-// A Report is one canonical report decoded into plain values: map[string]any objects, []any
+// A reportTree is one canonical report decoded into plain values: map[string]any objects, []any
 // arrays, json.Number numbers (their spelling kept verbatim), string, bool and nil. Mutators
 // edit it in place; Encode writes it back the way the harness does.
-type Report struct{ root map[string]any }
+type reportTree struct{ root map[string]any }
 
-// Decode reads one canonical report line (a trailing newline is allowed).
-func Decode(b []byte) (*Report, error) {
+// decode reads one canonical report line (a trailing newline is allowed).
+func decode(b []byte) (*reportTree, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // untouched numbers keep their spelling ("4.0" stays "4.0")
 	var root map[string]any
@@ -30,12 +30,12 @@ func Decode(b []byte) (*Report, error) {
 	if root == nil {
 		return nil, fmt.Errorf("canonical report: not an object")
 	}
-	return &Report{root: root}, nil
+	return &reportTree{root: root}, nil
 }
 
 // Encode is the canonical line: compact, object keys in byte order, numbers as spelled, strings
 // as serde_json writes them, plus the trailing newline.
-func (r *Report) Encode() []byte {
+func (r *reportTree) Encode() []byte {
 	b := appendValue(make([]byte, 0, 1<<20), r.root)
 	return append(b, '\n')
 }
@@ -80,7 +80,9 @@ func appendValue(b []byte, v any) []byte {
 }
 
 // Clone is a deep copy: a mutation never reaches the base it started from.
-func (r *Report) Clone() *Report { return &Report{root: cloneValue(r.root).(map[string]any)} }
+func (r *reportTree) Clone() *reportTree {
+	return &reportTree{root: cloneValue(r.root).(map[string]any)}
+}
 
 func cloneValue(v any) any {
 	switch x := v.(type) {
@@ -101,7 +103,7 @@ func cloneValue(v any) any {
 }
 
 // Get reads the value at an RFC 6901 pointer.
-func (r *Report) Get(ptr string) (any, bool) {
+func (r *reportTree) Get(ptr string) (any, bool) {
 	toks, err := pointer.Parse(ptr)
 	if err != nil {
 		return nil, false
@@ -130,7 +132,7 @@ func (r *Report) Get(ptr string) (any, bool) {
 
 // Set writes v at ptr; the parent must exist (an object member is created, an array element
 // replaced).
-func (r *Report) Set(ptr string, v any) error {
+func (r *reportTree) Set(ptr string, v any) error {
 	toks, err := pointer.Parse(ptr)
 	if err != nil || len(toks) == 0 {
 		return fmt.Errorf("corpus: cannot set %q", ptr)
@@ -154,21 +156,21 @@ func (r *Report) Set(ptr string, v any) error {
 }
 
 // obj returns the object at ptr, or nil.
-func (r *Report) obj(ptr string) map[string]any {
+func (r *reportTree) obj(ptr string) map[string]any {
 	v, _ := r.Get(ptr)
 	m, _ := v.(map[string]any)
 	return m
 }
 
 // arr returns the array at ptr, or nil.
-func (r *Report) arr(ptr string) []any {
+func (r *reportTree) arr(ptr string) []any {
 	v, _ := r.Get(ptr)
 	a, _ := v.([]any)
 	return a
 }
 
 // Requests are the per_request records, in the report's (uuid) order.
-func (r *Report) Requests() []map[string]any {
+func (r *reportTree) Requests() []map[string]any {
 	a := r.arr("/per_request")
 	out := make([]map[string]any, 0, len(a))
 	for _, e := range a {
@@ -180,7 +182,7 @@ func (r *Report) Requests() []map[string]any {
 }
 
 // Pressure are the pressure records (/coverage/pressure/records), in order.
-func (r *Report) Pressure() []map[string]any { return objects(r.arr("/coverage/pressure/records")) }
+func (r *reportTree) Pressure() []map[string]any { return objects(r.arr("/coverage/pressure/records")) }
 
 func objects(a []any) []map[string]any {
 	out := make([]map[string]any, 0, len(a))
@@ -194,7 +196,7 @@ func objects(a []any) []map[string]any {
 
 // sortRequests restores the canonical profile's order of /per_request (by uuid) after ids
 // were renamed.
-func (r *Report) sortRequests() {
+func (r *reportTree) sortRequests() {
 	a := r.arr("/per_request")
 	sort.SliceStable(a, func(i, j int) bool { return uuidOf(a[i]) < uuidOf(a[j]) })
 }

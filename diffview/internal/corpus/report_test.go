@@ -12,7 +12,7 @@ import (
 
 func TestEncodeKeepsTheCanonicalLine(t *testing.T) {
 	line := fx.Encode(fx.Report(30, 4))
-	r, err := Decode(line)
+	r, err := decode(line)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestEncodeKeepsTheCanonicalLine(t *testing.T) {
 	}
 	// Spelling is kept verbatim, and strings are written as serde_json writes them.
 	odd := []byte(`{"a":4.0,"b":4,"c":1e3,"d":"tab\there \"q\" <&> é","e":[null,true,false]}` + "\n")
-	r, err = Decode(odd)
+	r, err = decode(odd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +36,10 @@ func TestNumSpellsLikeSerde(t *testing.T) {
 		1e15: "1000000000000000.0", 1e16: "1e16", 1.5e17: "1.5e17", 0.00001: "0.00001", 1e-6: "1e-6",
 		1.5e-7: "1.5e-7", 1796083200000: "1796083200000.0",
 	} {
-		if got := string(Num(x)); got != want {
+		if got := string(num(x)); got != want {
 			t.Errorf("Num(%v) = %s, want %s", x, got, want)
 		}
-		if back, _ := strconv.ParseFloat(string(Num(x)), 64); back != x {
+		if back, _ := strconv.ParseFloat(string(num(x)), 64); back != x {
 			t.Errorf("Num(%v) does not round-trip", x)
 		}
 	}

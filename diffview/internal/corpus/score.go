@@ -12,8 +12,8 @@ import (
 	"kvparity/diffview"
 )
 
-// Result is what a diff said about one case.
-type Result struct {
+// result is what a diff said about one case.
+type result struct {
 	Equal      bool     // no differing pointer
 	Top        string   // Diagnosis[0].Code ("" when equal)
 	Codes      []string // every signature code, in the diagnosis's order
@@ -24,16 +24,16 @@ type Result struct {
 	Elapsed    time.Duration // reading both files, diffing and diagnosing
 }
 
-// Diagnose runs diffview on two report files: the diagnosis the corpus scores.
-func Diagnose(a, b string) (Result, error) {
+// diagnose runs diffview on two report files: the diagnosis the corpus scores.
+func diagnose(a, b string) (result, error) {
 	start := time.Now()
 	d, err := diffview.DiffFiles(a, b)
 	if err != nil {
-		return Result{}, err
+		return result{}, err
 	}
-	r := Result{Equal: d.Equal(), Changes: len(d.Changes)}
+	r := result{Equal: d.Equal(), Changes: len(d.Changes)}
 	for _, s := range d.Diagnosis {
-		r.Codes = append(r.Codes, s.Code)
+		r.Codes = append(r.Codes, string(s.Code))
 	}
 	if len(r.Codes) > 0 {
 		r.Top = r.Codes[0]
@@ -57,18 +57,18 @@ func Diagnose(a, b string) (Result, error) {
 //
 // A case the diff could not read is wrong in every column.
 
-// A Verdict is one case scored.
-type Verdict struct {
+// A verdict is one case scored.
+type verdict struct {
 	Case, Family, Variant string
-	Result                Result
+	Result                result
 	Err                   string
 	TopOK, FirstOK        bool
 	SecondaryOK           bool // true when the truth has no secondary
-	Truth                 *Truth
+	Truth                 *truth
 }
 
 // judge scores one result against its truth.
-func judge(t *Truth, r Result) (top, first, secondary bool) {
+func judge(t *truth, r result) (top, first, secondary bool) {
 	if t.Equal {
 		return r.Equal, r.Equal, true
 	}
@@ -90,8 +90,8 @@ func judge(t *Truth, r Result) (top, first, secondary bool) {
 	return top, first, secondary
 }
 
-// A Tally counts one family's cases.
-type Tally struct {
+// A tally counts one family's cases.
+type tally struct {
 	Family                   string
 	Cases, Top, First        int
 	WithSecondary, Secondary int           // cases that have secondaries, and those whose secondaries were named
@@ -100,9 +100,9 @@ type Tally struct {
 }
 
 // TopRate, FirstRate and SecondaryRate are fractions of the cases (1 when there are none).
-func (t Tally) TopRate() float64       { return rate(t.Top, t.Cases) }
-func (t Tally) FirstRate() float64     { return rate(t.First, t.Cases) }
-func (t Tally) SecondaryRate() float64 { return rate(t.Secondary, t.WithSecondary) }
+func (t tally) TopRate() float64       { return rate(t.Top, t.Cases) }
+func (t tally) FirstRate() float64     { return rate(t.First, t.Cases) }
+func (t tally) SecondaryRate() float64 { return rate(t.Secondary, t.WithSecondary) }
 
 func rate(n, of int) float64 {
 	if of == 0 {
@@ -111,28 +111,28 @@ func rate(n, of int) float64 {
 	return float64(n) / float64(of)
 }
 
-// A Table is the corpus scored: one tally per family in the table's order, the total, and
+// A table is the corpus scored: one tally per family in the table's order, the total, and
 // every case's verdict.
-type Table struct {
-	Families []Tally
-	Total    Tally
-	Verdicts []Verdict
+type table struct {
+	Families []tally
+	Total    tally
+	Verdicts []verdict
 }
 
 // Family returns a family's tally.
-func (t *Table) Family(name string) (Tally, bool) {
+func (t *table) Family(name string) (tally, bool) {
 	for _, f := range t.Families {
 		if f.Family == name {
 			return f, true
 		}
 	}
-	return Tally{}, false
+	return tally{}, false
 }
 
-// Score diffs every written case with diag (on up to GOMAXPROCS goroutines: diag must be
+// score diffs every written case with diag (on up to GOMAXPROCS goroutines: diag must be
 // safe for concurrent use) and tallies the verdicts per family.
-func Score(cases []Case, diag func(a, b string) (Result, error)) Table {
-	verdicts := make([]Verdict, len(cases))
+func score(cases []mutationCase, diag func(a, b string) (result, error)) table {
+	verdicts := make([]verdict, len(cases))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -149,21 +149,21 @@ func Score(cases []Case, diag func(a, b string) (Result, error)) Table {
 	}
 	close(work)
 	wg.Wait()
-	tab := Table{Total: Tally{Family: "total"}}
-	for _, name := range Families() {
-		tab.Families = append(tab.Families, Tally{Family: name})
+	tab := table{Total: tally{Family: "total"}}
+	for _, name := range families() {
+		tab.Families = append(tab.Families, tally{Family: name})
 	}
 	for i := range verdicts {
 		v := &verdicts[i]
 		if v.Truth == nil { // a generator problem: not scored
 			continue
 		}
-		k := slices.IndexFunc(tab.Families, func(t Tally) bool { return t.Family == v.Family })
+		k := slices.IndexFunc(tab.Families, func(t tally) bool { return t.Family == v.Family })
 		if k < 0 {
-			tab.Families = append(tab.Families, Tally{Family: v.Family})
+			tab.Families = append(tab.Families, tally{Family: v.Family})
 			k = len(tab.Families) - 1
 		}
-		for _, t := range []*Tally{&tab.Families[k], &tab.Total} {
+		for _, t := range []*tally{&tab.Families[k], &tab.Total} {
 			t.add(v)
 		}
 	}
@@ -171,13 +171,13 @@ func Score(cases []Case, diag func(a, b string) (Result, error)) Table {
 	return tab
 }
 
-func scoreOne(c *Case, diag func(a, b string) (Result, error)) Verdict {
-	v := Verdict{Case: c.Case, Family: c.Family, Variant: c.Variant}
+func scoreOne(c *mutationCase, diag func(a, b string) (result, error)) verdict {
+	v := verdict{Case: c.Case, Family: c.Family, Variant: c.Variant}
 	if c.Problem != "" {
 		v.Err = "not scored: " + c.Problem
 		return v
 	}
-	v.Truth = &c.Truth
+	v.Truth = &c.truth
 	if c.PathA == "" || c.PathB == "" {
 		v.Err = "not written (call Write first)"
 		return v
@@ -188,11 +188,11 @@ func scoreOne(c *Case, diag func(a, b string) (Result, error)) Verdict {
 		return v
 	}
 	v.Result = r
-	v.TopOK, v.FirstOK, v.SecondaryOK = judge(&c.Truth, r)
+	v.TopOK, v.FirstOK, v.SecondaryOK = judge(&c.truth, r)
 	return v
 }
 
-func (t *Tally) add(v *Verdict) {
+func (t *tally) add(v *verdict) {
 	t.Cases++
 	if v.TopOK {
 		t.Top++
@@ -213,7 +213,7 @@ func (t *Tally) add(v *Verdict) {
 
 // String is the markdown table: per family the cases, top label right, first divergence
 // right and secondary named, then the totals.
-func (t *Table) String() string {
+func (t *table) String() string {
 	var b strings.Builder
 	b.WriteString("| family | cases | top label | first divergence | secondary named |\n")
 	b.WriteString("|---|---:|---:|---:|---:|\n")
@@ -242,7 +242,7 @@ func frac(n, of int) string {
 }
 
 // Misses lists every case some column got wrong: what the truth says and what the diff said.
-func (t *Table) Misses() string {
+func (t *table) Misses() string {
 	var b strings.Builder
 	for _, v := range t.Verdicts {
 		if v.Truth != nil && v.Err == "" && v.TopOK && v.FirstOK && v.SecondaryOK {

@@ -10,19 +10,19 @@ import (
 
 func TestScoringRules(t *testing.T) {
 	at := 42.5
-	tr := &Truth{Primary: "decision-cascade", Secondary: []string{"float-noise"},
-		First: &First{Pointer: "/per_request/3/routing_history/0/logical_worker_id", AtMs: &at,
+	tr := &truth{Primary: "decision-cascade", Secondary: []string{"float-noise"},
+		First: &firstDivergence{Pointer: "/per_request/3/routing_history/0/logical_worker_id", AtMs: &at,
 			Events: []string{"/per_request/3/routing_history/0", "/per_request/3"}}}
 	for _, c := range []struct {
 		name                    string
-		r                       Result
+		r                       result
 		top, first, secondaries bool
 	}{
-		{"exact", Result{Top: "decision-cascade", Codes: []string{"decision-cascade", "float-noise"}, First: tr.First.Pointer, FirstAtMs: at, FirstTimed: true}, true, true, true},
-		{"same instant, same event", Result{Top: "decision-cascade", Codes: []string{"decision-cascade"}, First: "/per_request/3/prefill_worker_idx", FirstAtMs: at, FirstTimed: true}, true, true, false},
-		{"same instant, another event", Result{Top: "tie-order", Codes: []string{"tie-order", "float-noise"}, First: "/per_request/4/uuid", FirstAtMs: at, FirstTimed: true}, false, false, true},
-		{"same event, later", Result{Top: "decision-cascade", First: "/per_request/3/ttft_ms", FirstAtMs: at + 1, FirstTimed: true}, true, false, false},
-		{"said equal", Result{Equal: true}, false, false, false},
+		{"exact", result{Top: "decision-cascade", Codes: []string{"decision-cascade", "float-noise"}, First: tr.First.Pointer, FirstAtMs: at, FirstTimed: true}, true, true, true},
+		{"same instant, same event", result{Top: "decision-cascade", Codes: []string{"decision-cascade"}, First: "/per_request/3/prefill_worker_idx", FirstAtMs: at, FirstTimed: true}, true, true, false},
+		{"same instant, another event", result{Top: "tie-order", Codes: []string{"tie-order", "float-noise"}, First: "/per_request/4/uuid", FirstAtMs: at, FirstTimed: true}, false, false, true},
+		{"same event, later", result{Top: "decision-cascade", First: "/per_request/3/ttft_ms", FirstAtMs: at + 1, FirstTimed: true}, true, false, false},
+		{"said equal", result{Equal: true}, false, false, false},
 	} {
 		top, first, sec := judge(tr, c.r)
 		if top != c.top || first != c.first || sec != c.secondaries {
@@ -30,30 +30,30 @@ func TestScoringRules(t *testing.T) {
 		}
 	}
 	// Configuration: before time 0, any metadata pointer is the same event.
-	cfg := &Truth{Primary: "configuration", First: &First{Pointer: "/metadata/a", BeforeTimeZero: true, Events: []string{"/metadata"}}}
-	if _, first, _ := judge(cfg, Result{Top: "configuration", First: "/metadata/b", FirstAtMs: math.Inf(-1), FirstTimed: true}); !first {
+	cfg := &truth{Primary: "configuration", First: &firstDivergence{Pointer: "/metadata/a", BeforeTimeZero: true, Events: []string{"/metadata"}}}
+	if _, first, _ := judge(cfg, result{Top: "configuration", First: "/metadata/b", FirstAtMs: math.Inf(-1), FirstTimed: true}); !first {
 		t.Error("another metadata pointer before time 0 is the configuration event")
 	}
 	// Untimed: only the pointer itself.
-	un := &Truth{Primary: "wall-clock", First: &First{Pointer: "/summary/x", Events: []string{"/summary/x"}}}
-	if _, first, _ := judge(un, Result{Top: "wall-clock", First: "/summary/y"}); first {
+	un := &truth{Primary: "wall-clock", First: &firstDivergence{Pointer: "/summary/x", Events: []string{"/summary/x"}}}
+	if _, first, _ := judge(un, result{Top: "wall-clock", First: "/summary/y"}); first {
 		t.Error("an untimed divergence is right only at its pointer")
 	}
 	// A negative control is right when the diff is equal, in both columns.
-	neg := &Truth{Primary: Equal, Equal: true}
-	if top, first, _ := judge(neg, Result{Equal: true}); !top || !first {
+	neg := &truth{Primary: equalCode, Equal: true}
+	if top, first, _ := judge(neg, result{Equal: true}); !top || !first {
 		t.Error("an equal diff of a negative control is right")
 	}
-	if top, first, _ := judge(neg, Result{Top: "number-spelling", First: "/x"}); top || first {
+	if top, first, _ := judge(neg, result{Top: "number-spelling", First: "/x"}); top || first {
 		t.Error("a difference in a negative control is wrong")
 	}
 }
 
 func TestScoreTalliesFamilies(t *testing.T) {
 	b := testBase(t)
-	cases := Generate([]Base{b}, 9)
+	cases := generate([]base{b}, 9)
 	dir := t.TempDir()
-	if err := Write(dir, cases); err != nil {
+	if err := write(dir, cases); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cases[:3] {
@@ -65,16 +65,16 @@ func TestScoreTalliesFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A diagnosis that always answers "tie-order" at the truth's own pointer.
-	byPath := map[string]*Case{}
+	byPath := map[string]*mutationCase{}
 	for i := range cases {
 		byPath[cases[i].PathA] = &cases[i]
 	}
-	tab := Score(cases, func(a, _ string) (Result, error) {
+	tab := score(cases, func(a, _ string) (result, error) {
 		c := byPath[a]
 		if c.Equal {
-			return Result{Equal: true}, nil
+			return result{Equal: true}, nil
 		}
-		return Result{Top: "tie-order", Codes: []string{"tie-order"}, First: c.First.Pointer}, nil
+		return result{Top: "tie-order", Codes: []string{"tie-order"}, First: c.First.Pointer}, nil
 	})
 	tie, ok := tab.Family("tie-order")
 	if !ok || tie.Cases == 0 || tie.Top != tie.Cases || tie.First != tie.Cases {

@@ -2,32 +2,32 @@ package corpus
 
 import "math"
 
-// Truth is what a case really is: the family and variant that made it, the signature the
+// truth is what a case really is: the family and variant that made it, the signature the
 // diagnosis should lead with, the ones it should also name, and where the histories really
 // first diverge.
-type Truth struct {
-	Case      string   `json:"case"`
-	Base      string   `json:"base"`
-	Family    string   `json:"family"`
-	Variant   string   `json:"variant"`
-	Detail    string   `json:"detail"`              // what the mutator did, with positions and magnitudes
-	Primary   string   `json:"primary"`             // signature code, or "equal" for a negative control
-	Secondary []string `json:"secondary,omitempty"` // further codes the diagnosis should name
-	Equal     bool     `json:"equal"`               // a negative control: the diff must find no difference
-	Identical bool     `json:"identical"`           // A and B are byte-identical (a negative control)
-	First     *First   `json:"first,omitempty"`     // nil for a negative control
-	Runs      []string `json:"runs,omitempty"`      // the two real runs a release pair compares (ReleasePairs)
-	FileA     string   `json:"a,omitempty"`         // report files, relative to the truth file (Write)
-	FileB     string   `json:"b,omitempty"`
+type truth struct {
+	Case      string           `json:"case"`
+	Base      string           `json:"base"`
+	Family    string           `json:"family"`
+	Variant   string           `json:"variant"`
+	Detail    string           `json:"detail"`              // what the mutator did, with positions and magnitudes
+	Primary   string           `json:"primary"`             // signature code, or "equal" for a negative control
+	Secondary []string         `json:"secondary,omitempty"` // further codes the diagnosis should name
+	Equal     bool             `json:"equal"`               // a negative control: the diff must find no difference
+	Identical bool             `json:"identical"`           // A and B are byte-identical (a negative control)
+	First     *firstDivergence `json:"first,omitempty"`     // nil for a negative control
+	Runs      []string         `json:"runs,omitempty"`      // the two real runs a release pair compares (releasePairs)
+	FileA     string           `json:"a,omitempty"`         // report files, relative to the truth file (write)
+	FileB     string           `json:"b,omitempty"`
 }
 
-// Equal is the primary "code" of a negative control.
-const Equal = "equal"
+// equalCode is the primary "code" of a negative control.
+const equalCode = "equal"
 
-// First is the true first divergence: the differing pointer the protocol's placement puts
+// firstDivergence is the true first divergence: the differing pointer the protocol's placement puts
 // earliest (pointers into /per_request use B's index), its virtual time, and every event at
 // that same instant (a pointer prefix: an array element, a request record, "/metadata").
-type First struct {
+type firstDivergence struct {
 	Pointer        string   `json:"pointer"`
 	AtMs           *float64 `json:"at_ms,omitempty"`  // nil: no virtual time, or before time 0
 	BeforeTimeZero bool     `json:"before_time_zero"` // configuration (metadata)
@@ -35,10 +35,10 @@ type First struct {
 }
 
 // Timed says the divergence has a place in virtual time (a history event or configuration).
-func (f *First) Timed() bool { return f.AtMs != nil || f.BeforeTimeZero }
+func (f *firstDivergence) Timed() bool { return f.AtMs != nil || f.BeforeTimeZero }
 
 // at is the virtual time as a float: -Inf before time 0, NaN without a time.
-func (f *First) at() float64 {
+func (f *firstDivergence) at() float64 {
 	switch {
 	case f.BeforeTimeZero:
 		return math.Inf(-1)
@@ -51,12 +51,12 @@ func (f *First) at() float64 {
 // firstOf is the true first divergence of A and B: the earliest history event (then
 // configuration, then values with no virtual time); at one instant the decision before its
 // consequences, then document order. Events lists every event at that instant. nil: equal.
-func firstOf(a, b *Report, rename map[string]string) *First {
+func firstOf(a, b *reportTree, rename map[string]string) *firstDivergence {
 	return firstOfLeaves(diffLeaves(a, b, rename), a, b)
 }
 
 // firstOfLeaves is firstOf over the differing leaves given.
-func firstOfLeaves(leaves []leaf, a, b *Report) *First {
+func firstOfLeaves(leaves []leaf, a, b *reportTree) *firstDivergence {
 	if len(leaves) == 0 {
 		return nil
 	}
@@ -69,7 +69,7 @@ func firstOfLeaves(leaves []leaf, a, b *Report) *First {
 		}
 	}
 	bp := ps[best]
-	f := &First{Pointer: leaves[best].ptr, BeforeTimeZero: bp.class == 1}
+	f := &firstDivergence{Pointer: leaves[best].ptr, BeforeTimeZero: bp.class == 1}
 	if bp.class == 0 {
 		t := bp.t
 		f.AtMs = &t

@@ -48,7 +48,7 @@ func decisionTime(r map[string]any, e map[string]any) float64 {
 }
 
 // poolWorkers lists the workers each pool routed to, in order.
-func poolWorkers(rep *Report) map[string][]int {
+func poolWorkers(rep *reportTree) map[string][]int {
 	seen := map[string]map[int]bool{}
 	for _, r := range rep.Requests() {
 		for _, e := range routing(r) {
@@ -137,7 +137,7 @@ func shiftAfter(r map[string]any, t, delta float64) int {
 		if y <= t {
 			y = t + (x-t)/2
 		}
-		m[key] = Num(y)
+		m[key] = num(y)
 		moved++
 		return true
 	}
@@ -168,18 +168,18 @@ func rederive(r map[string]any, moved map[string]bool) {
 	arr := arrival(r)
 	if ft, ok := reqTime(r, "first_token_ms"); ok && moved["first_token_ms"] {
 		if _, ok := numOf(r["ttft_ms"]); ok {
-			r["ttft_ms"] = Num(ft - arr)
+			r["ttft_ms"] = num(ft - arr)
 		}
 	}
 	if lt, ok := reqTime(r, "last_token_ms"); ok && moved["last_token_ms"] {
 		if _, ok := numOf(r["e2e_latency_ms"]); ok {
-			r["e2e_latency_ms"] = Num(lt - arr)
+			r["e2e_latency_ms"] = num(lt - arr)
 		}
 	}
 }
 
 // pressureOf lists the pressure records whose victim is uuid.
-func pressureOf(rep *Report, uuid string) []map[string]any {
+func pressureOf(rep *reportTree, uuid string) []map[string]any {
 	var out []map[string]any
 	for _, p := range rep.Pressure() {
 		if p["request_uuid"] == uuid {
@@ -202,7 +202,7 @@ func shiftPressureAfter(p map[string]any, t, delta float64) {
 			if y <= t {
 				y = t + (x-t)/2
 			}
-			p[k] = Num(y)
+			p[k] = num(y)
 		}
 	}
 }
@@ -214,7 +214,7 @@ func floatNumber(v any) bool {
 }
 
 // summaryFloats lists the f64 members of /summary, sorted.
-func summaryFloats(rep *Report) []string {
+func summaryFloats(rep *reportTree) []string {
 	var keys []string
 	for k, v := range rep.obj("/summary") {
 		if floatNumber(v) {

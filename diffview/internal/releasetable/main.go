@@ -28,12 +28,12 @@ func main() {
 }
 
 func run(manifest string, asJSON bool, stdout, stderr io.Writer) int {
-	pairs, err := ReadPairs(manifest)
+	pairs, err := readPairs(manifest)
 	if err != nil {
 		fmt.Fprintln(stderr, "releasetable:", err)
 		return 2
 	}
-	rows, err := Measure(pairs)
+	rows, err := measure(pairs)
 	if err != nil {
 		fmt.Fprintln(stderr, "releasetable:", err)
 		return 1
@@ -47,6 +47,6 @@ func run(manifest string, asJSON bool, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprint(stdout, Markdown(rows))
+	fmt.Fprint(stdout, markdown(rows))
 	return 0
 }

@@ -55,15 +55,15 @@ func TestRealReleasePairs(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("release-pairs.py: %v\n%s", err, stderr.String())
 	}
-	pairs, err := ReadPairs(strings.TrimSpace(stdout.String()))
+	pairs, err := readPairs(strings.TrimSpace(stdout.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Measure(pairs)
+	rows, err := measure(pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("\n%s", Markdown(rows))
+	t.Logf("\n%s", markdown(rows))
 	if len(rows) != 6 {
 		t.Fatalf("%d pairs, want 6", len(rows))
 	}
@@ -78,10 +78,10 @@ func TestRealReleasePairs(t *testing.T) {
 			t.Errorf("%s: diff and diagnosis in %.2f s, want at most 3 s", r.Pair, r.Seconds)
 		}
 		named := strings.Join(r.Causes, " ")
-		if strings.Contains(r.Pair, "-vs-") && !strings.Contains(named, diffview.SigSchema) {
+		if strings.Contains(r.Pair, "-vs-") && !strings.Contains(named, string(diffview.SigSchema)) {
 			t.Errorf("%s: the versions' record schemas differ, but no %s is named: %v", r.Pair, diffview.SigSchema, r.Causes)
 		}
-		if !strings.Contains(named, diffview.SigIDDrift) {
+		if !strings.Contains(named, string(diffview.SigIDDrift)) {
 			t.Errorf("%s: release uuids are random per run, but no %s is named: %v", r.Pair, diffview.SigIDDrift, r.Causes)
 		}
 	}

@@ -11,20 +11,20 @@ import (
 	"kvparity/diffview"
 )
 
-// A Pair is one line of the manifest: two release runs.
-type Pair struct {
+// A pair is one line of the manifest: two release runs.
+type pair struct {
 	Name string
 	A, B diffview.ReleaseRun
 }
 
-// ReadPairs reads a manifest (name, A records, B records, A summary, B summary per line).
-func ReadPairs(path string) ([]Pair, error) {
+// readPairs reads a manifest (name, A records, B records, A summary, B summary per line).
+func readPairs(path string) ([]pair, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []Pair
+	var out []pair
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		if strings.TrimSpace(sc.Text()) == "" {
@@ -34,7 +34,7 @@ func ReadPairs(path string) ([]Pair, error) {
 		if len(fs) != 5 {
 			return nil, fmt.Errorf("%s:%d: want 5 tab-separated fields (name, A records, B records, A summary, B summary), got %d", path, n, len(fs))
 		}
-		out = append(out, Pair{fs[0], diffview.ReleaseRun{Records: fs[1], Summary: fs[3]}, diffview.ReleaseRun{Records: fs[2], Summary: fs[4]}})
+		out = append(out, pair{fs[0], diffview.ReleaseRun{Records: fs[1], Summary: fs[3]}, diffview.ReleaseRun{Records: fs[2], Summary: fs[4]}})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -45,8 +45,8 @@ func ReadPairs(path string) ([]Pair, error) {
 	return out, nil
 }
 
-// A Row is one pair measured.
-type Row struct {
+// A tableRow is one pair measured.
+type tableRow struct {
 	Pair         string   `json:"pair"`
 	Differing    int      `json:"differing"`
 	Causes       []string `json:"causes"` // "code explains" of every named signature, in the diagnosis's order
@@ -58,23 +58,23 @@ type Row struct {
 }
 
 // Share is the unclassified share of the differing pointers (0 when equal).
-func (r Row) Share() float64 {
+func (r tableRow) Share() float64 {
 	if r.Of == 0 {
 		return 0
 	}
 	return float64(r.Unclassified) / float64(r.Of)
 }
 
-// Measure diffs every pair and reads its diagnosis.
-func Measure(pairs []Pair) ([]Row, error) {
-	var rows []Row
+// measure diffs every pair and reads its diagnosis.
+func measure(pairs []pair) ([]tableRow, error) {
+	var rows []tableRow
 	for _, p := range pairs {
 		t0 := time.Now()
 		d, err := diffview.DiffRelease(p.A, p.B)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
-		r := Row{Pair: p.Name, Differing: d.Count, Seconds: time.Since(t0).Seconds(), Causes: []string{}, Notes: d.Notes}
+		r := tableRow{Pair: p.Name, Differing: d.Count, Seconds: time.Since(t0).Seconds(), Causes: []string{}, Notes: d.Notes}
 		if d.First != nil {
 			r.First = d.First.String()
 		}
@@ -91,8 +91,8 @@ func Measure(pairs []Pair) ([]Row, error) {
 	return rows, nil
 }
 
-// Markdown is the per-pair table, then the median and worst unclassified share.
-func Markdown(rows []Row) string {
+// markdown is the per-pair table, then the median and worst unclassified share.
+func markdown(rows []tableRow) string {
 	var b strings.Builder
 	b.WriteString("| pair | differing pointers | causes named (explains) | unclassified | share | diff s |\n|---|---:|---|---:|---:|---:|\n")
 	shares := make([]float64, 0, len(rows))
