@@ -28,8 +28,8 @@
 //     counted by neither is exported for nothing.
 //   - reached +tests: reached, with other packages' tests as users too.
 //
-// -v lists, per package, the unused names, the unreached ones, and those unreached by tests
-// too. The members columns count fields and methods alone (used, with no tests).
+// -v lists, per package, the unused names (and those unused by tests too), the unreached ones
+// (and those unreached by tests too). The members columns count fields and methods alone (used, with no tests).
 //
 // The module's packages are type-checked from source, in go list's dependency order, so one
 // object stands for a name in every package; the rest come from the compiler's export data.
@@ -153,7 +153,7 @@ func run(dir string, verbose bool, w io.Writer) error {
 			for _, l := range []struct {
 				what  string
 				names []string
-			}{{"unused", c.unused}, {"unreached", c.unreached}, {"unreached by tests too", t.unreached}} {
+			}{{"unused", c.unused}, {"unused by tests too", t.unused}, {"unreached", c.unreached}, {"unreached by tests too", t.unreached}} {
 				if len(l.names) > 0 {
 					fmt.Fprintf(w, "  %s: %s\n", l.what, strings.Join(l.names, " "))
 				}
@@ -192,7 +192,7 @@ func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) cou
 			n, u = &c.members, &c.membersUsed
 		}
 		*n++
-		if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces) {
+		if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces, used) {
 			*u++
 			if e.member && used[e.obj] { // a method only an interface wants reaches nothing
 				reachedType[e.owner] = true
@@ -547,8 +547,10 @@ func isGeneric(tn *types.TypeName) bool {
 }
 
 // satisfiesElsewhere reports whether obj is a method its type needs to satisfy an interface
-// declared outside p (so it is called through that interface without being named).
-func satisfiesElsewhere(obj types.Object, p *types.Package, ifaces map[string][]*types.TypeName) bool {
+// declared outside p (so it is called through that interface without being named), or an
+// interface of p whose method another package calls (ui calling engine.Controller's
+// AddRepetition calls Campaign's).
+func satisfiesElsewhere(obj types.Object, p *types.Package, ifaces map[string][]*types.TypeName, used map[types.Object]bool) bool {
 	fn, ok := obj.(*types.Func)
 	if !ok {
 		return false
@@ -565,11 +567,21 @@ func satisfiesElsewhere(obj types.Object, p *types.Package, ifaces map[string][]
 		return false // a generic type satisfies an interface only once instantiated
 	}
 	for _, tn := range ifaces[fn.Name()] {
-		if tn.Pkg() == p {
+		it := tn.Type().Underlying().(*types.Interface)
+		if tn.Pkg() == p && !calledThrough(it, fn.Name(), used) {
 			continue
 		}
-		it := tn.Type().Underlying().(*types.Interface)
 		if types.Implements(t, it) || types.Implements(types.NewPointer(t), it) {
+			return true
+		}
+	}
+	return false
+}
+
+// calledThrough reports whether another package calls it's method name.
+func calledThrough(it *types.Interface, name string, used map[types.Object]bool) bool {
+	for m := range it.Methods() {
+		if m.Name() == name && used[m] {
 			return true
 		}
 	}
