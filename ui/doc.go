@@ -22,8 +22,8 @@
 //
 // # Adding a pane
 //
-// A pane is one new package plus three lines in model.go (its field, its New call, its registry
-// entry); nothing in the root routes to a pane by name:
+// A pane is one new package plus one line in model.go's registry; nothing in the root routes to
+// a pane by name:
 //
 //  1. Write package ui/NAME with a value Model that embeds pane.Base (its box, focus and styles:
 //     SetSize, Focus, Blur, Focused, SetStyles) and has Update(tea.Msg) (Model, tea.Cmd),
@@ -37,10 +37,12 @@
 //  3. Give it the optional abilities it needs (ui/pane): Scroller for the wheel, Clicker for
 //     clicks, Zoomer for its zoom mark, Clocked for elapsed times, Capturer for a text field,
 //     Footer to lead the footer, HelpNoter for words under its keys in the ? overlay.
-//  4. In model.go: its field in Model, its New call, and its registry line, {of: func(m
-//     *Model) pane.Pane { return pane.Of(&m.NAME) }, name, title, band, wheel}. Its place in
-//     the registry is its place in the tab order; its band is a band of layout.go's bands (a
-//     band of three shares its width evenly; a new band is a line there with its share).
+//  4. In model.go, its registry line: {build: func(st theme.Styles, km keys.KeyMap) pane.Pane
+//     { p := NAME.New(st, km); return pane.Of(&p) }, name, title, band, wheel}. New makes
+//     it; its place in the registry is its place in the tab order; its band is a band of
+//     layout.go's bands (a band of three shares its width evenly; a new band is a line there
+//     with its share). Only a pane the root itself names (opens, follows the selection of) is
+//     a field of Model with a constant, reached with of instead of build.
 //  5. Its package is in the imports test's room ui/* (engine, report, diffview, stats,
 //     verdict, ui/*); a room of its own is a row in the rooms table.
 //

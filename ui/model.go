@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -65,17 +66,19 @@ const (
 // slot is one pane of the focus ring: where the root keeps it, what it is called, and where
 // the layout puts it (bands, in layout.go).
 type slot struct {
-	of    func(*Model) pane.Pane // the pane, held in place in the model
-	name  string                 // the ? overlay's section: "DETERMINISM KEYS (it has focus)"
-	title string                 // in messages: "the determinism pane zoomed to the whole screen"
-	band  int                    // its band of the layout, left to right in ring order
-	wheel int                    // rows or items one notch of the mouse wheel scrolls (a Scroller)
-	tall  bool                   // while focused it has its band alone, and the band grows
+	of    func(*Model) pane.Pane                    // the pane, held in place in the model (a pane the root names)
+	build func(theme.Styles, keys.KeyMap) pane.Pane // or: the pane, made by New (one nobody names)
+	name  string                                    // the ? overlay's section: "DETERMINISM KEYS (it has focus)"
+	title string                                    // in messages: "the determinism pane zoomed to the whole screen"
+	band  int                                       // its band of the layout, left to right in ring order
+	wheel int                                       // rows or items one notch of the mouse wheel scrolls (a Scroller)
+	tall  bool                                      // while focused it has its band alone, and the band grows
 }
 
 // registry is the workbench's panes, in tab order: the focus ring the root sizes, styles,
 // focuses, routes messages, keys and the mouse to, and renders help from (New puts it in
-// Model.ring). Adding a pane is its package, its field in Model, its New call and one line here.
+// Model.ring). Adding a pane is its package and one line here, with build; the panes the root
+// names (the constants above) are fields of Model instead, reached with of.
 var registry = []slot{
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.det) }, name: "determinism", title: "the determinism pane", band: 0, wheel: 1},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.life) }, name: "lifecycle", title: "the lifecycle pane", band: 0, wheel: 3},
@@ -83,6 +86,19 @@ var registry = []slot{
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.perf) }, name: "performance", title: "the performance pane", band: 1},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.logp) }, name: "log", title: "the log", band: 2, wheel: 3},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.diff) }, name: "diff pane", title: "the diff pane", band: 2, wheel: 3, tall: true},
+}
+
+// ringOf is the registry with every built pane made: its slot's of returns it. The pane lives
+// behind a pointer that copies of the Model share, as Bubble Tea keeps only the latest model.
+func ringOf(reg []slot, st theme.Styles, km keys.KeyMap) []slot {
+	ring := slices.Clone(reg)
+	for i := range ring {
+		if b := ring[i].build; b != nil {
+			p := b(st, km)
+			ring[i].of = func(*Model) pane.Pane { return p }
+		}
+	}
+	return ring
 }
 
 // overlay is what sits on top of the panes.
@@ -175,7 +191,7 @@ func New(o Options) Model {
 		perf:    perf.New(st, info.Pairs, info.Warmups, info.Threshold),
 		logp:    logpane.New(st, km),
 		diff:    newDiffSlot(st, km),
-		ring:    registry,
+		ring:    ringOf(registry, st, km),
 	}
 	if m.clock == nil {
 		m.clock = time.Now
