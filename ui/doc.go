@@ -42,7 +42,7 @@
 //     it; its place in the registry is its place in the tab order; its band is a band of
 //     layout.go's bands (a band of three shares its width evenly; a new band is a line there
 //     with its share). Only a pane the root itself names (opens, follows the selection of) is
-//     a field of Model with a constant, reached with of instead of build.
+//     a field of Model, reached with of instead of build and found by its name (registered).
 //  5. Its package is in the imports test's room ui/* (engine, report, diffview, stats,
 //     verdict, ui/*); a room of its own is a row in the rooms table.
 //

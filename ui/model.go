@@ -52,16 +52,28 @@ type WarningMsg struct{ Text string }
 // paneID names a pane of the focus ring: its index in Model.ring.
 type paneID int
 
-// The panes the root names itself, in ring order: the diff pane it opens and focuses, the
-// determinism pane whose selection the others follow. A pane nobody names needs no constant.
-const (
-	focusDeterminism paneID = iota
-	focusLifecycle
-	focusPressure
-	focusPerf
-	focusLog
-	focusDiff
+// The panes the root names itself, found in the registry by name, so a pane added anywhere in
+// it moves none: the diff pane it opens and focuses, the determinism pane whose selection the
+// others follow (and, for the tests, the rest of the shipped ones). A pane nobody names needs
+// no name here.
+var (
+	focusDeterminism = registered("determinism")
+	focusLifecycle   = registered("lifecycle")
+	focusPressure    = registered("pressure")
+	focusPerf        = registered("performance")
+	focusLog         = registered("log")
+	focusDiff        = registered("diff pane")
 )
+
+// registered is the place in the registry of the pane called name.
+func registered(name string) paneID {
+	for i, s := range registry {
+		if s.name == name {
+			return paneID(i)
+		}
+	}
+	panic("ui: the registry has no pane called " + name)
+}
 
 // slot is one pane of the focus ring: where the root keeps it, what it is called, and where
 // the layout puts it (bands, in layout.go).
