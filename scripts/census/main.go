@@ -183,6 +183,9 @@ func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) cou
 			used[obj] = true
 		}
 	}
+	for obj := range constrained(p.info, p.types) { // p's own instantiation of another's generic
+		used[obj] = true
+	}
 	var c count
 	reachedType := map[string]bool{} // a type's name → another package works with it
 	names := exportedNames(p.types)
