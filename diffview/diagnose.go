@@ -10,7 +10,7 @@ import (
 // diagnosis"), with the evidence that supports it. Diff.Diagnosis ranks them by the share they
 // explain (rankSignatures).
 type Signature struct {
-	Code     SignatureCode `json:"code"`     // stable id: configuration, schema-change, number-spelling, child-before-parent, tie-order, id-drift, wall-clock, float-noise, constant-quantum, decision-cascade, unclassified
+	Code     SignatureCode `json:"code"`     // stable id (the codes are listed under SignatureCode)
 	Label    string        `json:"label"`    // in words, for the pane and the CLI
 	Evidence []string      `json:"evidence"` // facts with numbers and pointers
 	Explains int           `json:"explains"` // how many differing pointers this signature accounts for

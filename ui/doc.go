@@ -22,8 +22,9 @@
 //
 // # Adding a pane
 //
-// A pane is one new package plus one line in model.go's registry; nothing in the root routes to
-// a pane by name:
+// A pane is one new package, its registry line in model.go (and the import it needs), and,
+// when it has keys of its own, their section in ui/keys; nothing in the root routes to a pane
+// by name:
 //
 //  1. Write package ui/NAME with a value Model that embeds pane.Base (its box, focus and styles:
 //     SetSize, Focus, Blur, Focused, SetStyles) and has Update(tea.Msg) (Model, tea.Cmd),
@@ -41,10 +42,14 @@
 //     { p := NAME.New(st, km); return pane.Of(&p) }, name, title, band, wheel}. New makes
 //     it; its place in the registry is its place in the tab order; its band is a band of
 //     layout.go's bands (a band of three shares its width evenly; a new band is a line there
-//     with its share). Only a pane the root itself names (opens, follows the selection of) is
-//     a field of Model, reached with of instead of build and found by its name (registered).
+//     with its share). A built pane is held behind a pointer, so copies of the Model share
+//     it (Bubble Tea keeps only the latest). Only a pane the root itself works with by field
+//     (opens, follows the selection of) is a field of Model, reached with of instead of
+//     build; one it focuses by name is found in the registry (registered).
 //  5. Its package is in the imports test's room ui/* (engine, report, diffview, stats,
 //     verdict, ui/*); a room of its own is a row in the rooms table.
+//  6. It takes room on screen, so the goldens change: go test ./ui -run Golden -update, then
+//     read them (and the titles the model tests expect of its band's neighbours).
 //
 // The root's own reactions to an event (words on the status line, opening the diff) stay in
 // apply.go; the pane itself needs none. TestANewPaneIsOneRegistryEntry adds one.

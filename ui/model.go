@@ -53,26 +53,31 @@ type WarningMsg struct{ Text string }
 type paneID int
 
 // The panes the root names itself, found in the registry by name, so a pane added anywhere in
-// it moves none: the diff pane it opens and focuses, the determinism pane whose selection the
-// others follow (and, for the tests, the rest of the shipped ones). A pane nobody names needs
-// no name here.
+// it moves neither: the diff pane it opens and focuses, the determinism pane whose selection
+// the others follow. A pane nobody names needs no name here.
 var (
 	focusDeterminism = registered("determinism")
-	focusLifecycle   = registered("lifecycle")
-	focusPressure    = registered("pressure")
-	focusPerf        = registered("performance")
-	focusLog         = registered("log")
 	focusDiff        = registered("diff pane")
 )
 
-// registered is the place in the registry of the pane called name.
+// registered is the place in the registry of the pane called name. A slot's name is the ?
+// overlay's heading and also the pane's identity here: renaming a named pane's heading, or two
+// slots of one name, stops the workbench at start (every ui test starts it).
 func registered(name string) paneID {
+	at := -1
 	for i, s := range registry {
-		if s.name == name {
-			return paneID(i)
+		if s.name != name {
+			continue
 		}
+		if at >= 0 {
+			panic("ui: the registry has two panes called " + name)
+		}
+		at = i
 	}
-	panic("ui: the registry has no pane called " + name)
+	if at < 0 {
+		panic("ui: the registry has no pane called " + name)
+	}
+	return paneID(at)
 }
 
 // slot is one pane of the focus ring: where the root keeps it, what it is called, and where
@@ -89,8 +94,10 @@ type slot struct {
 
 // registry is the workbench's panes, in tab order: the focus ring the root sizes, styles,
 // focuses, routes messages, keys and the mouse to, and renders help from (New puts it in
-// Model.ring). Adding a pane is its package and one line here, with build; the panes the root
-// names (the constants above) are fields of Model instead, reached with of.
+// Model.ring). Adding a pane is its package and one line here, with build (and its import);
+// the panes the root works with by field (the focus names above, the lifecycle and pressure
+// panes that follow the selection, the perf pane and the log) are fields of Model, reached
+// with of.
 var registry = []slot{
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.det) }, name: "determinism", title: "the determinism pane", band: 0, wheel: 1},
 	{of: func(m *Model) pane.Pane { return pane.Of(&m.life) }, name: "lifecycle", title: "the lifecycle pane", band: 0, wheel: 3},
@@ -101,7 +108,9 @@ var registry = []slot{
 }
 
 // ringOf is the registry with every built pane made: its slot's of returns it. The pane lives
-// behind a pointer that copies of the Model share, as Bubble Tea keeps only the latest model.
+// behind a pointer that copies of the Model share, as Bubble Tea keeps only the latest model: a
+// built pane is not copied with the Model (a test that branches a Model shares it), where a
+// field pane is.
 func ringOf(reg []slot, st theme.Styles, km keys.KeyMap) []slot {
 	ring := slices.Clone(reg)
 	for i := range ring {
@@ -179,7 +188,11 @@ type Model struct {
 }
 
 // New builds the workbench over a controller. The caller runs it with tea.NewProgram.
-func New(o Options) Model {
+func New(o Options) Model { return newModel(o, registry) }
+
+// newModel is New over the registry reg: the shipped one, or one a test lends a line (after
+// the shipped panes, whose places the focus names hold).
+func newModel(o Options, reg []slot) Model {
 	km := keys.Default()
 	st := theme.NewStyles(true, o.NoColor)
 	info := o.Controller.Info()
@@ -203,7 +216,7 @@ func New(o Options) Model {
 		perf:    perf.New(st, info.Pairs, info.Warmups, info.Threshold),
 		logp:    logpane.New(st, km),
 		diff:    newDiffSlot(st, km),
-		ring:    ringOf(registry, st, km),
+		ring:    ringOf(reg, st, km),
 	}
 	if m.clock == nil {
 		m.clock = time.Now

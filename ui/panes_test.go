@@ -15,7 +15,16 @@ import (
 	"kvparity/ui/theme"
 )
 
-// The constants the root names panes by index the registry's panes of that name.
+// The shipped panes the tests name, found as the root finds its own (registered).
+var (
+	focusLifecycle = registered("lifecycle")
+	focusPressure  = registered("pressure")
+	focusPerf      = registered("performance")
+	focusLog       = registered("log")
+)
+
+// The names the root and the tests find panes by are the registry's, one slot each, and every
+// slot is in a band of the layout.
 func TestRegistryMatchesThePaneConstants(t *testing.T) {
 	for id, want := range map[paneID]string{focusDeterminism: "determinism", focusLifecycle: "lifecycle",
 		focusPressure: "pressure", focusPerf: "performance", focusLog: "log", focusDiff: "diff pane"} {
@@ -23,9 +32,17 @@ func TestRegistryMatchesThePaneConstants(t *testing.T) {
 			t.Errorf("registry[%d] is %q, want %q", id, got, want)
 		}
 	}
+	seen := map[string]int{}
 	for i, s := range registry {
 		if s.band < 0 || s.band >= len(bands) {
 			t.Errorf("registry[%d] (%s) is in band %d of %d", i, s.name, s.band, len(bands))
+		}
+		if j, dup := seen[s.name]; dup {
+			t.Errorf("registry[%d] and registry[%d] are both called %q", j, i, s.name)
+		}
+		seen[s.name] = i
+		if (s.of == nil) == (s.build == nil) {
+			t.Errorf("registry[%d] (%s) must have exactly one of of and build", i, s.name)
 		}
 	}
 }
@@ -60,17 +77,15 @@ func (p probePane) ShortHelp() []key.Binding  { return []key.Binding{probeKey} }
 func (p probePane) FullHelp() [][]key.Binding { return [][]key.Binding{{probeKey}} }
 
 // A new pane is one registry entry: it is laid out in its band, tab reaches it, the ? overlay
-// lists its keys, every engine event reaches it and its commands are never dropped. (No ui
-// test runs in parallel: this one lends the registry a line.)
+// lists its keys, every engine event reaches it and its commands are never dropped.
 func TestANewPaneIsOneRegistryEntry(t *testing.T) {
 	var probe *probePane
 	shipped := registry
-	t.Cleanup(func() { registry = shipped })
-	registry = append(slices.Clip(registry), // the one line a new pane adds:
+	reg := append(slices.Clip(registry), // the one line a new pane adds:
 		slot{build: func(theme.Styles, keys.KeyMap) pane.Pane { probe = &probePane{}; return pane.Of(probe) }, name: "probe", title: "the probe pane", band: 1})
 
 	f := newFake(testInfo(5000, 60))
-	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
+	m := newModel(Options{Controller: f, Assess: f.assess, Clock: fixedClock}, reg)
 	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 34})
 	if s := screen(m); !strings.Contains(s, "PROBE") || !strings.Contains(s, "probed") {
 		t.Fatalf("the new pane is not on screen:\n%s", s)

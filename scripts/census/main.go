@@ -4,32 +4,36 @@
 //
 //	go run ./scripts/census [-v] [DIR]
 //
-// An exported name is a package-level exported object, an exported method of a package-level
-// named type, or an exported field of a package-level struct type. Four counts, each with its
-// ratio, read it from strict to wide:
+// An exported name is a package-level exported object. The exported methods and fields of a
+// package-level named type are its members, counted apart (the members columns: used, with no
+// tests); for a member "used" is as below. Four counts of names, each with its ratio, read
+// from strict to wide:
 //
 //   - used: another package of the module names it in a non-test file (a field as a
-//     composite-literal key counts); for a method, also when its type satisfies an interface
-//     of another package (the standard library's included) that has the method (fmt calling
-//     String, a ui interface calling a Campaign method), or when a generic of another package
-//     calls it through a constraint (engine instantiating journal.File[Record, *Record] hands
-//     journal Record's Sequence and Prepare).
+//     composite-literal key counts). A method is also used when its type satisfies an
+//     interface declared in another package (the standard library's included) that has the
+//     method (fmt calling String); when another package calls it through an interface of its
+//     own package (ui calling engine.Controller's AddRepetition calls Campaign's); or when a
+//     generic of another package calls it through a type constraint (engine instantiating
+//     journal.File[Record, *Record] hands journal Record's Sequence and Prepare).
 //   - used +tests: the same, with other packages' test files as users too (an external test
-//     package in the same directory is the package's own). A test-support package
-//     (diffview/difftest, engine/build/buildtest, internal/e2e) has no other users.
+//     package in the same directory is the package's own). A test-support package has few
+//     users or none besides tests (diffview/difftest's one is diffview/internal/benchdiff;
+//     engine/build/buildtest and internal/e2e have none).
 //   - reached: used, or an exported type that another package works with without naming it:
-//     one of its fields or methods is used (a caller reading row.Canonical.Exclusions
+//     one of its fields or methods is named (a caller reading row.Canonical.Exclusions
 //     reaches CanonicalSpec; ui.New's Model reaches tea.NewProgram through its methods), one
 //     of its constants is named (journal.RefuseDamage reaches TailMode), or it is in the
-//     signature or type of a used name, a used struct's exported fields included
-//     (journal.Read's TailMode parameter, campaignreport.Report's []ArtifactInfo). A constant
-//     of a reached type is reached: go doc lists a type's constants under it, one enumeration.
-//     Such names must stay exported for the API they are part of to be documented; a name
-//     counted by neither is exported for nothing.
+//     signature or type of a used name, a used struct's exported fields and a used
+//     interface's methods included (journal.Read's TailMode parameter,
+//     campaignreport.Report's []ArtifactInfo). A constant of a reached type is reached: go
+//     doc lists a type's constants under it, one enumeration. A method that only an interface
+//     or a constraint wants reaches no type. Such names must stay exported for the API they
+//     are part of to be documented; a name counted by neither is exported for nothing.
 //   - reached +tests: reached, with other packages' tests as users too.
 //
-// -v lists, per package, the unused names (and those unused by tests too), the unreached ones
-// (and those unreached by tests too). The members columns count fields and methods alone (used, with no tests).
+// -v lists, after the table, per package, the unused names (and those unused by tests too) and
+// the unreached ones (and those unreached by tests too).
 //
 // The module's packages are type-checked from source, in go list's dependency order, so one
 // object stands for a name in every package; the rest come from the compiler's export data.
@@ -87,15 +91,17 @@ func main() {
 		dir = flag.Arg(0)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	err := run(dir, *verbose, tw)
+	var lists bytes.Buffer // -v's lists, after the table: a line without tabs would cut its columns
+	err := run(dir, *verbose, tw, &lists)
 	tw.Flush()
+	os.Stdout.Write(lists.Bytes())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "census:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, verbose bool, w io.Writer) error {
+func run(dir string, verbose bool, w, lists io.Writer) error {
 	all, err := goList(dir)
 	if err != nil {
 		return err
@@ -150,12 +156,13 @@ func run(dir string, verbose bool, w io.Writer) error {
 			c.reached, ratio(c.names, c.reached), t.reached, ratio(t.names, t.reached),
 			c.members, c.membersUsed, ratio(c.members, c.membersUsed))
 		if verbose {
+			fmt.Fprintf(lists, "\n%s\n", p.ImportPath)
 			for _, l := range []struct {
 				what  string
 				names []string
 			}{{"unused", c.unused}, {"unused by tests too", t.unused}, {"unreached", c.unreached}, {"unreached by tests too", t.unreached}} {
 				if len(l.names) > 0 {
-					fmt.Fprintf(w, "  %s: %s\n", l.what, strings.Join(l.names, " "))
+					fmt.Fprintf(lists, "  %s: %s\n", l.what, strings.Join(l.names, " "))
 				}
 			}
 		}
@@ -172,7 +179,8 @@ type count struct {
 
 // tally counts p's exported names that the files behind infos use or reach.
 func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) count {
-	used := map[types.Object]bool{}
+	used := map[types.Object]bool{}   // named by another package
+	wanted := map[types.Object]bool{} // methods a generic calls through a constraint: used, but reach nothing
 	for _, info := range infos {
 		for _, obj := range info.Uses {
 			if obj.Pkg() == p.types {
@@ -180,11 +188,11 @@ func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) cou
 			}
 		}
 		for obj := range constrained(info, p.types) {
-			used[obj] = true
+			wanted[obj] = true
 		}
 	}
 	for obj := range constrained(p.info, p.types) { // p's own instantiation of another's generic
-		used[obj] = true
+		wanted[obj] = true
 	}
 	var c count
 	reachedType := map[string]bool{} // a type's name → another package works with it
@@ -195,9 +203,9 @@ func tally(p *pkg, infos []*types.Info, ifaces map[string][]*types.TypeName) cou
 			n, u = &c.members, &c.membersUsed
 		}
 		*n++
-		if used[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces, used) {
+		if used[e.obj] || wanted[e.obj] || satisfiesElsewhere(e.obj, p.types, ifaces, used) {
 			*u++
-			if e.member && used[e.obj] { // a method only an interface wants reaches nothing
+			if e.member && used[e.obj] { // a method only an interface or a constraint wants reaches nothing
 				reachedType[e.owner] = true
 			}
 		} else {
@@ -434,8 +442,10 @@ func exportedNames(p *types.Package) []exported {
 }
 
 // markTypes marks, in reached, every named type of p that t is built from: t itself, what it
-// points to or holds, a signature's parameters and results, a generic type's arguments and its
-// parameters' constraints. The walk stops at named types (their fields count only when used).
+// points to or holds, a signature's parameters, results and type parameters' constraints, a
+// generic type's arguments, a struct's exported fields, an interface's methods. The walk stops
+// at named types: a used type's own definition is walked once, from tally, so the fields of a
+// type that is only reached count only when used.
 func markTypes(t types.Type, p *types.Package, reached map[string]bool) {
 	seen := map[types.Type]bool{}
 	var walk func(types.Type)
@@ -486,9 +496,12 @@ func markTypes(t types.Type, p *types.Package, reached map[string]bool) {
 					walk(f.Type())
 				}
 			}
-		case *types.Interface:
+		case *types.Interface: // a used interface's methods are documented with it
 			for i := range t.NumEmbeddeds() {
 				walk(t.EmbeddedType(i))
+			}
+			for m := range t.ExplicitMethods() {
+				walk(m.Type())
 			}
 		case *types.Union:
 			for i := range t.Len() {
@@ -581,7 +594,7 @@ func satisfiesElsewhere(obj types.Object, p *types.Package, ifaces map[string][]
 	return false
 }
 
-// calledThrough reports whether another package calls it's method name.
+// calledThrough reports whether another package calls its method name through it.
 func calledThrough(it *types.Interface, name string, used map[types.Object]bool) bool {
 	for m := range it.Methods() {
 		if m.Name() == name && used[m] {

@@ -72,7 +72,7 @@ func (b *base) Shape() string {
 // disagg says the base has separate prefill and decode pools.
 func (b *base) disagg() bool { return b.Pools["decode"] != nil && b.Pools["prefill"] != nil }
 
-// A mutationCase is one pair of reports with its truth. Write fills PathA and PathB.
+// A mutationCase is one pair of reports with its truth. write fills PathA and PathB.
 type mutationCase struct {
 	truth
 	ReportA, ReportB []byte

@@ -17,7 +17,7 @@ import (
 // unseeded RNG and its uuids are random, so a repetition is another run) or one version
 // against the next. The generator draws the runs (releaseReplays: both topologies, both
 // routers, drawn worker counts, arrival speeds, traces and windows), the caller replays them,
-// and ReleasePairs makes the cases. The truth is read off the two runs by the protocol alone,
+// and releasePairs makes the cases. The truth is read off the two runs by the protocol alone,
 // with no lens: records are paired by what the trace fixes (arrival and input length), a
 // member only one side's records carry is layout (passed over, as the first divergence
 // does), and the earliest differing history value names the cause.

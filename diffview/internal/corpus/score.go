@@ -57,8 +57,8 @@ func diagnose(a, b string) (result, error) {
 //
 // A case the diff could not read is wrong in every column.
 
-// A verdict is one case scored.
-type verdict struct {
+// A caseVerdict is one case scored.
+type caseVerdict struct {
 	Case, Family, Variant string
 	Result                result
 	Err                   string
@@ -116,7 +116,7 @@ func rate(n, of int) float64 {
 type table struct {
 	Families []tally
 	Total    tally
-	Verdicts []verdict
+	Verdicts []caseVerdict
 }
 
 // Family returns a family's tally.
@@ -132,7 +132,7 @@ func (t *table) Family(name string) (tally, bool) {
 // score diffs every written case with diag (on up to GOMAXPROCS goroutines: diag must be
 // safe for concurrent use) and tallies the verdicts per family.
 func score(cases []mutationCase, diag func(a, b string) (result, error)) table {
-	verdicts := make([]verdict, len(cases))
+	verdicts := make([]caseVerdict, len(cases))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -171,8 +171,8 @@ func score(cases []mutationCase, diag func(a, b string) (result, error)) table {
 	return tab
 }
 
-func scoreOne(c *mutationCase, diag func(a, b string) (result, error)) verdict {
-	v := verdict{Case: c.Case, Family: c.Family, Variant: c.Variant}
+func scoreOne(c *mutationCase, diag func(a, b string) (result, error)) caseVerdict {
+	v := caseVerdict{Case: c.Case, Family: c.Family, Variant: c.Variant}
 	if c.Problem != "" {
 		v.Err = "not scored: " + c.Problem
 		return v
@@ -192,7 +192,7 @@ func scoreOne(c *mutationCase, diag func(a, b string) (result, error)) verdict {
 	return v
 }
 
-func (t *tally) add(v *verdict) {
+func (t *tally) add(v *caseVerdict) {
 	t.Cases++
 	if v.TopOK {
 		t.Top++
