@@ -121,7 +121,7 @@ func TestRealDynamoRow(t *testing.T) {
 	// The perf gate ran on the timing extension's replay_execution_ms (not a proxy).
 	p := doc.Perf
 	if p == nil || p.TimingField != "replay_execution_ms" || p.TimingProxy || len(p.Pairs) == 0 {
-		t.Fatalf("perf result %+v", p)
+		t.Fatalf("perf result %+v; performance %s: %s\nstderr:\n%s", p, doc.Performance.Verdict, doc.Performance.Reason, e2e.Tail(errOut, 40))
 	}
 	for _, pr := range p.Pairs {
 		if !(pr.BaselineMs > 0 && pr.CandidateMs > 0) {
