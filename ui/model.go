@@ -61,19 +61,11 @@ var (
 )
 
 // registered is the place in the registry of the pane called name. A slot's name is the ?
-// overlay's heading and also the pane's identity here: renaming a named pane's heading, or two
-// slots of one name, stops the workbench at start (every ui test starts it).
+// overlay's heading and also the pane's identity here: renaming a named pane's heading stops
+// the workbench at start (every ui test starts it); TestRegistryMatchesThePaneConstants holds
+// the names unique.
 func registered(name string) paneID {
-	at := -1
-	for i, s := range registry {
-		if s.name != name {
-			continue
-		}
-		if at >= 0 {
-			panic("ui: the registry has two panes called " + name)
-		}
-		at = i
-	}
+	at := slices.IndexFunc(registry, func(s slot) bool { return s.name == name })
 	if at < 0 {
 		panic("ui: the registry has no pane called " + name)
 	}
