@@ -145,13 +145,23 @@ func (c *campaign) replayBench(arm engine.Arm, gen int) replayBench {
 		case engine.KindWarmup, engine.KindSample:
 			if s := run.Sample; s != nil && s.Error == "" && s.Ms > 0 {
 				rb.TimingRecords++
+				if s.WorkVerified() {
+					rb.SeededTimingRecords++
+				}
 			}
 		}
 	}
 	if rb.CanonicalReports+rb.TimingRecords == 0 {
 		rb.Assertion = "not established: no output of this artifact was checked"
 	} else {
-		rb.Assertion = fmt.Sprintf("replay_bench: true in %d canonical report(s) and %d timing record(s) (seeded matched routing)", rb.CanonicalReports, rb.TimingRecords)
+		rb.Assertion = fmt.Sprintf("replay_bench: true in %d canonical report(s) and %d timing record(s)", rb.CanonicalReports, rb.TimingRecords)
+		switch {
+		case rb.TimingRecords == 0:
+		case rb.SeededTimingRecords == rb.TimingRecords:
+			rb.Assertion += fmt.Sprintf("; all %d timed runs did the canonical run's work (seeded matched routing, by work fingerprint)", rb.TimingRecords)
+		default:
+			rb.Assertion += fmt.Sprintf("; %d of %d timed runs shown by work fingerprint to do the canonical run's work (seeded matched routing not established for the others)", rb.SeededTimingRecords, rb.TimingRecords)
+		}
 	}
 	return rb
 }
@@ -382,7 +392,7 @@ func deref(p *int, none int) int {
 // performance is the stage-7 section: the gate's outcome (as Decide gave it) with its details.
 func (c *campaign) performance(o verdict.Outcome) Performance {
 	row := c.row
-	p := Performance{Outcome: o, Scope: engine.PerfScope, Metric: row.Perf.TimingField, Proxy: row.Perf.TimingProxy, Result: c.perf.Result}
+	p := Performance{Outcome: o, Scope: c.perf.Scope, Metric: row.Perf.TimingField, Proxy: row.Perf.TimingProxy, Result: c.perf.Result}
 	if p.Proxy {
 		p.Metric += " (PROXY for replay_execution_ms)"
 	}

@@ -129,9 +129,12 @@ type ArtifactInfo struct {
 
 // replayBench counts the outputs whose replay_bench: true was verified.
 type replayBench struct {
-	CanonicalReports int    `json:"canonical_reports"`
-	TimingRecords    int    `json:"timing_records"`
-	Assertion        string `json:"assertion"`
+	CanonicalReports int `json:"canonical_reports"`
+	TimingRecords    int `json:"timing_records"`
+	// SeededTimingRecords counts the timing records whose work fingerprint equalled the arm's
+	// canonical run (engine.PerfSample.WorkVerified).
+	SeededTimingRecords int    `json:"seeded_timing_records"`
+	Assertion           string `json:"assertion"`
 }
 
 // ConfigInfo is the frozen configuration (row.toml as the campaign froze it).

@@ -88,7 +88,7 @@ func (c *campaign) statements(r *Report) []statement {
 	} else {
 		add("lifecycle", "no lifecycle evidence was recorded, so no lifecycle path is claimed")
 	}
-	add("production routing", "performance is %s; production-routing timing needs a separate build without replay-bench and is out of scope", "seeded matched-routing replay-loop parity")
+	add("production routing", "performance is %s; production-routing timing needs a separate build without replay-bench and is out of scope", r.Performance.Scope)
 	if r.Config.TimingProxy {
 		add("timing field", "the timing field %s is a declared PROXY for replay_execution_ms, not the protocol's timing boundary", r.Config.TimingField)
 	}

@@ -184,6 +184,8 @@ type PerfSummary struct {
 	DecidedBy                  string
 	DecidedLower, DecidedUpper float64
 	DecidedBasis               string
+	// Work is how the measured samples' work fingerprints were checked so far.
+	Work WorkTally
 }
 
 // Diagnostic is one dependence test result as shown to the user.

@@ -62,7 +62,7 @@ func writePerfBench(w io.Writer, r *PerfResult) error {
 		{"kvparity-row", r.Row},
 		{"kvparity-series", r.Key},
 		{"kvparity-metric", r.Metric},
-		{"kvparity-scope", PerfScope},
+		{"kvparity-scope", r.Scope},
 		{"kvparity-measured-cpu", strconv.Itoa(r.MeasuredCPU)},
 	}
 	var lines []stats.BenchLine

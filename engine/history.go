@@ -344,13 +344,14 @@ type PerfProgress struct {
 	samples   int  // sample and warmup processes ended
 	Footprint *perf.FootprintResult
 	Result    *PerfResult // nil until the stage decided
+	Scope     string      // what the timed samples so far simulated (workScope)
 }
 
 // Perf folds the performance series of the current artifacts.
 func (h *History) Perf() PerfProgress {
 	s := h.perfSeries(h.perfKey())
 	return PerfProgress{key: s.key, Started: s.schedule != nil, pairs: len(s.pairs), samples: len(s.samples),
-		Footprint: s.footprint, Result: s.result}
+		Footprint: s.footprint, Result: s.result, Scope: workScope(s.samples)}
 }
 
 func (h *History) perfSeries(key string) *perfSeries {

@@ -29,6 +29,7 @@ type perfRun struct {
 	proxy bool
 	cpu   int
 	self  perf.SelfPlacement
+	work  map[Arm]*workReference // what each arm's timed samples must match
 
 	caveats []string // said once each, in the result and the final summary
 }
@@ -60,7 +61,9 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		c.block(StagePerf, "checksums before warmups: "+err.Error())
 		return false
 	}
-	s := c.history().perfSeries(p.key)
+	h := c.history()
+	s := h.perfSeries(p.key)
+	p.work = p.workReferences(h, s)
 	if s.result != nil {
 		// Decided for these artifacts already: publish it again, never rerun silently.
 		p.publishFinal(s.result)

@@ -33,7 +33,7 @@ func uiDiagnostics(ds []stats.Diagnostic) []Diagnostic {
 func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 	ratios, order := s.ratios(row.Perf.Pairs)
 	sum := PerfSummary{Done: len(ratios), Total: row.Perf.Pairs, TimingField: row.Perf.TimingField, TimingProxy: row.Perf.TimingProxy,
-		WarmupsDone: warmupsDone, WarmupsTotal: row.Perf.WarmupsPerArm, Invalidated: len(s.invalid)}
+		WarmupsDone: warmupsDone, WarmupsTotal: row.Perf.WarmupsPerArm, Invalidated: len(s.invalid), Work: tallyWork(s.samples)}
 	if len(ratios) > 0 {
 		sum.Median = stats.Median(ratios)
 		sum.Diagnostics = uiDiagnostics(stats.RunBattery(stats.LogRatios(ratios), order, stats.DefaultBattery).Diagnostics)
@@ -96,7 +96,7 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 	sum := PerfSummary{Done: len(r.Pairs), Total: row.Perf.Pairs, Median: r.Median, Lower: r.Lower, Upper: r.Upper,
 		LowerOrder: r.LowerOrder, UpperOrder: r.UpperOrder, Verdict: r.Verdict, Reason: r.Reason, Final: true,
 		TimingField: r.TimingField, TimingProxy: r.TimingProxy, WarmupsDone: r.Warmups / 2, WarmupsTotal: row.Perf.WarmupsPerArm,
-		Invalidated: len(r.Invalidations), telemetry: r.Telemetry, caveats: r.Caveats}
+		Invalidated: len(r.Invalidations), telemetry: r.Telemetry, caveats: r.Caveats, Work: tallyWork(r.Samples)}
 	if r.Analysis != nil {
 		sum.Diagnostics = uiDiagnostics(r.Analysis.Battery.Diagnostics)
 		sum.drift = r.Analysis.Battery.DriftPerSession

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kvparity/engine/perf"
+	"kvparity/report"
 	"kvparity/stats"
 )
 
@@ -54,6 +55,10 @@ type PerfSample struct {
 	Signal    string         `json:"signal,omitempty"`
 	Error     string         `json:"error,omitempty"` // product failure, in words
 	Env       perf.SampleEnv `json:"env"`
+	// Work is the fingerprint of what the timed run simulated (nil when its timing line has
+	// none); WorkCheck what it was found equal to ("canonical", "samples", "" unchecked).
+	Work      *report.WorkFingerprint `json:"work,omitempty"`
+	WorkCheck string                  `json:"work_check,omitempty"`
 }
 
 // A PerfPair is one valid pair: r = candidate / baseline whatever the order.
@@ -150,6 +155,11 @@ func init() {
 	defineRecord(RecPerfResult, func(h *History, r *Record, d *perfResultData) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.result = d.Result
+			// The scope is what the recorded samples show, also for a result written before
+			// samples carried work fingerprints (it then said seeded routing unconditionally).
+			if s.result != nil {
+				s.result.Scope = workScope(s.result.Samples)
+			}
 		}
 	}, func(c *Campaign, h *History, r *Record, d *perfResultData) {
 		if d.Result != nil {

@@ -10,15 +10,12 @@ import (
 	"kvparity/stats"
 )
 
-// PerfScope is how the protocol says the gate's result must be described.
-const PerfScope = "seeded matched-routing replay-loop parity, not production-routing performance"
-
 // A PerfResult is everything the performance stage establishes for one series: the result of
 // `kvparity run --stage perf --json`, perf/result.json and the campaign report's section.
 type PerfResult struct {
 	Key         string  `json:"key"`
 	Row         string  `json:"row"`
-	Scope       string  `json:"scope"`
+	Scope       string  `json:"scope"` // what the timed samples simulated (workScope), computed from their work checks
 	TimingField string  `json:"timing_field"`
 	TimingProxy bool    `json:"timing_proxy"`
 	Metric      string  `json:"metric"` // the timing field, labelled as a proxy when it is one
@@ -66,11 +63,11 @@ func metricLabel(field string, proxy bool) string {
 
 // fill copies the series' records into the result.
 func (r *PerfResult) fill(s *perfSeries, pairs, warmups int) {
-	r.Scope = PerfScope
 	r.Metric = metricLabel(r.TimingField, r.TimingProxy)
 	r.Schedule = s.schedule
 	r.Footprint = s.footprint
 	r.Samples = append([]PerfSample{}, s.samples...)
+	r.Scope = workScope(r.Samples)
 	r.Invalidations = append([]PerfInvalidation{}, s.invalid...)
 	r.Pairs = []PerfPair{}
 	for i := 1; i <= pairs; i++ {

@@ -125,12 +125,15 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	case res.Err != nil:
 		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
 	default:
-		v, err := perf.ReadTiming(filepath.Join(spec.Dir, "timings.jsonl"), p.field)
+		timings := filepath.Join(spec.Dir, "timings.jsonl")
+		t, err := perf.ReadTiming(timings, p.field)
 		var tf *perf.TimingFault
 		if errors.As(err, &tf) {
 			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.Msg), tf.Blocked
+		} else if err := p.checkWork(&smp, t.Work, timings); err != nil {
+			out.failure, out.blocked = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, err), true
 		} else {
-			smp.Ms = v
+			smp.Ms = t.Ms
 		}
 	}
 	if out.failure != nil {

@@ -46,7 +46,7 @@ func TestWritePerfText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &engine.PerfResult{Metric: "replay_call_ms (PROXY for replay_execution_ms)", Scope: engine.PerfScope, Telemetry: "unavailable", Analysis: &a,
+	r := &engine.PerfResult{Metric: "replay_call_ms (PROXY for replay_execution_ms)", Scope: "seeded matched-routing replay-loop parity (all 40 timed samples' work fingerprints equal their arm's canonical run), not production-routing performance", Telemetry: "unavailable", Analysis: &a,
 		Invalidations: []engine.PerfInvalidation{{Pair: 4, Attempt: 1, Reason: "affinity violation: thread 12"}},
 		Caveats:       []string{"only CPU 0 is usable"}}
 	var b bytes.Buffer

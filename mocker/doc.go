@@ -8,7 +8,7 @@
 //
 //	main.go       Main: harness control flow, timing boundary, output files
 //	flags.go      clap-compatible flag parsing and the harness's validation messages
-//	variants.go   --variant: leaks, slowdown-PCT, fifo-preemption
+//	variants.go   --variant: leaks, slowdown-PCT, fifo-preemption, unseeded-timed
 //	workload.go   trace rows → requests, block-id interning, workload digest
 //	sim.go        the event loop ordered by (time, sequence number)
 //	worker.go     per-worker state, polynomial timing, pass completion

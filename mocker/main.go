@@ -198,6 +198,11 @@ func replay(cfg *config, start time.Time, stdout io.Writer) error {
 			o.set("replay_execution_ms", jfloat(execMs))
 			o.set("setup_ms", jfloat(setupMs))
 			o.set("end_to_end_ms", jfloat(msSince(start)))
+			work, err := rep.workFingerprint()
+			if err != nil {
+				return fmt.Errorf("work fingerprint: %w", err)
+			}
+			o.set("work_fingerprint", work)
 			if cfg.Variant != "" {
 				o.set("kvparity_variant", jstr(cfg.Variant))
 			}

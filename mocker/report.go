@@ -104,14 +104,8 @@ func (rep *replayReport) summary(withWall bool) jv {
 		o.set("processed_tokens_per_s", jfloat(per(rep.inTok+rep.outTok)))
 		o.set("processed_output_tokens_per_s", jfloat(per(rep.outTok)))
 	}
-	ratio := func(n int) float64 {
-		if rep.inTok == 0 {
-			return 0
-		}
-		return float64(n) / float64(rep.inTok)
-	}
-	o.set("prefix_cache_reused_ratio", jfloat(ratio(rep.reused)))
-	o.set("first_admission_prefix_cache_reused_ratio", jfloat(ratio(rep.firstReused)))
+	o.set("prefix_cache_reused_ratio", jfloat(rep.reuseRatio(rep.reused)))
+	o.set("first_admission_prefix_cache_reused_ratio", jfloat(rep.reuseRatio(rep.firstReused)))
 	addDist := func(name, unit string, d dist) {
 		o.set("mean_"+name+unit, jfloat(d.mean))
 		o.set("min_"+name+unit, jfloat(d.min))
@@ -130,6 +124,14 @@ func (rep *replayReport) summary(withWall bool) jv {
 	addDist("e2e_latency", "_ms", rep.e2e)
 	addDist("output_token_throughput_per_user", "", rep.otpu)
 	return o.val()
+}
+
+// reuseRatio is n reused tokens over the completed requests' input tokens.
+func (rep *replayReport) reuseRatio(n int) float64 {
+	if rep.inTok == 0 {
+		return 0
+	}
+	return float64(n) / float64(rep.inTok)
 }
 
 func optInt(n int) jv {

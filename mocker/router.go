@@ -47,6 +47,9 @@ type router struct {
 
 func newRouter(s *sim, pool string, ws []*worker, kvAware bool, cfg routerConfig) *router {
 	r := &router{sim: s, pool: pool, kvAware: kvAware, cfg: cfg, rng: wyrand{s: selectorSeed}, byID: map[int]*routerWorker{}}
+	if s.v.unseededTimed && s.cfg.CanonicalJSONL == "" {
+		r.rng.s = entropySeed()
+	}
 	for _, w := range ws {
 		n := cap(s.tab.hash)
 		rw := &routerWorker{w: w, indexed: make([]bool, n), activeBlocks: make([]int32, len(s.tab.hash))}

@@ -2,6 +2,7 @@ package mocker
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -109,6 +110,13 @@ func randomUUID(int) string {
 }
 
 func wallclockNanos() int64 { return time.Now().UnixNano() }
+
+// entropySeed is the unseeded-timed variant's selector seed from the OS entropy source.
+func entropySeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
 
 // slowdownChunk is the mixing rounds of one slice of slowdown work (tens of microseconds).
 const slowdownChunk = 1 << 13

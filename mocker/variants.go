@@ -18,12 +18,13 @@ type variant struct {
 	wallclock          bool // a wall-clock value reaches summary.duration_ms
 	slowdownPct        int  // extra deterministic work, PCT percent of the replay work
 	fifoPreemption     bool // vLLM preempts the oldest running request instead of the newest
+	unseededTimed      bool // a run that captures no canonical report breaks ties unseeded
 }
 
 // variants lists the names --variant accepts (slowdown-PCT takes any PCT in 1..1000).
 var variants = []string{
 	"leak-executor-order", "leak-child-before-parent", "leak-random-uuid",
-	"leak-unsorted-candidates", "leak-wallclock", "slowdown-PCT", "fifo-preemption",
+	"leak-unsorted-candidates", "leak-wallclock", "slowdown-PCT", "fifo-preemption", "unseeded-timed",
 }
 
 func parseVariant(name string) (variant, error) {
@@ -42,6 +43,10 @@ func parseVariant(name string) (variant, error) {
 		v.wallclock = true
 	case name == "fifo-preemption":
 		v.fifoPreemption = true
+	case name == "unseeded-timed":
+		// Dynamo's published harnesses: the canonical selector seed only when a canonical
+		// report is captured, so timed runs simulate other (random) work.
+		v.unseededTimed = true
 	case strings.HasPrefix(name, "slowdown-"):
 		pct, err := strconv.Atoi(strings.TrimPrefix(name, "slowdown-"))
 		if err != nil || pct < 1 || pct > 1000 {

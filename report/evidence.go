@@ -95,6 +95,12 @@ type evRecord struct {
 	Summary    struct {
 		NumRequests *int     `json:"num_requests"`
 		DurationMs  *float64 `json:"duration_ms"`
+		// The totals only the work fingerprint reads, kept as written.
+		Completed           json.Number `json:"completed_requests"`
+		InputTokens         json.Number `json:"total_input_tokens"`
+		OutputTokens        json.Number `json:"total_output_tokens"`
+		PrefixReuse         json.Number `json:"prefix_cache_reused_ratio"`
+		FirstAdmissionReuse json.Number `json:"first_admission_prefix_cache_reused_ratio"`
 	} `json:"summary"`
 }
 
@@ -128,6 +134,7 @@ type evRequest struct {
 		Outcome               string   `json:"outcome"`
 		ReleasedAtMs          *float64 `json:"released_at_ms"`
 		LogicalWorkerID       *int     `json:"logical_worker_id"`
+		DPRank                int      `json:"dp_rank"`
 		ReportedOverlapTokens float64  `json:"reported_overlap_tokens"`
 	} `json:"routing_history"`
 	AdmissionHistory []struct {
@@ -307,6 +314,11 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 		e.Pools = append(e.Pools, *pools[name])
 	}
 	e.Rules = rules(e, unknownOutcomes, perRequest, t)
+	if w, err := workOf(&rec); err != nil {
+		e.WorkError = err.Error()
+	} else {
+		e.Work = w
+	}
 	return e, nil
 }
 

@@ -82,4 +82,8 @@ type Evidence struct {
 	Rules             []Rule           `json:"rules"`
 	RequestsWithReuse int              `json:"requests_with_reuse"` // per_request records with reused_input_tokens > 0 (golden-point drift detector)
 	PressureBand      [2]int           `json:"pressure_band"`       // the band the "pressure band" rule applied (min, max)
+	// Work is the run's work fingerprint, what every timed sample of its arm must match;
+	// WorkError says why a record gives none.
+	Work      *WorkFingerprint `json:"work,omitempty"`
+	WorkError string           `json:"work_error,omitempty"`
 }

@@ -73,6 +73,9 @@ func TestBuildPublishedCrateAppliesTheExtensionAndCaches(t *testing.T) {
 	}
 	patch, _ := os.ReadFile(info.AppliedPatch)
 	for _, want := range []string{"+        bench_timing::clear();", "+pub use replayer::bench_timing;",
+		"+pub use report::bench_fingerprint;", "+        bench_fingerprint::placement(uuid, pool, logical_worker_id, dp_rank);",
+		"+        bench_fingerprint::admission();", "+        crate::replay::report::bench_fingerprint::pressure();",
+		`+        determinism: if enabled || cfg!(feature = "replay-bench") {`, `+                    "work_fingerprint": work_fingerprint,`,
 		`+                    "replay_execution_ms": replay_execution_ms,`, "+[patch.crates-io]", `+version = "=0.13.0"`} {
 		if !strings.Contains(string(patch), want) {
 			t.Errorf("applied patch lacks %q:\n%s", want, patch)
@@ -134,6 +137,26 @@ func TestExtensionRefusesAnUnexpectedShape(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "aisimulate-core 0.13.0 src/replay/replayer.rs: expected 2× `runtime.run().map_err(runtime_error)?.0` in fn run_inner, found 1") ||
 		!strings.Contains(err.Error(), "kvparity never patches a guess") {
 		t.Errorf("got %v", err)
+	}
+	// The seeded timed runs and the work fingerprint are anchored the same way: a harness
+	// whose capture options have another shape, or a collector without the expected guard.
+	for _, c := range []struct{ file, from, to, want string }{
+		{"dynamo-bench/offline_replay_bench.rs", "determinism: if enabled {", "determinism: ReplayDeterminism::Random, //",
+			"dynamo-bench offline_replay_bench.rs: expected 1× `determinism: if enabled {` in fn canonical_capture_options, found 0"},
+		{"aisimulate-core/src/replay/report.rs", "fn on_route_released(", "fn on_route_freed(",
+			`aisimulate-core 0.13.0 src/replay/report.rs: expected exactly one function "fn on_route_released", found 0`},
+		{"aisimulate-core/src/replay/evidence.rs", "if !self.options.capture_canonical_evidence {\n            return None;", "if self.skip() {\n            return None;",
+			"aisimulate-core 0.13.0 src/replay/evidence.rs: expected 1× `if !self.options.capture_canonical_evidence {` in fn record_pressure, found 0"},
+	} {
+		fixture := fixtureCopy(t)
+		fakeToolchain(t, fixture)
+		path := filepath.Join(fixture, c.file)
+		b, _ := os.ReadFile(path)
+		os.WriteFile(path, []byte(strings.Replace(string(b), c.from, c.to, 1)), 0o644)
+		_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}, Options{Cache: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "kvparity never patches a guess") {
+			t.Errorf("%s: got %v\nwant %s", c.file, err, c.want)
+		}
 	}
 	for _, e := range []edit{{within: "fn run_inner(", anchor: "x", count: 1, mode: "after"}} {
 		if _, err := e.apply("fn main() {}\n"); err == nil || !strings.Contains(err.Error(), `expected exactly one function "fn run_inner", found 0`) {

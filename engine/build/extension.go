@@ -66,6 +66,103 @@ pub mod bench_timing {
 }
 `
 
+const benchFingerprintModule = `
+/// kvparity work fingerprint (bench only): what the replay did, counted as it runs without
+/// capturing per-request records (one addition per pressure event and admission, one 64-bit
+/// hash per placement), read by the harness after the timed call. kvparity computes the same
+/// from a canonical record; placement() must stay equal to its report.PlacementSum.
+#[doc(hidden)]
+pub mod bench_fingerprint {
+    use super::ReplayRequestPool;
+    use std::cell::Cell;
+    use uuid::Uuid;
+
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Work {
+        pub pressure_events: u64,
+        pub admissions: u64,
+        pub placements: u64,
+        pub placement_sum: u64,
+    }
+
+    thread_local! {
+        static WORK: Cell<Work> = const {
+            Cell::new(Work { pressure_events: 0, admissions: 0, placements: 0, placement_sum: 0 })
+        };
+    }
+
+    fn update(f: impl FnOnce(&mut Work)) {
+        WORK.with(|c| {
+            let mut w = c.get();
+            f(&mut w);
+            c.set(w);
+        });
+    }
+
+    pub(crate) fn pressure() {
+        update(|w| w.pressure_events += 1);
+    }
+
+    pub(crate) fn admission() {
+        update(|w| w.admissions += 1);
+    }
+
+    /// FNV-1a 64 over the uuid's 16 bytes, the pool's index, the worker (u64 LE) and the dp
+    /// rank (u32 LE), then splitmix64's finalizer, added modulo 2^64: order-free.
+    pub(crate) fn placement(uuid: Uuid, pool: ReplayRequestPool, worker: usize, dp_rank: u32) {
+        let pool_index: u8 = match pool {
+            ReplayRequestPool::Agg => 0,
+            ReplayRequestPool::Prefill => 1,
+            ReplayRequestPool::Decode => 2,
+        };
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let bytes = uuid.as_bytes().iter().copied().chain([pool_index])
+            .chain((worker as u64).to_le_bytes()).chain(dp_rank.to_le_bytes());
+        for b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        let mut z = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        update(|w| {
+            w.placements += 1;
+            w.placement_sum = w.placement_sum.wrapping_add(z);
+        });
+    }
+
+    /// Takes (and clears) what was counted on this thread.
+    pub fn take() -> Work {
+        WORK.with(|c| c.replace(Work::default()))
+    }
+}
+`
+
+// The harness's work fingerprint (report.WorkFingerprint, scheme kvparity.work.v1): the
+// report's totals, which a timed run computes anyway, and the counters above.
+const harnessFingerprint = `let work_fingerprint = {
+    let work = aisimulate_core::replay::bench_fingerprint::take();
+    serde_json::json!({
+        "scheme": "kvparity.work.v1",
+        "duration_ms": report.throughput.duration_ms,
+        "num_requests": report.request_counts.num_requests,
+        "completed_requests": report.request_counts.completed_requests,
+        "total_input_tokens": report.request_counts.total_input_tokens,
+        "total_output_tokens": report.request_counts.total_output_tokens,
+        "prefix_cache_reused_ratio": report.prefix_cache_reused_ratio,
+        "first_admission_prefix_cache_reused_ratio": report.first_admission_prefix_cache_reused_ratio,
+        "pressure_events": work.pressure_events,
+        "admissions": work.admissions,
+        "placements": work.placements,
+        "placement_digest": format!("{:016x}", work.placement_sum),
+    })
+};`
+
+// The collector's per-request hooks return early when nothing is captured; the fingerprint
+// counts before that, so a timed run counts what a canonical run records.
+const detailGuard = "let Some(detail) = self.detail_mut(uuid) else {"
+
 // replayEdits apply to the replay core crate.
 var replayEdits = []edit{
 	{file: "src/replay/replayer.rs", within: "fn run_inner(", anchor: "let wall_start = Instant::now();", count: 1, mode: "after",
@@ -75,18 +172,35 @@ var replayEdits = []edit{
 	{file: "src/replay/replayer.rs", mode: "append", code: benchTimingModule},
 	{file: "src/replay/mod.rs", anchor: "pub use replayer::{ReplayComposition, Replayer, RoundRobinComposition};", count: 1, mode: "after",
 		code: "#[doc(hidden)]\npub use replayer::bench_timing;"},
+	// The work fingerprint's counters.
+	{file: "src/replay/report.rs", within: "fn on_route_immediate(", anchor: detailGuard, count: 1, mode: "before",
+		code: "bench_fingerprint::placement(uuid, pool, logical_worker_id, dp_rank);"},
+	{file: "src/replay/report.rs", within: "fn on_route_released(", anchor: detailGuard, count: 1, mode: "before",
+		code: "bench_fingerprint::placement(uuid, pool, logical_worker_id, dp_rank);"},
+	{file: "src/replay/report.rs", within: "fn on_pool_admission_with_tier_attribution(", anchor: detailGuard, count: 1, mode: "before",
+		code: "bench_fingerprint::admission();"},
+	{file: "src/replay/report.rs", mode: "append", code: benchFingerprintModule},
+	{file: "src/replay/evidence.rs", within: "fn record_pressure(", anchor: "if !self.options.capture_canonical_evidence {", count: 1, mode: "before",
+		code: "crate::replay::report::bench_fingerprint::pressure();"},
+	{file: "src/replay/mod.rs", anchor: "pub use replayer::{ReplayComposition, Replayer, RoundRobinComposition};", count: 1, mode: "after",
+		code: "#[doc(hidden)]\npub use report::bench_fingerprint;"},
 }
 
 // harnessEdits apply to the bench harness (dynamo-bench's offline_replay_bench.rs).
 var harnessEdits = []edit{
+	// Seeded timed runs: the published harness selects the canonical determinism mode (ordinal
+	// request ids, the canonical selector seed) only when it captures a canonical report, which
+	// a timed run must not; a replay-bench build now always runs it, capturing nothing more.
+	{file: "offline_replay_bench.rs", within: "fn canonical_capture_options(", anchor: "determinism: if enabled {", count: 1, mode: "replace",
+		code: "determinism: if enabled || cfg!(feature = \"replay-bench\") {"},
 	{file: "offline_replay_bench.rs", within: "fn main(", anchor: "let report = match args.serving_mode {", count: 1, mode: "before",
-		code: "let _ = aisimulate_core::replay::bench_timing::take_last_replay_execution();"},
+		code: "let _ = aisimulate_core::replay::bench_timing::take_last_replay_execution();\nlet _ = aisimulate_core::replay::bench_fingerprint::take();"},
 	{file: "offline_replay_bench.rs", within: "fn main(", anchor: "\"wall_time_ms\": report.throughput.wall_time_ms,", count: 1, mode: "after",
-		code: "\"replay_execution_ms\": replay_execution_ms,"},
+		code: "\"replay_execution_ms\": replay_execution_ms,\n\"work_fingerprint\": work_fingerprint,"},
 	// After the library call, before the timing line is written.
 	{file: "offline_replay_bench.rs", within: "fn main(", after: "let report = match args.serving_mode {",
 		anchor: "if let Some(writer) = timing_writer.as_mut() {", mode: "before",
-		code: "let replay_execution_ms = aisimulate_core::replay::bench_timing::take_last_replay_execution()\n    .map(|elapsed| elapsed.as_secs_f64() * 1_000.0);"},
+		code: "let replay_execution_ms = aisimulate_core::replay::bench_timing::take_last_replay_execution()\n    .map(|elapsed| elapsed.as_secs_f64() * 1_000.0);\n" + harnessFingerprint},
 }
 
 // ExtensionSHA256 identifies the extension's code (the edits, not a version's file contents):

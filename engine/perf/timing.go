@@ -27,46 +27,62 @@ type TimingFault struct {
 
 func (f *TimingFault) Error() string { return f.Msg }
 
-// ReadTiming returns the row's timing field from a --iterations 1 timings file.
-func ReadTiming(path, field string) (float64, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, &TimingFault{Msg: fmt.Sprintf("malformed timing record: the replay wrote no timings file %s (%v)", path, err)}
-	}
-	return parseTiming(data, path, field)
+// A Timing is what a sample's timing record gives: the row's timing field, and the work
+// fingerprint the timing extension writes after the timed call (nil when the line has none; the
+// campaign reads it against the arm's canonical run).
+type Timing struct {
+	Ms   float64
+	Work json.RawMessage
 }
 
-func parseTiming(data []byte, path, field string) (float64, error) {
+// ReadTiming returns the row's timing field from a --iterations 1 timings file.
+func ReadTiming(path, field string) (Timing, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Timing{}, &TimingFault{Msg: fmt.Sprintf("malformed timing record: the replay wrote no timings file %s (%v)", path, err)}
+	}
+	v, obj, err := parseTiming(data, path, field)
+	if err != nil {
+		return Timing{}, err
+	}
+	t := Timing{Ms: v}
+	if w, ok := obj["work_fingerprint"]; ok && string(bytes.TrimSpace(w)) != "null" {
+		t.Work = w
+	}
+	return t, nil
+}
+
+func parseTiming(data []byte, path, field string) (float64, map[string]json.RawMessage, error) {
 	bad := func(format string, a ...any) error {
 		return &TimingFault{Msg: fmt.Sprintf("malformed timing record %s: ", path) + fmt.Sprintf(format, a...)}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return 0, bad("the file is empty")
+		return 0, nil, bad("the file is empty")
 	}
 	if data[len(data)-1] != '\n' {
-		return 0, bad("line 1 is truncated (no newline)")
+		return 0, nil, bad("line 1 is truncated (no newline)")
 	}
 	if n := bytes.Count(data, []byte{'\n'}); n != 1 {
-		return 0, bad("%d lines, expected exactly 1 (--iterations 1)", n)
+		return 0, nil, bad("%d lines, expected exactly 1 (--iterations 1)", n)
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&obj); err != nil {
-		return 0, bad("line 1: %v", err)
+		return 0, nil, bad("line 1: %v", err)
 	}
 	if obj == nil {
-		return 0, bad("line 1 is not a JSON object")
+		return 0, nil, bad("line 1 is not a JSON object")
 	}
 	bench, ok := obj["replay_bench"]
 	if !ok {
-		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is missing; the protocol requires replay_bench: true (build with --features replay-bench)", path)}
+		return 0, nil, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is missing; the protocol requires replay_bench: true (build with --features replay-bench)", path)}
 	}
 	if string(bytes.TrimSpace(bench)) != "true" {
-		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is %s, not true; the protocol requires a replay-bench build", path, bytes.TrimSpace(bench))}
+		return 0, nil, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /replay_bench is %s, not true; the protocol requires a replay-bench build", path, bytes.TrimSpace(bench))}
 	}
 	raw, ok := obj[field]
 	if !ok {
-		return 0, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
+		return 0, nil, &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: the binary does not write %s; it writes %s. Extend the harness to emit %s, or declare a proxy in the row ([perf] timing_field = \"replay_call_ms\" with timing_proxy = true)",
 			path, field, strings.Join(numericKeys(obj), ", "), DefaultTimingField)}
 	}
 	// A value that is not a finite time > 0 (a string, null, zero, negative) is treated like
@@ -80,15 +96,15 @@ func parseTiming(data []byte, path, field string) (float64, error) {
 	}
 	var v float64
 	if string(bytes.TrimSpace(raw)) == "null" {
-		return 0, unusable("not a number")
+		return 0, nil, unusable("not a number")
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return 0, unusable("not a number")
+		return 0, nil, unusable("not a number")
 	}
 	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, unusable("not a finite time > 0")
+		return 0, nil, unusable("not a finite time > 0")
 	}
-	return v, nil
+	return v, obj, nil
 }
 
 // numericKeys lists the keys of obj (sorted), marking which hold numbers, so a blocked row says

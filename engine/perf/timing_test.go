@@ -9,7 +9,7 @@ import (
 func TestParseTiming(t *testing.T) {
 	const path = "runs/perf/pair-001-baseline/timings.jsonl"
 	good := `{"iteration":0,"replay_bench":true,"replay_execution_ms":1234.5,"wall_time_ms":1300.0,"extra":"tolerated"}` + "\n"
-	if v, err := parseTiming([]byte(good), path, "replay_execution_ms"); err != nil || v != 1234.5 {
+	if v, _, err := parseTiming([]byte(good), path, "replay_execution_ms"); err != nil || v != 1234.5 {
 		t.Fatalf("good record: %v %v", v, err)
 	}
 	cases := []struct {
@@ -32,7 +32,7 @@ func TestParseTiming(t *testing.T) {
 		{"field negative", `{"replay_bench":true,"replay_execution_ms":-3}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is -3, not a finite time > 0"},
 	}
 	for _, c := range cases {
-		_, err := parseTiming([]byte(c.data), path, c.field)
+		_, _, err := parseTiming([]byte(c.data), path, c.field)
 		var tf *TimingFault
 		if !errors.As(err, &tf) {
 			t.Errorf("%s: err %v is not a timing fault", c.name, err)

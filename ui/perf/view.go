@@ -172,6 +172,9 @@ func (m Model) progressParts(compact bool) []string {
 	if !compact {
 		parts = append(parts, fmt.Sprintf("gate ≤ %.2f", m.threshold))
 	}
+	if w := m.workPart(); w != "" {
+		parts = append(parts, w)
+	}
 	if m.summary.TimingProxy {
 		parts = append(parts, st.Warn.Render("timing "+m.summary.TimingField+" (proxy)"))
 	}
@@ -359,4 +362,20 @@ func (m Model) finalParts() []string {
 		parts = append(parts, st.Faint.Render(reason))
 	}
 	return parts
+}
+
+// workPart says whether the timed samples did the work the digest verified: their work
+// fingerprints against each arm's canonical run.
+func (m Model) workPart() string {
+	w, st := m.summary.Work, m.Styles
+	switch {
+	case w.Measured == 0:
+		return ""
+	case w.Seeded():
+		return st.Good.Render(fmt.Sprintf("work = canonical %d/%d", w.Canonical, w.Measured))
+	case w.Unchecked > 0:
+		return st.Warn.Render(fmt.Sprintf("work unverified: %d/%d no fingerprint", w.Unchecked, w.Measured))
+	default:
+		return st.Warn.Render(fmt.Sprintf("work = canonical %d/%d (no canonical run)", w.Canonical, w.Measured))
+	}
 }

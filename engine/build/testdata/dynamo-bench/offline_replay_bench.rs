@@ -1,5 +1,16 @@
 fn helper() {}
 
+fn canonical_capture_options(enabled: bool) -> ReplayCaptureOptions {
+    ReplayCaptureOptions {
+        capture_per_request: enabled,
+        determinism: if enabled {
+            ReplayDeterminism::CanonicalV1
+        } else {
+            ReplayDeterminism::Random
+        },
+    }
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     let mut timing_writer = None;
