@@ -28,11 +28,12 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("canon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	write := fs.String("write", "", "write the canonical bytes of every line to `OUT`")
+	work := fs.Bool("work", false, "also print each line's work fingerprint (what a timed run of the same work must write)")
 	var excludes, unordered repeated
 	fs.Var(&excludes, "exclude", "exclusion `POINTER` (RFC 6901); repeatable; when given, replaces the default list")
 	fs.Var(&unordered, "unordered", "unordered array `POINTER=KEY`; repeatable; when given, replaces /per_request=uuid")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvparity canon FILE [--write OUT] [--exclude PTR]... [--unordered PTR=KEY]...")
+		fmt.Fprintln(stderr, "usage: kvparity canon FILE [--write OUT] [--work] [--exclude PTR]... [--unordered PTR=KEY]...")
 		fmt.Fprintln(stderr, "\nPrints the canonical SHA-256 digest of each line of a canonical-reports JSONL file,")
 		fmt.Fprintln(stderr, "whether the harness's line was already canonical (else the first pointer that is not),")
 		fmt.Fprintln(stderr, "and whether metadata.replay_bench is true. Default profile: exclusions")
@@ -87,6 +88,17 @@ func runCanon(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s:%d sha256 %s  bytes %d  fixed point: %s  replay_bench: %s\n",
 			files[0], r.Line, r.Digest, len(r.Canonical), fixed, bench)
+		if *work {
+			ev, err := report.ExtractEvidence(r.Canonical, report.EvidenceOptions{})
+			switch {
+			case err != nil:
+				fmt.Fprintf(stdout, "%s:%d work: %v\n", files[0], r.Line, err)
+			case ev.Work == nil:
+				fmt.Fprintf(stdout, "%s:%d work: %s\n", files[0], r.Line, ev.WorkError)
+			default:
+				fmt.Fprintf(stdout, "%s:%d work %s\n", files[0], r.Line, ev.Work)
+			}
+		}
 		if *write != "" {
 			all = append(all, r.Canonical...)
 		}

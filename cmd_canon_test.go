@@ -135,6 +135,10 @@ func TestCanonAndEvidenceOnEmbeddedReplay(t *testing.T) {
 		t.Fatal("the digest of a fixed-point harness line is not sha256 of the file")
 	}
 	e := evidenceOfFile(t, out)
+	// --work prints the fingerprint a timed run of this work must write.
+	if code, workOut, _ := runCanonArgs(t, out, "--work"); code != 0 || e.Work == nil || !strings.Contains(workOut, ":1 work "+e.Work.String()+"\n") {
+		t.Errorf("canon --work exit %d:\n%s\nwant the line's %v", code, workOut, e.Work)
+	}
 	if e.Topology != "disaggregated" || e.Engine != "vllm" || e.Requests != 200 || e.Handoffs == nil || e.Handoffs.Expected != "source-first" {
 		t.Fatalf("evidence header %+v", e)
 	}

@@ -131,6 +131,16 @@ func TestRealDynamoRow(t *testing.T) {
 	if !doc.Performance.Verdict.Decided() || doc.Performance.Verdict == verdict.Blocked {
 		t.Logf("performance %s: %s (a busy machine invalidates pairs)", doc.Performance.Verdict, doc.Performance.Reason)
 	}
+	// Every timed sample of both published versions did its arm's canonical run's work: the
+	// extension seeds the timed runs and its work fingerprint equals the canonical record's.
+	for _, smp := range p.Samples {
+		if smp.Error == "" && (smp.Work == nil || !smp.WorkVerified()) {
+			t.Errorf("%s: work %v, check %q: the timed run is not shown to do the canonical run's work", smp.Run, smp.Work, smp.WorkCheck)
+		}
+	}
+	if !strings.HasPrefix(p.Scope, "seeded matched-routing replay-loop parity (all ") {
+		t.Errorf("scope %q", p.Scope)
+	}
 	// 1.6.1's binary is much larger (10.1 MB against 6.2 MB without debug sections, what the
 	// gate compares): the footprint gate fails until the growth is explained in the row.
 	if doc.Footprint.Verdict != verdict.Fail || !strings.Contains(doc.Footprint.Reason, "binary without debug sections +") {

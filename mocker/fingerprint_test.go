@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"kvparity/report"
 )
@@ -96,5 +97,31 @@ func TestUnseededTimedRunsDoOtherWork(t *testing.T) {
 		t.Fatalf("an unseeded timed run did the canonical run's work: %s", got)
 	} else {
 		t.Logf("first difference: %s", d)
+	}
+}
+
+// BenchmarkWorkFingerprint prices the work fingerprint against the replay it describes, per
+// golden row on the 5,000-request window: the fingerprint is computed after the timed region, and
+// fingerprint/replay is its share of the replay loop's time (the bound: < 1% of the
+// process outside the timed boundary, nothing inside it).
+func BenchmarkWorkFingerprint(b *testing.B) {
+	trace := traceWindow(b, b.TempDir(), 5000)
+	for _, g := range goldenRows {
+		b.Run(g.name, func(b *testing.B) {
+			cfg, v, wl := prepared(b, g.rowArgs(trace))
+			s := newSim(cfg, v, wl)
+			loopStart := time.Now()
+			s.run()
+			loop := time.Since(loopStart)
+			rep := s.finalize()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := rep.workFingerprint(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(per)/float64(loop), "fingerprint/replay")
+		})
 	}
 }

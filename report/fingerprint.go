@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -42,7 +41,7 @@ type workField struct{ name, value string }
 
 func (f WorkFingerprint) fields() []workField {
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	return []workField{
 		{"scheme", f.Scheme},
 		{"duration_ms", g(f.DurationMs)},
@@ -143,30 +142,61 @@ func poolIndex(pool string) (byte, error) {
 
 // Add folds one placement: FNV-1a 64 over the uuid's 16 bytes, the pool's index byte, the
 // worker as a little-endian u64 and the dp rank as a little-endian u32, then splitmix64's
-// finalizer, added.
+// finalizer, added. It allocates nothing: a 5,000-request replay folds ~10,000 placements.
 func (s *PlacementSum) Add(uuid, pool string, worker, dpRank int) error {
-	id, err := hex.DecodeString(strings.ReplaceAll(uuid, "-", ""))
-	if err != nil || len(id) != 16 {
+	var b [16 + 1 + 8 + 4]byte
+	if !parseUUID(uuid, (*[16]byte)(b[:16])) {
 		return fmt.Errorf("request uuid %q is not a UUID", uuid)
 	}
 	p, err := poolIndex(pool)
 	if err != nil {
 		return err
 	}
-	h := fnv.New64a()
-	var b [16 + 1 + 8 + 4]byte
-	copy(b[:16], id)
 	b[16] = p
 	binary.LittleEndian.PutUint64(b[17:], uint64(worker))
 	binary.LittleEndian.PutUint32(b[25:], uint32(dpRank))
-	h.Write(b[:])
-	z := h.Sum64() + 0x9e3779b97f4a7c15
+	h := uint64(0xcbf29ce484222325)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 0x100000001b3
+	}
+	z := h + 0x9e3779b97f4a7c15
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	z ^= z >> 31
 	s.N++
 	s.Sum += z
 	return nil
+}
+
+// parseUUID reads the 32 hex digits of a hyphenated (8-4-4-4-12) or plain uuid into out.
+func parseUUID(s string, out *[16]byte) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '-' && (i == 8 || i == 13 || i == 18 || i == 23) && len(s) == 36 {
+			continue
+		}
+		v, ok := hexDigit(c)
+		if !ok || n == 32 {
+			return false
+		}
+		out[n/2] |= v << (4 * (1 - n%2))
+		n++
+	}
+	return n == 32
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // Hex is the sum as the fingerprint writes it.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,6 +67,15 @@ func parseTiming(data []byte, path, field string) (float64, map[string]json.RawM
 	if n := bytes.Count(data, []byte{'\n'}); n != 1 {
 		return 0, nil, bad("%d lines, expected exactly 1 (--iterations 1)", n)
 	}
+	// A harness that prints a non-finite float as a bare literal (NaN, Infinity) writes a line
+	// JSON cannot parse. For the timing field that is an unusable value like null, so it BLOCKS
+	// as null does, rather than failing the row as a torn record would: one rule for every
+	// timing value that is not a finite time > 0.
+	nonFinite := ""
+	if m := nonFiniteValue(field).FindSubmatchIndex(data); m != nil {
+		nonFinite = string(data[m[2]:m[3]])
+		data = slices.Concat(data[:m[2]], []byte("null"), data[m[3]:])
+	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&obj); err != nil {
@@ -94,6 +105,10 @@ func parseTiming(data []byte, path, field string) (float64, map[string]json.RawM
 		return &TimingFault{Blocked: true, Msg: fmt.Sprintf("%s: line 1: /%s is %s, %s: the harness gives no usable %s at the protocol's timing boundary, so the row is BLOCKED as when the field is missing (extend the harness to emit a finite time > 0); a malformed timing value is not evidence of a slowdown, so it is not a perf FAIL",
 			path, field, bytes.TrimSpace(raw), what, field)}
 	}
+	if nonFinite != "" {
+		raw = []byte(nonFinite)
+		return 0, nil, unusable("not a finite time > 0")
+	}
 	var v float64
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return 0, nil, unusable("not a number")
@@ -105,6 +120,12 @@ func parseTiming(data []byte, path, field string) (float64, map[string]json.RawM
 		return 0, nil, unusable("not a finite time > 0")
 	}
 	return v, obj, nil
+}
+
+// nonFiniteValue matches field's value when it is a bare non-finite literal (NaN, Infinity,
+// -Infinity, inf, nan), which no JSON parser reads; the first group is the literal.
+func nonFiniteValue(field string) *regexp.Regexp {
+	return regexp.MustCompile(`"` + regexp.QuoteMeta(field) + `"\s*:\s*(-?(?:NaN|nan|Infinity|inf))\s*[,}]`)
 }
 
 // numericKeys lists the keys of obj (sorted), marking which hold numbers, so a blocked row says

@@ -30,6 +30,11 @@ func TestParseTiming(t *testing.T) {
 		{"field null", `{"replay_bench":true,"replay_execution_ms":null}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is null, not a number"},
 		{"field zero", `{"replay_bench":true,"replay_execution_ms":0}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is 0, not a finite time > 0"},
 		{"field negative", `{"replay_bench":true,"replay_execution_ms":-3}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is -3, not a finite time > 0"},
+		// One rule for every timing value that is not a finite time > 0: a bare NaN or Infinity
+		// (no JSON parser reads it) blocks like null, and names the literal.
+		{"field NaN", `{"replay_bench":true,"replay_execution_ms":NaN}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is NaN, not a finite time > 0"},
+		{"field -Infinity", `{"replay_execution_ms": -Infinity, "replay_bench":true}` + "\n", "replay_execution_ms", true, "/replay_execution_ms is -Infinity, not a finite time > 0"},
+		{"another field NaN", `{"replay_bench":true,"replay_execution_ms":5,"wall_time_ms":NaN}` + "\n", "replay_execution_ms", false, "line 1: invalid character 'N'"},
 	}
 	for _, c := range cases {
 		_, _, err := parseTiming([]byte(c.data), path, c.field)
