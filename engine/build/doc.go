@@ -22,7 +22,8 @@
 //
 //	build.go      Build, Cached, Options, Info, Progress
 //	kinds.go      the source kinds: crate and git, and their registry
-//	worktree.go   the worktree kind: a snapshot by content, its diff against the base commit
+//	worktree.go   the worktree kind: a streamed snapshot by content (size limits per file and
+//	              in all), its diff against the base commit
 //	follow.go     what a source's changes show in (watch mode), and whether it can move
 //	lineage.go    a source's kept source and target folders, file times restored
 //	cache.go      the cache: its key, and the checks a cached entry must pass to be used
