@@ -19,7 +19,7 @@ func init() {
 func runGenTrace(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen-trace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	requests := fs.Int("requests", 5000, "number of requests (rows) to write")
+	requests := fs.Int("requests", 5000, fmt.Sprintf("number of requests (rows) to write, at most %d", report.MaxGeneratedRequests))
 	seed := fs.Int64("seed", 7, "generator seed; the same seed always gives the same bytes")
 	out := fs.String("o", "", "output file (default: stdout)")
 	if err := fs.Parse(args); err != nil {
@@ -29,8 +29,8 @@ func runGenTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gen-trace: unexpected argument %q\n", fs.Arg(0))
 		return verdict.ExitUsage
 	}
-	if *requests < 0 {
-		fmt.Fprintf(stderr, "gen-trace: --requests must be non-negative, got %d\n", *requests)
+	if *requests < 0 || *requests > report.MaxGeneratedRequests {
+		fmt.Fprintf(stderr, "gen-trace: --requests %d is out of bounds: must be 0..%d, the largest generated trace kvparity accepts\n", *requests, report.MaxGeneratedRequests)
 		return verdict.ExitUsage
 	}
 	w := stdout

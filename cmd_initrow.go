@@ -19,8 +19,8 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write the row to FILE (refuses to overwrite) instead of stdout")
 	checkout := fs.String("checkout", "", "a Dynamo checkout: write a row comparing two of its revisions")
-	base := fs.String("baseline", "HEAD", "with --checkout: the baseline's ref (a branch, tag, HEAD or commit)")
-	cand := fs.String("candidate", "worktree", "with --checkout: the candidate's ref, or \"worktree\" for the working tree as it is on disk")
+	base := fs.String("baseline", "HEAD", "with --checkout: the baseline's revision (a branch, tag, HEAD, HEAD~8, main@{1}, a commit), written as the full SHA it names now")
+	cand := fs.String("candidate", "worktree", "with --checkout: the candidate's revision (a branch or HEAD stays a ref w follows; any other is written as its full SHA), or \"worktree\" for the working tree as it is on disk")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]\n       kvparity init-row --checkout PATH [--baseline REF] [--candidate REF|worktree] [-o FILE]")
 		fs.PrintDefaults()

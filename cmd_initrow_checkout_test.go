@@ -38,11 +38,14 @@ func TestInitRowForACheckout(t *testing.T) {
 		t.Fatalf("the written row does not load: %v\n%s", err, mustReadFile(t, rowFile))
 	}
 	row.WithBaseDir(filepath.Dir(rowFile)) // as kvparity run reads it
-	if row.Baseline.Source != "git:"+repo+"@HEAD" || row.Candidate.Source != "worktree:"+repo || row.Trace.Path != trace {
+	// The baseline is pinned to the commit HEAD names now (issue 42), no longer HEAD itself.
+	head, _ := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+	sha := strings.TrimSpace(string(head))
+	if row.Baseline.Source != "git:"+repo+"@"+sha || row.Candidate.Source != "worktree:"+repo || row.Trace.Path != trace {
 		t.Errorf("arms %q, %q, trace %q", row.Baseline.Source, row.Candidate.Source, row.Trace.Path)
 	}
 	text := mustReadFile(t, rowFile)
-	if !strings.Contains(text, `source   = "git:../dynamo@HEAD"`) {
+	if !strings.Contains(text, `source   = "git:../dynamo@`+sha+`"`) {
 		t.Errorf("the checkout is not named relative to the row's folder:\n%s", text)
 	}
 	errb.Reset()

@@ -105,7 +105,11 @@ func WriteReport(dir string) (*Report, error) {
 	})
 	for _, n := range names {
 		// Never through a symbolic link: the report stays inside the campaign.
-		if err := atomicfile.WriteIn(c.dir, filepath.Join(c.dir, filepath.FromSlash(n)), files[n], 0o644); err != nil {
+		path := filepath.Join(c.dir, filepath.FromSlash(n))
+		if err := atomicfile.WriteIn(c.dir, path, files[n], 0o644); err != nil {
+			if why := atomicfile.Unwritable(err); why != "" {
+				return nil, fmt.Errorf("campaign report: %s: the report cannot be written: campaign folder %s cannot be written (%s)", path, c.dir, why)
+			}
 			return nil, fmt.Errorf("campaign report: %w", err)
 		}
 	}

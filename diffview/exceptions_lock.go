@@ -10,6 +10,7 @@ import (
 
 	"syscall"
 
+	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 )
 
@@ -26,6 +27,10 @@ var lockWait = 10 * time.Second
 func lockExceptions(campaignDir string) (unlock func(), err error) {
 	path := filepath.Join(campaignDir, layout.FileExceptionsLock)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if why := atomicfile.Unwritable(err); why != "" {
+		// Every change of the records starts here: a folder nobody can write says so at once.
+		return nil, fmt.Errorf("%s: exception records cannot be saved: campaign folder %s cannot be written (%s)", path, campaignDir, why)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("locking the exception records: %w", err)
 	}

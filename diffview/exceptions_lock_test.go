@@ -13,6 +13,7 @@ import (
 
 	"syscall"
 
+	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/internal/procgroup"
 )
@@ -185,5 +186,27 @@ func TestExceptionsLockNamesItsHolder(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(dir + "/" + layout.FileExceptions); string(after) != string(before) {
 		t.Fatal("the records changed under another holder's lock")
+	}
+}
+
+// Issue 42: on a campaign folder nobody can write (a read-only mount, no write permission),
+// saving or deleting an exception record says it cannot be written, naming the folder and why,
+// and leaves the records as they were.
+func TestExceptionsOnAnUnwritableFolderSayTheyCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	kept, err := PutException(dir, validRecord("/summary/kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := e2e.ReadOnly(t, dir)
+	want := "exception records cannot be saved: campaign folder " + dir + " cannot be written (" + why + ")"
+	if _, err := PutException(dir, validRecord("/summary/new")); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("save on an unwritable folder: %v, want %q", err, want)
+	}
+	if err := DeleteException(dir, kept.ID); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("delete on an unwritable folder: %v, want %q", err, want)
+	}
+	if recs, err := LoadExceptions(dir); err != nil || len(recs) != 1 || recs[0].ID != kept.ID {
+		t.Errorf("the records changed: %+v %v", recs, err)
 	}
 }

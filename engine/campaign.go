@@ -328,12 +328,20 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	// dropped, while another kvparity may be appending to it.
 	lock, lockErr := run.TryLock(dir)
 	var held *run.HeldError
+	var unwritable *run.UnwritableError
+	var readOnly error // why this open writes nothing
 	switch {
 	case errors.As(lockErr, &held) && opts.Follow:
+		readOnly = held
+	case errors.As(lockErr, &unwritable) && opts.Follow:
+		// Nobody can write it, so nobody needs keeping out: it is shown read-only, unlocked.
+		readOnly = &unwritableError{unwritable}
+	case errors.As(lockErr, &unwritable):
+		return nil, fmt.Errorf("%w: nothing can be run or recorded there; 'kvparity open %s' shows it read-only", unwritable, dir)
 	case lockErr != nil:
 		return nil, lockErr
 	}
-	c, err := open(dir, opts, held)
+	c, err := open(dir, opts, readOnly)
 	if err != nil {
 		lock.Release()
 		return nil, err
@@ -342,9 +350,9 @@ func Open(dir string, opts Options) (*Campaign, error) {
 	return c, nil
 }
 
-// open resumes the campaign in dir; held is the other kvparity's lock when this one opens it
-// to follow, read-only.
-func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
+// open resumes the campaign in dir; readOnly is why it writes nothing when it is opened
+// read-only: the other kvparity's lock (this one follows it) or a folder nobody can write.
+func open(dir string, opts Options, readOnly error) (*Campaign, error) {
 	row, err := LoadRow(filepath.Join(dir, layout.FileRow))
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
@@ -354,7 +362,7 @@ func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 	if err := ReadJSONFile(filepath.Join(dir, layout.FileHost), &frozenHost); err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	if held == nil && (frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname) {
+	if readOnly == nil && (frozenHost.CPUModel != c.host.CPUModel || frozenHost.Cores != c.host.Cores || frozenHost.Hostname != c.host.Hostname) {
 		c.warn(fmt.Sprintf("campaign %s was frozen on %s (%s, %d cores) and resumes on %s (%s, %d cores): keep one row on one node",
 			dir, frozenHost.Hostname, frozenHost.CPUModel, frozenHost.Cores, c.host.Hostname, c.host.CPUModel, c.host.Cores))
 	}
@@ -371,10 +379,11 @@ func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 		return nil, err
 	}
 	switch h := FoldJournal(recs, row); {
-	case held != nil:
-		// Following: the other kvparity owns every write, the drop of a torn tail included.
-		c.readOnly = held
-		c.journal = readOnlyJournal(journalPath, recs, held)
+	case readOnly != nil:
+		// Following (the other kvparity owns every write, the drop of a torn tail included),
+		// or nobody can write the folder.
+		c.readOnly = readOnly
+		c.journal = readOnlyJournal(journalPath, recs, readOnly)
 	case isCleaned(dir, c.trace, h.Current):
 		// Read only: nothing may be appended, not even the drop of a torn tail.
 		c.readOnly = errCleaned
@@ -412,7 +421,8 @@ func open(dir string, opts Options, held *run.HeldError) (*Campaign, error) {
 			c.checkSource(arm, false)
 		}
 	}
-	if held != nil {
+	var held *run.HeldError
+	if errors.As(readOnly, &held) {
 		c.startFollowing(held.Holder)
 	}
 	return c, nil
@@ -554,6 +564,10 @@ func (c *Campaign) Info() CampaignInfo {
 	}
 	if err := c.refusal(); err != nil {
 		info.ReadOnly = err.Error()
+	}
+	var unwritable *run.UnwritableError
+	if errors.As(c.refusal(), &unwritable) {
+		info.Unwritable = unwritable.Error()
 	}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		info.Artifacts[arm] = c.Pinned(arm).info(c.dir)
@@ -705,7 +719,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		c.mu.Lock()
 		c.stage = nil
 		c.mu.Unlock()
-		c.emit(StageStopped{Stage: st, Cancelled: cancelled})
+		c.emit(StageStopped{Stage: st, Cancelled: cancelled, Reason: end.Reason})
 		close(s.done)
 	}()
 	return nil

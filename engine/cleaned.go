@@ -6,6 +6,8 @@ import (
 	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
+
+	"kvparity/engine/run"
 )
 
 // A campaign cleaned by protocol stage 9 (kvparity clean) keeps its journal, row, host and
@@ -35,6 +37,15 @@ func isCleaned(dir string, trace TraceChecksums, pins map[Arm]PinnedArtifact) bo
 	}
 	return true
 }
+
+// An unwritableError refuses every stage, repetition, watch and journal append on a campaign
+// whose folder nobody can write (run.TryLock found it so). It opens read-only as a cleaned or
+// followed one does, through the same refusal.
+type unwritableError struct{ *run.UnwritableError }
+
+func (e *unwritableError) Error() string { return "read-only: " + e.UnwritableError.Error() }
+
+func (e *unwritableError) Unwrap() error { return e.UnwritableError }
 
 // isCleaned reports whether the campaign was opened read-only because it was cleaned.
 func (c *Campaign) isCleaned() bool { return errors.Is(c.refusal(), errCleaned) }

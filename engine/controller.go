@@ -52,6 +52,9 @@ type CampaignInfo struct {
 	// ReadOnly says why no stage can start ("" when the campaign runs): a cleaned campaign
 	// opens read-only.
 	ReadOnly string
+	// Unwritable says why the campaign folder cannot be written ("" when it can): it opened
+	// read-only, and nothing is written there, exception records and the report included.
+	Unwritable string
 }
 
 // HostInfo is what host.json records (and report.json quotes: snake_case like every document).

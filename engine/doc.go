@@ -18,6 +18,7 @@
 //	row.go, row_default.go   Row TOML (the guide's "The row file"), validation naming the key, DefaultRow, TinyRow
 //	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot
 //	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
+//	follow_ended.go          what a follower saw of its writer's end: its runs with no end record, still running or not
 //	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, verifyPinned, stale sources

@@ -226,6 +226,11 @@ type StageStarted struct {
 type StageStopped struct {
 	Stage     Stage
 	Cancelled bool
+	// Reason is the cause the stage's end record gives ("" when it finished).
+	Reason string
+	// WriterGone: no end was recorded; a follower saw the kvparity it followed end mid-stage
+	// (FollowedWriter says what it saw). Nothing was stopped by the process that says so.
+	WriterGone bool
 }
 
 func (RunStarted) event()        {}

@@ -21,10 +21,16 @@ import (
 // fsnotify says when the journal grows; a slow poll covers filesystems that do not tell.
 
 // FollowedWriter: this campaign is read-only because Holder writes it; Ended is set once
-// that kvparity has gone (its lock is free or its process is dead).
+// that kvparity has gone (its lock is free or its process is dead), with what the follower saw
+// of its end (follow_ended.go): Released says it emptied its lock file, as a writer closing
+// the campaign does (otherwise its process is gone while the file still names it), and
+// Unfinished lists the runs it started that have no end record. A follower stops none of
+// them: the next writer's resume does.
 type FollowedWriter struct {
-	Holder run.Holder
-	Ended  bool
+	Holder     run.Holder
+	Ended      bool
+	Released   bool
+	Unfinished []UnfinishedRun
 }
 
 func (FollowedWriter) event() {}
@@ -105,39 +111,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 		case <-watchErrs: // an overflowed event queue: the poll catches up
 		case <-tick.C:
 		}
-		recs, _, _ := tail.Read()
-		for _, r := range recs {
-			if r.Seq <= c.journal.LastSeq() {
-				continue // the writer truncated a torn tail on resume: the tail reread the file
-			}
-			c.journal.Followed(r)
-			c.replayRecord(h, h.add(r))
-			switch r.Type {
-			case RecPinned:
-				// The writer re-pinned a rebuilt arm (watch mode): this process's pins follow.
-				if r.Artifact != nil {
-					old := c.Pinned(r.Arm)
-					p := pinFromRecord(r)
-					c.addPin(p)
-					c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
-				}
-			case RecRunStart:
-				runs[r.Run] = c.runTailer(r)
-			case RecRunEnd:
-				if t := runs[r.Run]; t != nil {
-					t.Poll(true)
-					delete(runs, r.Run)
-				}
-				if r.Kind == KindWarmup && r.Error == "" {
-					// The writer announces a finished warmup live; its journal has only the run's end.
-					c.emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
-				}
-			case recStageStart:
-				c.emit(c.stageStarted(r.Stage))
-			case RecStageEnd:
-				c.emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != ""})
-			}
-		}
+		c.followRecords(tail, h, runs)
 		for _, t := range runs {
 			t.Poll(false)
 		}
@@ -145,21 +119,62 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 		switch gone := now.PID == 0 || !now.Alive(); {
 		case gone && !ended:
 			ended = true
+			// What it appended between the read above and its end is all there is: read it
+			// before saying which of its stages and runs have no end record.
+			c.followRecords(tail, h, runs)
 			if st, ok := h.openStage(); ok {
 				// Its kvparity died mid-stage (a SIGKILL records no end): the stage is not running.
-				c.emit(StageStopped{Stage: st.stage, Cancelled: true})
+				c.emit(StageStopped{Stage: st.stage, Cancelled: true, WriterGone: true})
 			}
 			runs = map[RunID]*run.Tailer{}
 			c.mu.Lock()
 			c.readOnly = &writerEndedError{dir: c.dir, holder: holder}
 			c.mu.Unlock()
-			c.emit(FollowedWriter{Holder: holder, Ended: true})
+			c.emit(FollowedWriter{Holder: holder, Ended: true, Released: now.PID == 0, Unfinished: c.unfinishedRuns(h, holder)})
 		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
 			ended, holder = false, now // another kvparity took the campaign over
 			c.mu.Lock()
 			c.readOnly = run.NewHeldError(c.dir, holder)
 			c.mu.Unlock()
 			c.emit(FollowedWriter{Holder: holder})
+		}
+	}
+}
+
+// followRecords folds and publishes the records the writer appended since the last read, and
+// starts or ends the tailing of its runs accordingly.
+func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History, runs map[RunID]*run.Tailer) {
+	recs, _, _ := tail.Read()
+	for _, r := range recs {
+		if r.Seq <= c.journal.LastSeq() {
+			continue // the writer truncated a torn tail on resume: the tail reread the file
+		}
+		c.journal.Followed(r)
+		c.replayRecord(h, h.add(r))
+		switch r.Type {
+		case RecPinned:
+			// The writer re-pinned a rebuilt arm (watch mode): this process's pins follow.
+			if r.Artifact != nil {
+				old := c.Pinned(r.Arm)
+				p := pinFromRecord(r)
+				c.addPin(p)
+				c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
+			}
+		case RecRunStart:
+			runs[r.Run] = c.runTailer(r)
+		case RecRunEnd:
+			if t := runs[r.Run]; t != nil {
+				t.Poll(true)
+				delete(runs, r.Run)
+			}
+			if r.Kind == KindWarmup && r.Error == "" {
+				// The writer announces a finished warmup live; its journal has only the run's end.
+				c.emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
+			}
+		case recStageStart:
+			c.emit(c.stageStarted(r.Stage))
+		case RecStageEnd:
+			c.emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != "", Reason: r.Reason})
 		}
 	}
 }

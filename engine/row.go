@@ -18,6 +18,7 @@ import (
 	"kvparity/engine/build"
 	"kvparity/engine/perf"
 	"kvparity/internal/pointer"
+	"kvparity/report"
 	"kvparity/stats"
 )
 
@@ -337,11 +338,24 @@ func (r *Row) validate(file string) error {
 			return bad("trace", "path", "%v", err)
 		}
 	}
+	// A generated trace's size is bounded like every other number (report.MaxGeneratedRequests):
+	// a typo of a few digits would otherwise generate until the disk or the kernel stops it.
+	generatedRequests := 0
+	if r.Trace.generated() {
+		_, n, err := report.ParseGeneratedSpec(r.Trace.Path)
+		if err != nil {
+			return bad("trace", "path", "%v", err)
+		}
+		generatedRequests = n
+	}
 	if r.Trace.Offset < 0 {
 		return bad("trace", "offset", "must be >= 0")
 	}
 	if r.Trace.Count <= 0 {
 		return bad("trace", "count", "must be > 0")
+	}
+	if n := generatedRequests; n > 0 && r.Trace.Count > n-min(r.Trace.Offset, n) {
+		return bad("trace", "count", "%d rows from offset %d run past the generated trace's %d requests", r.Trace.Count, r.Trace.Offset, n)
 	}
 	if r.Trace.SHA256 != "" && !sha256Re.MatchString(r.Trace.SHA256) {
 		return bad("trace", "sha256", "%q is not 64 lowercase hex digits", r.Trace.SHA256)

@@ -1,16 +1,13 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"strconv"
-	"strings"
 )
 
 // A WindowInfo describes a trace window written by WriteWindow: what it was cut from and what
@@ -26,10 +23,6 @@ type WindowInfo struct {
 	FirstLine    int    // 1-based source line of the first row written
 	LastLine     int    // 1-based source line of the last row written
 }
-
-// generatedPrefix starts a trace source that is generated rather than read:
-// "generated:conversation?seed=S&requests=N".
-const generatedPrefix = "generated:"
 
 // WriteWindow writes rows [offset, offset+count) of a Mooncake trace to dst: the protocol's
 // fixed contiguous window (Stage 3). src is a file path or a generated: spec.
@@ -48,122 +41,83 @@ func WriteWindow(src string, offset, count int, dst io.Writer) (WindowInfo, erro
 	if count <= 0 {
 		return info, fmt.Errorf("trace window: count must be > 0, got %d", count)
 	}
-	data, name, err := readTraceSource(src)
+	rc, name, err := openTraceSource(src)
 	if err != nil {
 		return info, err
 	}
-	sum := sha256.Sum256(data)
-	info.SourceSHA256 = hex.EncodeToString(sum[:])
-
-	var rows [][]byte
-	usable, lineNo := 0, 0
-	for rest := data; len(rest) > 0 && len(rows) < count; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i+1], rest[i+1:]
-		} else {
-			rest = nil
+	defer rc.Close() // a generator still writing stops at its next write
+	// The source is read once, as a stream: hashed whole, parsed up to the window's end, and
+	// only the window kept, so a large source costs time, not memory.
+	srcHash := sha256.New()
+	br := bufio.NewReaderSize(io.TeeReader(rc, srcHash), 1<<16)
+	var window bytes.Buffer
+	var line []byte
+	rows, usable, lineNo := 0, 0, 0
+	for rows < count {
+		var rerr error
+		line, rerr = readLine(br, line[:0])
+		if rerr != nil && rerr != io.EOF {
+			return info, fmt.Errorf("trace window: reading %s: %w", name, rerr)
+		}
+		if len(line) == 0 {
+			break // the end of the source
 		}
 		lineNo++
 		body := bytes.TrimSpace(line)
-		if len(body) == 0 {
-			continue
-		}
-		if _, err := parseMooncakeLine(body, lineNo); err != nil {
-			var me *mooncakeError
-			if errors.As(err, &me) {
-				return info, &mooncakeFileError{Name: name, Err: me}
+		if len(body) > 0 {
+			if _, err := parseMooncakeLine(body, lineNo); err != nil {
+				var me *mooncakeError
+				if errors.As(err, &me) {
+					return info, &mooncakeFileError{Name: name, Err: me}
+				}
+				return info, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 			}
-			return info, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+			usable++
+			if usable > offset {
+				if rows == 0 {
+					info.FirstLine = lineNo
+				}
+				info.LastLine = lineNo
+				window.Write(line)
+				if line[len(line)-1] != '\n' {
+					window.WriteByte('\n')
+				}
+				rows++
+			}
 		}
-		usable++
-		if usable <= offset {
-			continue
+		if rerr == io.EOF {
+			break
 		}
-		if len(rows) == 0 {
-			info.FirstLine = lineNo
-		}
-		info.LastLine = lineNo
-		rows = append(rows, line)
 	}
 	info.sourceRows = usable
-	if len(rows) < count {
+	if rows < count {
 		return info, fmt.Errorf("trace window: %s has %d usable rows, so offset %d leaves %d, but the window asks for %d: refusing a shorter window (rows are never sampled or duplicated)",
-			name, usable, offset, len(rows), count)
+			name, usable, offset, rows, count)
 	}
+	// The source's checksum covers all of it, past the window too.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return info, fmt.Errorf("trace window: reading %s: %w", name, err)
+	}
+	info.SourceSHA256 = hex.EncodeToString(srcHash.Sum(nil))
 	h := sha256.New()
-	w := io.MultiWriter(dst, h)
-	for _, line := range rows {
-		if line[len(line)-1] != '\n' {
-			line = append(line[:len(line):len(line)], '\n')
-		}
-		n, err := w.Write(line)
-		info.Bytes += int64(n)
-		if err != nil {
-			return info, fmt.Errorf("trace window: writing the window of %s: %w", name, err)
-		}
+	n, err := io.MultiWriter(dst, h).Write(window.Bytes())
+	info.Bytes = int64(n)
+	if err != nil {
+		return info, fmt.Errorf("trace window: writing the window of %s: %w", name, err)
 	}
-	info.Rows = len(rows)
+	info.Rows = rows
 	info.WindowSHA256 = hex.EncodeToString(h.Sum(nil))
 	return info, nil
 }
 
-// readTraceSource returns the bytes of a trace source and the name errors should use.
-func readTraceSource(src string) ([]byte, string, error) {
-	if !strings.HasPrefix(src, generatedPrefix) {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return nil, src, fmt.Errorf("trace window: %w", err)
-		}
-		return data, src, nil
-	}
-	seed, requests, err := parseGeneratedSpec(src)
-	if err != nil {
-		return nil, src, err
-	}
-	var b bytes.Buffer
-	if err := GenerateConversationTrace(&b, requests, seed); err != nil {
-		return nil, src, fmt.Errorf("trace window: %s: %w", src, err)
-	}
-	return b.Bytes(), src, nil
-}
-
-// parseGeneratedSpec reads "generated:conversation?seed=S&requests=N" (both parameters
-// required, nothing else allowed).
-func parseGeneratedSpec(src string) (seed int64, requests int, err error) {
-	bad := func(msg string) error {
-		return fmt.Errorf("trace source %q: %s (want generated:conversation?seed=S&requests=N)", src, msg)
-	}
-	spec, ok := strings.CutPrefix(src, generatedPrefix)
-	if !ok {
-		return 0, 0, bad("not a generated: source")
-	}
-	kind, query, _ := strings.Cut(spec, "?")
-	if kind != "conversation" {
-		return 0, 0, bad("unknown generator " + strconv.Quote(kind))
-	}
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		return 0, 0, bad(err.Error())
-	}
-	for k, v := range q {
-		if k != "seed" && k != "requests" {
-			return 0, 0, bad("unknown parameter " + strconv.Quote(k))
-		}
-		if len(v) != 1 {
-			return 0, 0, bad("parameter " + strconv.Quote(k) + " given more than once")
+// readLine appends the next line of br to buf, its newline included (none at the source's
+// end): io.EOF with the last line, or with nothing when the source is done.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		buf = append(buf, frag...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
 		}
 	}
-	if !q.Has("seed") || !q.Has("requests") {
-		return 0, 0, bad("seed and requests are both required")
-	}
-	seed, err = strconv.ParseInt(q.Get("seed"), 10, 64)
-	if err != nil {
-		return 0, 0, bad("seed " + strconv.Quote(q.Get("seed")) + " is not an integer")
-	}
-	requests, err = strconv.Atoi(q.Get("requests"))
-	if err != nil || requests <= 0 {
-		return 0, 0, bad("requests " + strconv.Quote(q.Get("requests")) + " is not a positive integer")
-	}
-	return seed, requests, nil
 }

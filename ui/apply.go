@@ -95,7 +95,10 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.followed, m.followEnded = ev.Holder.PID, ev.Ended
 		if ev.Ended {
 			m.following = fmt.Sprintf("READ-ONLY: the kvparity it followed (pid %d) has ended; quit and open the campaign again to run stages here", ev.Holder.PID)
-			m.say(fmt.Sprintf("kvparity pid %d has stopped writing this campaign", ev.Holder.PID))
+			m.say(writerEndedNews(ev))
+			for _, r := range ev.Unfinished {
+				m.logp.Note(unfinishedRunNote(r))
+			}
 		} else {
 			// The mark stays on screen, so it is short; the log line below names the command.
 			m.following = fmt.Sprintf("READ-ONLY: following kvparity pid %d", ev.Holder.PID)
@@ -117,6 +120,8 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 		m.header.SetRunning("")
 		m.stale = true
 		switch {
+		case m.following != "" && (ev.Cancelled || ev.WriterGone):
+			m.say(m.followedStageStop(ev)) // the writer's stage: this workbench stopped nothing
 		case ev.Cancelled && m.stopping:
 			m.say(fmt.Sprintf("%s stage stopped by you (%s); its unfinished runs were killed (%s or %s resumes)",
 				ev.Stage, keys.Name(km.StopStage), keys.Name(km.StartDeterminism), keys.Name(km.StartPerf)))

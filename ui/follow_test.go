@@ -83,3 +83,53 @@ func TestReadOnlyReopenNamesNoResumeKeys(t *testing.T) {
 		t.Errorf("a read-only campaign names the keys that resume its stages:\n%s", s)
 	}
 }
+
+// Issue 42: a follower whose writer was killed mid-stage (nothing recorded its end) says what
+// it saw, never that it killed anything: the stage has no end record, the writer's process is
+// gone, which of its runs have no end record and whether their process groups still run, and
+// that the next writer's resume stops them. A stop its writer recorded is worded as the
+// writer's, with the recorded cause.
+func TestFollowerSaysWhatItSawWhenItsWriterDies(t *testing.T) {
+	holder := engrun.Holder{Owner: engrun.Owner{PID: 4242}, Command: []string{"kvparity", "run", "--stage", "determinism"}}
+	follow := func() Model {
+		m := newTestModel(t, newFake(testInfo(5000, 60)), 240, 30)
+		return update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder}, engine.StageStarted{Stage: engine.StageDeterminism}}})
+	}
+	m := follow()
+	m = update(t, m, eventsMsg{events: []engine.Event{
+		engine.StageStopped{Stage: engine.StageDeterminism, Cancelled: true, WriterGone: true},
+		engine.FollowedWriter{Holder: holder, Ended: true, Unfinished: []engine.UnfinishedRun{
+			{Run: "det/baseline-1", PGID: 5611, Running: []int{5611, 5620}},
+			{Run: "det/candidate-1", PGID: 5612},
+		}},
+	}})
+	log := m.logText()
+	if strings.Contains(log, "killed") || strings.Contains(screen(m), "killed") {
+		t.Errorf("the follower says runs were killed; it stopped nothing:\n%s", log)
+	}
+	for _, want := range []string{
+		"determinism stage has no end record: kvparity pid 4242, which ran it, is gone",
+		"kvparity pid 4242 has stopped writing this campaign: its process is gone (its lock file still names it); 2 runs it started have no end record, 1 still running (seen in /proc; not stopped here): the next writer's resume stops them",
+		"det/baseline-1 has no end record; its process group 5611 still runs (pids 5611 5620): this workbench is read-only and stops nothing, the next writer's resume stops it",
+		"det/candidate-1 has no end record; no process of its group 5612 runs",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	mustContain(t, screen(m), "kvparity pid 4242 has stopped writing this campaign: its process is gone")
+
+	// Its writer released the lock with nothing left unfinished.
+	m = follow()
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.FollowedWriter{Holder: holder, Ended: true, Released: true}}})
+	mustContain(t, m.logText(), "kvparity pid 4242 has stopped writing this campaign: it released the campaign lock\n")
+
+	// A stop the writer recorded: the writer's, with its recorded cause.
+	m = follow()
+	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStopped{Stage: engine.StageDeterminism, Cancelled: true, Reason: "terminated signal received"}}})
+	log = m.logText()
+	mustContain(t, log, "determinism stage stopped by kvparity pid 4242, which writes the campaign (its end record says: terminated signal received)")
+	if strings.Contains(log, "were killed") {
+		t.Errorf("the follower words its writer's recorded stop as its own kill:\n%s", log)
+	}
+}

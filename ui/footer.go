@@ -22,9 +22,12 @@ func (m *Model) footer() string {
 	// now (x while a stage runs, g and p while none does) and the ? overlay still lists all.
 	// A follower (another kvparity writes the campaign, or wrote it until it ended) runs no
 	// stage: the engine refuses the stage keys, rerun, add repetition and watch, and x has
-	// nothing of its own to stop, so none of them is offered.
+	// nothing of its own to stop, so none of them is offered. Nor are they on a campaign
+	// whose folder nobody can write, where exception records and the report are refused too.
 	km := m.keys
-	writer := m.following == ""
+	writer := m.following == "" && m.unwritable == ""
+	km.Exception.SetEnabled(m.unwritable == "")
+	km.SaveReport.SetEnabled(m.unwritable == "")
 	km.StopStage.SetEnabled(writer && m.stageRunning)
 	km.StartDeterminism.SetEnabled(writer && !m.stageRunning)
 	km.StartPerf.SetEnabled(writer && !m.stageRunning)

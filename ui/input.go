@@ -134,12 +134,21 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		ctl, on := m.ctl, !m.watching
 		return actWatch(ctl, on), true
 	case key.Matches(k, km.SaveReport):
+		if m.unwritable != "" {
+			m.alarm("save report refused: " + m.unwritable)
+			return nil, true
+		}
 		return m.saveReport(), true
 	case key.Matches(k, km.OpenReport):
 		return m.openReport(), true
 	case key.Matches(k, km.Diff):
 		return m.openDiff(), true
 	case key.Matches(k, km.Exception):
+		if m.unwritable != "" {
+			// The records' own save says so too (for the diff pane's other keys that write them).
+			m.alarm("exception record refused: " + m.unwritable)
+			return nil, true
+		}
 		m.setFocus(focusDiff)
 		m.layout()
 		return m.paneKey(k), true

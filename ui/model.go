@@ -166,6 +166,7 @@ type Model struct {
 	followed     int    // the pid of the kvparity followed (0 when this one writes)
 	followEnded  bool   // that kvparity has ended
 	readOnly     bool   // the campaign opened read-only (followed or cleaned): no stage resumes here
+	unwritable   string // why nobody can write the campaign folder ("" when it can be): nothing is written here
 	rebuildPhase string // the phase of watch mode's rebuild of a checkout arm (rebuild.go)
 	closing      bool
 	engineDone   bool
@@ -222,6 +223,7 @@ func newModel(o Options, reg []slot) Model {
 	m.setFocus(focusDeterminism)
 	m.title = "kvparity · " + info.Row
 	m.readOnly = info.ReadOnly != ""
+	m.unwritable = info.Unwritable
 	m.status = news(fmt.Sprintf("press %s to start the determinism stage · %s for every key", keys.Name(km.StartDeterminism), keys.Name(km.Help)))
 	if o.Reopened {
 		m.status = news("campaign reopened from its journal: " + m.resumeKeys())
@@ -297,8 +299,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case diffpane.RecordsChangedMsg:
 		return m, tea.Batch(m.reassess(), m.invalidate())
 	case diffpane.GroupingChangedMsg:
-		if m.following != "" {
-			return m, nil // read-only: the campaign's writer owns its folder
+		if m.following != "" || m.unwritable != "" {
+			return m, nil // read-only: the campaign's writer owns its folder, or nobody can write it
 		}
 		s := uiState{DiffGrouping: "request"}
 		if msg.ByPattern {

@@ -49,6 +49,9 @@ func (m Model) statusText() (string, bool) {
 	if m.following != "" {
 		parts = append(parts, m.following) // before the other marks: it says why keys are refused
 	}
+	if m.unwritable != "" {
+		parts = append(parts, "READ-ONLY: "+m.unwritable+"; its history is shown, nothing is written there")
+	}
 	if m.blocked != "" && !(m.status.problem && strings.Contains(m.status.text, m.blocked)) {
 		parts = append(parts, "BLOCKED: "+m.blocked)
 	}

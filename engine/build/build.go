@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -143,18 +144,6 @@ func (i Info) Revision() string {
 	return i.Package + "@" + i.Version
 }
 
-// DefaultCache is where builds are kept when Options.Cache is empty.
-func DefaultCache() (string, error) {
-	if d := os.Getenv("KVPARITY_BUILD_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache folder for source builds (set KVPARITY_BUILD_CACHE): %w", err)
-	}
-	return filepath.Join(d, "kvparity", "builds"), nil
-}
-
 // Toolchain is the one toolchain both arms are built with, read from rustc and cargo.
 type Toolchain struct{ Rustc, Cargo string }
 
@@ -191,6 +180,10 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 			return Info{}, err
 		}
 	}
+	limit, err := Limit() // read before the build: a bad setting must not cost a build first
+	if err != nil {
+		return Info{}, err
+	}
 	kind, err := kindOf(s)
 	if err != nil {
 		return Info{}, err
@@ -219,6 +212,13 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	warned := why != ""
 	if warned {
 		say(Progress{Phase: "rebuilding", Warning: refused(dir, why)})
+	}
+	// A refused entry that is a link is removed, never written through: the rebuild lands
+	// in the cache, and what the link points to is left as it is.
+	if isLink(dir) {
+		if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Info{}, fmt.Errorf("build cache %s: removing the refused link: %w", dir, err)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Info{}, fmt.Errorf("build cache %s: %w", dir, err)
@@ -255,7 +255,7 @@ func Build(ctx context.Context, s Spec, o Options) (Info, error) {
 	}
 	built = true
 	touch(dir)
-	if _, err := Prune(cache, Limit(), dir); err != nil {
+	if _, err := Prune(cache, limit, dir); err != nil {
 		say(Progress{Phase: "done", Warning: "the build cache could not be held to its size limit: " + err.Error()})
 	}
 	say(Progress{Phase: "done", Units: info.Units})

@@ -56,6 +56,12 @@ func cacheKey(r request) string {
 // with why saying every difference when it holds another one (or a damaged or edited one):
 // the directory name alone is never trusted, since a record can be copied, moved or edited.
 func cached(dir string, r request) (info Info, why string, ok bool) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return Info{}, "", false
+	}
+	if err := entryFolder(dir); err != nil {
+		return Info{}, err.Error(), false
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "build.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Info{}, "", false
@@ -113,6 +119,46 @@ func cached(dir string, r request) (info Info, why string, ok bool) {
 	}
 	info.Cached = true
 	return info, "", true
+}
+
+// entryFolder checks that the entry dir is a folder of the cache itself. In place of a link,
+// every check of its files would look inside whatever it points to (those files are "inside"
+// the entry as resolved), and the binary found there would run as the cache's own build.
+func entryFolder(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	cache := filepath.Dir(dir)
+	if st.Mode()&fs.ModeSymlink != 0 {
+		to, err := filepath.EvalSymlinks(dir)
+		if err != nil { // a dangling link: name what it says
+			to, _ = os.Readlink(dir)
+		}
+		return fmt.Errorf("the entry %s is a link to %s, not a folder of the cache %s", dir, to, cache)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("the entry %s is not a folder", dir)
+	}
+	// The cache root itself may be a link (a cache on another disk): compare both resolved.
+	realCache, err := filepath.EvalSymlinks(cache)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if !inside(realCache, real) {
+		return fmt.Errorf("the entry %s resolves to %s, outside the cache %s", dir, real, cache)
+	}
+	return nil
+}
+
+// isLink says path is a symbolic link (not what it points to).
+func isLink(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }
 
 // entryFile checks that a recorded file lies inside the entry dir, with every link on its way

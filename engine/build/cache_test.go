@@ -185,3 +185,120 @@ func TestCachedAcceptsARecordWithoutItsRecipe(t *testing.T) {
 		t.Errorf("refused: %s", why)
 	}
 }
+
+// A cache entry whose folder is itself a link out of the cache is refused like a binary
+// linked out of it: the warning names the entry and where it points, nothing found there is
+// taken (so nothing of it runs), the link is replaced by a folder of the cache built again,
+// and what it pointed to is left as it was.
+func TestCacheEntryFolderLinkedOutOfTheCacheIsRefused(t *testing.T) {
+	log := fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	first, err := Build(context.Background(), fixtureSpec, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(cache, first.CacheKey)
+	elsewhere := filepath.Join(t.TempDir(), "planted")
+	if err := os.Rename(dir, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The planted folder holds a sound build record of its own: every other check passes.
+	planted, err := os.ReadFile(filepath.Join(elsewhere, "bin", BenchTarget))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := request{spec: fixtureSpec, toolchain: Toolchain{first.Rustc, first.Cargo}}
+	want := "the entry " + dir + " is a link to " + elsewhere + ", not a folder of the cache " + cache
+	if _, why, ok := cached(dir, req); ok || why != want {
+		t.Fatalf("cached: ok %v, why %q; want refused with %q", ok, why, want)
+	}
+	before := len(calls(t, log))
+	var warnings []string
+	again, err := Build(context.Background(), fixtureSpec, Options{Cache: cache, Progress: func(p Progress) {
+		if p.Warning != "" {
+			warnings = append(warnings, p.Phase+": "+p.Warning)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Cached || !slices.ContainsFunc(calls(t, log)[before:], func(c string) bool { return strings.HasPrefix(c, "cargo build") }) {
+		t.Fatalf("the linked entry was used: %+v", again)
+	}
+	if len(warnings) != 1 || warnings[0] != "rebuilding: "+refused(dir, want) {
+		t.Errorf("warnings %q, want one naming the entry and where it points (%q)", warnings, want)
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		t.Errorf("the rebuilt entry %s is not a folder of the cache: %v %v", dir, st, err)
+	}
+	if !inside(dir, again.Binary) {
+		t.Errorf("rebuilt binary %s outside %s", again.Binary, dir)
+	}
+	if b, err := os.ReadFile(filepath.Join(elsewhere, "bin", BenchTarget)); err != nil || string(b) != string(planted) {
+		t.Errorf("the folder the link pointed to was changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "build.json")); err != nil {
+		t.Errorf("the folder the link pointed to lost its record: %v", err)
+	}
+}
+
+// A dangling link in an entry's place is refused naming what it says, and replaced by a
+// fresh build rather than written through.
+func TestCacheEntryDanglingLinkIsReplaced(t *testing.T) {
+	fakeToolchain(t, fixtureCopy(t))
+	cache := t.TempDir()
+	first, err := Build(context.Background(), fixtureSpec, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(cache, first.CacheKey)
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(gone, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, why, ok := cached(dir, request{spec: fixtureSpec}); ok || !strings.Contains(why, "is a link to "+gone) {
+		t.Errorf("cached: ok %v, why %q", ok, why)
+	}
+	again, err := Build(context.Background(), fixtureSpec, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() || again.Cached {
+		t.Errorf("the entry was not rebuilt as a folder: %v %v cached %v", st, err, again.Cached)
+	}
+	if _, err := os.Lstat(gone); !os.IsNotExist(err) {
+		t.Errorf("the rebuild wrote through the link into %s: %v", gone, err)
+	}
+}
+
+// A cache whose root is a link (a cache on another disk) is no entry out of the cache: its
+// sound entries are used as they are.
+func TestCacheRootLinkIsNoEntryLink(t *testing.T) {
+	log := fakeToolchain(t, fixtureCopy(t))
+	root := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.Symlink(root, cache); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), fixtureSpec, Options{Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(calls(t, log))
+	again, err := Build(context.Background(), fixtureSpec, Options{Cache: cache, Progress: func(p Progress) {
+		if p.Warning != "" {
+			t.Errorf("warning: %s", p.Warning)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Cached || slices.ContainsFunc(calls(t, log)[before:], func(c string) bool { return strings.HasPrefix(c, "cargo build") }) {
+		t.Errorf("the sound entry under a linked cache root was rebuilt: %+v", again)
+	}
+}

@@ -172,6 +172,11 @@ func (k gitKind) follow(_ context.Context, s Spec) ([]string, error) {
 
 func (gitKind) parse(whole, rest string) (Spec, error) {
 	i := strings.LastIndexByte(rest, '@')
+	// HEAD~8, HEAD^ and main@{1} name other commits as refs move, and @{...}'s '@' would be
+	// taken for the path's separator (main@{1}'s checkout "PATH@main", "no such folder").
+	if ref := rest[i+1:]; i > 0 && (strings.HasPrefix(ref, "{") || strings.ContainsAny(ref, "~^")) {
+		return Spec{}, fmt.Errorf("%q: a revision expression (~, ^, @{...}) is not a ref a row can hold: name the commit it resolves to by its full SHA, git:PATH@SHA (kvparity init-row --checkout writes it)", whole)
+	}
 	if i <= 0 || !gitRef.MatchString(rest[i+1:]) || strings.Contains(rest[i+1:], "..") {
 		return Spec{}, fmt.Errorf("%q: a checkout's commit is git:PATH@REF (a branch, tag, HEAD, or a short or full commit SHA)", whole)
 	}

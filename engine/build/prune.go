@@ -8,20 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
 // The build cache is bounded: after every build the least recently used entries and lineages
-// are removed until the cache fits its limit (KVPARITY_BUILD_CACHE_LIMIT, default 30 GB). An
-// entry whose build is running (its lock is held) is never removed, nor the one just built.
+// are removed until the cache fits its limit (KVPARITY_BUILD_CACHE_LIMIT, default 30 GB, read in
+// cacheenv.go). An entry whose build is running (its lock is held) is never removed, nor the one
+// just built.
 // `kvparity cache` lists the cache and prunes it by hand.
-
-// defaultLimit is the cache's size limit when KVPARITY_BUILD_CACHE_LIMIT is unset: a few
-// Dynamo lineages (a target folder is 3–5 GB) and dozens of built binaries.
-const defaultLimit = 30 << 30
 
 // usedFile's modification time is when an entry was last built or used.
 const usedFile = ".used"
@@ -45,37 +41,6 @@ func touch(dir string) {
 	if err := os.Chtimes(p, now, now); err != nil {
 		os.WriteFile(p, nil, 0o644)
 	}
-}
-
-// Limit is the cache's size limit in bytes from KVPARITY_BUILD_CACHE_LIMIT (a number with an
-// optional K, M, G or T suffix, powers of 1024; 0 or "off" for no limit).
-func Limit() int64 {
-	n, err := ParseSize(os.Getenv("KVPARITY_BUILD_CACHE_LIMIT"))
-	if err != nil || os.Getenv("KVPARITY_BUILD_CACHE_LIMIT") == "" {
-		return defaultLimit
-	}
-	return n
-}
-
-// ParseSize reads a size such as 500M, 30G or 1.5T ("off" and "0" are 0: no limit).
-func ParseSize(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	if s == "OFF" || s == "0" {
-		return 0, nil
-	}
-	mult := int64(1)
-	s = strings.TrimSuffix(s, "B")
-	for i, u := range []string{"K", "M", "G", "T"} {
-		if strings.HasSuffix(s, u) {
-			mult, s = int64(1)<<(10*(i+1)), strings.TrimSuffix(s, u)
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%q is not a size (a number with an optional K, M, G or T suffix, e.g. 30G)", s)
-	}
-	return int64(f * float64(mult)), nil
 }
 
 // List reads the cache's entries, least recently used first.

@@ -62,6 +62,18 @@ func (e *HeldError) Error() string {
 		e.dir, e.Holder, e.dir)
 }
 
+// An UnwritableError says the campaign folder cannot be written at all (a read-only mount: an
+// NFS export, a CI artifact, a snapshot; or no write permission). Nobody can write such a
+// campaign, so none needs keeping out: a viewer opens it read-only without the lock.
+type UnwritableError struct {
+	dir string
+	why string // "read-only file system", "permission denied"
+}
+
+func (e *UnwritableError) Error() string {
+	return fmt.Sprintf("campaign folder %s cannot be written (%s)", e.dir, e.why)
+}
+
 // A Lock is a held campaign lock; release drops it.
 type Lock struct{ f *os.File }
 
@@ -75,9 +87,15 @@ func LockCampaign(dir string) (release func(), err error) {
 	return l.Release, nil
 }
 
+// TryLock takes dir's campaign lock: a *HeldError when another kvparity holds it, an
+// *UnwritableError when the folder cannot be written at all.
 func TryLock(dir string) (*Lock, error) {
 	path := filepath.Join(dir, layout.FileLock)
-	f, err := atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(path)
+	if why := atomicfile.Unwritable(err); why != "" {
+		// The one place a campaign is found unwritable: its lock file cannot be opened to write.
+		return nil, &UnwritableError{dir: dir, why: why}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("campaign lock: %w", err)
 	}
@@ -98,6 +116,12 @@ func TryLock(dir string) (*Lock, error) {
 		f.Sync()
 	}
 	return &Lock{f: f}, nil
+}
+
+// openLock opens (creating) a campaign's lock file to write; a variable so that a test can
+// have it fail as a read-only or forbidden folder does, without mounting one.
+var openLock = func(path string) (*os.File, error) {
+	return atomicfile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 }
 
 // Release empties the lock file (nobody holds it) and drops the lock.

@@ -141,6 +141,24 @@ type Stray struct {
 	Owner *Owner
 }
 
+// Group is the stray's recorded process group (its pid when it led one; 0 when neither was
+// recorded).
+func (s Stray) Group() int {
+	if s.PGID != 0 {
+		return s.PGID
+	}
+	return max(s.PID, 0)
+}
+
+// Running lists the processes of the stray's group still running in the campaign dir: what
+// KillStrays would kill. It only looks (a follower reports them; it may not stop them).
+func (s Stray) Running(dir string) []int {
+	if s.Group() <= 0 {
+		return nil
+	}
+	return strayProcesses(s.Group(), dir)
+}
+
 // KillStrays kills what survives of the process groups of runs that started and never
 // ended (kvparity was killed while they ran), warning about each: such a survivor would disturb
 // every later performance sample. A run whose owning kvparity is still alive is not a stray:
@@ -152,14 +170,8 @@ func KillStrays(dir string, open []Stray, warn func(string)) {
 		if r.Owner != nil && r.Owner.Alive() {
 			continue
 		}
-		pgid := r.PGID
-		if pgid == 0 {
-			pgid = r.PID
-		}
-		if pgid <= 0 {
-			continue
-		}
-		pids := strayProcesses(pgid, dir)
+		pgid := r.Group()
+		pids := r.Running(dir)
 		if len(pids) == 0 {
 			continue
 		}

@@ -131,3 +131,18 @@ func NoLinkAt(path string) error {
 	}
 	return nil
 }
+
+// Unwritable says why err means its folder cannot be written at all: "read-only file system"
+// (a read-only mount: an NFS export, a snapshot, a CI artifact) or "permission denied" (no
+// write permission, an immutable file); "" for any other error. The campaign lock decides
+// with it that a campaign opens read-only; the exception records and the report say with it
+// that they cannot be written there.
+func Unwritable(err error) string {
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return syscall.EROFS.Error()
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return syscall.EACCES.Error()
+	}
+	return ""
+}

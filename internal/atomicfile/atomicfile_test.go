@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -141,5 +142,23 @@ func TestInsideNoLinksRefusesALinkOnTheWay(t *testing.T) {
 	}
 	if err := InsideNoLinks(root, filepath.Join(root, "..", "x")); err == nil {
 		t.Fatal("a path outside the root was accepted")
+	}
+}
+
+// Unwritable tells a folder that cannot be written from any other failure.
+func TestUnwritableNamesWhyAFolderCannotBeWritten(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&os.PathError{Op: "open", Path: "c/campaign.lock", Err: syscall.EROFS}, "read-only file system"},
+		{&os.PathError{Op: "open", Path: "c/campaign.lock", Err: syscall.EACCES}, "permission denied"},
+		{&os.PathError{Op: "open", Path: "c/campaign.lock", Err: syscall.EPERM}, "permission denied"},
+		{&os.PathError{Op: "open", Path: "c/campaign.lock", Err: syscall.ENOSPC}, ""},
+		{nil, ""},
+	} {
+		if got := Unwritable(tc.err); got != tc.want {
+			t.Errorf("Unwritable(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package e2e holds what the end-to-end tests share: they build the kvparity binary and run it
 // as a user would (its jobs exec it, its built-in arms replay with it), in more than one test
 // package, so the root package's tests and the surfaces' agreement (package consistency) each
-// get go test's per-package time.
+// get go test's per-package time. ReadOnly makes a folder unwritable as a read-only mount
+// does, for the tests of every package that must refuse to write one.
 package e2e
 
 import (
