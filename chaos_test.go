@@ -99,7 +99,7 @@ func killDuringCreation(t *testing.T, bin, dir string, rng *rand.Rand) int {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(window))))
+		time.Sleep(time.Duration(rng.Int64N(int64(window)))) // the behaviour under test: a kill at a random instant of the creation
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 		kills++

@@ -138,11 +138,16 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 		t.Fatalf("following the campaign: %v", err)
 	}
 	var followed []engine.Event
-	pumped := make(chan struct{})
+	pumped, writerEnded := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(pumped)
+		said := false
 		for ev := range f.Events() {
 			followed = append(followed, ev)
+			if fw, ok := ev.(engine.FollowedWriter); ok && fw.Ended && !said {
+				said = true
+				close(writerEnded)
+			}
 		}
 	}()
 	if err := f.StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Process.Pid)) {
@@ -152,7 +157,14 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 	if code := writer.ProcessState.ExitCode(); code != verdict.ExitPass && code != verdict.ExitInconclusive {
 		t.Fatalf("the followed writer exited %d (want 0 or 2: identical arms cannot fail)\n%s", code, e2e.Tail(errb.String(), 20))
 	}
-	time.Sleep(2 * time.Second) // the follower reads the journal's last records and the writer's end
+	// The follower says its writer ended only after reading the journal's last records
+	// (engine/follow.go): once it has, it has seen everything the writer recorded.
+	select {
+	case <-writerEnded:
+	case <-time.After(time.Minute):
+		f.Close()
+		t.Fatal("timed out after 1m waiting for the follower to report its writer's end (FollowedWriter Ended)")
+	}
 	f.Close()
 	<-pumped
 	samples, ended := 0, false
@@ -224,7 +236,11 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 	tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", bin, "--row", "tiny", "--campaign", dir)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
 	waitJournal(t, dir, "the campaign", func(recs []engine.Record) bool { return len(recs) > 0 })
-	time.Sleep(500 * time.Millisecond) // the workbench draws before it reads keys
+	// A key sent before the workbench has drawn is lost: wait until its footer offers g.
+	e2e.WaitFor(t, "the workbench to draw its footer offering \"g determinism\" in tmux", time.Minute, func() bool {
+		screen, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
+		return strings.Contains(string(screen), "g determinism")
+	})
 	tmux("send-keys", "-t", session, "g")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
 	holder := readLockHolder(t, dir)

@@ -20,9 +20,10 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the row to FILE (refuses to overwrite) instead of stdout")
 	checkout := fs.String("checkout", "", "a Dynamo checkout: write a row comparing two of its revisions")
 	base := fs.String("baseline", "HEAD", "with --checkout: the baseline's revision (a branch, tag, HEAD, HEAD~8, main@{1}, a commit), written as the full SHA it names now")
+	trace := fs.String("trace", "", "with --checkout: the Mooncake trace to replay (default: the checkout's "+checkoutTrace+"), written relative to the row")
 	cand := fs.String("candidate", "worktree", "with --checkout: the candidate's revision (a branch or HEAD stays a ref w follows; any other is written as its full SHA), or \"worktree\" for the working tree as it is on disk")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]\n       kvparity init-row --checkout PATH [--baseline REF] [--candidate REF|worktree] [-o FILE]")
+		fmt.Fprintln(stderr, "usage: kvparity init-row [-o FILE]\n       kvparity init-row --checkout PATH [--baseline REF] [--candidate REF|worktree] [--trace PATH] [-o FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -32,10 +33,14 @@ func initRowCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity init-row: unexpected argument %q\n", fs.Arg(0))
 		return verdict.ExitUsage
 	}
+	if *trace != "" && *checkout == "" {
+		fmt.Fprintln(stderr, "kvparity init-row: --trace needs --checkout (the example row names a generated trace: edit its [trace] path)")
+		return verdict.ExitUsage
+	}
 	text := engine.ExampleRowTOML
 	if *checkout != "" {
 		var err error
-		if text, err = checkoutRow(*checkout, *base, *cand, *out); err != nil {
+		if text, err = checkoutRow(*checkout, *base, *cand, *trace, *out); err != nil {
 			fmt.Fprintf(stderr, "kvparity init-row: %v\n", err)
 			return verdict.ExitUsage
 		}

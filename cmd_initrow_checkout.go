@@ -9,17 +9,14 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/build"
-	"kvparity/internal/digest"
+	"kvparity/report"
 )
-
-// checkoutTrace is where Dynamo's bench crate keeps the public Mooncake trace it ships.
-const checkoutTrace = "lib/bench/testdata/mooncake_trace_1000.jsonl"
 
 // checkoutRow is a row comparing two revisions of a Dynamo checkout (the desk loop: by
 // default the committed HEAD against the working tree with its edits), reading the trace the
-// checkout's bench crate ships. Paths are written relative to the row file's folder, so the
-// row and the checkout can move together. Both refs are checked now: a typo is caught here,
-// not at the first build.
+// checkout's bench crate ships, or traceFile (--trace). Paths are written relative to the row
+// file's folder, so the row and the checkout can move together. Both refs are checked now: a
+// typo is caught here, not at the first build.
 //
 // What init-row resolves it pins: the baseline is the full SHA its ref names now (the ref as
 // typed stays in a comment), so the row always means that commit — HEAD~8, HEAD^ or main@{1}
@@ -27,7 +24,11 @@ const checkoutTrace = "lib/bench/testdata/mooncake_trace_1000.jsonl"
 // HEAD stays that ref, which the desk loop's w follows; any other candidate ref is pinned too.
 // Every string is written TOML-quoted (in comments too), and the text is read back before it
 // is returned: init-row never writes a row that does not load as what it meant.
-func checkoutRow(checkout, baseRef, candRef, rowFile string) (string, error) {
+//
+// The pressure band the row relies on is written too, as the protocol's starting band for the
+// row's topology: a band the row does not declare is still checked, and a reader of the row
+// must see it, and know to qualify it (stage 3), before a band failure means anything.
+func checkoutRow(checkout, baseRef, candRef, traceFile, rowFile string) (string, error) {
 	abs, err := filepath.Abs(checkout)
 	if err != nil {
 		return "", err
@@ -41,12 +42,11 @@ func checkoutRow(checkout, baseRef, candRef, rowFile string) (string, error) {
 	if rowFile != "" {
 		rowDir = filepath.Dir(rowFile)
 	}
-	rel := abs
-	if rowAbs, err := filepath.Abs(rowDir); err == nil {
-		if r, err := filepath.Rel(rowAbs, abs); err == nil {
-			rel = r
-		}
+	rowAbs, err := filepath.Abs(rowDir)
+	if err != nil {
+		return "", err
 	}
+	rel := relativeTo(rowAbs, abs)
 	var q tomlQuoter
 	baseSource := "git:" + rel + "@" + baseCommit
 	baseWhat := fmt.Sprintf("--baseline %s, pinned to the commit it named then,\n#   %s (the baseline is never rebuilt: run init-row again to move it)", q.q("--baseline", baseRef), baseCommit)
@@ -64,19 +64,20 @@ func checkoutRow(checkout, baseRef, candRef, rowFile string) (string, error) {
 			candWhat = fmt.Sprintf("--candidate %s, pinned to the commit it named then,\n#   %s", q.q("--candidate", candRef), commit)
 		}
 	}
-	trace := filepath.Join(abs, filepath.FromSlash(checkoutTrace))
-	sum, err := digest.File(trace)
+	trace, err := checkoutRowTrace(checkout, abs, traceFile, rowAbs, &q)
 	if err != nil {
-		return "", fmt.Errorf("%s: the checkout's bench crate ships no Mooncake trace there (%w): write the row by hand (kvparity init-row) and name a trace", checkout, err)
+		return "", err
 	}
+	// The template's [replay] args select no --serving-mode disagg: an aggregated row.
+	band := report.DefaultPressureBand(false)
 	name := checkoutRowName(abs, baseRef, candRef)
-	tracePath := filepath.ToSlash(filepath.Join(rel, checkoutTrace))
 	text := fmt.Sprintf(checkoutRowTemplate, q.q("--checkout", checkout), baseWhat, candWhat, q.q("the row name", name),
-		q.q("--checkout", baseSource), q.q("--checkout", candSource), q.q("--checkout", tracePath), q.q("the trace's sha256", sum))
+		q.q("--checkout", baseSource), q.q("--checkout", candSource), trace.what, q.q("the trace path", trace.path), trace.count,
+		q.q("the trace's sha256", trace.sha), band[0], band[1], band[0], band[1])
 	if q.err != nil {
 		return "", q.err
 	}
-	return text, readsBack(text, rowFile, name, baseSource, candSource, tracePath)
+	return text, readsBack(text, rowFile, name, baseSource, candSource, trace.path)
 }
 
 // followsBranch says the candidate ref is one the desk loop follows — HEAD or a branch's
@@ -114,6 +115,10 @@ func readsBack(text, rowFile, name, baseSource, candSource, tracePath string) er
 	if r.Name != name || r.Baseline.Source != baseSource || r.Candidate.Source != candSource || r.Trace.Path != tracePath {
 		return fmt.Errorf("the row does not read back as written: name %q, sources %q and %q, trace %q", r.Name, r.Baseline.Source, r.Candidate.Source, r.Trace.Path)
 	}
+	// The comment calls the band the default for the row's topology: hold it to that.
+	if want := report.DefaultPressureBand(r.ReplayArg("--serving-mode") == "disagg"); len(r.Determinism.PressureBand) != 2 || r.Band() != want {
+		return fmt.Errorf("the row's [determinism] pressure_band %v is not the default for its topology, %v", r.Determinism.PressureBand, want)
+	}
 	return nil
 }
 
@@ -137,10 +142,10 @@ source   = %s
 features = ["replay-bench"]
 
 [trace]
-# The public Mooncake 1,000-row trace as the checkout's bench crate ships it.
+# %s.
 path   = %s
 offset = 0
-count  = 1000
+count  = %d
 sha256 = %s
 
 [replay]
@@ -150,6 +155,11 @@ args = ["--num-workers","4","--engine-type","vllm","--block-size","64","--num-gp
 [determinism]
 repetitions = 2
 timeout = "10m"
+# The pressure band is assumed, not qualified: %d to %d events is the protocol's starting band
+# for an aggregated row (the default kvparity checks when a row declares none). Qualify it
+# (protocol stage 3): run the determinism stage (g), read the baseline's pressure count in the
+# lifecycle pane, and write here the band the pinned baseline qualifies at, for both arms alike.
+pressure_band = [%d, %d]
 
 [perf]
 pairs = 60

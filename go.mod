@@ -14,6 +14,7 @@ require (
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/sergi/go-diff v1.4.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0
 	lukechampine.com/blake3 v1.4.1

@@ -34,7 +34,8 @@ func TestFlagBroadWithoutADiff(t *testing.T) {
 	m := &md{}
 	m.semantic(&Report{Semantic: s})
 	out := m.b.String()
-	for _, w := range []string{"#### root (BROAD)", "it names a root pattern (/**); it was **not** confirmed as broad", "#### narrow\n\nSaved as broad (its author confirmed it)"} {
+	// The pattern's asterisks are escaped: unescaped, "/**" and the next "**" made bold text.
+	for _, w := range []string{"#### root (BROAD)", `it names a root pattern (/\*\*); it was **not** confirmed as broad`, "#### narrow\n\nSaved as broad (its author confirmed it)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("report.md lacks %q:\n%s", w, out)
 		}

@@ -25,6 +25,10 @@
 //	statements.go skipped or unsupported coverage, stated plainly
 //	build.go      the Report assembled from the folded journal
 //	markdown.go, markdown_sections.go   report.md
+//	mdsafe.go     how a value from outside (row file, exception records, journal, replay output)
+//	              is written into report.md, summary.md and matrix.md: escaped or fenced for where
+//	              it lands, so that a document pasted into a pull request runs, links, shows and
+//	              mentions nothing of a value's making (hostile_test.go renders them with GFM)
 //	plot.go       unicode sparklines, bars, pressure over virtual time
 //	write.go      Write / WriteReport / Build: report.md, report.json (and diffs/*.json)
 //	matrix.go     BuildMatrixReport / WriteMatrixReport: matrix.json and matrix.md from the

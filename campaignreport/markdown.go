@@ -41,18 +41,6 @@ func (m *md) head(cells ...string) {
 	m.p("|%s|", strings.Join(seps, "|"))
 }
 
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
-func code(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
-}
-
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(1<<20)) }
@@ -60,7 +48,7 @@ func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(
 // markdown renders the report. It only formats the Report: every figure comes from it.
 func markdown(r *Report) []byte {
 	m := &md{}
-	m.p("# Campaign report: row %s", code(r.Row))
+	m.p("# Campaign report: row %s", mdCode(r.Row))
 	m.blank()
 	m.p("Written by kvparity from the campaign's journal (%d records, seq 1–%d, %s to %s); nothing was rerun to write it.",
 		r.Journal.Records, r.Journal.LastSeq, stamp(r.Journal.First), stamp(r.Journal.Last))
@@ -92,19 +80,19 @@ func orNone(s string) string {
 func (m *md) verdicts(r *Report) {
 	m.h(2, "Verdicts")
 	m.head("question", "verdict", "why")
-	m.row("determinism: baseline", r.Determinism.Baseline.Verdict.String(), r.Determinism.Baseline.Reason)
-	m.row("determinism: candidate", r.Determinism.Candidate.Verdict.String(), r.Determinism.Candidate.Reason)
-	m.row("byte parity", r.Parity.Verdict.String(), r.Parity.Reason)
-	m.row("lifecycle evidence", r.Coverage.Verdict.String(), r.Coverage.Reason)
-	m.row("**semantic**", "**"+r.Semantic.Verdict.String()+"**", r.Semantic.Reason)
-	m.row("**performance**", "**"+r.Performance.Verdict.String()+"**", r.Performance.Reason)
-	m.row("footprint (binary and .text growth ≤ 5%)", r.Footprint.Verdict.String(), r.Footprint.Reason)
-	m.row("**overall**", "**"+r.Overall.Verdict.String()+"**", r.Overall.Reason)
+	m.row("determinism: baseline", r.Determinism.Baseline.Verdict.String(), mdText(r.Determinism.Baseline.Reason))
+	m.row("determinism: candidate", r.Determinism.Candidate.Verdict.String(), mdText(r.Determinism.Candidate.Reason))
+	m.row("byte parity", r.Parity.Verdict.String(), mdText(r.Parity.Reason))
+	m.row("lifecycle evidence", r.Coverage.Verdict.String(), mdText(r.Coverage.Reason))
+	m.row("**semantic**", "**"+r.Semantic.Verdict.String()+"**", mdText(r.Semantic.Reason))
+	m.row("**performance**", "**"+r.Performance.Verdict.String()+"**", mdText(r.Performance.Reason))
+	m.row("footprint (binary and .text growth ≤ 5%)", r.Footprint.Verdict.String(), mdText(r.Footprint.Reason))
+	m.row("**overall**", "**"+r.Overall.Verdict.String()+"**", mdText(r.Overall.Reason))
 	m.blank()
 	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch. Overall: **%s** (exit status of `kvparity run --stage all` %d; of `--stage determinism`, which asks for the semantic verdict alone, %d).", r.Overall.Verdict, r.ExitCode, r.SemanticExitCode)
 	for _, b := range r.Blocked {
 		m.blank()
-		m.p("> **Blocked** — %s", b)
+		m.p("> **Blocked** — %s", mdText(b))
 	}
 }
 
@@ -112,7 +100,7 @@ func (m *md) revisions(r *Report) {
 	m.h(2, "Revisions and artifacts")
 	m.head("arm", "revision", "variant", "determinism patch")
 	for _, rv := range r.Revisions {
-		m.row(string(rv.Arm), code(rv.Revision), orNone(rv.Variant), rv.DeterminismPatch)
+		m.row(string(rv.Arm), mdCode(rv.Revision), mdText(orNone(rv.Variant)), mdText(rv.DeterminismPatch))
 	}
 	m.blank()
 	m.head("arm", "gen", "features", "SHA-256", "binary size", ".text size", "routing mode", "pinned copy")
@@ -126,13 +114,13 @@ func (m *md) revisions(r *Report) {
 		default:
 			gen += " (superseded)"
 		}
-		m.row(string(a.Arm), gen, code(strings.Join(a.Features, ",")), code(a.SHA256), mib(a.Size), mib(a.TextSize), a.ReplayBench.Assertion, a.Copy)
+		m.row(string(a.Arm), gen, mdCode(strings.Join(a.Features, ",")), mdCode(a.SHA256), mib(a.Size), mib(a.TextSize), mdText(a.ReplayBench.Assertion), mdText(a.Copy))
 	}
 	m.blank()
 	for _, a := range r.Artifacts {
-		from := code(a.Source)
+		from := mdCode(a.Source)
 		if filepath.IsAbs(a.Source) { // a path of the machine that pinned it: report.json keeps it
-			from = code(filepath.Base(a.Source)) + " (outside the campaign; its path is in report.json)"
+			from = mdCode(filepath.Base(a.Source)) + " (outside the campaign; its path is in report.json)"
 		}
 		m.p("- %s gen %d copied from %s, pinned at %s", a.Arm, a.Gen, from, stamp(a.PinnedAt))
 	}
@@ -142,12 +130,12 @@ func (m *md) revisions(r *Report) {
 			continue
 		}
 		m.blank()
-		m.p("%s built by kvparity from %s (%s %s%s):", a.Arm, code(b.Source), b.Package, b.Version, crateSum(b))
-		m.p("- features %s, checked against the package manifest; profile %s", code(strings.Join(b.Features, ",")), b.Profile)
-		m.p("- toolchain %s · %s", code(firstLine(b.Rustc)), code(b.Cargo))
+		m.p("%s built by kvparity from %s (%s %s%s):", a.Arm, mdCode(b.Source), mdText(b.Package), mdText(b.Version), crateSum(b))
+		m.p("- features %s, checked against the package manifest; profile %s", mdCode(strings.Join(b.Features, ",")), mdText(b.Profile))
+		m.p("- toolchain %s · %s", mdCode(firstLine(b.Rustc)), mdCode(b.Cargo))
 		m.p("- %s; %d units compiled in %.0f s%s", lockLine(b), b.Units, b.BuildSeconds, map[bool]string{true: " (taken from the build cache)"}[b.Cached])
-		m.p("- timing extension (determinism patch) SHA-256 %s; this version's applied diff SHA-256 %s, around %s's `Replayer::run_inner`", code(b.ExtensionSHA256), code(b.AppliedPatchSHA256), b.ReplayCrate)
-		m.p("- command: %s", code(strings.Join(b.Command, " ")))
+		m.p("- timing extension (determinism patch) SHA-256 %s; this version's applied diff SHA-256 %s, around %s's `Replayer::run_inner`", mdCode(b.ExtensionSHA256), mdCode(b.AppliedPatchSHA256), mdText(b.ReplayCrate))
+		m.p("- command: %s", mdCode(strings.Join(b.Command, " ")))
 		m.p("- %s", envLine(b))
 	}
 }
@@ -155,11 +143,11 @@ func (m *md) revisions(r *Report) {
 // lockLine says which Cargo.lock each checksum is: the one the source ships, and the one the
 // build used, which cargo rewrote for the timing extension's patched replay crate.
 func lockLine(b *engine.BuildInfo) string {
-	used := "Cargo.lock the build used (rewritten by cargo for the timing extension's patched " + b.ReplayCrate + ") SHA-256 " + code(b.LockSHA256)
+	used := "Cargo.lock the build used (rewritten by cargo for the timing extension's patched " + mdText(b.ReplayCrate) + ") SHA-256 " + mdCode(b.LockSHA256)
 	if b.PublishedLockSHA256 == "" {
 		return used + "; the published Cargo.lock's checksum was not recorded (built before kvparity recorded it)"
 	}
-	return "published Cargo.lock (as the source ships it) SHA-256 " + code(b.PublishedLockSHA256) + "; " + used
+	return "published Cargo.lock (as the source ships it) SHA-256 " + mdCode(b.PublishedLockSHA256) + "; " + used
 }
 
 // envLine is the command's environment: what kvparity set, and what it took from the caller's
@@ -170,17 +158,17 @@ func envLine(b *engine.BuildInfo) string {
 	}
 	inherited := "none"
 	if len(b.InheritedEnv) > 0 {
-		inherited = code(strings.Join(b.InheritedEnv, " "))
+		inherited = mdCode(strings.Join(b.InheritedEnv, " "))
 	}
-	return "environment set by kvparity: " + code(strings.Join(b.Env, " ")) + "; from the caller's environment (the variables that change what is compiled: RUSTFLAGS, RUSTC*, CARGO_BUILD_*, CARGO_PROFILE_*, CARGO_TARGET_*...): " + inherited
+	return "environment set by kvparity: " + mdCode(strings.Join(b.Env, " ")) + "; from the caller's environment (the variables that change what is compiled: RUSTFLAGS, RUSTC*, CARGO_BUILD_*, CARGO_PROFILE_*, CARGO_TARGET_*...): " + inherited
 }
 
 func crateSum(b *engine.BuildInfo) string {
 	if b.CrateSHA256 != "" {
-		return ", crate SHA-256 " + code(b.CrateSHA256)
+		return ", crate SHA-256 " + mdCode(b.CrateSHA256)
 	}
 	if b.Commit != "" {
-		return ", commit " + code(b.Commit)
+		return ", commit " + mdCode(b.Commit)
 	}
 	return ""
 }
@@ -193,41 +181,39 @@ func firstLine(s string) string {
 func (m *md) trace(r *Report) {
 	t := r.Trace
 	m.h(2, "Trace window")
-	m.p("- source: %s", code(t.Source))
-	m.p("- window: offset %d, %d requests (%s), contiguous, arrival order preserved", t.Offset, t.Count, code(t.Spec))
+	m.p("- source: %s", mdCode(t.Source))
+	m.p("- window: offset %d, %d requests (%s), contiguous, arrival order preserved", t.Offset, t.Count, mdCode(t.Spec))
 	if t.SourceSHA256 != "" && !t.Generated {
-		m.p("- source SHA-256: %s", code(t.SourceSHA256))
+		m.p("- source SHA-256: %s", mdCode(t.SourceSHA256))
 	}
-	m.p("- window SHA-256: %s (%d bytes); window file %s", code(t.WindowSHA256), t.WindowBytes, t.WindowFile)
+	m.p("- window SHA-256: %s (%d bytes); window file %s", mdCode(t.WindowSHA256), t.WindowBytes, mdText(t.WindowFile))
 }
 
 func (m *md) config(r *Report) {
 	c := r.Config
 	m.h(2, "Frozen configuration")
-	m.p("`row.toml` SHA-256 %s. Both arms ran exactly these replay arguments:", code(c.RowSHA256))
+	m.p("`row.toml` SHA-256 %s. Both arms ran exactly these replay arguments:", mdCode(c.RowSHA256))
 	m.blank()
-	m.p("```")
-	m.p("%s", strings.Join(c.Args, " "))
-	m.p("```")
+	m.p("%s", mdFence("", strings.Join(c.Args, " ")))
 	m.blank()
-	reps := fmt.Sprintf("%d per revision, each its own process; timeout %s per process", c.Repetitions, c.Timeout)
+	reps := mdf("%d per revision, each its own process; timeout %s per process", c.Repetitions, c.Timeout)
 	for _, arm := range sortedKeys(c.AddedReps) {
-		reps += fmt.Sprintf("; %d added to %s", c.AddedReps[arm], arm)
+		reps += mdf("; %d added to %s", c.AddedReps[arm], arm)
 	}
 	m.p("- repetitions: %s", reps)
 	pert := "off (`perturbations = []`)"
 	if len(c.Perturbations) > 0 {
-		pert = engine.JoinVariations(c.Perturbations) + " (one process per arm with all of them after the plain repetitions, each tried alone when its digest differs), after a preflight probe per arm"
+		pert = mdText(engine.JoinVariations(c.Perturbations)) + " (one process per arm with all of them after the plain repetitions, each tried alone when its digest differs), after a preflight probe per arm"
 	}
 	m.p("- perturbed repetitions: %s", pert)
 	for _, v := range c.Perturbations {
-		m.p("  - `%s`: %s", v, v.Describe())
+		m.p("  - %s: %s", mdCode(string(v)), mdText(v.Describe()))
 	}
 	m.p("- pressure band: %d–%d pressure events", c.PressureBand[0], c.PressureBand[1])
-	m.p("- router queue threshold: %s", orNone(c.QueueThreshold))
-	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, code(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
+	m.p("- router queue threshold: %s", mdText(orNone(c.QueueThreshold)))
+	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, mdCode(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
 	if c.FootprintNote != "" {
-		m.p("- footprint growth explained: %s", c.FootprintNote)
+		m.p("- footprint growth explained: %s", mdText(c.FootprintNote))
 	}
 	list := "exactly the protocol's closed list"
 	if !c.ProtocolList {
@@ -235,17 +221,15 @@ func (m *md) config(r *Report) {
 	}
 	m.p("- canonical exclusion allowlist (%s):", list)
 	for _, e := range c.Exclusions {
-		m.p("  - %s", code(e))
+		m.p("  - %s", mdCode(e))
 	}
 	for _, k := range sortedKeys(c.Unordered) {
-		m.p("- unordered collection %s sorted by %s", code(k), code(c.Unordered[k]))
+		m.p("- unordered collection %s sorted by %s", mdCode(k), mdCode(c.Unordered[k]))
 	}
 	m.blank()
 	m.p("<details><summary>row.toml as frozen</summary>")
 	m.blank()
-	m.p("```toml")
-	m.b.WriteString(strings.TrimRight(c.RowTOML, "\n") + "\n")
-	m.p("```")
+	m.p("%s", mdFence("toml", c.RowTOML))
 	m.blank()
 	m.p("</details>")
 }
@@ -253,13 +237,13 @@ func (m *md) config(r *Report) {
 func (m *md) host(r *Report) {
 	h, p := r.Host, r.Placement
 	m.h(2, "Host and placement")
-	m.p("- node %s: %s, %d usable CPUs, %d NUMA node(s), %s, %s", code(h.Hostname), h.CPUModel, h.Cores, h.NUMANodes, h.Kernel, h.GoVersion)
-	m.p("- determinism repetitions ran on CPUs %s (one CPU per process; the CPU of each run is listed below)", orNone(p.Determinism))
+	m.p("- node %s: %s, %d usable CPUs, %d NUMA node(s), %s, %s", mdCode(h.Hostname), mdText(h.CPUModel), h.Cores, h.NUMANodes, mdText(h.Kernel), mdText(h.GoVersion))
+	m.p("- determinism repetitions ran on CPUs %s (one CPU per process; the CPU of each run is listed below)", mdText(orNone(p.Determinism)))
 	if p.PerfCPU != nil {
 		m.p("- every performance process ran on CPU %d, one at a time", *p.PerfCPU)
 	}
-	m.p("- NUMA: %s", p.NUMA)
-	m.p("- %s", p.Note)
+	m.p("- NUMA: %s", mdText(p.NUMA))
+	m.p("- %s", mdText(p.Note))
 }
 
 func (m *md) determinism(r *Report) {
@@ -274,25 +258,25 @@ func (m *md) determinism(r *Report) {
 		if a.Stale {
 			stale = " (stale: its source changed after pinning)"
 		}
-		m.p("Revision %s, artifact gen %d %s%s. %s.", code(label), a.Gen, code(short(a.SHA256)), stale, strings.TrimSuffix(a.Reason, "."))
+		m.p("Revision %s, artifact gen %d %s%s. %s.", mdCode(label), a.Gen, mdCode(short(a.SHA256)), stale, mdText(strings.TrimSuffix(a.Reason, ".")))
 		if a.OlderRuns > 0 {
 			m.p("%d repetition run(s) of earlier artifact generations are in the journal and not counted.", a.OlderRuns)
 		}
 		m.blank()
 		m.head("run", "status", "CPU", "elapsed", "digest", "full report")
 		for _, ri := range a.Runs {
-			what := code(ri.Digest)
+			what := mdCode(ri.Digest)
 			if ri.Error != "" {
-				what = "✗ " + ri.Error
+				what = "✗ " + mdText(ri.Error)
 			}
 			if ri.FixedPoint != "" {
-				what += fmt.Sprintf(" (harness output not canonical at %s)", code(ri.FixedPoint))
+				what += fmt.Sprintf(" (harness output not canonical at %s)", mdCode(ri.FixedPoint))
 			}
-			m.row(code(string(ri.Run)), ri.Status, run.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, ri.FullReport)
+			m.row(mdCode(string(ri.Run)), mdText(ri.Status), run.FormatCPUList(ri.CPUs), fmt.Sprintf("%.1f ms", ri.ElapsedMs), what, mdText(ri.FullReport))
 		}
 		if p := a.Preflight; p != nil {
 			m.blank()
-			m.p("Preflight: %s.", PreflightText(*p))
+			m.p("Preflight: %s.", mdText(PreflightText(*p)))
 		}
 		if len(a.Perturbed) > 0 {
 			m.blank()
@@ -301,20 +285,20 @@ func (m *md) determinism(r *Report) {
 				vs := "differs"
 				switch {
 				case p.Error != "":
-					vs = "✗ " + p.Error
+					vs = "✗ " + mdText(p.Error)
 				case !p.Differs:
 					vs = "same"
 				}
-				m.row(code(string(p.Run)), engine.JoinVariations(p.Variations), code(p.Digest), vs)
+				m.row(mdCode(string(p.Run)), mdText(engine.JoinVariations(p.Variations)), mdCode(p.Digest), vs)
 			}
 		}
 		if a.Finding != "" {
 			m.blank()
-			m.p("Finding: %s.", a.Finding)
+			m.p("Finding: %s.", mdText(a.Finding))
 		}
 		if d := a.Instability; d != nil {
 			m.blank()
-			m.p("Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
+			m.p("Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree on %d pointer(s); focused diff kept in %s.", d.Count, mdCode(d.File))
 			m.diffBody(d)
 		}
 	}

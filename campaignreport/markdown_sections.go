@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -25,10 +26,10 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (m *md) lifecycle(r *Report) {
 	m.h(2, "Lifecycle evidence")
-	m.p("Stage 3 asks every frozen configuration to prove its paths from coverage counters, not from completion. %s.", r.Coverage.Reason)
+	m.p("Stage 3 asks every frozen configuration to prove its paths from coverage counters, not from completion. %s.", mdText(r.Coverage.Reason))
 	for _, a := range r.Arms {
 		ev := a.Evidence
-		m.h(3, fmt.Sprintf("%s (from %s)", a.Arm, code(string(a.EvidenceRun))))
+		m.h(3, fmt.Sprintf("%s (from %s)", a.Arm, mdCode(string(a.EvidenceRun))))
 		if ev == nil {
 			m.p("No lifecycle evidence was recorded for this arm.")
 			continue
@@ -37,18 +38,18 @@ func (m *md) lifecycle(r *Report) {
 		if !a.EvidenceAgree {
 			agree = "**the counted repetitions recorded different evidence**"
 		}
-		m.p("%s %s, %d requests, virtual time %.3f–%.3f s; %s.", ev.Engine, ev.Topology, ev.Requests, ev.VirtualStartMs/1000, ev.VirtualEndMs/1000, agree)
+		m.p("%s %s, %d requests, virtual time %.3f–%.3f s; %s.", mdText(ev.Engine), mdText(ev.Topology), ev.Requests, ev.VirtualStartMs/1000, ev.VirtualEndMs/1000, agree)
 		m.blank()
 		m.head("pool", "route decisions", "overlap > 0", "immediate", "queued", "admissions", "readmissions", "pressure events", "readmitted", "requests with reuse", "workers")
 		for _, p := range ev.Pools {
-			m.row(p.Pool, fmt.Sprint(p.RoutingDecisions), fmt.Sprint(p.OverlapPositive), fmt.Sprint(p.Immediate), fmt.Sprint(p.Queued),
+			m.row(mdText(p.Pool), fmt.Sprint(p.RoutingDecisions), fmt.Sprint(p.OverlapPositive), fmt.Sprint(p.Immediate), fmt.Sprint(p.Queued),
 				fmt.Sprint(p.Admissions), fmt.Sprint(p.Readmissions), fmt.Sprint(p.PressureEvents), fmt.Sprint(p.PressureReadmitted),
 				fmt.Sprint(p.RequestsWithReuse), strings.Trim(fmt.Sprint(p.Workers), "[]"))
 		}
 		m.blank()
 		m.p("- pressure: %d preemption(s), %d retraction(s); band %d–%d", ev.PreemptionsTotal, ev.RetractionsTotal, ev.PressureBand[0], ev.PressureBand[1])
 		if h := ev.Handoffs; h != nil {
-			m.p("- handoff: %d requests through both pools, %d complete, %d in order; observed %s, expected %s", h.Requests, h.Complete, h.InOrder, h.Order, h.Expected)
+			m.p("- handoff: %d requests through both pools, %d complete, %d in order; observed %s, expected %s", h.Requests, h.Complete, h.InOrder, mdText(h.Order), mdText(h.Expected))
 		}
 		m.p("- terminal: %s", counts(ev.Terminal))
 		m.p("- KV events: %s", counts(ev.KVEvents))
@@ -56,7 +57,7 @@ func (m *md) lifecycle(r *Report) {
 		m.blank()
 		m.head("rule", "holds", "evidence")
 		for _, rule := range ev.Rules {
-			m.row(rule.Name, map[bool]string{true: "✓", false: "✗"}[rule.Passed], rule.Why)
+			m.row(mdText(rule.Name), map[bool]string{true: "✓", false: "✗"}[rule.Passed], mdText(rule.Why))
 		}
 	}
 }
@@ -67,7 +68,7 @@ func counts(c map[string]int) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(c) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
+		parts = append(parts, fmt.Sprintf("%s %d", mdText(k), c[k]))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -91,21 +92,21 @@ func (m *md) pressurePlot(ev *report.Evidence) {
 		if p.Readmitted {
 			re = fmt.Sprintf("%.3f", p.ReadmittedAt)
 		}
-		m.row(fmt.Sprint(p.Ordinal), fmt.Sprintf("%.3f", p.AtMs), p.Pool, fmt.Sprintf("%d/%d", p.WorkerID, p.DPRank), p.Kind, code(p.RequestUUID), re, fmt.Sprint(p.RunningBefore), fmt.Sprint(p.ActiveBlocks))
+		m.row(fmt.Sprint(p.Ordinal), fmt.Sprintf("%.3f", p.AtMs), mdText(p.Pool), fmt.Sprintf("%d/%d", p.WorkerID, p.DPRank), mdText(p.Kind), mdCode(p.RequestUUID), re, fmt.Sprint(p.RunningBefore), fmt.Sprint(p.ActiveBlocks))
 	}
 }
 
 func (m *md) diffBody(d *DiffSummary) {
 	m.blank()
-	m.p("- A: %s", code(d.A))
-	m.p("- B: %s", code(d.B))
+	m.p("- A: %s", mdCode(d.A))
+	m.p("- B: %s", mdCode(d.B))
 	if d.First != nil {
-		m.p("- first divergence: %s", d.First.Text)
+		m.p("- first divergence: %s", mdText(d.First.Text))
 	}
 	for i, s := range d.Diagnosis {
-		m.p("- diagnosis %d: %s", i+1, s.String())
+		m.p("- diagnosis %d: %s", i+1, mdText(s.String()))
 		for _, e := range s.Evidence {
-			m.p("  - %s", e)
+			m.p("  - %s", mdText(e))
 		}
 	}
 	if d.Held > 0 {
@@ -115,7 +116,7 @@ func (m *md) diffBody(d *DiffSummary) {
 	m.head("group", "differing pointers")
 	shown := 0
 	for _, g := range d.Groups {
-		m.row(g.Title, fmt.Sprint(g.Count))
+		m.row(mdText(g.Title), fmt.Sprint(g.Count))
 		shown += g.Count
 	}
 	if d.GroupN > len(d.Groups) {
@@ -126,11 +127,11 @@ func (m *md) diffBody(d *DiffSummary) {
 		m.row(fmt.Sprintf("… %d more groups", d.GroupN-len(d.Groups)), fmt.Sprint(total-shown))
 	}
 	m.blank()
-	m.p("The first changes of the first groups (every change is in %s):", code(d.File))
+	m.p("The first changes of the first groups (every change is in %s):", mdCode(d.File))
 	m.blank()
 	m.head("kind", "pointer", "A", "B")
 	for _, c := range d.Changes {
-		m.row(c.Kind, code(c.Pointer), code(clip(c.A)), code(clip(c.B)))
+		m.row(mdText(c.Kind), mdCode(c.Pointer), mdCode(clip(c.A)), mdCode(clip(c.B)))
 	}
 }
 
@@ -150,10 +151,10 @@ func clip(s string) string {
 func (m *md) semantic(r *Report) {
 	s := r.Semantic
 	m.h(2, "Semantic verdict: "+s.Verdict.String())
-	m.p("%s.", strings.TrimSuffix(s.Reason, "."))
+	m.p("%s.", mdText(strings.TrimSuffix(s.Reason, ".")))
 	if d := s.Diff; d != nil {
 		m.blank()
-		m.p("Baseline and candidate canonical reports differ on %d pointer(s); focused diff kept in %s.", d.Count, code(d.File))
+		m.p("Baseline and candidate canonical reports differ on %d pointer(s); focused diff kept in %s.", d.Count, mdCode(d.File))
 		m.diffBody(d)
 		if s.UncoveredN > 0 {
 			m.blank()
@@ -163,10 +164,10 @@ func (m *md) semantic(r *Report) {
 				if i == 40 {
 					break
 				}
-				m.p("- %s", code(p))
+				m.p("- %s", mdCode(p))
 			}
 			if s.UncoveredN > 40 {
-				m.p("- … %d more (every differing pointer is in %s)", s.UncoveredN-min(40, len(s.Uncovered)), code(d.File))
+				m.p("- … %d more (every differing pointer is in %s)", s.UncoveredN-min(40, len(s.Uncovered)), mdCode(d.File))
 			}
 		}
 	}
@@ -185,19 +186,19 @@ func (m *md) semantic(r *Report) {
 		c := cov[e.ID]
 		switch {
 		case c.Broad != "":
-			m.p("#### %s (BROAD)", e.ID)
+			m.p("#### %s (BROAD)", mdText(e.ID))
 			m.blank()
 			confirmed := "its author confirmed it as broad when saving it"
 			if !c.ConfirmedBroad {
 				confirmed = "it was **not** confirmed as broad when saved (written by hand, or saved against a diff where it was narrower)"
 			}
-			m.p("**Broad record**: it %s; %s. Review it as a claim about the whole report.", c.Broad, confirmed)
+			m.p("**Broad record**: it %s; %s. Review it as a claim about the whole report.", mdText(c.Broad), confirmed)
 		case c.ConfirmedBroad:
-			m.p("#### %s", e.ID)
+			m.p("#### %s", mdText(e.ID))
 			m.blank()
 			m.p("Saved as broad (its author confirmed it), but against this report's differences it is not: it names no root pattern and covers at most half of them.")
 		default:
-			m.p("#### %s", e.ID)
+			m.p("#### %s", mdText(e.ID))
 		}
 		m.blank()
 		if s.Diff != nil {
@@ -206,34 +207,34 @@ func (m *md) semantic(r *Report) {
 			m.p("Created %s, updated %s.", stamp(e.Created), stamp(e.Updated))
 		}
 		m.blank()
-		m.p("- **differs**: %s", e.Differs)
-		m.p("- **pointers**: %s", code(strings.Join(e.Pointers, " ")))
+		m.p("- **differs**: %s", mdText(e.Differs))
+		m.p("- **pointers**: %s", mdCode(strings.Join(e.Pointers, " ")))
 		if len(e.Requests) > 0 {
-			m.p("- **requests**: %s", strings.Join(e.Requests, ", "))
+			m.p("- **requests**: %s", mdText(strings.Join(e.Requests, ", ")))
 		}
 		if len(e.Events) > 0 {
-			m.p("- **events**: %s", strings.Join(e.Events, ", "))
+			m.p("- **events**: %s", mdText(strings.Join(e.Events, ", ")))
 		}
-		m.p("- **baseline**: %s", e.Baseline)
-		m.p("- **candidate**: %s", e.Candidate)
-		m.p("- **cause**: %s", e.Cause)
-		m.p("- **regression test**: %s", e.RegressionTest)
-		m.p("- **impact**: %s", e.Impact)
-		m.p("- **disposition**: %s", e.Disposition)
+		m.p("- **baseline**: %s", mdText(e.Baseline))
+		m.p("- **candidate**: %s", mdText(e.Candidate))
+		m.p("- **cause**: %s", mdText(e.Cause))
+		m.p("- **regression test**: %s", mdText(e.RegressionTest))
+		m.p("- **impact**: %s", mdText(e.Impact))
+		m.p("- **disposition**: %s", mdText(e.Disposition))
 	}
 }
 
 func (m *md) performance(r *Report) {
 	p := r.Performance
 	m.h(2, "Performance verdict: "+p.Verdict.String())
-	m.p("%s.", strings.TrimSuffix(p.Reason, "."))
+	m.p("%s.", mdText(strings.TrimSuffix(p.Reason, ".")))
 	m.blank()
-	m.p("- scope: %s", p.Scope)
-	m.p("- timing: %s, one fresh process per sample with `--iterations 1` and its own timings file; no full-report output in a gated invocation", code(p.Metric))
-	m.p("- sampling assumption: %s", p.Sampling)
+	m.p("- scope: %s", mdText(p.Scope))
+	m.p("- timing: %s, one fresh process per sample with `--iterations 1` and its own timings file; no full-report output in a gated invocation", mdCode(p.Metric))
+	m.p("- sampling assumption: %s", mdText(p.Sampling))
 	res := p.Result
 	if res == nil {
-		m.p("- status: %s", p.Status)
+		m.p("- status: %s", mdText(p.Status))
 		return
 	}
 	if s := res.Schedule; s != nil {
@@ -241,17 +242,17 @@ func (m *md) performance(r *Report) {
 		for _, o := range s.Pairs {
 			b.WriteString(string(o)[:1])
 		}
-		m.p("- persisted schedule (seed %d, %s; B = baseline first, C = candidate first): %s", s.Seed, code(s.Algorithm), code(b.String()))
+		m.p("- persisted schedule (seed %d, %s; B = baseline first, C = candidate first): %s", s.Seed, mdCode(s.Algorithm), mdCode(b.String()))
 	}
-	m.p("- measured on CPU %d · telemetry %s · %d warmups done · %d processes attempted · %d pair attempt(s) invalidated", res.MeasuredCPU, res.Telemetry, res.Warmups, len(res.Samples), len(res.Invalidations))
+	m.p("- measured on CPU %d · telemetry %s · %d warmups done · %d processes attempted · %d pair attempt(s) invalidated", res.MeasuredCPU, mdText(res.Telemetry), res.Warmups, len(res.Samples), len(res.Invalidations))
 	m.ratios(res)
 	m.diagnostics(res)
 	m.samples(res)
 	for _, c := range res.Caveats {
-		m.p("- caveat: %s", c)
+		m.p("- caveat: %s", mdText(c))
 	}
 	for _, w := range res.Warnings {
-		m.p("- warning: %s", w)
+		m.p("- warning: %s", mdText(w))
 	}
 }
 
@@ -265,27 +266,27 @@ func (m *md) ratios(res *engine.PerfResult) {
 	}
 	lo, hi := ratioScale(ratios, res.Threshold)
 	m.h(3, "Ratios in pair order")
-	m.p("r = candidate / baseline %s, whatever the order. Sparkline from %.4f (▁) to %.4f (█); the threshold %.4g sits at %s.", res.TimingField, lo, hi, res.Threshold, string(sparks[level(res.Threshold, lo, hi, len(sparks))]))
+	m.p("r = candidate / baseline %s, whatever the order. Sparkline from %.4f (▁) to %.4f (█); the threshold %.4g sits at %s.", mdText(res.TimingField), lo, hi, res.Threshold, string(sparks[level(res.Threshold, lo, hi, len(sparks))]))
 	m.blank()
 	m.p("```")
 	m.p("%s", sparkline(ratios, lo, hi))
 	m.p("```")
 	m.blank()
-	m.p("```")
+	var lines strings.Builder
 	for _, p := range res.Pairs {
 		mark := " "
 		if p.Ratio > res.Threshold {
 			mark = ">"
 		}
-		m.p("pair %3d %s %s %.4f %s", p.Pair, p.Order, mark, p.Ratio, bar(p.Ratio, lo, hi, 40))
+		fmt.Fprintf(&lines, "pair %3d %s %s %.4f %s\n", p.Pair, p.Order, mark, p.Ratio, bar(p.Ratio, lo, hi, 40))
 	}
 	tpos := int(math.Round((res.Threshold - lo) / (hi - lo) * 40))
-	m.p("%s%s threshold %.4g", strings.Repeat(" ", 21+tpos), "^", res.Threshold)
-	m.p("```")
+	fmt.Fprintf(&lines, "%s%s threshold %.4g", strings.Repeat(" ", 21+tpos), "^", res.Threshold)
+	m.p("%s", mdFence("", lines.String()))
 	m.blank()
 	m.head("pair", "attempt", "order", "baseline ms", "candidate ms", "ratio", "baseline run", "candidate run")
 	for _, p := range res.Pairs {
-		m.row(fmt.Sprint(p.Pair), fmt.Sprint(p.Attempt), string(p.Order), fmt.Sprintf("%.6f", p.BaselineMs), fmt.Sprintf("%.6f", p.CandidateMs), fmt.Sprintf("%.6f", p.Ratio), code(string(p.BaselineRun)), code(string(p.CandidateRun)))
+		m.row(fmt.Sprint(p.Pair), fmt.Sprint(p.Attempt), mdText(string(p.Order)), fmt.Sprintf("%.6f", p.BaselineMs), fmt.Sprintf("%.6f", p.CandidateMs), fmt.Sprintf("%.6f", p.Ratio), mdCode(string(p.BaselineRun)), mdCode(string(p.CandidateRun)))
 	}
 }
 
@@ -293,17 +294,14 @@ func (m *md) diagnostics(res *engine.PerfResult) {
 	m.h(3, "Dependence diagnostics and bounds")
 	a := res.Analysis
 	if a == nil {
-		m.p("No order-statistic bound was computed (median ratio so far %.4f): %s.", res.Median, strings.TrimSuffix(res.Reason, "."))
+		m.p("No order-statistic bound was computed (median ratio so far %.4f): %s.", res.Median, mdText(strings.TrimSuffix(res.Reason, ".")))
 	} else {
 		b := a.Bounds
 		m.p("Predeclared battery: α = %.2g per test, Ljung–Box over %d lags. Valid: %v.", a.Battery.Config.Alpha, a.Battery.Config.Lags, a.Battery.Valid)
 		m.blank()
 		m.head("diagnostic", "statistic", "outcome", "threshold rule", "detail")
-		for _, d := range a.Battery.Diagnostics {
-			m.row(d.Name, fmt.Sprintf("%.4f", d.Statistic), string(d.Outcome), d.Rule, d.Detail)
-		}
-		for _, d := range res.TelemetryDiagnostics {
-			m.row(d.Name, fmt.Sprintf("%.4f", d.Statistic), string(d.Outcome), d.Rule, d.Detail)
+		for _, d := range append(slices.Clone(a.Battery.Diagnostics), res.TelemetryDiagnostics...) {
+			m.row(mdText(d.Name), fmt.Sprintf("%.4f", d.Statistic), mdText(string(d.Outcome)), mdText(d.Rule), mdText(d.Detail))
 		}
 		m.blank()
 		if a.Battery.DriftComputable {
@@ -319,7 +317,7 @@ func (m *md) diagnostics(res *engine.PerfResult) {
 		}
 	}
 	for _, inv := range res.Invalidations {
-		m.p("- invalidated pair %d attempt %d (%s): %s", inv.Pair, inv.Attempt, inv.Order, inv.Reason)
+		m.p("- invalidated pair %d attempt %d (%s): %s", inv.Pair, inv.Attempt, mdText(string(inv.Order)), mdText(inv.Reason))
 	}
 }
 
@@ -334,11 +332,11 @@ func (m *md) samples(res *engine.PerfResult) {
 		status := "valid"
 		switch {
 		case s.Error != "":
-			status = "✗ " + s.Error
+			status = "✗ " + mdText(s.Error)
 		case s.Env.Invalid != "":
-			status = "invalidated: " + s.Env.Invalid
+			status = "invalidated: " + mdText(s.Env.Invalid)
 		}
-		m.row(code(string(s.Run)), string(s.Arm), kind, fmt.Sprint(s.Attempt), fmt.Sprint(s.Position), fmt.Sprintf("%.6f", s.Ms),
+		m.row(mdCode(string(s.Run)), string(s.Arm), kind, fmt.Sprint(s.Attempt), fmt.Sprint(s.Position), fmt.Sprintf("%.6f", s.Ms),
 			fmt.Sprint(s.ExitCode), status, fmt.Sprint(s.Env.CPU), fmt.Sprintf("%.1f / %.1f", s.Env.CompetingMs, s.Env.CompetingLimitMs), stamp(s.StartedAt))
 	}
 }
@@ -363,13 +361,13 @@ func (m *md) footprint(r *Report) {
 	}
 	m.row(".text", mib(f.BaselineText), mib(f.CandidateText), text)
 	m.blank()
-	m.p("Limit %.0f%%: **%s** — %s", 100*f.Limit, f.Verdict, f.Reason)
+	m.p("Limit %.0f%%: **%s** — %s", 100*f.Limit, f.Verdict, mdText(f.Reason))
 }
 
 func (m *md) statements(r *Report) {
 	m.h(2, "Coverage not established by this campaign")
 	for _, s := range r.Statements {
-		m.p("- **%s**: %s", s.Topic, s.Text)
+		m.p("- **%s**: %s", mdText(s.Topic), s.markdown())
 	}
 }
 
@@ -387,11 +385,11 @@ func (m *md) profiler(r *Report) {
 	}
 	d := inv.Differential
 	m.p("%s. Profiler: %s; %d baseline and %d candidate samples, one arm at a time on the measured CPU with identical settings.",
-		strings.TrimSuffix(inv.Equivalence, "."), inv.Profiler, d.BaselineSamples, d.CandidateSamples)
+		mdText(strings.TrimSuffix(inv.Equivalence, ".")), mdText(inv.Profiler), d.BaselineSamples, d.CandidateSamples)
 	m.blank()
 	m.head("function", "baseline self", "candidate self", "delta")
 	for _, f := range d.Top(profilerRows) {
-		name := code(f.Function)
+		name := mdCode(f.Function)
 		if f.OnlyCandidate {
 			name += " (candidate only)"
 		}
@@ -402,7 +400,7 @@ func (m *md) profiler(r *Report) {
 		m.p("Call paths that grew (leaf ← callers):")
 		m.blank()
 		for _, p := range d.Paths[:min(profilerRows, len(d.Paths))] {
-			m.p("- %+.2f%% %s", 100*p.Delta, code(p.Path))
+			m.p("- %+.2f%% %s", 100*p.Delta, mdCode(p.Path))
 		}
 	}
 	if g := inv.Text; g != nil {
@@ -413,23 +411,19 @@ func (m *md) profiler(r *Report) {
 			m.blank()
 			m.head("symbol", "baseline bytes", "candidate bytes", "growth")
 			for _, s := range g.Grown[:min(profilerRows, len(g.Grown))] {
-				m.row(code(s.Symbol), fmt.Sprint(s.Baseline), fmt.Sprint(s.Candidate), fmt.Sprintf("%+d", s.Delta))
+				m.row(mdCode(s.Symbol), fmt.Sprint(s.Baseline), fmt.Sprint(s.Candidate), fmt.Sprintf("%+d", s.Delta))
 			}
 		}
 	}
 	for _, w := range inv.Warnings {
-		m.p("- warning: %s", w)
+		m.p("- warning: %s", mdText(w))
 	}
 	m.blank()
-	kept := []string{code(engine.FileInvestigation)}
+	kept := []string{mdCode(engine.FileInvestigation)}
 	for _, run := range inv.Runs {
-		kept = append(kept, code(run.Data))
+		kept = append(kept, mdCode(run.Data))
 	}
 	m.p("Kept (and kept by `kvparity clean`): %s. To reproduce:", strings.Join(kept, ", "))
 	m.blank()
-	m.p("```")
-	for _, c := range inv.Reproduce {
-		m.p("%s", c)
-	}
-	m.p("```")
+	m.p("%s", mdFence("", strings.Join(inv.Reproduce, "\n")))
 }

@@ -103,10 +103,10 @@ func WriteMatrixReport(dir string, rep MatrixReport) error {
 func (rep MatrixReport) markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kvparity matrix\n\n")
-	fmt.Fprintf(&b, "Campaign `%s` · %d rows · overall **%s** (exit %d) · generated %s\n\n",
-		rep.Campaign, len(rep.Rows), rep.Overall.Verdict, rep.ExitCode, rep.Generated.Format(time.RFC3339))
+	fmt.Fprintf(&b, "Campaign %s · %d rows · overall **%s** (exit %d) · generated %s\n\n",
+		mdCode(rep.Campaign), len(rep.Rows), rep.Overall.Verdict, rep.ExitCode, rep.Generated.Format(time.RFC3339))
 	if !rep.Overall.Verdict.Passes() {
-		fmt.Fprintf(&b, "Why: %s\n\n", rep.Overall.Reason)
+		fmt.Fprintf(&b, "Why: %s\n\n", mdText(rep.Overall.Reason))
 	}
 	b.WriteString("| row | node | job | CPUs | NUMA | stage | baseline digest | candidate digest | semantic | performance | footprint | overall | report |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -129,12 +129,12 @@ func (rep MatrixReport) markdown() []byte {
 	}
 	b.WriteString("\n## Digests\n\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "- %s: baseline `%s`, candidate `%s`\n", r.Row, orDash(r.BaselineDigest), orDash(r.CandidateDigest))
+		fmt.Fprintf(&b, "- %s: baseline %s, candidate %s\n", mdText(r.Row), mdCode(orDash(r.BaselineDigest)), mdCode(orDash(r.CandidateDigest)))
 	}
 	var env []string
 	for _, r := range rep.Rows {
 		for _, e := range r.Environmental {
-			env = append(env, fmt.Sprintf("- %s: %s", r.Row, e))
+			env = append(env, fmt.Sprintf("- %s: %s", mdText(r.Row), mdText(e)))
 		}
 	}
 	if len(env) > 0 {
@@ -161,10 +161,10 @@ func digestCell(d string, stability verdict.Word) string {
 func reportLinks(r MatrixReportRow) string {
 	var l []string
 	if r.ReportMD != "" {
-		l = append(l, fmt.Sprintf("[report.md](%s)", r.ReportMD))
+		l = append(l, fmt.Sprintf("[report.md](%s)", mdURL(r.ReportMD)))
 	}
 	if r.ReportJSON != "" {
-		l = append(l, fmt.Sprintf("[report.json](%s)", r.ReportJSON))
+		l = append(l, fmt.Sprintf("[report.json](%s)", mdURL(r.ReportJSON)))
 	}
 	if len(l) == 0 {
 		return "—"
@@ -187,8 +187,8 @@ func orDash(s string) string {
 	return s
 }
 
-// mdCell keeps a value inside its table cell, a dash standing for an empty one.
-func mdCell(s string) string { return cell(orDash(s)) }
+// mdCell is a value as the text of its table cell, a dash standing for an empty one.
+func mdCell(s string) string { return cell(mdText(orDash(s))) }
 
 // armDigest is an arm's digest as the matrix report shows it: the one digest, "UNSTABLE (n
 // digests)" when the repetitions disagreed, or "" before any.

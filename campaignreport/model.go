@@ -299,4 +299,15 @@ type Footprint struct {
 type statement struct {
 	Topic string `json:"topic"`
 	Text  string `json:"text"`
+	// md is Text as Markdown: the same words with the values in it escaped (mdf).
+	md string
+}
+
+// markdown is the statement as report.md says it; one read back from report.json has only
+// its text, escaped whole.
+func (s statement) markdown() string {
+	if s.md != "" {
+		return s.md
+	}
+	return mdText(s.Text)
 }

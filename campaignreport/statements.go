@@ -23,7 +23,7 @@ const protocolPairs = 60
 func (c *campaign) statements(r *Report) []statement {
 	var out []statement
 	add := func(topic, format string, a ...any) {
-		out = append(out, statement{Topic: topic, Text: fmt.Sprintf(format, a...)})
+		out = append(out, statement{Topic: topic, Text: fmt.Sprintf(format, a...), md: mdf(format, a...)})
 	}
 	var ev *report.Evidence
 	for _, a := range r.Arms {

@@ -95,11 +95,10 @@ func fit(parts []part, limit int) string {
 	}
 	s := b.String()
 	if len(s) > limit { // the capped sections alone never get here; a last guard for the bound
-		cut := limit - 200
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "\n\n_(summary cut at " + fmt.Sprint(limit/1000) + " KB: the rest is in report.md)_\n"
+		// At a line's end: a line cut inside a code span would let the span's text be read as
+		// Markdown and HTML.
+		cut := strings.LastIndexByte(s[:limit-200], '\n') + 1
+		s = s[:cut] + "\n_(summary cut at " + fmt.Sprint(limit/1000) + " KB: the rest is in report.md)_\n"
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"kvparity/internal/layout"
 )
@@ -32,7 +33,7 @@ func sumPairs(m *md, r *Report) bool {
 		return false
 	}
 	m.blank()
-	m.p("<details><summary>The %d paired ratios (%s)</summary>", len(res.Pairs), res.TimingField)
+	m.p("<details><summary>The %d paired ratios (%s)</summary>", len(res.Pairs), htmlText(res.TimingField))
 	m.blank()
 	m.head("pair", "order", "baseline ms", "candidate ms", "ratio")
 	for _, p := range res.Pairs[:min(len(res.Pairs), sumBulkRows)] {
@@ -40,7 +41,7 @@ func sumPairs(m *md, r *Report) bool {
 		if p.Ratio > res.Threshold {
 			mark = " > gate"
 		}
-		m.row(fmt.Sprint(p.Pair), string(p.Order), fmt.Sprintf("%.3f", p.BaselineMs), fmt.Sprintf("%.3f", p.CandidateMs), fmt.Sprintf("%.4f%s", p.Ratio, mark))
+		m.row(fmt.Sprint(p.Pair), mdText(string(p.Order)), fmt.Sprintf("%.3f", p.BaselineMs), fmt.Sprintf("%.3f", p.CandidateMs), fmt.Sprintf("%.4f%s", p.Ratio, mark))
 	}
 	if len(res.Pairs) > sumBulkRows {
 		m.blank()
@@ -51,7 +52,7 @@ func sumPairs(m *md, r *Report) bool {
 		m.p("%d invalidated pair attempt(s), each rerun:", n)
 		m.blank()
 		for _, inv := range res.Invalidations[:min(n, 12)] {
-			m.p("- pair %d attempt %d: %s", inv.Pair, inv.Attempt, clipTo(inv.Reason, 200))
+			m.p("- pair %d attempt %d: %s", inv.Pair, inv.Attempt, mdClip(inv.Reason, 200))
 		}
 		if n > 12 {
 			m.p("- … %d more in report.md", n-12)
@@ -70,15 +71,15 @@ func sumRuns(m *md, r *Report) bool {
 	m.p("<details><summary>Determinism runs and lifecycle rules</summary>")
 	for i, a := range r.Arms {
 		m.blank()
-		m.p("**%s** %s — %s", a.Arm, code(a.Revision), a.Verdict)
+		m.p("**%s** %s — %s", a.Arm, mdCode(a.Revision), a.Verdict)
 		m.blank()
 		m.head("run", "status", "digest")
 		for _, ri := range a.Runs[:min(len(a.Runs), sumBulkRows/2)] {
-			what := code(short(ri.Digest))
+			what := mdCode(short(ri.Digest))
 			if ri.Error != "" {
-				what = "✗ " + clipTo(ri.Error, 160)
+				what = "✗ " + mdClip(ri.Error, 160)
 			}
-			m.row(code(string(ri.Run)), ri.Status, what)
+			m.row(mdCode(string(ri.Run)), mdText(ri.Status), what)
 		}
 		if len(a.Runs) > sumBulkRows/2 {
 			m.row(fmt.Sprintf("… %d more", len(a.Runs)-sumBulkRows/2), "", "")
@@ -90,7 +91,7 @@ func sumRuns(m *md, r *Report) bool {
 				continue
 			}
 			for _, rule := range ev.Rules {
-				m.p("- %s %s: %s", map[bool]string{true: "✓", false: "✗"}[rule.Passed], rule.Name, clipTo(rule.Why, 200))
+				m.p("- %s %s: %s", map[bool]string{true: "✓", false: "✗"}[rule.Passed], mdText(rule.Name), mdClip(rule.Why, 200))
 			}
 		}
 	}
@@ -102,24 +103,32 @@ func sumRuns(m *md, r *Report) bool {
 // sumReproduce says how to reproduce the campaign from its folder: only relative paths.
 func sumReproduce(m *md, r *Report) {
 	m.h(3, "Reproduce")
-	m.p("From the campaign folder (frozen row `%s` SHA-256 %s; trace window %s SHA-256 %s):", layout.FileRow, code(short(r.Config.RowSHA256)), code(layout.FileWindow), code(short(r.Trace.WindowSHA256)))
+	m.p("From the campaign folder (frozen row `%s` SHA-256 %s; trace window %s SHA-256 %s):", layout.FileRow, mdCode(short(r.Config.RowSHA256)), mdCode(layout.FileWindow), mdCode(short(r.Trace.WindowSHA256)))
 	m.blank()
-	m.p("```sh")
-	m.p("kvparity report .                               # summary.md, report.md, report.json, plots/: the same bytes again")
-	m.p("kvparity diff --campaign . --patterns           # the semantic diff by field pattern, with the exception records")
-	m.p("kvparity run %s --campaign . --stage all   # resume: finished runs are never rerun", layout.FileRow)
-	m.p("kvparity run %s --campaign ../%s-again --stage all   # the same frozen row, anew", layout.FileRow, r.Row)
-	m.p("```")
+	m.p("%s", mdFence("sh", "kvparity report .                               # summary.md, report.md, report.json, plots/: the same bytes again\n"+
+		"kvparity diff --campaign . --patterns           # the semantic diff by field pattern, with the exception records\n"+
+		fmt.Sprintf("kvparity run %s --campaign . --stage all   # resume: finished runs are never rerun\n", layout.FileRow)+
+		fmt.Sprintf("kvparity run %s --campaign %s --stage all   # the same frozen row, anew", layout.FileRow, shellWord("../"+r.Row+"-again"))))
 	m.blank()
 	var arts []string
 	for _, a := range r.Artifacts {
 		if a.Current {
-			arts = append(arts, fmt.Sprintf("%s %s (SHA-256 %s)", a.Arm, code(a.Path), code(short(a.SHA256))))
+			arts = append(arts, fmt.Sprintf("%s %s (SHA-256 %s)", a.Arm, mdCode(a.Path), mdCode(short(a.SHA256))))
 		}
 	}
 	if len(arts) > 0 {
 		m.p("Pinned artifacts (the binaries the arms ran): %s.", joinAnd(arts))
 	}
+}
+
+// shellWord is s as one word of a shell command to copy: as it is when it holds only
+// letters, digits and "-._/+=:,", else single-quoted (a row's name is validated that way;
+// a report read from elsewhere is not).
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/+=:,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func joinAnd(xs []string) string {

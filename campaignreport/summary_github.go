@@ -24,7 +24,7 @@ func githubSummary(r *Report) []byte {
 		m.p("In the campaign folder's `%s/` (SVG and PNG; upload the folder as an artifact to see them):", layout.DirPlots)
 		m.blank()
 		for _, p := range r.Plots {
-			m.p("- %s: %s, %s", plotAlt(p), code(p), code(pngOf(p)))
+			m.p("- %s: %s, %s", plotAlt(p), mdCode(p), mdCode(pngOf(p)))
 		}
 	})
 }

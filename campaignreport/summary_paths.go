@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -19,7 +20,7 @@ func localPaths(r *Report) *strings.Replacer {
 	}
 	for _, a := range r.Artifacts {
 		if filepath.IsAbs(a.Source) {
-			ps = append(ps, pair{a.Source, "the " + string(a.Arm) + " binary (" + filepath.Base(a.Source) + ")"})
+			ps = append(ps, pair{a.Source, binaryWords(a)})
 		}
 	}
 	if d, err := os.UserCacheDir(); err == nil && filepath.IsAbs(d) { // kvparity's build cache is in it
@@ -35,6 +36,20 @@ func localPaths(r *Report) *strings.Replacer {
 		args = append(args, p.old, p.new)
 	}
 	return strings.NewReplacer(args...)
+}
+
+// plainName is a file name that reads the same as Markdown text, in a code span and in HTML:
+// letters and digits, one of "._+-" between them.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9]+(?:[._+-][A-Za-z0-9]+)*$`)
+
+// binaryWords is what replaces a pinned artifact's machine-local source path: its arm's name
+// with the file's name. The replacement is made in the finished Markdown, where no escaping
+// follows, so a name that is not plain is left out rather than written raw.
+func binaryWords(a ArtifactInfo) string {
+	if base := filepath.Base(a.Source); plainName.MatchString(base) {
+		return "the " + string(a.Arm) + " binary (" + base + ")"
+	}
+	return "the " + string(a.Arm) + " binary"
 }
 
 // traceLabel is the trace window as summary.md names it: a trace file by its name only.

@@ -36,30 +36,30 @@ func sumDiagnosis(m *md, r *Report) {
 	if len(ds) == 0 {
 		switch {
 		case len(r.Arms) == 2 && len(r.Arms[0].Digests) == 1 && slices.Equal(r.Arms[0].Digests, r.Arms[1].Digests):
-			m.p("Nothing to diagnose: every counted repetition of both arms has the digest %s.", code(short(r.Arms[0].Digests[0])))
+			m.p("Nothing to diagnose: every counted repetition of both arms has the digest %s.", mdCode(short(r.Arms[0].Digests[0])))
 		default:
-			m.p("No focused diff: %s.", strings.TrimSuffix(r.Parity.Reason, "."))
+			m.p("No focused diff: %s.", mdText(strings.TrimSuffix(r.Parity.Reason, ".")))
 		}
 	}
 	for _, x := range ds {
 		d := x.d
-		m.p("**%s** differ on %d pointer(s) (every one in %s):", x.what, d.Count, code(d.File))
+		m.p("**%s** differ on %d pointer(s) (every one in %s):", x.what, d.Count, mdCode(d.File))
 		m.blank()
 		if d.First != nil {
-			m.p("- first divergence: %s", clipTo(d.First.Text, sumCell))
+			m.p("- first divergence: %s", mdClip(d.First.Text, sumCell))
 		}
 		for i, s := range d.Diagnosis {
 			if i == sumSignatures {
 				m.p("- … %d more signature(s) in report.md", len(d.Diagnosis)-i)
 				break
 			}
-			m.p("- %s", clipTo(s.String(), sumCell))
+			m.p("- %s", mdClip(s.String(), sumCell))
 		}
 		m.blank()
 	}
 	for _, a := range r.Arms {
 		if a.Finding != "" {
-			m.p("- %s perturbed repetitions: %s", a.Arm, clipTo(a.Finding, sumCell))
+			m.p("- %s perturbed repetitions: %s", a.Arm, mdClip(a.Finding, sumCell))
 		}
 	}
 }
@@ -81,9 +81,9 @@ func sumDiagnosisEvidence(m *md, r *Report) bool {
 	m.blank()
 	for _, x := range diffs(r) {
 		for _, s := range x.d.Diagnosis[:min(len(x.d.Diagnosis), sumBulkRows)] {
-			m.p("- **%s** (%s)", s.Label, x.what)
+			m.p("- **%s** (%s)", mdText(s.Label), x.what)
 			for _, e := range s.Evidence[:min(len(s.Evidence), 8)] {
-				m.p("  - %s", clipTo(e, sumCell))
+				m.p("  - %s", mdClip(e, sumCell))
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func (m *md) patternTable(rows []patternRow) {
 		if len(pr.records) > 0 {
 			by = strings.Join(pr.records, ", ")
 		}
-		m.row(code(clipTo(pr.Pattern, 160)), fmt.Sprint(pr.Count), fmt.Sprint(pr.uncovered), clipTo(by, 160))
+		m.row(mdCode(clipTo(pr.Pattern, 160)), fmt.Sprint(pr.Count), fmt.Sprint(pr.uncovered), mdClip(by, 160))
 	}
 }
 
@@ -221,9 +221,9 @@ func sumExceptions(m *md, r *Report) {
 		}
 		broad := "no"
 		if c.Broad != "" {
-			broad = "**BROAD**: " + clipTo(c.Broad, 120)
+			broad = "**BROAD**: " + mdClip(c.Broad, 120)
 		}
-		m.row(code(e.ID), covers, broad, clipTo(e.Differs, 160), clipTo(e.Disposition, 160))
+		m.row(mdCode(e.ID), covers, broad, mdClip(e.Differs, 160), mdClip(e.Disposition, 160))
 	}
 	if len(s.Exceptions) > sumRecords {
 		m.blank()
@@ -240,11 +240,11 @@ func sumExceptionsFull(m *md, r *Report) bool {
 	m.p("<details><summary>The exception records in full</summary>")
 	for _, e := range s.Exceptions[:min(len(s.Exceptions), sumRecords)] {
 		m.blank()
-		m.p("**%s** — pointers %s", code(e.ID), code(clipTo(strings.Join(e.Pointers, " "), 300)))
+		m.p("**%s** — pointers %s", mdCode(e.ID), mdCode(clipTo(strings.Join(e.Pointers, " "), 300)))
 		m.blank()
 		for _, f := range [][2]string{{"differs", e.Differs}, {"baseline", e.Baseline}, {"candidate", e.Candidate}, {"cause", e.Cause},
 			{"regression test", e.RegressionTest}, {"impact", e.Impact}, {"disposition", e.Disposition}} {
-			m.p("- %s: %s", f[0], clipTo(f[1], 300))
+			m.p("- %s: %s", f[0], mdClip(f[1], 300))
 		}
 	}
 	m.blank()

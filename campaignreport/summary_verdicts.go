@@ -11,21 +11,21 @@ import (
 )
 
 func sumHead(m *md, r *Report) {
-	m.p("## kvparity: row %s — **%s**", code(r.Row), r.Overall.Verdict)
+	m.p("## kvparity: row %s — **%s**", mdCode(r.Row), r.Overall.Verdict)
 	m.blank()
 	var revs []string
 	for _, rv := range r.Revisions {
-		s := fmt.Sprintf("%s %s", rv.Arm, code(rv.Revision))
+		s := fmt.Sprintf("%s %s", rv.Arm, mdCode(rv.Revision))
 		if rv.Source != "" && !strings.Contains(rv.Source, rv.Revision) {
-			s += " from " + code(rv.Source)
+			s += " from " + mdCode(rv.Source)
 		}
 		if rv.Variant != "" {
-			s += " (variant " + rv.Variant + ")"
+			s += " (variant " + mdText(rv.Variant) + ")"
 		}
 		revs = append(revs, s)
 	}
 	m.p("%s · trace %s · journal seq %d. The full audit is `report.md` beside this file; every path below is relative to the campaign folder.",
-		strings.Join(revs, " → "), code(traceLabel(r.Trace)), r.Journal.LastSeq)
+		strings.Join(revs, " → "), mdCode(traceLabel(r.Trace)), r.Journal.LastSeq)
 }
 
 // sumVerdicts is the verdict table, each row with its caveats on the same line: a loaded
@@ -35,7 +35,7 @@ func sumVerdicts(m *md, r *Report) {
 	m.head("question", "verdict", "why")
 	// The reason is clipped, never its caveats (each is clipped and their number capped).
 	row := func(q, word, why string, caveats ...string) {
-		why = clipTo(why, sumCell)
+		why = mdClip(why, sumCell)
 		if len(caveats) > 0 {
 			why = strings.TrimSuffix(why, ".") + ".<br>" + strings.Join(caveats, "<br>")
 		}
@@ -53,7 +53,7 @@ func sumVerdicts(m *md, r *Report) {
 	m.p("Exit status of `kvparity run --stage all` %d; of `--stage determinism` (the semantic verdict alone) %d. The semantic and performance verdicts are independent.", r.ExitCode, r.SemanticExitCode)
 	for _, b := range r.Blocked {
 		m.blank()
-		m.p("> **Blocked** — %s", clipTo(b, 2*sumCell))
+		m.p("> **Blocked** — %s", mdClip(b, 2*sumCell))
 	}
 }
 
@@ -68,7 +68,7 @@ func semanticCaveats(r *Report) []string {
 			if !c.ConfirmedBroad {
 				confirmed = "**not** confirmed when saved"
 			}
-			broad = append(broad, fmt.Sprintf("⚠ BROAD exception record %s: it %s (%s).", code(c.ID), clipTo(c.Broad, 160), confirmed))
+			broad = append(broad, fmt.Sprintf("⚠ BROAD exception record %s: it %s (%s).", mdCode(c.ID), mdClip(c.Broad, 160), confirmed))
 		}
 	}
 	out = append(out, capList(broad, sumInline, "BROAD record(s)")...)
@@ -94,12 +94,12 @@ func perfCaveats(r *Report) []string {
 		if strings.HasPrefix(c, "load preflight") {
 			loaded = append(loaded, loadCaveat(c))
 		} else {
-			other = append(other, "Caveat: "+clipTo(c, 200))
+			other = append(other, "Caveat: "+mdClip(c, 200))
 		}
 	}
 	out := append(capList(loaded, sumInline, "load caveat(s)"), capList(other, sumInline, "caveat(s)")...)
 	if n := len(res.Invalidations); n > 0 {
-		out = append(out, fmt.Sprintf("⚠ %d pair attempt(s) invalidated and rerun (first: pair %d, %s).", n, res.Invalidations[0].Pair, clipTo(res.Invalidations[0].Reason, 160)))
+		out = append(out, fmt.Sprintf("⚠ %d pair attempt(s) invalidated and rerun (first: pair %d, %s).", n, res.Invalidations[0].Pair, mdClip(res.Invalidations[0].Reason, 160)))
 	}
 	if n := len(res.Warnings); n > 0 {
 		out = append(out, fmt.Sprintf("%d warning(s) in report.md.", n))
@@ -110,9 +110,9 @@ func perfCaveats(r *Report) []string {
 // loadCaveat labels the load preflight's words: a warning unless the CPU was quiet.
 func loadCaveat(c string) string {
 	if strings.Contains(c, ": quiet, ") {
-		return "Host: " + clipTo(c, 300)
+		return "Host: " + mdClip(c, 300)
 	}
-	return "⚠ loaded host — " + clipTo(c, 300)
+	return "⚠ loaded host — " + mdClip(c, 300)
 }
 
 // capList keeps the first n items and says how many more there are.
@@ -267,7 +267,7 @@ func metricChanges(r *Report) []change {
 		for _, p := range res.Pairs {
 			bs, cs = append(bs, p.BaselineMs), append(cs, p.CandidateMs)
 		}
-		rows = append(rows, change{label: fmt.Sprintf("%s (wall, median of %d pairs)", res.TimingField, len(res.Pairs)), b: ptr(median(bs)), c: ptr(median(cs)), unit: "ms"})
+		rows = append(rows, change{label: fmt.Sprintf("%s (wall, median of %d pairs)", mdText(res.TimingField), len(res.Pairs)), b: ptr(median(bs)), c: ptr(median(cs)), unit: "ms"})
 	} else {
 		rows = append(rows, change{label: "replay time (wall, performance stage)", bText: "not measured", cText: "not measured"})
 	}
@@ -310,9 +310,9 @@ func metricsSource(r *Report) string {
 		case am.Metrics == nil:
 			from = append(from, fmt.Sprintf("%s: not recorded (its %d counted repetition(s) predate `runs/<id>/%s` and their full reports are deleted)", am.Arm, am.Counted, "metrics.json"))
 		case !am.Agree:
-			from = append(from, fmt.Sprintf("%s: %s (⚠ its counted repetitions' metrics differ; the first is shown)", am.Arm, code(string(am.Run))))
+			from = append(from, fmt.Sprintf("%s: %s (⚠ its counted repetitions' metrics differ; the first is shown)", am.Arm, mdCode(string(am.Run))))
 		default:
-			from = append(from, fmt.Sprintf("%s: %s (%d of %d counted repetitions recorded, all the same)", am.Arm, code(string(am.Run)), am.Recorded, am.Counted))
+			from = append(from, fmt.Sprintf("%s: %s (%d of %d counted repetitions recorded, all the same)", am.Arm, mdCode(string(am.Run)), am.Recorded, am.Counted))
 		}
 	}
 	return "Latencies, throughputs and reuse are the canonical `/summary` of the replay (virtual time: the same in every repetition of a STABLE arm), from " +

@@ -12,8 +12,10 @@ import (
 	"kvparity/report"
 )
 
-// A Side names one of the two canonical reports being compared.
-type Side struct{ Label, ReportPath string }
+// A Side names one of the two canonical reports being compared. Arm is the campaign arm whose
+// report it is ("baseline", "candidate"; "" outside a campaign), so a view of it knows when a
+// rebuild of that arm made it stale.
+type Side struct{ Label, ReportPath, Arm string }
 
 // A Kind says how one pointer differs.
 type Kind uint8

@@ -208,6 +208,9 @@ type ArtifactChanged struct {
 	OldSHA256 string
 	NewSHA256 string
 	Repinned  bool // true when watch mode re-pinned it and a rerun follows
+	// OldGen is the generation whose results the change made stale; NewGen the generation
+	// pinned in its place (0 until one is). A view of OldGen's results (the diff) says so.
+	OldGen, NewGen int
 }
 
 // RowBlocked: the row cannot go on (bad input, missing timing field, replay_bench false...).

@@ -158,7 +158,7 @@ func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History
 				old := c.Pinned(r.Arm)
 				p := pinFromRecord(r)
 				c.addPin(p)
-				c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true})
+				c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true, OldGen: old.Gen, NewGen: p.Gen})
 			}
 		case RecRunStart:
 			runs[r.Run] = c.runTailer(r)

@@ -24,9 +24,10 @@ func (h *History) armEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
 
 // coverage applies every stage-3 rule to each arm's lifecycle evidence: PASS when every rule
 // holds on both arms, FAIL naming each broken rule (or a STABLE arm without evidence),
-// Undecided while no repetition recorded any.
+// Undecided while no repetition recorded any. A broken rule over a default the row never
+// declared (report.Rule.Assumed) is named after the rules the row did declare.
 func (h *History) coverage(dir string) verdict.Outcome {
-	var bad []string
+	var bad, assumed []string
 	any := false
 	for _, arm := range []Arm{Baseline, Candidate} {
 		ev, _ := h.armEvidence(dir, arm)
@@ -38,11 +39,16 @@ func (h *History) coverage(dir string) verdict.Outcome {
 		}
 		any = true
 		for _, r := range ev.Rules {
-			if !r.Passed {
+			switch {
+			case r.Passed:
+			case r.Assumed:
+				assumed = append(assumed, fmt.Sprintf("%s %s: %s", arm, r.Name, r.Why))
+			default:
 				bad = append(bad, fmt.Sprintf("%s %s: %s", arm, r.Name, r.Why))
 			}
 		}
 	}
+	bad = append(bad, assumed...)
 	switch {
 	case len(bad) > 0:
 		return verdict.Of(verdict.Fail, "%s", strings.Join(bad, "; "))

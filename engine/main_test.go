@@ -113,7 +113,7 @@ func fakeReplay(args []string) int {
 		if !time.Now().Before(deadline) {
 			break
 		}
-		time.Sleep(min(50*time.Millisecond, time.Until(deadline)))
+		time.Sleep(min(50*time.Millisecond, time.Until(deadline))) // the fake replay takes KVPARITY_FAKE_SLEEP_MS, reporting progress
 	}
 	fmt.Fprintln(os.Stderr, "fake replay: replayed", total, "requests")
 	uuid := "00000000-0000-0000-0000-000000000001"

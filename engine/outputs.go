@@ -68,7 +68,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	if err := report.CheckReplayBench(canon); err != nil {
 		return out, fmt.Errorf("%s: %s: %w", spec.id, raw, err)
 	}
-	out.Evidence, err = report.ExtractEvidence(canon, report.EvidenceOptions{QueueThresholdSet: c.row.queueThresholdSet(), PressureBand: c.row.Band()})
+	out.Evidence, err = report.ExtractEvidence(canon, report.EvidenceOptions{QueueThresholdSet: c.row.queueThresholdSet(), PressureBand: c.row.declaredBand()})
 	if err != nil {
 		return out, fmt.Errorf("%s: lifecycle evidence of %s: %w", spec.id, raw, err)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"kvparity/engine/journal"
 	"os"
 	"os/exec"
@@ -32,7 +33,20 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid, _ := startGroupIn(t, filepath.Join(dir, layout.DirRuns, "det", "baseline-1"), "sleep", "300")
+	// The live replay is cat: it echoes a line back only while it lives, which proves below that
+	// the resume did not kill it.
+	runDir := filepath.Join(dir, layout.DirRuns, "det", "baseline-1")
+	os.MkdirAll(runDir, 0o755)
+	replay := exec.Command("cat")
+	replay.Dir = runDir
+	replay.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	toReplay, _ := replay.StdinPipe()
+	fromReplay, _ := replay.StdoutPipe()
+	if err := replay.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := replay.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); replay.Wait() })
 	// Appended by this (live) process: the journal records it as the owner.
 	if _, err := c.journal.Append(Record{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Gen: 1, PID: pgid}); err != nil {
 		t.Fatal(err)
@@ -47,7 +61,23 @@ func TestResumeLeavesLiveOwnersRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	time.Sleep(50 * time.Millisecond)
+	// A kill, had the resume sent one, is pending before Open returns, and a process with a
+	// pending SIGKILL never returns to user space: an echo read now proves the replay outlived
+	// the resume (no fixed wait for a kill that may or may not come).
+	echoed := make(chan string, 1)
+	go func() {
+		toReplay.Write([]byte("alive\n"))
+		line, _ := bufio.NewReader(fromReplay).ReadString('\n')
+		echoed <- line
+	}()
+	select {
+	case line := <-echoed:
+		if line != "alive\n" {
+			t.Fatalf("the resume killed a run whose owner is alive (its replay answered %q, then its output closed)", line)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("timed out after 30s waiting for the live replay (cat) to echo a line after the resume")
+	}
 	if st, ok := run.ReadProc(pgid); !ok || st.State == 'Z' {
 		t.Fatal("the resume killed a run whose owner is alive")
 	}

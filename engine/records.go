@@ -144,7 +144,7 @@ func init() {
 		}
 		h.progress.stale(r.Arm)
 	}, func(c *Campaign, h *History, r *Record) {
-		c.emit(ArtifactChanged{Arm: r.Arm, Path: c.Pinned(r.Arm).Source, OldSHA256: r.OldSHA, NewSHA256: r.NewSHA})
+		c.emit(ArtifactChanged{Arm: r.Arm, Path: c.Pinned(r.Arm).Source, OldSHA256: r.OldSHA, NewSHA256: r.NewSHA, OldGen: r.Gen})
 	})
 	definePlainRecord(recAddRep, func(h *History, r *Record) {
 		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.row.Determinism.Repetitions)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kvparity/engine/run"
+	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 )
 
@@ -145,7 +146,9 @@ func TestResumeKillsSurvivorsOfUnendedRuns(t *testing.T) {
 	if last := recs[len(recs)-1]; last.PGID != pgid {
 		t.Fatalf("run_start records pgid %d, want %d", last.PGID, pgid)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The shell must have forked both sleeps before the resume looks, or there would be no
+	// survivors besides the shell to find and the test would prove less than it says.
+	e2e.WaitFor(t, "the survivor group's shell and its two sleeps in /proc", 30*time.Second, func() bool { return len(groupMembers(pgid)) == 3 })
 	var warned []string
 	opts := testOptions(t, dir)
 	opts.Warn = func(s string) { warned = append(warned, s) }

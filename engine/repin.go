@@ -46,14 +46,14 @@ func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
 		c.markStale(arm)
 	}
 	if !repin {
-		c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: sum})
+		c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: sum, OldGen: p.Gen})
 		return true, nil
 	}
 	np, err := c.repin(arm)
 	if err != nil {
 		return true, err
 	}
-	c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: np.SHA256, Repinned: true})
+	c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: p.Gen, NewGen: np.Gen})
 	return true, nil
 }
 

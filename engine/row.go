@@ -453,13 +453,19 @@ func (r *Row) queueThresholdSet() bool {
 
 // Band is the row's pressure band, or the protocol's default for its topology.
 func (r *Row) Band() [2]int {
+	if b := r.declaredBand(); b != [2]int{} {
+		return b
+	}
+	return report.DefaultPressureBand(r.disaggregated())
+}
+
+// declaredBand is the pressure band the row declares, zero when it declares none (the evidence
+// then marks the default it assumes, so an undeclared band is never mistaken for a qualified one).
+func (r *Row) declaredBand() [2]int {
 	if b := r.Determinism.PressureBand; len(b) == 2 {
 		return [2]int{b[0], b[1]}
 	}
-	if r.disaggregated() {
-		return [2]int{10, 20}
-	}
-	return [2]int{1, 3}
+	return [2]int{}
 }
 
 // WithBaseDir resolves relative binary and trace paths against dir (the row file's folder), so

@@ -10,9 +10,20 @@ import (
 	"kvparity/report"
 )
 
-// conversationTrace is the published Mooncake conversation trace, read in place (never copied
-// into the repo).
-const conversationTrace = "../../shared/traces/conversation_trace.jsonl"
+// sharedTrace returns a published Mooncake trace under ../shared/traces beside the repository,
+// read in place (never copied into the repo): every test that reads one goes through here, so
+// a clone without ../shared skips them, and CI (which has it) fails when it is missing.
+func sharedTrace(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join("..", "..", "shared", "traces", name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("CI needs the shared trace %s: %v", p, err)
+		}
+		tb.Skipf("shared trace not available: %v", err)
+	}
+	return p
+}
 
 // commonGoldenArgs are the flags every golden row shares (spec §7 CLI templates).
 var commonGoldenArgs = []string{"--router-mode", "kv-router", "--arrival-speedup-ratio", "4",
@@ -51,16 +62,13 @@ func (g goldenRow) rowArgs(trace string, extra ...string) []string {
 	return append(args, extra...)
 }
 
-// traceWindow writes rows [0, n) of the conversation trace into dir and returns its path. It
-// fails when CI is set and the trace is missing, and skips otherwise.
+// traceWindow writes rows [0, n) of the conversation trace into dir and returns its path (see
+// sharedTrace for a missing trace).
 func traceWindow(tb testing.TB, dir string, n int) string {
 	tb.Helper()
-	f, err := os.Open(conversationTrace)
+	f, err := os.Open(sharedTrace(tb, "conversation_trace.jsonl"))
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("conversation trace missing under CI: %v", err)
-		}
-		tb.Skipf("conversation trace not available: %v", err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	var buf bytes.Buffer
@@ -115,10 +123,7 @@ func BenchmarkGoldenRows(b *testing.B) {
 // BenchmarkFullTrace times the replay loop of each golden row on the whole 12,031-request
 // trace, for the 2.6× scaling target.
 func BenchmarkFullTrace(b *testing.B) {
-	if _, err := os.Stat(conversationTrace); err != nil {
-		traceWindow(b, b.TempDir(), 1) // skips or fails with the usual message
-	}
-	benchReplayLoop(b, conversationTrace)
+	benchReplayLoop(b, sharedTrace(b, "conversation_trace.jsonl"))
 }
 
 // benchReplayLoop runs one sub-benchmark per golden row on trace, timing only the replay loop

@@ -161,12 +161,9 @@ func TestWorkloadDigestOfDynamoTinyTrace(t *testing.T) {
 	if got := workloadDigest([]byte(tiny)); got != "6472e984364194c5bcff1702196afbcddfb7fc47ed119ae1d922d96a814cc708" {
 		t.Fatalf("digest %s", got)
 	}
-	data, err := os.ReadFile("../../shared/traces/mooncake_trace_1000.jsonl")
+	data, err := os.ReadFile(sharedTrace(t, "mooncake_trace_1000.jsonl"))
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("trace missing under CI: %v", err)
-		}
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if got := workloadDigest(data); got != "b9346813269079710017859384026de64dc7b68b83395055c93f08266077fb87" {
 		t.Fatalf("1000-row digest %s", got)

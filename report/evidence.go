@@ -42,10 +42,11 @@ const (
 	runawayLastQuarter = 0.75
 )
 
-// defaultPressureBand is the band used when EvidenceOptions.PressureBand is zero: the protocol's
+// DefaultPressureBand is the band used when EvidenceOptions.PressureBand is zero: the protocol's
 // 10 to 20 fully readmitted events for the throttle-oriented disaggregated seeds, and one to
-// three ("when no seed exists") for aggregated rows, whose qualified seeds show one.
-func defaultPressureBand(disaggregated bool) [2]int {
+// three ("when no seed exists") for aggregated rows, whose qualified seeds show one. It is a
+// starting point for qualification (stage 3), not a band any seed was qualified at.
+func DefaultPressureBand(disaggregated bool) [2]int {
 	if disaggregated {
 		return [2]int{10, 20}
 	}
@@ -57,8 +58,9 @@ type EvidenceOptions struct {
 	// QueueThresholdSet: the row passes --router-queue-threshold. A record whose
 	// metadata.router.config.router_queue_threshold is non-null counts as set too.
 	QueueThresholdSet bool
-	// PressureBand is the row's qualified band (min, max pressure events); zero means
-	// defaultPressureBand for the record's topology.
+	// PressureBand is the row's declared band (min, max pressure events); zero means the row
+	// declares none and DefaultPressureBand for the record's topology is assumed (the rule
+	// then says so and is marked Assumed).
 	PressureBand [2]int
 }
 
@@ -186,7 +188,7 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 	e.QueueThresholdSet = e.QueueThresholdSet || o.QueueThresholdSet
 	e.PressureBand = o.PressureBand
 	if e.PressureBand == [2]int{} {
-		e.PressureBand = defaultPressureBand(disagg)
+		e.PressureBand = DefaultPressureBand(disagg)
 	}
 	for _, w := range terminalWords {
 		e.Terminal[w] = 0
@@ -313,7 +315,7 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 	for _, name := range order {
 		e.Pools = append(e.Pools, *pools[name])
 	}
-	e.Rules = rules(e, unknownOutcomes, perRequest, t)
+	e.Rules = rules(e, o.PressureBand == [2]int{}, unknownOutcomes, perRequest, t)
 	if w, err := workOf(&rec); err != nil {
 		e.WorkError = err.Error()
 	} else {
@@ -462,7 +464,8 @@ func ms3(v float64) string {
 	return s
 }
 
-func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeCheck) []Rule {
+// rules applies the stage-3 rules; bandAssumed says the row declares no pressure band.
+func rules(e *Evidence, bandAssumed bool, unknownOutcomes int, perRequest map[string]int, t *timeCheck) []Rule {
 	var out []Rule
 	add := func(name string, ok bool, format string, args ...any) {
 		out = append(out, Rule{Name: name, Passed: ok, Why: fmt.Sprintf(format, args...)})
@@ -520,8 +523,18 @@ func rules(e *Evidence, unknownOutcomes int, perRequest map[string]int, t *timeC
 	}
 	if totals := e.PreemptionsTotal + e.RetractionsTotal; totals != total {
 		add(rulePressureBand, false, "coverage totals say %d pressure events but %d records are listed", totals, total)
-	} else {
+	} else if !bandAssumed {
 		add(rulePressureBand, total >= band[0] && total <= band[1], "%d %s, band %d–%d", total, kind, band[0], band[1])
+	} else {
+		// A band the row never declared: the protocol's starting point, which a row qualifies
+		// (stage 3) rather than a measured property of the revisions, so the rule says so.
+		in := total >= band[0] && total <= band[1]
+		why := fmt.Sprintf("%d %s, band %d–%d assumed (the row declares no [determinism] pressure_band; the protocol's starting band for a%s %s row)",
+			total, kind, band[0], band[1], article(e.Topology), e.Topology)
+		if !in {
+			why += ": qualify the row's band (stage 3)"
+		}
+		out = append(out, Rule{Name: rulePressureBand, Passed: in, Why: why, Assumed: true})
 	}
 	readmitted := 0
 	for _, p := range e.Pressure {
@@ -574,7 +587,7 @@ func runawayRule(e *Evidence, total int) Rule {
 	limit := int(math.Floor(runawayShare * float64(e.Requests)))
 	limit = max(limit, 2*e.PressureBand[1])
 	if total > limit {
-		return Rule{ruleNoRunaway, false, fmt.Sprintf("%d pressure events exceed max(5%% of %d requests, twice the band maximum) = %d: a pressure flood", total, e.Requests, limit)}
+		return Rule{Name: ruleNoRunaway, Passed: false, Why: fmt.Sprintf("%d pressure events exceed max(5%% of %d requests, twice the band maximum) = %d: a pressure flood", total, e.Requests, limit)}
 	}
 	span := e.VirtualEndMs - e.VirtualStartMs
 	if total >= runawayMinEvents && span > 0 {
@@ -586,10 +599,10 @@ func runawayRule(e *Evidence, total int) Rule {
 			}
 		}
 		if float64(late) > runawayLastQuarter*float64(total) {
-			return Rule{ruleNoRunaway, false, fmt.Sprintf("%d of %d pressure events fall in the last quarter of virtual time (after %s ms): the count is growing, not bounded", late, total, ms3(cut))}
+			return Rule{Name: ruleNoRunaway, Passed: false, Why: fmt.Sprintf("%d of %d pressure events fall in the last quarter of virtual time (after %s ms): the count is growing, not bounded", late, total, ms3(cut))}
 		}
 	}
-	return Rule{ruleNoRunaway, true, fmt.Sprintf("%d pressure events (limit %d), not concentrated at the end of the run", total, limit)}
+	return Rule{Name: ruleNoRunaway, Passed: true, Why: fmt.Sprintf("%d pressure events (limit %d), not concentrated at the end of the run", total, limit)}
 }
 
 func pressureWord(e *Evidence) string {
@@ -600,6 +613,14 @@ func pressureWord(e *Evidence) string {
 		return "preemptions"
 	}
 	return "pressure events"
+}
+
+// article is "n" before a topology word starting with a vowel ("an aggregated row").
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "n"
+	}
+	return ""
 }
 
 func plural(n int, one, many string) string {

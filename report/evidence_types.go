@@ -60,6 +60,10 @@ type Rule struct {
 	Name   string `json:"name"` // e.g. "pressure band", "no preempt/readmit cycling", "virtual time advances"
 	Passed bool   `json:"passed"`
 	Why    string `json:"why"` // in words, with the numbers
+	// Assumed: the rule checked a default the row never declared (the protocol's starting
+	// pressure band for the topology). Its failure asks for the row to be qualified, so it is
+	// named after the rules the row did declare and never ahead of an unexplained difference.
+	Assumed bool `json:"assumed,omitempty"`
 }
 
 // Evidence is everything stage 3 asks a frozen configuration to prove, from one record. Its

@@ -24,17 +24,22 @@
 # (CAPTURE_OUT=file keeps the screens). TIMEOUT (default 1800 s) bounds the wait.
 #
 # The checkout is made in a fixed folder (~/.cache/kvparity/bisect-fixture, or $BISECT_DIR) so
-# its lineage (the kept target folder) serves the next run; the bisect folder is temporary.
+# its lineage (the kept target folder) serves the next run; the bisect folder is temporary. Its
+# dynamo/ is deleted and made again only when this script made it (a marker in its .git,
+# scripts/fixture-marker.sh), else the script refuses.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=fixture-marker.sh
+source "$root/scripts/fixture-marker.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-bisect.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 bin="${KVPARITY_BIN:-$work/kvparity}"
 [[ -n "${KVPARITY_BIN:-}" ]] || (cd "$root" && go build -o "$bin" .)
 checkout="${BISECT_DIR:-$HOME/.cache/kvparity/bisect-fixture}/dynamo"
-rm -rf "$checkout"
+fixture_clear "$checkout" bisect-fixture.sh BISECT_DIR
 mkdir -p "$(dirname "$checkout")"
 bash "$root/scripts/dynamo-checkout.sh" "$checkout" >"$work/fixture.out"
+fixture_mark "$checkout" bisect-fixture.sh
 base="$(sed -n 's/^base=//p' "$work/fixture.out")"
 
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1

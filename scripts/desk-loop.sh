@@ -28,10 +28,14 @@
 #        LIMIT_S=90          fail when edit → verdict on screen takes longer
 #        DESK_DIR=dir        where the checkout is made (default ~/.cache/kvparity/desk-loop):
 #                            a fixed place, so its lineage (kept build folders) serves the next
-#                            run and only the first run compiles everything
+#                            run and only the first run compiles everything; its dynamo/ is
+#                            deleted and made again only when this script made it (a marker in
+#                            its .git, scripts/fixture-marker.sh), else the script refuses
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=fixture-marker.sh
+source "$root/scripts/fixture-marker.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-desk.XXXXXX")"
 sock="kvparity-desk-$$"
 size="${SIZE:-100x30}"
@@ -55,11 +59,12 @@ since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # ---- the checkout, its row and the first build (reported, not counted) ----
 desk="${DESK_DIR:-$HOME/.cache/kvparity/desk-loop}${CHECKOUT_ARGS:+-core-path}"
 checkout="$desk/dynamo"
-rm -rf "$checkout"
+fixture_clear "$checkout" desk-loop.sh DESK_DIR
 mkdir -p "$desk"
 # shellcheck disable=SC2086
 bash "$root/scripts/dynamo-checkout.sh" "$checkout" ${CHECKOUT_ARGS:-} >"$work/fixture.out" 2>"$work/fixture.err" ||
 	{ cat "$work/fixture.err" >&2; exit 1; }
+fixture_mark "$checkout" desk-loop.sh
 # A commit naming this run, so the first build is never a cache hit. A hit pins the binary an
 # earlier run built from the same tree but leaves the lineage's kept target folder where the
 # last build in this folder left it (CI's core-path shape, a bisect probe), and the timed

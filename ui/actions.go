@@ -176,7 +176,7 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 		}
 	}
 	side := func(r determinism.Repetition) diffSide {
-		return diffSide{Label: determinism.LineLabel(r), ReportPath: r.ReportPath}
+		return diffSide{Label: determinism.LineLabel(r), ReportPath: r.ReportPath, Arm: string(r.Arm)}
 	}
 	a, b = side(sel), side(other)
 	// Baseline on the left, as everywhere else; within one arm, the earlier repetition, and a

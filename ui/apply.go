@@ -76,6 +76,9 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 	case engine.SampleInvalidated:
 		m.say(fmt.Sprintf("pair %d invalidated (%s): both members rerun in the same order", ev.Pair, ev.Reason))
 	case engine.ArtifactChanged:
+		if ev.Arm != "" {
+			m.diff.Supersede(ev.Arm, ev.OldGen, ev.NewGen, ev.Repinned)
+		}
 		cmds = append(cmds, m.onArtifactChanged(ev))
 	case engine.BuildProgress:
 		m.onRebuild(ev)

@@ -53,8 +53,21 @@ func (d diffSlot) Open(a, b diffSide) (diffSlot, tea.Cmd) {
 	return d, d.pane.Open(a, b)
 }
 
-// SetParity records the parity verdict so the empty slot can say what there is to diff.
-func (d *diffSlot) SetParity(w verdict.Word) { d.parity = w }
+// SetParity records the parity verdict so the empty slot can say what there is to diff, and
+// tells the pane, which clears a diff a rebuild superseded once the rebuild passes: the slot
+// then says what the empty slot says ("none: ... byte-identical").
+func (d *diffSlot) SetParity(w verdict.Word) {
+	d.parity = w
+	if d.pane.SetParity(w) {
+		d.opened = false
+	}
+}
+
+// Supersede tells the pane that arm's generation gen was superseded by newGen (0: not re-pinned),
+// rerun when the determinism stage reruns on it; the pane decides what its open diff shows.
+func (d *diffSlot) Supersede(arm engine.Arm, gen, newGen int, rerun bool) {
+	d.pane.Supersede(string(arm), gen, newGen, rerun)
+}
 
 // Capturing reports whether the diff pane takes every key (its filter or exception form is
 // being typed into).

@@ -21,7 +21,7 @@ func flood(t *testing.T, d time.Duration, first ...engine.Event) int {
 	for i := 0; time.Since(start) < d; i++ {
 		f.emit([]engine.Event{engine.RunProgress{Run: "det/baseline-1", VirtualTimeMs: float64(i), Completed: i % 5000,
 			Total: 5000, Elapsed: time.Since(start)}, engine.LogLine{Run: "det/baseline-1", Line: fmt.Sprint(i)}})
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // the behaviour under test: an event flood at one per millisecond
 	}
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)

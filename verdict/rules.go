@@ -241,22 +241,29 @@ func Semantic(in Inputs) Outcome {
 	default:
 		return Of(parity.Verdict, "byte parity is %s: %s", parity.Verdict, parity.Reason)
 	}
+	// The protocol's order: an unexplained difference (stages 4 and 5) is named first; missing
+	// lifecycle evidence follows it, and fails the row alone only once every difference is
+	// explained (exception records never waive it).
+	also := ""
+	if missing != "" {
+		also = "; also " + missing
+	}
 	x := in.Exceptions
 	switch {
-	case missing != "":
-		return Of(Fail, "%s", missing)
 	case x == nil || x.Unchecked != "":
 		why := "the mismatch was not checked against exception records"
 		if x != nil {
 			why = x.Unchecked
 		}
-		return Of(Fail, "canonical reports differ (%s), and %s", parity.Reason, why)
+		return Of(Fail, "canonical reports differ (%s), and %s%s", parity.Reason, why, also)
 	case x.Differing == 0:
-		return Of(Fail, "the digests differ but the structural diff finds no differing pointer: no exception record can cover that")
+		return Of(Fail, "the digests differ but the structural diff finds no differing pointer: no exception record can cover that%s", also)
+	case x.Uncovered == 0 && missing != "":
+		return Of(Fail, "%d differing pointers, every one covered by the %d exception record(s), but %s", x.Differing, x.Records, missing)
 	case x.Uncovered == 0:
 		return Of(PassWithSemanticExceptions, "%d differing pointers, every one covered by the %d exception record(s); each names its regression test", x.Differing, x.Records)
 	}
 	first := x.First[:min(3, len(x.First))]
-	return Of(Fail, "%d of %d differing pointers are covered by no exception record (first: %s): an unexplained mismatch fails the row",
-		x.Uncovered, x.Differing, strings.Join(first, ", "))
+	return Of(Fail, "%d of %d differing pointers are covered by no exception record (first: %s): an unexplained mismatch fails the row%s",
+		x.Uncovered, x.Differing, strings.Join(first, ", "), also)
 }

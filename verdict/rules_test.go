@@ -144,3 +144,30 @@ func TestScopeAndSemanticExitCode(t *testing.T) {
 		t.Errorf("Decide with SemanticOnly: scope %q exit %d", d.Scope, d.ExitCode)
 	}
 }
+
+// Issue 44, item A: a candidate that both differs and breaks a lifecycle rule fails for the
+// unexplained differences first (the protocol's order: parity and exception coverage, then
+// lifecycle evidence), the broken rule named after them; once every difference is covered,
+// the missing evidence alone fails the row.
+func TestSemanticNamesDifferencesBeforeEvidence(t *testing.T) {
+	band := Of(Fail, "candidate pressure band: 4 preemptions, band 1–3 assumed")
+	cases := []struct {
+		name  string
+		x     *Exceptions
+		first string
+	}{
+		{"uncovered", &Exceptions{Records: 0, Differing: 11503, Uncovered: 11503, First: []string{"/per_request/24/routing_history/0/logical_worker_id"}},
+			"11503 of 11503 differing pointers are covered by no exception record"},
+		{"unchecked", nil, "canonical reports differ (digests differ), and the mismatch was not checked"},
+		{"no pointer", &Exceptions{Differing: 0}, "the digests differ but the structural diff finds no differing pointer"},
+	}
+	for _, c := range cases {
+		got := Semantic(Inputs{Baseline: stable, Candidate: stable, Parity: Of(Fail, "digests differ"), Evidence: band, Exceptions: c.x})
+		if got.Verdict != Fail || !strings.HasPrefix(got.Reason, c.first) {
+			t.Errorf("%s: got %s (%s), want FAIL starting %q", c.name, got.Verdict, got.Reason, c.first)
+		}
+		if !strings.Contains(got.Reason, "; also missing lifecycle evidence: candidate pressure band") {
+			t.Errorf("%s: the broken rule is not named after the differences: %s", c.name, got.Reason)
+		}
+	}
+}

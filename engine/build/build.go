@@ -367,16 +367,29 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	}
 	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
 
-	vendored, err := lin.keepVendor(info.PublishedLockSHA256)
+	// The manifests as the source has them, before the timing extension edits any: what the
+	// lock must lock (offline.go).
+	manifests, err := manifestDigests(root)
 	if err != nil {
 		return Info{}, err
+	}
+	vendored, atVendoring, err := lin.keepVendor(info.PublishedLockSHA256)
+	if err != nil {
+		return Info{}, err
+	}
+	var changedSinceVendoring []string
+	if vendored && atVendoring != nil {
+		changedSinceVendoring = changedManifests(atVendoring, manifests)
 	}
 	if !vendored {
 		say(Progress{Phase: "vendoring"})
 		if _, err := run(ctx, root, nil, "cargo", "vendor", "--locked", "vendor"); err != nil {
+			if unresolvedOffline(err) {
+				err = lockNotUpdated(s, nil, err)
+			}
 			return Info{}, fmt.Errorf("vendoring the dependencies of %s (from its own Cargo.lock): %w", s, err)
 		}
-		if err := lin.markVendored(info.PublishedLockSHA256); err != nil {
+		if err := lin.markVendored(info.PublishedLockSHA256, manifests); err != nil {
 			return Info{}, err
 		}
 	}
@@ -432,6 +445,9 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	})
 	if ctx.Err() != nil { // callers hold ctx: they exit with the interrupted status, not as for a broken build
 		return Info{}, fmt.Errorf("building %s: cancelled (%d units had been compiled; the next build of this source continues from them)", s, units)
+	}
+	if unresolvedOffline(err) {
+		err = lockNotUpdated(s, changedSinceVendoring, err)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("building %s: %w", s, err)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"kvparity/internal/procgroup"
 )
@@ -75,10 +76,18 @@ func (t *tailBuffer) String() string {
 	return string(t.buf)
 }
 
+// progressEvery is the longest cargoBuild stays silent: cargo prints nothing through a long
+// link (LTO of the bench, minutes), so the progress is said again, with the crate and a fresh
+// elapsed time, once this long has passed without news. Checked three times as often, the
+// reports come at most 4 s apart, and the headless printer (a line at most every 5 s) prints
+// one at least every 8 s.
+var progressEvery = 3 * time.Second
+
 // cargoBuild runs `cargo build --message-format=json-render-diagnostics` and reports progress:
 // every compiled unit from the JSON messages on stdout, the crate being compiled from the
-// "Compiling" lines on stderr. It returns the executable of the bench target, the units cargo
-// compiled and those it found fresh (an incremental build's untouched crates).
+// "Compiling" lines on stderr, and the same again whenever cargo was silent for progressEvery.
+// It returns the executable of the bench target, the units cargo compiled and those it found
+// fresh (an incremental build's untouched crates).
 func cargoBuild(ctx context.Context, dir string, env, args []string, bench string, progress func(units int, current string)) (exe string, units, fresh int, err error) {
 	cmd := procgroup.Command(ctx, "cargo", args...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
@@ -98,12 +107,32 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 		current string
 		tail    = &tailBuffer{max: 64 << 10}
 		wg      sync.WaitGroup
+		said    = time.Now() // the last report
 	)
 	report := func() {
+		said = time.Now()
 		if progress != nil {
 			progress(units, current)
 		}
 	}
+	quiet, ticked := make(chan struct{}), make(chan struct{})
+	go func() { // cargo silent (a long link): say where it is, with the time so far
+		defer close(ticked)
+		t := time.NewTicker(progressEvery / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-quiet:
+				return
+			case <-t.C:
+				mu.Lock()
+				if time.Since(said) >= progressEvery {
+					report()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
 	wg.Add(2)
 	go func() { // stderr: "   Compiling tokio v1.47.1", warnings, errors
 		defer wg.Done()
@@ -160,6 +189,8 @@ func cargoBuild(ctx context.Context, dir string, env, args []string, bench strin
 		io.Copy(io.Discard, stdout)
 	}()
 	wg.Wait()
+	close(quiet)
+	<-ticked // no report after the build's own end
 	if err := cmd.Wait(); err != nil {
 		return "", units, fresh, toolError("cargo", args, err, tail.String())
 	}

@@ -31,8 +31,11 @@
 //	toolchain.go  the toolchain recorded in a cache, for nodes without one (the matrix)
 //	env.go        the build's environment: what kvparity sets, what it inherits and records
 //	fetch.go      crate and git fetching, the manifest checks
+//	offline.go    offline builds from the source's own lock: a manifest edit the lock does not
+//	              follow, said in words with the command that updates the lock
 //	extension.go  the timing extension (anchored edits; refuses an unexpected code shape)
 //	wiring.go     where the replay core is (registry, or in the tree) and the patch table
-//	cargo.go      cargo invocations: own process group, progress from its messages
+//	cargo.go      cargo invocations: own process group, progress from its messages (and
+//	              again whenever cargo is silent, as through a long link)
 //	buildtest/    a fake cargo and rustc for other packages' tests
 package build

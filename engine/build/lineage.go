@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,7 +29,8 @@ import (
 //
 //	lineage-KEY/src      the revision being built (plus vendor/, kept while Cargo.lock is unchanged)
 //	lineage-KEY/target   cargo's target folder
-//	lineage-KEY/vendored the SHA-256 of the Cargo.lock vendor/ was made from
+//	lineage-KEY/vendored the SHA-256 of the Cargo.lock vendor/ was made from, then one line
+//	                     "SHA-256 path" per manifest of the tree it was made with (offline.go)
 type lineage struct {
 	dir string
 }
@@ -121,19 +123,41 @@ func (l lineage) clear() (map[string]stamp, error) {
 }
 
 // keepVendor puts the set-aside vendor/ back when it was made from a Cargo.lock with this
-// SHA-256, and reports whether it did (else the build vendors again).
-func (l lineage) keepVendor(lockSHA string) (bool, error) {
+// SHA-256, and reports whether it did (else the build vendors again), with the manifests the
+// vendoring saw (nil when its record predates them).
+func (l lineage) keepVendor(lockSHA string) (bool, map[string]string, error) {
 	kept := filepath.Join(l.dir, "vendor.kept")
 	b, err := os.ReadFile(filepath.Join(l.dir, "vendored"))
-	if _, statErr := os.Stat(kept); err != nil || statErr != nil || strings.TrimSpace(string(b)) != lockSHA {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if _, statErr := os.Stat(kept); err != nil || statErr != nil || strings.TrimSpace(lines[0]) != lockSHA {
 		os.Remove(filepath.Join(l.dir, "vendored"))
-		return false, os.RemoveAll(kept)
+		return false, nil, os.RemoveAll(kept)
 	}
-	return true, os.Rename(kept, filepath.Join(l.src(), "vendor"))
+	var manifests map[string]string
+	for _, line := range lines[1:] {
+		if sum, path, ok := strings.Cut(line, " "); ok {
+			if manifests == nil {
+				manifests = map[string]string{}
+			}
+			manifests[path] = sum
+		}
+	}
+	return true, manifests, os.Rename(kept, filepath.Join(l.src(), "vendor"))
 }
 
-func (l lineage) markVendored(lockSHA string) error {
-	return os.WriteFile(filepath.Join(l.dir, "vendored"), []byte(lockSHA+"\n"), 0o644)
+// markVendored records what vendor/ was made from: the lock, and the tree's manifests.
+func (l lineage) markVendored(lockSHA string, manifests map[string]string) error {
+	var b strings.Builder
+	b.WriteString(lockSHA + "\n")
+	paths := make([]string, 0, len(manifests))
+	for p := range manifests {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "%s %s\n", manifests[p], p)
+	}
+	return os.WriteFile(filepath.Join(l.dir, "vendored"), []byte(b.String()), 0o644)
 }
 
 // restore gives every file whose content equals what it was before the rewrite its previous

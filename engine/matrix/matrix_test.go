@@ -92,7 +92,7 @@ func TestMatrixLocalRunsRowsOneAfterAnother(t *testing.T) {
 			mu.Unlock()
 			fmt.Fprintf(out, "running %s\n", rowFile)
 			fakeRun(t, rowDir, 0, "PASS")
-			time.Sleep(30 * time.Millisecond)
+			time.Sleep(30 * time.Millisecond) // a row that takes time, so that two run at once would overlap
 			return 0
 		},
 		OnUpdate: func([]RowStatus) { updates.Add(1) },

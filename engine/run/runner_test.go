@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"kvparity/engine/build/buildtest"
+	"kvparity/internal/e2e"
 	"kvparity/report"
 )
 
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "Error: the fake replay failed on purpose")
 			os.Exit(3)
 		case "hang":
-			time.Sleep(time.Hour)
+			time.Sleep(time.Hour) // the behaviour under test: a replay that never ends on its own
 		}
 		os.Exit(2)
 	}
@@ -212,12 +212,14 @@ func TestRunnerNamesADaemonHoldingTheOutput(t *testing.T) {
 	if res.Err == nil || strings.Contains(res.Err.Error(), "WaitDelay") || !strings.Contains(res.Err.Error(), "still held its stdout or stderr open") {
 		t.Fatalf("result error %v", res.Err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	for _, p := range allProcs() {
-		if p.PGID == res.PID && p.State != 'Z' {
-			t.Fatalf("pid %d of the replay's group outlived it", p.PID)
+	e2e.WaitFor(t, fmt.Sprintf("every process of the replay's group %d to be gone from /proc (the daemon holding its stdout outlived it)", res.PID), 10*time.Second, func() bool {
+		for _, p := range allProcs() {
+			if p.PGID == res.PID && p.State != 'Z' {
+				return false
+			}
 		}
-	}
+		return true
+	})
 }
 
 // Case 8 of issue 13: a clap-style argument error keeps its real "error: ..." line, and a
@@ -243,45 +245,56 @@ exit 1
 	}
 }
 
-// aliveByMarker lists live (non-zombie) processes whose command line holds marker.
-func aliveByMarker(marker string) []int {
-	var out []int
-	for _, p := range allProcs() {
-		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
-		if p.State != 'Z' && strings.Contains(string(cmd), marker) {
-			out = append(out, p.PID)
-		}
-	}
-	return out
-}
-
 // Case 6 of issue 13: a replay that forks a setsid grandchild and exits normally leaves
-// nothing running.
+// nothing running. The descendants write their pids down (POSIX sh has no exec -a to mark
+// them), and the replay exits only once both have, instead of after a fixed sleep that a busy
+// machine could outrun, leaving nothing to check.
 func TestRunnerKillsSetsidGrandchildren(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid")
 	}
-	marker := "kvparity-grandchild-" + strconv.Itoa(os.Getpid())
-	script := writeScript(t, `setsid sh -c 'exec -a `+marker+` sleep 300' </dev/null >/dev/null 2>&1 &
-sh -c 'exec -a `+marker+`-group sleep 300' </dev/null >/dev/null 2>&1 &
-sleep 0.2
+	dir := t.TempDir()
+	setsidPID, groupPID := filepath.Join(dir, "setsid.pid"), filepath.Join(dir, "group.pid")
+	// The setsid one writes its pid and its process group, to show it left the replay's.
+	script := writeScript(t, `setsid sh -c 'echo $$ $(cut -d" " -f5 /proc/$$/stat) > `+setsidPID+`; exec sleep 300' </dev/null >/dev/null 2>&1 &
+sh -c 'echo $$ > `+groupPID+`; exec sleep 300' </dev/null >/dev/null 2>&1 &
+i=0
+until [ -s `+setsidPID+` ] && [ -s `+groupPID+` ]; do
+	i=$((i+1)); [ $i -lt 3000 ] || { echo "error: the descendants never started" >&2; exit 1; }
+	sleep 0.01
+done
 exit 0
 `)
 	r := &Runner{PollInterval: 10 * time.Millisecond}
-	res := r.Run(context.Background(), Spec{ID: "det/baseline-1", Binary: script, Dir: filepath.Join(t.TempDir(), "run")}, nil)
+	res := r.Run(context.Background(), Spec{ID: "det/baseline-1", Binary: script, Dir: filepath.Join(dir, "run")}, nil)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for len(aliveByMarker(marker)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if left := aliveByMarker(marker); len(left) > 0 {
-		for _, pid := range left {
-			syscall.Kill(pid, syscall.SIGKILL)
+	var pids []int
+	var setsidGroup int
+	for _, f := range []string{setsidPID, groupPID} {
+		b, _ := os.ReadFile(f)
+		var pid int
+		if _, err := fmt.Sscan(string(b), &pid); err != nil {
+			t.Fatalf("%s: %q", f, b)
 		}
-		t.Fatalf("descendants of a finished replay still run: %v", left)
+		if f == setsidPID {
+			fmt.Sscan(string(b), &pid, &setsidGroup)
+		}
+		pids = append(pids, pid)
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	}
+	if setsidGroup == 0 || setsidGroup == res.PID {
+		t.Errorf("the setsid grandchild %d ran in group %d, the replay's is %d: it did not leave the group", pids[0], setsidGroup, res.PID)
+	}
+	e2e.WaitFor(t, fmt.Sprintf("the replay's descendants %v (setsid, group) to be gone", pids), 10*time.Second, func() bool {
+		for _, pid := range pids {
+			if p, ok := ReadProc(pid); ok && p.State != 'Z' {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // A replay flooding its output is capped: the run folder keeps the first outputCap bytes and a

@@ -79,6 +79,7 @@ type Model struct {
 	zoomed   bool // the workbench gives the pane the whole screen
 	campaign string
 	unstable bool
+	stale    *superseded // the open diff's reports belong to a superseded generation
 
 	gen     int
 	loading bool
@@ -241,7 +242,7 @@ func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case OpenRequestedMsg:
 		p.gen++
-		p.loading, p.err, p.a, p.b = true, nil, msg.A, msg.B
+		p.loading, p.err, p.a, p.b, p.stale = true, nil, msg.A, msg.B, nil
 		return p, loadDiff(p.gen, msg.A, msg.B, p.campaign, p.unstable)
 	case diffLoadedMsg:
 		if msg.gen != p.gen {

@@ -117,7 +117,11 @@ func shortenIDs(s string, short map[string]string) string {
 // when the line is narrow, so the zoom mark is never the part cut).
 func (p Model) titleLine() string {
 	w, st := p.Width, p.Styles
-	left := "DIFF  " + p.a.Label + " ↔ " + p.b.Label
+	left, title := "DIFF  "+p.a.Label+" ↔ "+p.b.Label, st.Diff.Title
+	if mark := p.staleTitle(); mark != "" {
+		// The stale mark leads, in the warning colour: the list must not be read without it.
+		left, title = "DIFF ("+mark+")  "+p.a.Label+" ↔ "+p.b.Label, st.Warn
+	}
 	var forms []string
 	if p.diff != nil {
 		n := fmt.Sprintf("%d differing", p.diff.Count)
@@ -154,7 +158,7 @@ func (p Model) titleLine() string {
 		right = cut(right, max(0, w-len([]rune(left))-1))
 	}
 	gap := max(1, w-len([]rune(right))-len([]rune(left)))
-	return st.Diff.Title.Render(cut(left, w)) + strings.Repeat(" ", gap) + st.Faint.Render(right)
+	return title.Render(cut(left, w)) + strings.Repeat(" ", gap) + st.Faint.Render(right)
 }
 
 // headerLines is the fixed top block: title, first divergence, diagnosis, exceptions.

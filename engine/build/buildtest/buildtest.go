@@ -11,6 +11,10 @@
 // as the compiler error; VariantFile's text is built into the bench (appended after the
 // digest), and BuiltVariant reads it back when that bench runs, so a fake replay can write
 // another report for that commit.
+//
+// Like cargo, the fake resolves the tree's manifests against Cargo.lock first (resolve.go): a
+// dependency the lock does not lock fails the offline build, and `cargo vendor --locked`, with
+// cargo's own words. SilentFor keeps its build silent for a while, as a long link does.
 package buildtest
 
 import (
@@ -24,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // NoRaceExitSleep keeps the processes a test starts from its own binary (fake cargo, rustc
@@ -106,11 +111,24 @@ func fakeTool(name string, args []string) int {
 		}
 		os.WriteFile("Cargo.lock", []byte("version = 4\n\n[[package]]\nname = \"dynamo-bench\"\nversion = \"9.9.9\"\nchecksum = \"abc123\"\n"), 0o644)
 	case name == "cargo" && len(args) > 0 && args[0] == "vendor":
+		if m, dep := unlocked(); m != "" && slices.Contains(args, "--locked") {
+			abs, _ := filepath.Abs("Cargo.lock")
+			fmt.Fprintf(os.Stderr, "error: the lock file %s needs to be updated but --locked was passed to prevent this\n", abs)
+			fmt.Fprintf(os.Stderr, "If you want to try to generate the lock file without accessing the network, remove the --locked flag and use --offline instead.\n(%s declares %s)\n", m, dep)
+			return 101
+		}
 		if err := os.CopyFS("vendor/aisimulate-core", os.DirFS(filepath.Join(fixture, "aisimulate-core"))); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 101
 		}
 	case name == "cargo" && len(args) > 0 && args[0] == "build":
+		if m, dep := unlocked(); m != "" { // cargo resolves before it compiles anything
+			vendor, _ := filepath.Abs("vendor")
+			fmt.Fprintf(os.Stderr, "error: no matching package named `%s` found\nlocation searched: directory source `%s` (which is replacing registry `crates-io`)\n", dep, vendor)
+			fmt.Fprintf(os.Stderr, "required by package `%s`\nperhaps a crate was updated and forgotten to be re-vendored?\n", packageOf(m))
+			fmt.Fprintln(os.Stderr, "As a reminder, you're using offline mode (--offline) which can sometimes cause surprising resolution failures, if this error is too confusing you may wish to retry without the offline flag.")
+			return 101
+		}
 		if msg := os.Getenv("KVPARITY_FAKE_CARGO_FAIL"); msg != "" {
 			fmt.Fprintln(os.Stderr, "error[E0425]: "+msg)
 			return 101
@@ -155,6 +173,10 @@ func fakeTool(name string, args []string) int {
 		for _, c := range []string{"anyhow v1.0.0", "aisimulate-core v0.13.0 (patches/aisimulate-core)", "dynamo-bench v9.9.9"} {
 			fmt.Fprintln(os.Stderr, "   Compiling "+c)
 			fmt.Printf(`{"reason":"compiler-artifact","target":{"name":%q,"kind":["lib"]}}`+"\n", strings.Fields(c)[0])
+		}
+		// SilentFor: the last crate's long link (LTO), during which cargo prints nothing.
+		if d, err := time.ParseDuration(os.Getenv(SilentFor)); err == nil {
+			time.Sleep(d)
 		}
 		fmt.Printf(`{"reason":"compiler-artifact","target":{"name":"offline_replay_bench","kind":["bench"]},"executable":%q}`+"\n", exe)
 		fmt.Println(`{"reason":"build-finished","success":true}`)
@@ -201,6 +223,10 @@ func writeBench(exe string, args []string) error {
 	}
 	return os.WriteFile(exe, b, 0o755)
 }
+
+// SilentFor names the variable whose duration ("2s") the fake cargo build stays silent for
+// after its last "Compiling" line, as cargo does through a long link.
+const SilentFor = "KVPARITY_FAKE_CARGO_SILENT"
 
 // Files at the root of a checkout the fake cargo reads (see the package comment).
 const (
