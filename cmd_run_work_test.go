@@ -45,6 +45,9 @@ func TestTimedSamplesDoTheVerifiedWork(t *testing.T) {
 		if !strings.Contains(string(md), p.Scope) || !strings.Contains(string(md), "timed runs did the canonical run's work (seeded matched routing, by work fingerprint)") {
 			t.Errorf("report.md does not state the computed scope %q:\n%s", p.Scope, md)
 		}
+		if sum, _ := os.ReadFile(filepath.Join(dir, "summary.md")); !strings.Contains(string(sum), "Timed work: seeded matched-routing replay-loop parity (all ") {
+			t.Errorf("summary.md does not say what was timed:\n%s", sum)
+		}
 	})
 	t.Run("unseeded-timed", func(t *testing.T) {
 		row := writeTinyRow(t, rows, "unseeded", "unseeded-timed")
@@ -72,6 +75,9 @@ func TestTimedSamplesDoTheVerifiedWork(t *testing.T) {
 		}
 		if failed != 1 || len(p.Invalidations) != 0 {
 			t.Errorf("%d failed samples, %d invalidations: want one product failure, none invalidated", failed, len(p.Invalidations))
+		}
+		if !strings.HasPrefix(p.Scope, "timed runs that did other work than the digest verified: 1 of ") {
+			t.Errorf("scope %q: a sample that did other work must not leave the seeded claim standing", p.Scope)
 		}
 		if s.Arms[engine.Candidate].Verdict != "STABLE" {
 			t.Errorf("candidate %s", s.Arms[engine.Candidate].Verdict)

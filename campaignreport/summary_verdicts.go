@@ -97,7 +97,9 @@ func perfCaveats(r *Report) []string {
 			other = append(other, "Caveat: "+mdClip(c, 200))
 		}
 	}
-	out := append(capList(loaded, sumInline, "load caveat(s)"), capList(other, sumInline, "caveat(s)")...)
+	out := []string{timedWork(res)}
+	out = append(out, capList(loaded, sumInline, "load caveat(s)")...)
+	out = append(out, capList(other, sumInline, "caveat(s)")...)
 	if n := len(res.Invalidations); n > 0 {
 		out = append(out, fmt.Sprintf("⚠ %d pair attempt(s) invalidated and rerun (first: pair %d, %s).", n, res.Invalidations[0].Pair, mdClip(res.Invalidations[0].Reason, 160)))
 	}
@@ -105,6 +107,15 @@ func perfCaveats(r *Report) []string {
 		out = append(out, fmt.Sprintf("%d warning(s) in report.md.", n))
 	}
 	return out
+}
+
+// timedWork says what the timed samples simulated (the result's computed scope), marked when it
+// is not the work the digest verified.
+func timedWork(res *engine.PerfResult) string {
+	if strings.HasPrefix(res.Scope, "seeded matched-routing") {
+		return "Timed work: " + mdText(res.Scope) + "."
+	}
+	return "⚠ Timed work: " + mdText(res.Scope) + "."
 }
 
 // loadCaveat labels the load preflight's words: a warning unless the CPU was quiet.

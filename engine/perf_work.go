@@ -17,6 +17,7 @@ import (
 const (
 	workAgainstCanonical = "canonical" // equal to its arm's canonical run
 	workAgainstSamples   = "samples"   // no canonical run of the arm: equal to its first timed sample
+	workDiffers          = "differs"   // other work than the reference: the sample's product failure
 )
 
 // A workReference is what an arm's timed samples must match.
@@ -78,6 +79,7 @@ func (p *perfRun) checkWork(smp *PerfSample, raw []byte, timings string) error {
 		return nil
 	}
 	if d, differ := fp.FirstDifference(ref.fp); differ {
+		smp.WorkCheck = workDiffers
 		whose := "its arm's first timed sample " + string(ref.from)
 		if ref.canonical {
 			whose = "its arm's canonical run " + string(ref.from)
@@ -94,14 +96,20 @@ func (p *perfRun) checkWork(smp *PerfSample, raw []byte, timings string) error {
 
 // A WorkTally counts how the measured samples' work was checked (warmups are not measured).
 type WorkTally struct {
-	Measured  int // measured samples that gave a time
+	Measured  int // measured samples that gave a time, and those whose work differed
 	Canonical int // equal to their arm's canonical run
 	Unchecked int // no work fingerprint in their timing line
+	Differs   int // other work than their reference (each a product failure)
 }
 
 func tallyWork(samples []PerfSample) WorkTally {
 	var t WorkTally
 	for _, s := range samples {
+		if s.WorkCheck == workDiffers {
+			t.Measured++
+			t.Differs++
+			continue
+		}
 		if s.Warmup || s.Error != "" || s.Ms <= 0 {
 			continue
 		}
@@ -128,6 +136,8 @@ func workScope(samples []PerfSample) string {
 	switch {
 	case t.Measured == 0:
 		return "no timed sample yet: what the timed runs simulate is not established; " + notProduction
+	case t.Differs > 0:
+		return fmt.Sprintf("timed runs that did other work than the digest verified: %d of %d timed samples' work fingerprints differ from their arm's reference, so no seeded matched-routing parity is established; %s", t.Differs, t.Measured, notProduction)
 	case t.Seeded():
 		return fmt.Sprintf("seeded matched-routing replay-loop parity (all %d timed samples' work fingerprints equal their arm's canonical run), %s", t.Measured, notProduction)
 	case t.Unchecked > 0:

@@ -371,6 +371,8 @@ func (m Model) workPart() string {
 	switch {
 	case w.Measured == 0:
 		return ""
+	case w.Differs > 0:
+		return st.Bad.Render(fmt.Sprintf("work differs: %d/%d", w.Differs, w.Measured))
 	case w.Seeded():
 		return st.Good.Render(fmt.Sprintf("work = canonical %d/%d", w.Canonical, w.Measured))
 	case w.Unchecked > 0:
