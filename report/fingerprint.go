@@ -174,11 +174,11 @@ func parseUUID(s string, out *[16]byte) bool {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '-' && (i == 8 || i == 13 || i == 18 || i == 23) && len(s) == 36 {
+		if c == '-' && len(s) == 36 && (i == 8 || i == 13 || i == 18 || i == 23) {
 			continue
 		}
-		v, ok := hexDigit(c)
-		if !ok || n == 32 {
+		v := hexValue[c]
+		if v > 15 || n == 32 {
 			return false
 		}
 		out[n/2] |= v << (4 * (1 - n%2))
@@ -187,17 +187,20 @@ func parseUUID(s string, out *[16]byte) bool {
 	return n == 32
 }
 
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
+// hexValue maps a byte to its hex digit's value, or 0xff: a table, since the fingerprint parses
+// one uuid per placement.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = c-'a'+10, c-'a'+10
+	}
+	return t
+}()
 
 // Hex is the sum as the fingerprint writes it.
 func (s PlacementSum) Hex() string { return fmt.Sprintf("%016x", s.Sum) }
