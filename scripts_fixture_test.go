@@ -24,7 +24,12 @@ func TestFixtureScriptsDeleteOnlyWhatTheyMade(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []struct{ script, dirVar string }{{"scripts/desk-loop.sh", "DESK_DIR"}, {"scripts/bisect-fixture.sh", "BISECT_DIR"}} {
+	// checkout-shape.sh takes the checkout folder itself (CHECKOUT); CI points it at the desk
+	// loop's folder, so the three scripts share one marker.
+	for _, c := range []struct {
+		script, dirVar string
+		whole          bool
+	}{{"scripts/desk-loop.sh", "DESK_DIR", false}, {"scripts/bisect-fixture.sh", "BISECT_DIR", false}, {"scripts/checkout-shape.sh", "CHECKOUT", true}} {
 		t.Run(filepath.Base(c.script), func(t *testing.T) {
 			parent := t.TempDir()
 			checkout := filepath.Join(parent, "dynamo")
@@ -35,7 +40,11 @@ func TestFixtureScriptsDeleteOnlyWhatTheyMade(t *testing.T) {
 			os.WriteFile(work, []byte("// a developer's uncommitted work\n"), 0o644)
 			run := func() (int, string) {
 				cmd := exec.Command("bash", c.script)
-				cmd.Env = append(os.Environ(), c.dirVar+"="+parent, "KVPARITY_BIN=/bin/true", "TMPDIR="+t.TempDir(),
+				dir := parent
+				if c.whole {
+					dir = checkout
+				}
+				cmd.Env = append(os.Environ(), c.dirVar+"="+dir, "KVPARITY_BIN=/bin/true", "TMPDIR="+t.TempDir(),
 					"KVPARITY_FIXTURE_CACHE="+t.TempDir(), "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
 				out, err := cmd.CombinedOutput()
 				var ee *exec.ExitError

@@ -18,10 +18,15 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-shape.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 bin="${KVPARITY_BIN:-$work/kvparity}"
 [[ -n "${KVPARITY_BIN:-}" ]] || (cd "$root" && go build -o "$bin" .)
+# shellcheck source=fixture-marker.sh
+source "$root/scripts/fixture-marker.sh"
 checkout="${CHECKOUT:-${DESK_DIR:-$HOME/.cache/kvparity/shape}-$shape/dynamo}"
-rm -rf "$checkout"
+# Deleted and made again only when a fixture script made it (its marker), like desk-loop.sh's:
+# CI points CHECKOUT at the desk loop's folder, which the desk loop then remakes.
+fixture_clear "$checkout" checkout-shape.sh CHECKOUT
 mkdir -p "$(dirname "$checkout")"
 bash "$root/scripts/dynamo-checkout.sh" "$checkout" ${1:-} >/dev/null
+fixture_mark "$checkout" checkout-shape.sh
 "$bin" init-row --checkout "$checkout" -o "$work/row.toml" 2>/dev/null
 "$bin" build "$work/row.toml" --json >"$work/builds.json"
 python3 - "$work/builds.json" <<'PY'
