@@ -236,12 +236,12 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 	tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", bin, "--row", "tiny", "--campaign", dir)
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", session).Run() })
 	waitJournal(t, dir, "the campaign", func(recs []engine.Record) bool { return len(recs) > 0 })
-	// A key sent before the workbench has drawn is lost: wait until its footer offers g.
-	e2e.WaitFor(t, "the workbench to draw its footer offering \"g determinism\" in tmux", time.Minute, func() bool {
+	// A key sent before the workbench has drawn is lost: wait until its footer offers S.
+	e2e.WaitFor(t, "the workbench to draw its footer offering \"S determinism\" in tmux", time.Minute, func() bool {
 		screen, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
-		return strings.Contains(string(screen), "g determinism")
+		return strings.Contains(string(screen), "S determinism")
 	})
-	tmux("send-keys", "-t", session, "g")
+	tmux("send-keys", "-t", session, "S")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
 	holder := readLockHolder(t, dir)
 	tmux("kill-session", "-t", session)

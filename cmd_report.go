@@ -16,6 +16,7 @@ func init() {
 }
 
 const reportUsage = `usage: kvparity report [--github] DIR
+       (also: --image-base-url URL)
 
 Writes DIR/report.md, DIR/report.json, DIR/summary.md (the report sized for a pull request) and
 the plots DIR/plots/*.svg and *.png (and DIR/diffs/*.json when canonical reports differ) from what
@@ -23,7 +24,9 @@ the campaign recorded: journal, frozen row, host, artifacts, trace checksums, li
 product metrics, exception records. Nothing is rerun, and an unchanged campaign gives the same
 bytes. --github also appends the summary to the file $GITHUB_STEP_SUMMARY names (GitHub Actions'
 job summary; the plots are named there, not shown); without the variable it says so and appends
-nothing.
+nothing. summary.md draws its charts as Mermaid and text, and links no image file; with
+--image-base-url URL (where you host the campaign folder, so that URL/plots/ratios.png is the
+plot) it also shows the PNGs from there, as absolute links.
 
 exit status: 0 written, 3 usage or input error, or a $GITHUB_STEP_SUMMARY that cannot be
 appended to (the message names the file; the campaign's report is written all the same).
@@ -34,11 +37,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
 	github := fs.Bool("github", false, "also append summary.md to $GITHUB_STEP_SUMMARY (GitHub Actions)")
+	imageBase := fs.String("image-base-url", "", "show summary.md's plots from `URL`/plots/ (where you host the campaign folder)")
 	dir, code, ok := parseDirArgs(fs, args)
 	if !ok {
 		return code
 	}
-	r, err := campaignreport.WriteReport(dir)
+	r, err := campaignreport.WriteReportWith(dir, campaignreport.Options{ImageBaseURL: *imageBase})
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity report:", err)
 		return verdict.ExitUsage

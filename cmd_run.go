@@ -83,7 +83,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	default:
 		return usageErr("--stage %q: use determinism, perf or all", *stage)
 	}
-	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate}
+	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate, Diagnose: diagnoseInstability}
 	if o.Row, o.RowPath, err = loadRunRow(pos, *builtin); err != nil {
 		return usageErr("%v", err)
 	}

@@ -33,7 +33,7 @@ Opens the workbench: a terminal UI over the row's campaign. Without a row file i
 built-in default row (the embedded engine on a generated 5,000-request conversation trace);
 --row tiny is the 200-request row. --campaign DIR resumes the campaign there when it has a
 journal, else creates it (default ./campaigns/<row>-<timestamp>). 'open DIR' reopens a finished
-or interrupted campaign. Keys: g determinism · p perf · P profile both arms · x stop · r rerun ·
+or interrupted campaign. Keys: S determinism · p perf · P profile both arms · x stop · r rerun ·
 + repetition · tab pane · d diff · e exception · w watch · s save report · ? help · q quit.
 --isolate (root) moves every other process off the measured CPU during the perf stage.
 `
@@ -133,6 +133,17 @@ func openCmd(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
+// intro is the workbench's first two lines: what kvparity does, and where the campaign lives.
+func intro(dir string) []string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return []string{
+		"kvparity checks a Dynamo change against its baseline: the same KV replay outputs, byte for byte, and no slower",
+		"campaign folder " + dir + " (journal, runs, exception records, report; kvparity open DIR resumes it)",
+	}
+}
+
 // runWorkbench opens the campaign, runs the UI until quit, and always closes the campaign so
 // replay processes never outlive the workbench.
 func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(engine.Options) (*engine.Campaign, error)) int {
@@ -144,7 +155,7 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 		case warnings <- s:
 		default: // a flood of warnings: the journal keeps them all
 		}
-	}}
+	}, Diagnose: diagnoseInstability}
 	// Check the terminal before a campaign is created: without one there is nothing to draw on.
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		fmt.Fprintln(stderr, "kvparity: the workbench needs a terminal; run the campaign headless with 'kvparity run'")
@@ -165,7 +176,8 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 	}
 	defer c.Close()
 	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess,
-		PreflightText: campaignreport.PreflightText, NoColor: os.Getenv("NO_COLOR") != "", Reopened: reopened})
+		PreflightText: campaignreport.PreflightText, NoColor: os.Getenv("NO_COLOR") != "", Reopened: reopened,
+		Intro: intro(c.Dir())})
 	// kvparity's own signal handling, not Bubble Tea's: SIGHUP (the terminal closed, the tmux
 	// session killed) must stop the stage and be recorded like SIGTERM, and Bubble Tea's
 	// handler knows only SIGINT and SIGTERM.

@@ -400,6 +400,8 @@ func (c *campaign) performance(o verdict.Outcome) Performance {
 	switch {
 	case c.perf.Result != nil:
 		p.Status = "decided"
+	case o.Verdict == verdict.Blocked:
+		p.Status = "blocked" // the stage ended on a block (Decide's reason says which): never "in progress"
 	case c.perf.Started:
 		p.Status = "in progress"
 	default:

@@ -244,7 +244,14 @@ func TestHostileReportIsInert(t *testing.T) {
 					d.Pointers[i] = "/" + d.Pointers[i]
 				}
 			}
-			assertInert(t, "summary.md", summary(r), plots)
+			// summary.md links no image of its own folder (a pasted comment cannot load it);
+			// under an image base URL it shows the PNGs from there, and only those.
+			assertInert(t, "summary.md", summary(r, ""), nil)
+			hosted := make([]string, len(plots))
+			for i, p := range plots {
+				hosted[i] = "https://plots.example/c/" + pngOf(p)
+			}
+			assertInert(t, "summary.md with an image base URL", summary(r, "https://plots.example/c"), hosted)
 			assertInert(t, "job summary", githubSummary(r), nil)
 			got := readable(assertInert(t, "report.md", markdown(r), plots).html)
 			if want := strings.Join(strings.Fields(payload), " "); !strings.Contains(got, want) {

@@ -211,7 +211,7 @@ func (m *md) config(r *Report) {
 	}
 	m.p("- pressure band: %d–%d pressure events", c.PressureBand[0], c.PressureBand[1])
 	m.p("- router queue threshold: %s", mdText(orNone(c.QueueThreshold)))
-	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %.4g, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, c.Threshold, mdCode(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
+	m.p("- performance: %d pairs, %d warmups per arm, schedule seed %d, threshold %s, timing field %s%s", c.Pairs, c.Warmups, c.ScheduleSeed, ratio3(c.Threshold), mdCode(c.TimingField), map[bool]string{true: " (declared PROXY)", false: ""}[c.TimingProxy])
 	if c.FootprintNote != "" {
 		m.p("- footprint growth explained: %s", mdText(c.FootprintNote))
 	}

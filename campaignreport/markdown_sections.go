@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +39,7 @@ func (m *md) lifecycle(r *Report) {
 		if !a.EvidenceAgree {
 			agree = "**the counted repetitions recorded different evidence**"
 		}
-		m.p("%s %s, %d requests, virtual time %.3f–%.3f s; %s.", mdText(ev.Engine), mdText(ev.Topology), ev.Requests, ev.VirtualStartMs/1000, ev.VirtualEndMs/1000, agree)
+		m.p("%s %s, %d requests, virtual time %s to %s; %s.", mdText(ev.Engine), mdText(ev.Topology), ev.Requests, vtime(ev.VirtualStartMs), vtime(ev.VirtualEndMs), agree)
 		m.blank()
 		m.head("pool", "route decisions", "overlap > 0", "immediate", "queued", "admissions", "readmissions", "pressure events", "readmitted", "requests with reuse", "workers")
 		for _, p := range ev.Pools {
@@ -80,19 +81,20 @@ func (m *md) pressurePlot(ev *report.Evidence) {
 		return
 	}
 	bins := pressureBins(ev, pressureBinsN)
-	m.p("Pressure events over virtual time (%d slices of %.3f s; `·` none, taller = more, max %d in one slice):", pressureBinsN, (ev.VirtualEndMs-ev.VirtualStartMs)/1000/pressureBinsN, int(maxOf(bins)))
+	span := (ev.VirtualEndMs - ev.VirtualStartMs) / pressureBinsN
+	m.p("Pressure events over virtual time (%d slices of %s; `·` none, taller = more on a scale from zero, max %d in one slice):", pressureBinsN, duration(span, span), int(maxOf(bins)))
 	m.blank()
 	m.p("```")
-	m.p("%8.1f s %s %.1f s", ev.VirtualStartMs/1000, pressureLine(bins), ev.VirtualEndMs/1000)
+	m.p("%s %s %s", vtime(ev.VirtualStartMs), pressureLine(bins), vtime(ev.VirtualEndMs))
 	m.p("```")
 	m.blank()
-	m.head("#", "at (virtual ms)", "pool", "worker", "kind", "request", "readmitted at", "running before", "active blocks")
+	m.head("#", "at (virtual time)", "pool", "worker", "kind", "request", "readmitted at", "running before", "active blocks")
 	for _, p := range ev.Pressure {
 		re := "never"
 		if p.Readmitted {
-			re = fmt.Sprintf("%.3f", p.ReadmittedAt)
+			re = vtime(p.ReadmittedAt)
 		}
-		m.row(fmt.Sprint(p.Ordinal), fmt.Sprintf("%.3f", p.AtMs), mdText(p.Pool), fmt.Sprintf("%d/%d", p.WorkerID, p.DPRank), mdText(p.Kind), mdCode(p.RequestUUID), re, fmt.Sprint(p.RunningBefore), fmt.Sprint(p.ActiveBlocks))
+		m.row(fmt.Sprint(p.Ordinal), vtime(p.AtMs), mdText(p.Pool), fmt.Sprintf("%d/%d", p.WorkerID, p.DPRank), mdText(p.Kind), mdCode(p.RequestUUID), re, fmt.Sprint(p.RunningBefore), fmt.Sprint(p.ActiveBlocks))
 	}
 }
 
@@ -101,12 +103,12 @@ func (m *md) diffBody(d *DiffSummary) {
 	m.p("- A: %s", mdCode(d.A))
 	m.p("- B: %s", mdCode(d.B))
 	if d.First != nil {
-		m.p("- first divergence: %s", mdText(d.First.Text))
+		m.p("- first divergence: %s", mdText(vtimes(d.First.Text)))
 	}
 	for i, s := range d.Diagnosis {
-		m.p("- diagnosis %d: %s", i+1, mdText(s.String()))
+		m.p("- diagnosis %d: %s", i+1, mdText(vtimes(s.String())))
 		for _, e := range s.Evidence {
-			m.p("  - %s", mdText(e))
+			m.p("  - %s", mdText(vtimes(e)))
 		}
 	}
 	if d.Held > 0 {
@@ -264,13 +266,11 @@ func (m *md) ratios(res *engine.PerfResult) {
 	for i, p := range res.Pairs {
 		ratios[i] = p.Ratio
 	}
-	lo, hi := ratioScale(ratios, res.Threshold)
+	const width = 20
+	half := ratioHalf(ratios, res.Threshold)
 	m.h(3, "Ratios in pair order")
-	m.p("r = candidate / baseline %s, whatever the order. Sparkline from %.4f (▁) to %.4f (█); the threshold %.4g sits at %s.", mdText(res.TimingField), lo, hi, res.Threshold, string(sparks[level(res.Threshold, lo, hi, len(sparks))]))
-	m.blank()
-	m.p("```")
-	m.p("%s", sparkline(ratios, lo, hi))
-	m.p("```")
+	m.p("r = candidate / baseline %s, whatever the order. Each bar runs from r = 1 (`│`): left when the candidate was faster, right when it was slower, %d cells for a departure of %s; `>` marks a ratio above the threshold %s (`^`).",
+		mdText(res.TimingField), width, ratio3(half), ratio3(res.Threshold))
 	m.blank()
 	var lines strings.Builder
 	for _, p := range res.Pairs {
@@ -278,15 +278,24 @@ func (m *md) ratios(res *engine.PerfResult) {
 		if p.Ratio > res.Threshold {
 			mark = ">"
 		}
-		fmt.Fprintf(&lines, "pair %3d %s %s %.4f %s\n", p.Pair, p.Order, mark, p.Ratio, bar(p.Ratio, lo, hi, 40))
+		left, right := divergingBar(p.Ratio, half, width)
+		fmt.Fprintf(&lines, "pair %3d %s %s %6s %s│%s\n", p.Pair, p.Order, mark, ratio3(p.Ratio), left, right)
 	}
-	tpos := int(math.Round((res.Threshold - lo) / (hi - lo) * 40))
-	fmt.Fprintf(&lines, "%s%s threshold %.4g", strings.Repeat(" ", 21+tpos), "^", res.Threshold)
+	// The axis under the bars: r = 1 at the bars' origin, the threshold at its distance.
+	axis := 21 + width // "pair %3d %s %s %6s " is 21 columns wide
+	t := axis + int(math.Round((res.Threshold-1)/half*width))
+	if half == 0 {
+		t = axis
+	}
+	marks := []rune(strings.Repeat(" ", max(axis, t)+1))
+	marks[axis] = '1'
+	marks[t] = '^'
+	fmt.Fprintf(&lines, "%s  (1: r = 1 · ^: threshold %s)", strings.TrimRight(string(marks), " "), ratio3(res.Threshold))
 	m.p("%s", mdFence("", lines.String()))
 	m.blank()
-	m.head("pair", "attempt", "order", "baseline ms", "candidate ms", "ratio", "baseline run", "candidate run")
+	m.head("pair", "attempt", "order", "baseline", "candidate", "ratio", "baseline run", "candidate run")
 	for _, p := range res.Pairs {
-		m.row(fmt.Sprint(p.Pair), fmt.Sprint(p.Attempt), mdText(string(p.Order)), fmt.Sprintf("%.6f", p.BaselineMs), fmt.Sprintf("%.6f", p.CandidateMs), fmt.Sprintf("%.6f", p.Ratio), mdCode(string(p.BaselineRun)), mdCode(string(p.CandidateRun)))
+		m.row(fmt.Sprint(p.Pair), fmt.Sprint(p.Attempt), mdText(string(p.Order)), duration(p.BaselineMs, math.Max(p.BaselineMs, p.CandidateMs)), duration(p.CandidateMs, math.Max(p.BaselineMs, p.CandidateMs)), ratio3(p.Ratio), mdCode(string(p.BaselineRun)), mdCode(string(p.CandidateRun)))
 	}
 }
 
@@ -294,7 +303,7 @@ func (m *md) diagnostics(res *engine.PerfResult) {
 	m.h(3, "Dependence diagnostics and bounds")
 	a := res.Analysis
 	if a == nil {
-		m.p("No order-statistic bound was computed (median ratio so far %.4f): %s.", res.Median, mdText(strings.TrimSuffix(res.Reason, ".")))
+		m.p("No order-statistic bound was computed (median ratio so far %s): %s.", ratio3(res.Median), mdText(strings.TrimSuffix(res.Reason, ".")))
 	} else {
 		b := a.Bounds
 		m.p("Predeclared battery: α = %.2g per test, Ljung–Box over %d lags. Valid: %v.", a.Battery.Config.Alpha, a.Battery.Config.Lags, a.Battery.Valid)
@@ -305,15 +314,15 @@ func (m *md) diagnostics(res *engine.PerfResult) {
 		}
 		m.blank()
 		if a.Battery.DriftComputable {
-			m.p("- Theil–Sen drift of ln r across the session: %+.4f (ln %.4g = %.4f)", a.Battery.DriftPerSession, b.Threshold, math.Log(b.Threshold))
+			m.p("- Theil–Sen drift of ln r across the session: %+.4f (ln %s = %.4f)", a.Battery.DriftPerSession, ratio3(b.Threshold), math.Log(b.Threshold))
 		}
-		m.p("- n = %d; median ratio %.6f; lower bound X(%d) = %.6f, upper bound X(%d) = %.6f (exact one-sided coverage %.4f%% each, conditional on the sampling assumption); K = #{r ≤ %.4g} = %d",
-			b.N, b.Median, b.MedianOrders.Lower, b.Lower, b.MedianOrders.Upper, b.Upper, 100*b.OneSidedCoverage, b.Threshold, b.K)
-		m.p("- gate: PASS when the upper bound ≤ %.4g, FAIL when the lower bound > %.4g, INCONCLUSIVE otherwise or when a diagnostic breaches (unless the row's predeclared dependence-aware method decides)", b.Threshold, b.Threshold)
+		m.p("- n = %d; median ratio %s; lower bound X(%d) = %s, upper bound X(%d) = %s (one-sided %s%% bounds, exact coverage %.4f%% each, conditional on the sampling assumption); K = #{r ≤ %s} = %d",
+			b.N, ratio3(b.Median), b.MedianOrders.Lower, ratio3(b.Lower), b.MedianOrders.Upper, ratio3(b.Upper), strconv.FormatFloat(100*b.Confidence, 'f', -1, 64), 100*b.OneSidedCoverage, ratio3(b.Threshold), b.K)
+		m.p("- gate: PASS when the upper bound ≤ %s, FAIL when the lower bound > %s, INCONCLUSIVE otherwise or when a diagnostic breaches (unless the row's predeclared dependence-aware method decides)", ratio3(b.Threshold), ratio3(b.Threshold))
 		m.dependenceMethod(res)
 		if bs := a.Bootstrap; bs != nil {
-			m.p("- paired bootstrap of log ratios (secondary, never the verdict): median %.4f, %.0f%% interval [%.4f, %.4f] → %s; mean %.4f, 20%%-trimmed %.4f; block/iid width %.2f",
-				bs.Median, 100*bs.Config.Confidence, bs.Lower, bs.Upper, bs.Verdict, bs.MeanRatio, bs.TrimmedMeanRatio, bs.BlockWidthRatio)
+			m.p("- paired bootstrap of log ratios (secondary, never the verdict): median %s, %.0f%% interval [%s, %s] → %s; mean %s, 20%%-trimmed %s; block/iid width %.2f",
+				ratio3(bs.Median), 100*bs.Config.Confidence, ratio3(bs.Lower), ratio3(bs.Upper), bs.Verdict, ratio3(bs.MeanRatio), ratio3(bs.TrimmedMeanRatio), bs.BlockWidthRatio)
 		}
 	}
 	for _, inv := range res.Invalidations {
@@ -336,7 +345,7 @@ func (m *md) samples(res *engine.PerfResult) {
 		case s.Env.Invalid != "":
 			status = "invalidated: " + mdText(s.Env.Invalid)
 		}
-		m.row(mdCode(string(s.Run)), string(s.Arm), kind, fmt.Sprint(s.Attempt), fmt.Sprint(s.Position), fmt.Sprintf("%.6f", s.Ms),
+		m.row(mdCode(string(s.Run)), string(s.Arm), kind, fmt.Sprint(s.Attempt), fmt.Sprint(s.Position), duration(s.Ms, s.Ms),
 			fmt.Sprint(s.ExitCode), status, fmt.Sprint(s.Env.CPU), fmt.Sprintf("%.1f / %.1f", s.Env.CompetingMs, s.Env.CompetingLimitMs), stamp(s.StartedAt))
 	}
 }

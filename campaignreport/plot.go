@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"kvparity/report"
 )
@@ -10,15 +11,6 @@ import (
 // Text plots for report.md: they read the same in a terminal, a diff and a rendered page.
 
 var sparks = []rune("▁▂▃▄▅▆▇█")
-
-// sparkline draws one character per value, scaled between lo and hi (values outside clamp).
-func sparkline(values []float64, lo, hi float64) string {
-	var b strings.Builder
-	for _, v := range values {
-		b.WriteRune(sparks[level(v, lo, hi, len(sparks))])
-	}
-	return b.String()
-}
 
 // level maps v in [lo, hi] to 0..n-1.
 func level(v, lo, hi float64, n int) int {
@@ -29,26 +21,33 @@ func level(v, lo, hi float64, n int) int {
 	return min(max(i, 0), n-1)
 }
 
-// bar is a horizontal bar of v on a scale of width cells between lo and hi, in eighths.
-func bar(v, lo, hi float64, width int) string {
-	if !(hi > lo) {
-		return ""
+// divergingBar draws r as a bar from r = 1 on a scale of width cells for half (the largest
+// |r − 1| drawn): left of the axis when r < 1, right when r > 1, in half cells, so that equal
+// departures from 1 are equal lengths and r = 1 is no bar at all. A bar from an arbitrary
+// floor would make 0.61 look eight times shorter than 1.00. left is always width cells wide.
+func divergingBar(r, half float64, width int) (left, right string) {
+	halves := 0
+	if half > 0 && !math.IsNaN(r) {
+		halves = min(int(math.Round(math.Abs(r-1)/half*float64(2*width))), 2*width)
 	}
-	eighths := int(math.Round((v - lo) / (hi - lo) * float64(width*8)))
-	eighths = min(max(eighths, 0), width*8)
-	partial := []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
-	return strings.Repeat("█", eighths/8) + partial[eighths%8]
+	switch {
+	case r < 1:
+		// The bar ends at the axis: its half cell is on the far (left) end.
+		left = strings.Repeat("▐", halves%2) + strings.Repeat("█", halves/2)
+	case r > 1:
+		right = strings.Repeat("█", halves/2) + strings.Repeat("▌", halves%2)
+	}
+	return strings.Repeat(" ", width-utf8.RuneCountInString(left)) + left, right
 }
 
-// ratioScale is the plotted range of ratios: it always includes 1 and the threshold so that
-// the reader sees where the gate lies.
-func ratioScale(ratios []float64, threshold float64) (lo, hi float64) {
-	lo, hi = math.Min(1, threshold), math.Max(1, threshold)
+// ratioHalf is the scale of the diverging bars: the largest departure from 1 among the
+// ratios and the threshold, so that the threshold is always on the chart.
+func ratioHalf(ratios []float64, threshold float64) float64 {
+	half := math.Abs(threshold - 1)
 	for _, r := range ratios {
-		lo, hi = math.Min(lo, r), math.Max(hi, r)
+		half = math.Max(half, math.Abs(r-1))
 	}
-	pad := (hi - lo) * 0.05
-	return lo - pad, hi + pad
+	return half
 }
 
 // pressureBins counts pressure events in bins equal slices of [start, end] virtual time.

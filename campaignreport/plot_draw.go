@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -30,7 +31,8 @@ func armColor(arm engine.Arm) color.Color {
 	return candidateColor
 }
 
-// newPlot is a plot with kvparity's look: sans-serif text, a light grid, the legend inside.
+// newPlot is a plot with kvparity's look: sans-serif text, a light grid; encodePlot draws the
+// legend beside the axes.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
@@ -40,8 +42,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 0xe0}, color.Gray{Y: 0xe0}
 	p.Add(g)
-	// Top left, thumbnails first: the SVG names its font, and a viewer that substitutes a wider
-	// one then runs the text rightwards into free space, never over its own thumbnail.
+	// Thumbnails first: the SVG names its font, and a viewer that substitutes a wider one then
+	// runs the text rightwards into the margin, never over its own thumbnail.
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(6)
 	p.Legend.Padding = vg.Points(2)
@@ -84,14 +86,18 @@ func hline(y, x0, x1 float64, c color.Color, dashed bool) *plotter.Line {
 }
 
 // ratioPlot: every valid pair's r = candidate / baseline in pair (schedule) order, coloured by
-// which arm ran first, with the threshold, the bounds that decided and the median.
+// which arm ran first, on a linear axis centred on r = 1 so that faster and slower read as
+// equal distances; the bounds that decided are a band, the region above the threshold
+// another, so where the series sits against the gate is seen without reading the legend.
 func ratioPlot(r *Report) *plot.Plot {
 	res := r.Performance.Result
 	if res == nil || len(res.Pairs) == 0 {
 		return nil
 	}
-	p := newPlot(fmt.Sprintf("Paired ratios r = candidate / baseline %s — performance %s", res.TimingField, r.Performance.Verdict),
-		"pair (schedule order)", "ratio r")
+	// The title is centred over the axes, narrower than the canvas: the timing field goes on
+	// the axis label, so that a long field name does not run the title off the image.
+	p := newPlot(fmt.Sprintf("Paired ratios r = candidate / baseline — performance %s", r.Performance.Verdict),
+		"pair (schedule order)", "r of "+res.TimingField)
 	var bFirst, cFirst plotter.XYs
 	for _, pr := range res.Pairs {
 		pt := plotter.XY{X: float64(pr.Pair), Y: pr.Ratio}
@@ -104,30 +110,28 @@ func ratioPlot(r *Report) *plot.Plot {
 	first, last := res.Pairs[0].Pair, res.Pairs[len(res.Pairs)-1].Pair
 	x0, x1 := float64(first)-0.5, float64(last)+0.5
 	p.X.Tick.Marker = pairTicks(first, last)
-	one := hline(1, x0, x1, color.Gray{Y: 0x90}, false)
-	p.Add(one)
-	gate := hline(res.Threshold, x0, x1, gateColor, true)
-	p.Add(gate)
-	p.Legend.Add(fmt.Sprintf("gate threshold %.4g", res.Threshold), gate)
-	if lo, hi, med, which, ok := ratioBounds(res); ok {
-		lb, ub := hline(lo, x0, x1, boundColor, true), hline(hi, x0, x1, boundColor, true)
-		lb.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-		ub.LineStyle.Dashes = lb.LineStyle.Dashes
-		m := hline(med, x0, x1, boundColor, false)
-		m.LineStyle.Width = vg.Points(0.8)
-		p.Add(lb, ub, m)
-		p.Legend.Add(fmt.Sprintf("%s bounds [%.4f, %.4f]", which, lo, hi), lb)
-		p.Legend.Add(fmt.Sprintf("median %.4f", med), m)
-	} else {
-		p.Legend.Add(fmt.Sprintf("no bound yet (%d valid pairs)", len(res.Pairs)))
+	g, decided := gateOf(res)
+	lo, hi := ratioAxis(ratiosOf(res), res.Threshold, g, decided)
+	// The bands first, so that the points and lines are drawn over them.
+	above := band(x0, x1, res.Threshold, hi, color.RGBA{R: 0xfb, G: 0xe3, B: 0xe3, A: 0xff})
+	p.Add(above)
+	var bounds *plotter.Polygon
+	var med *plotter.Line
+	if decided {
+		bounds = band(x0, x1, g.Lower, g.Upper, color.RGBA{R: 0xdd, G: 0xe6, B: 0xf0, A: 0xff})
+		med = hline(g.Median, x0, x1, boundColor, false)
+		med.LineStyle.Width = vg.Points(0.8)
+		p.Add(bounds, med)
 	}
-	p.Legend.Add("r = 1 (no change)", one)
+	one := hline(1, x0, x1, color.Gray{Y: 0x90}, false)
+	gate := hline(res.Threshold, x0, x1, gateColor, true)
+	p.Add(one, gate)
 	for _, s := range []struct {
 		pts   plotter.XYs
 		label string
 		c     color.Color
 		shape draw.GlyphDrawer
-	}{{bFirst, "baseline ran first", baselineColor, draw.CircleGlyph{}}, {cFirst, "candidate ran first", candidateColor, draw.TriangleGlyph{}}} {
+	}{{bFirst, "r, baseline ran first", baselineColor, draw.CircleGlyph{}}, {cFirst, "r, candidate ran first", candidateColor, draw.TriangleGlyph{}}} {
 		if len(s.pts) == 0 {
 			continue
 		}
@@ -136,10 +140,61 @@ func ratioPlot(r *Report) *plot.Plot {
 		p.Add(sc)
 		p.Legend.Add(s.label, sc)
 	}
-	lo, hi := ratioScale(ratiosOf(res), res.Threshold)
-	p.Y.Min, p.Y.Max = lo, hi+0.5*(hi-lo) // headroom above the points for the legend
+	p.Legend.Add("threshold "+ratio3(res.Threshold), gate)
+	p.Legend.Add("above it: slower than the gate allows", above)
+	if decided {
+		p.Legend.Add(fmt.Sprintf("%s bounds", g.label()), bounds)
+		p.Legend.Add(fmt.Sprintf("  [%s, %s]", ratio3(g.Lower), ratio3(g.Upper)))
+		p.Legend.Add("median ratio "+ratio3(g.Median), med)
+	} else {
+		p.Legend.Add(fmt.Sprintf("no bound yet (%d valid pairs)", len(res.Pairs)))
+	}
+	p.Legend.Add("r = 1 (no change)", one)
+	p.Y.Min, p.Y.Max = lo, hi
 	p.X.Min, p.X.Max = x0, x1
 	return p
+}
+
+// band is a filled horizontal band between y0 and y1 across [x0, x1], without an outline.
+func band(x0, x1, y0, y1 float64, c color.Color) *plotter.Polygon {
+	pg, _ := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	pg.Color = c
+	pg.LineStyle.Width = 0
+	return pg
+}
+
+// ratioAxis is the plotted range of ratios: symmetric around 1, wide enough for every ratio,
+// the threshold and the bounds, so that the same distance above and below 1 looks the same.
+func ratioAxis(ratios []float64, threshold float64, g gateFigures, decided bool) (lo, hi float64) {
+	half := math.Abs(threshold - 1)
+	for _, r := range ratios {
+		half = math.Max(half, math.Abs(r-1))
+	}
+	if decided {
+		half = math.Max(half, math.Max(math.Abs(g.Lower-1), math.Abs(g.Upper-1)))
+	}
+	half = math.Max(half*1.15, 0.01)
+	return 1 - half, 1 + half
+}
+
+// gateFigures is what the performance gate decided on: the median ratio and the one-sided
+// bounds of the rule that decided, at the confidence the stats package computed them for.
+type gateFigures struct {
+	Median, Lower, Upper float64
+	Confidence           float64 // one-sided, of each bound (stats.MedianOrders.Confidence)
+	BlockMedians         bool    // the dependence-aware block-median method decided
+}
+
+// label names the bounds as the stats package computes them.
+func (g gateFigures) label() string {
+	what := "order-statistic"
+	if g.BlockMedians {
+		what = "block-median"
+	}
+	if g.Confidence <= 0 { // an analysis recorded without its confidence
+		return "one-sided " + what
+	}
+	return fmt.Sprintf("one-sided %s%% %s", strconv.FormatFloat(100*g.Confidence, 'f', -1, 64), what)
 }
 
 func ratiosOf(res *engine.PerfResult) []float64 {
@@ -150,17 +205,17 @@ func ratiosOf(res *engine.PerfResult) []float64 {
 	return out
 }
 
-// ratioBounds is the bounds the gate read: the block medians' when they decided, else the
-// order statistics'; ok false when no bound was computed.
-func ratioBounds(res *engine.PerfResult) (lo, hi, med float64, which string, ok bool) {
+// gateOf is the bounds the gate read: the block medians' when they decided, else the order
+// statistics'; ok false when no bound was computed.
+func gateOf(res *engine.PerfResult) (g gateFigures, ok bool) {
 	a := res.Analysis
 	if a == nil {
-		return 0, 0, 0, "", false
+		return gateFigures{}, false
 	}
 	if a.DecidedBy == stats.DecidedByBlockMedians && a.Dependent != nil {
-		return a.Dependent.Lower, a.Dependent.Upper, a.Bounds.Median, "block-median", true
+		return gateFigures{Median: a.Bounds.Median, Lower: a.Dependent.Lower, Upper: a.Dependent.Upper, Confidence: a.Dependent.Orders.Confidence, BlockMedians: true}, true
 	}
-	return a.Bounds.Lower, a.Bounds.Upper, a.Bounds.Median, "order-statistic", true
+	return gateFigures{Median: a.Bounds.Median, Lower: a.Bounds.Lower, Upper: a.Bounds.Upper, Confidence: a.Bounds.Confidence}, true
 }
 
 // pressurePlot: the cumulative count of pressure events (preemptions, retractions) over
@@ -235,42 +290,83 @@ func quantilesOf(am armMetrics, f func(*report.Metrics) []float64) []float64 {
 	return f(am.Metrics)
 }
 
-// latencyPlot: the distribution of one per-request latency of both arms, as the fraction of
-// completed requests at or below each latency (from the p0..p100 quantiles).
+// latencyPlot: how much later (or sooner) the candidate's requests finish one latency, as
+// the difference candidate − baseline at each percentile p0..p100 (the distance of a
+// quantile-quantile plot from its diagonal). The metrics keep quantiles, not each request, so
+// this is the shift of the distribution rather than per-request pairs; two CDFs of the same
+// replay lie on top of each other, while their difference shows where they part. The axis is
+// centred on zero.
 func latencyPlot(r *Report, which latency) *plot.Plot {
-	// Latencies of 10 s and more are drawn in seconds, as the summary's table says them.
-	unit, scale, largest := "ms", 1.0, 0.0
-	for _, am := range r.Metrics {
-		if qs := which.of(am); len(qs) > 0 {
-			largest = math.Max(largest, qs[len(qs)-1])
-		}
-	}
-	if largest >= 10_000 {
-		unit, scale = "s", 1000
-	}
-	p := newPlot(which.name+" distribution (virtual time, completed requests)", which.name+" ("+unit+")", "requests at or below (%)")
-	drawn := false
-	for i, am := range r.Metrics {
-		qs := which.of(am)
-		if len(qs) == 0 {
-			continue
-		}
-		drawn = true
-		pts := make(plotter.XYs, len(qs))
-		for k, q := range qs {
-			pts[k] = plotter.XY{X: q / scale, Y: 100 * float64(k) / float64(len(qs)-1)}
-		}
-		l, _ := plotter.NewLine(pts)
-		l.LineStyle.Color, l.LineStyle.Width = armColor(am.Arm), vg.Points(1.5)
-		if i == 1 {
-			l.LineStyle.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
-		}
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: p50 %s, p99 %s", am.Arm, inUnit(qs[len(qs)/2], "ms", largest), inUnit(qs[len(qs)*99/100], "ms", largest)), l)
-	}
-	if !drawn {
+	d, ok := latencyDiff(r, which)
+	if !ok {
 		return nil
 	}
-	p.Y.Min, p.Y.Max, p.X.Min = 0, 100, 0
+	unit, scale := "ms", 1.0
+	if d.largest >= 10_000 { // as the summary's table says them
+		unit, scale = "s", 1000
+	}
+	title := which.name + ": candidate − baseline at each percentile (virtual time)"
+	if d.same {
+		title = which.name + ": identical at every percentile (virtual time)"
+	}
+	p := newPlot(title, "percentile of completed requests", "candidate − baseline ("+unit+")")
+	pts := make(plotter.XYs, len(d.diff))
+	half := 0.0
+	for k, v := range d.diff {
+		pts[k] = plotter.XY{X: 100 * float64(k) / float64(len(d.diff)-1), Y: v / scale}
+		half = math.Max(half, math.Abs(v/scale))
+	}
+	if half == 0 {
+		half = 1 // an empty axis still shows where zero is
+	}
+	zero := hline(0, 0, 100, color.Gray{Y: 0x90}, false)
+	p.Add(zero)
+	l, _ := plotter.NewLine(pts)
+	l.LineStyle.Color, l.LineStyle.Width = candidateColor, vg.Points(1.5)
+	sc, _ := plotter.NewScatter(pts)
+	sc.GlyphStyle.Color, sc.GlyphStyle.Radius, sc.GlyphStyle.Shape = candidateColor, vg.Points(1.6), draw.CircleGlyph{}
+	p.Add(l, sc)
+	p.Legend.Add("candidate − baseline", l, sc)
+	if !d.same {
+		k := d.widest
+		p.Legend.Add(fmt.Sprintf("largest: %s at p%d", signedDuration(d.diff[k], d.largest), k))
+	}
+	p.Legend.Add(fmt.Sprintf("p50: %s → %s", duration(d.b[len(d.b)/2], d.largest), duration(d.c[len(d.c)/2], d.largest)))
+	p.Legend.Add(fmt.Sprintf("p99: %s → %s", duration(d.b[len(d.b)*99/100], d.largest), duration(d.c[len(d.c)*99/100], d.largest)))
+	p.Legend.Add("0 = no change", zero)
+	p.X.Min, p.X.Max = 0, 100
+	p.Y.Min, p.Y.Max = -1.15*half, 1.15*half
 	return p
+}
+
+// A quantileDiff is both arms' quantiles of one latency and their difference.
+type quantileDiff struct {
+	b, c, diff []float64
+	largest    float64 // the largest latency of either arm, which picks the unit
+	widest     int     // the percentile of the largest absolute difference
+	same       bool    // every difference is zero
+}
+
+// latencyDiff is the candidate − baseline difference at each kept quantile; ok false unless
+// both arms have the same number of quantiles.
+func latencyDiff(r *Report, which latency) (quantileDiff, bool) {
+	if len(r.Metrics) != 2 {
+		return quantileDiff{}, false
+	}
+	b, c := which.of(r.Metrics[0]), which.of(r.Metrics[1])
+	if len(b) < 2 || len(b) != len(c) {
+		return quantileDiff{}, false
+	}
+	d := quantileDiff{b: b, c: c, diff: make([]float64, len(b)), same: true}
+	for k := range b {
+		d.diff[k] = c[k] - b[k]
+		d.largest = math.Max(d.largest, math.Max(b[k], c[k]))
+		if math.Abs(d.diff[k]) > math.Abs(d.diff[d.widest]) {
+			d.widest = k
+		}
+		if d.diff[k] != 0 {
+			d.same = false
+		}
+	}
+	return d, true
 }

@@ -37,10 +37,10 @@ type figure struct {
 }
 
 var figures = []figure{
-	{"ratios", "paired ratios in schedule order with the bounds and the gate", ratioPlot},
+	{"ratios", "paired ratios around r = 1 in schedule order, with the bounds and the threshold as bands", ratioPlot},
 	{"pressure", "pressure events over virtual time, both arms", pressurePlot},
-	{"ttft", "TTFT distribution of both arms", func(r *Report) *plot.Plot { return latencyPlot(r, latencyTTFT) }},
-	{"e2e", "end-to-end latency distribution of both arms", func(r *Report) *plot.Plot { return latencyPlot(r, latencyE2E) }},
+	{"ttft", "TTFT, candidate − baseline at each percentile", func(r *Report) *plot.Plot { return latencyPlot(r, latencyTTFT) }},
+	{"e2e", "end-to-end latency, candidate − baseline at each percentile", func(r *Report) *plot.Plot { return latencyPlot(r, latencyE2E) }},
 }
 
 // hasData says whether a figure would draw anything (cheap: no drawing).
@@ -60,12 +60,8 @@ func (f figure) hasData(r *Report) bool {
 		if f.stem == "e2e" {
 			which = latencyE2E
 		}
-		for _, am := range r.Metrics {
-			if len(which.of(am)) > 0 {
-				return true
-			}
-		}
-		return false
+		_, ok := latencyDiff(r, which)
+		return ok
 	}
 }
 
@@ -118,13 +114,13 @@ func renderPlots(r *Report) (map[string][]byte, error) {
 func encodePlot(p *plot.Plot) (svg, png []byte, err error) {
 	w, h := plotSize[0], plotSize[1]
 	sc := vgsvg.NewWith(vgsvg.UseWH(w, h))
-	p.Draw(draw.New(sc))
+	drawBesideLegend(p, draw.New(sc))
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
 		return nil, nil, err
 	}
 	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))
-	p.Draw(draw.New(ic))
+	drawBesideLegend(p, draw.New(ic))
 	var pb bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
 		return nil, nil, err
@@ -132,4 +128,22 @@ func encodePlot(p *plot.Plot) (svg, png []byte, err error) {
 	// vgsvg names the font alone; a viewer without it would fall back to a serif face.
 	svg = bytes.ReplaceAll(sb.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
 	return svg, pb.Bytes(), nil
+}
+
+// drawBesideLegend draws p with its legend in a column to the right of the axes, top-aligned
+// with the data area: inside the data area a legend hides points wherever the data happen to
+// be, and no headroom reserved for it fits every series.
+func drawBesideLegend(p *plot.Plot, c draw.Canvas) {
+	leg := p.Legend
+	p.Legend = plot.NewLegend() // empty: the plot draws none of its own
+	defer func() { p.Legend = leg }()
+	gap := vg.Points(12)
+	width := leg.Rectangle(c).Size().X + leg.XOffs + gap
+	plotArea := draw.Crop(c, 0, -width, 0, 0)
+	p.Draw(plotArea)
+	col := c
+	col.Min.X = plotArea.Max.X + gap
+	col.Max.Y = p.DataCanvas(plotArea).Max.Y
+	leg.Top, leg.Left, leg.XOffs = true, true, 0
+	leg.Draw(col)
 }

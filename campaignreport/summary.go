@@ -3,6 +3,8 @@ package campaignreport
 import (
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -33,10 +35,11 @@ type part struct {
 	bulk string // what the part is, when it is bulk ("" above the fold)
 }
 
-func summary(r *Report) []byte { return summaryFor(r, sumPlots) }
+// summary is summary.md; base is the checked image base URL ("" links no image).
+func summary(r *Report, base string) []byte { return summaryFor(r, sumPlots(base)) }
 
 // summaryFor is summary.md with plots as its plots section (a job summary cannot show the
-// campaign's images: githubSummary says where they are instead).
+// campaign's images: githubSummary names them instead).
 func summaryFor(r *Report, plots func(m *md, r *Report)) []byte {
 	var parts []part
 	local := localPaths(r)
@@ -116,19 +119,86 @@ func clipTo(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// num formats a figure with about three significant digits, never with an exponent.
-func num(v float64) string {
-	if math.Abs(v) >= 100 {
-		return fmt.Sprintf("%.0f", v)
+// The reports say each kind of number one way: a ratio with 3 decimals (ratio3), a duration
+// in ms with at most one decimal and thousands separators, or in s from 10 s (duration), a
+// virtual time as t=… s (vtime), other figures with about three significant digits (num).
+
+// ratio3 is a ratio (r = candidate / baseline, a threshold, a bound) with 3 decimals.
+func ratio3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// duration is ms as people read a latency: "843.2 ms", "1,234.5 ms", or "28.9 s" when the
+// scale (the largest figure said beside it) is 10 s or more, so that one row has one unit.
+func duration(ms, scale float64) string {
+	if math.Abs(scale) >= 10_000 {
+		return thousands(strconv.FormatFloat(ms/1000, 'f', 1, 64)) + " s"
 	}
-	return fmt.Sprintf("%.3g", v)
+	return thousands(strconv.FormatFloat(ms, 'f', 1, 64)) + " ms"
 }
 
-// inUnit is num with its unit, milliseconds said in seconds when the scale (the largest
-// figure of a table row) is 10 s or more, so that one row says all its figures in one unit.
+// signedDuration is duration with its sign, "+" or "−".
+func signedDuration(ms, scale float64) string { return sign(ms) + duration(math.Abs(ms), scale) }
+
+// vtime is a virtual time given in ms, as t=… s to the millisecond.
+func vtime(ms float64) string {
+	return "t=" + thousands(strconv.FormatFloat(ms/1000, 'f', 3, 64)) + " s"
+}
+
+// virtualMs finds the virtual times other packages' sentences say as "t=53733.617926 ms".
+var virtualMs = regexp.MustCompile(`\bt=([0-9]+(?:\.[0-9]+)?) ms\b`)
+
+// vtimes rewrites every "t=… ms" of s (a divergence or a diagnosis sentence of diffview) as
+// vtime says it, so that one report says virtual time one way.
+func vtimes(s string) string {
+	return virtualMs.ReplaceAllStringFunc(s, func(m string) string {
+		v, err := strconv.ParseFloat(virtualMs.FindStringSubmatch(m)[1], 64)
+		if err != nil {
+			return m
+		}
+		return vtime(v)
+	})
+}
+
+// num formats a figure with about three significant digits, never with an exponent (4.17e-05
+// is 0.0000417), and with thousands separators from 1,000.
+func num(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	if math.Abs(v) >= 100 || v == math.Trunc(v) { // a count stays a whole number
+		return thousands(strconv.FormatFloat(v, 'f', 0, 64))
+	}
+	decimals := min(max(2-int(math.Floor(math.Log10(math.Abs(v)))), 0), 9)
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// thousands puts a comma between each group of three digits of a decimal number's integer
+// part.
+func thousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	out := b.String()
+	if hasFrac {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// inUnit is a figure with its unit: ms as duration says them (the scale is the largest figure
+// of its table row), anything else as num.
 func inUnit(v float64, unit string, scale float64) string {
-	if unit == "ms" && scale >= 10_000 {
-		return num(v/1000) + " s"
+	if unit == "ms" {
+		return duration(v, scale)
 	}
 	return strings.TrimSpace(num(v) + " " + unit)
 }

@@ -2,29 +2,25 @@ package campaignreport
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"kvparity/internal/layout"
 )
 
-// plotLinks writes the plots' links, SVG shown and PNG beside it (the PNG is what a PR comment
-// upload or a viewer without SVG takes). report.md and summary.md both use it.
+// plotLinks writes report.md's plot links, SVG shown and PNG beside it: report.md is read
+// beside plots/ (the campaign folder, its artifact), where the relative links resolve.
 func (m *md) plotLinks(r *Report) {
 	if len(r.Plots) == 0 {
 		m.p("No plot: the campaign has no paired ratio, lifecycle evidence or product metrics yet.")
 		return
 	}
 	for _, p := range r.Plots {
-		m.p("![%s](%s) ([PNG](%s))", plotAlt(p), p, pngOf(p))
+		m.p("![%s](%s) ([PNG](%s))", mdText(plotAlt(p)), mdURL(p), mdURL(pngOf(p)))
 		m.blank()
 	}
 	m.p("Every plot is in `%s/` as SVG and PNG, drawn from the journal's figures.", layout.DirPlots)
-}
-
-func sumPlots(m *md, r *Report) {
-	m.h(3, "Plots")
-	m.plotLinks(r)
 }
 
 func sumPairs(m *md, r *Report) bool {
@@ -35,13 +31,14 @@ func sumPairs(m *md, r *Report) bool {
 	m.blank()
 	m.p("<details><summary>The %d paired ratios (%s)</summary>", len(res.Pairs), htmlText(res.TimingField))
 	m.blank()
-	m.head("pair", "order", "baseline ms", "candidate ms", "ratio")
+	m.head("pair", "order", "baseline", "candidate", "ratio")
 	for _, p := range res.Pairs[:min(len(res.Pairs), sumBulkRows)] {
 		mark := ""
 		if p.Ratio > res.Threshold {
-			mark = " > gate"
+			mark = " > threshold"
 		}
-		m.row(fmt.Sprint(p.Pair), mdText(string(p.Order)), fmt.Sprintf("%.3f", p.BaselineMs), fmt.Sprintf("%.3f", p.CandidateMs), fmt.Sprintf("%.4f%s", p.Ratio, mark))
+		scale := math.Max(p.BaselineMs, p.CandidateMs)
+		m.row(fmt.Sprint(p.Pair), mdText(string(p.Order)), duration(p.BaselineMs, scale), duration(p.CandidateMs, scale), ratio3(p.Ratio)+mark)
 	}
 	if len(res.Pairs) > sumBulkRows {
 		m.blank()

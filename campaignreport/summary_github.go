@@ -4,30 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"kvparity/internal/layout"
 )
 
 // EnvStepSummary is the variable GitHub Actions sets to the file of the job's summary.
 const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
-// githubSummary is summary.md as a GitHub Actions job summary: the same sections, except that
-// the plots are named instead of shown (a job summary renders Markdown but cannot load an
+// githubSummary is summary.md as a GitHub Actions job summary: the same sections, the charts
+// drawn from the text and the image files named, not shown (a job summary cannot load an
 // image of the job's workspace; the workflow uploads plots/ as an artifact).
-func githubSummary(r *Report) []byte {
-	return summaryFor(r, func(m *md, r *Report) {
-		m.h(3, "Plots")
-		if len(r.Plots) == 0 {
-			m.p("No plot: the campaign has no paired ratio, lifecycle evidence or product metrics yet.")
-			return
-		}
-		m.p("In the campaign folder's `%s/` (SVG and PNG; upload the folder as an artifact to see them):", layout.DirPlots)
-		m.blank()
-		for _, p := range r.Plots {
-			m.p("- %s: %s, %s", plotAlt(p), mdCode(p), mdCode(pngOf(p)))
-		}
-	})
-}
+func githubSummary(r *Report) []byte { return summary(r, "") }
 
 // AppendStepSummary appends githubSummary to the file $GITHUB_STEP_SUMMARY names. appended is
 // false, with no error, when the variable is not set (not running under GitHub Actions).

@@ -46,14 +46,14 @@ func sumDiagnosis(m *md, r *Report) {
 		m.p("**%s** differ on %d pointer(s) (every one in %s):", x.what, d.Count, mdCode(d.File))
 		m.blank()
 		if d.First != nil {
-			m.p("- first divergence: %s", mdClip(d.First.Text, sumCell))
+			m.p("- first divergence: %s", mdClip(vtimes(d.First.Text), sumCell))
 		}
 		for i, s := range d.Diagnosis {
 			if i == sumSignatures {
 				m.p("- … %d more signature(s) in report.md", len(d.Diagnosis)-i)
 				break
 			}
-			m.p("- %s", mdClip(s.String(), sumCell))
+			m.p("- %s", mdClip(vtimes(s.String()), sumCell))
 		}
 		m.blank()
 	}
@@ -81,9 +81,9 @@ func sumDiagnosisEvidence(m *md, r *Report) bool {
 	m.blank()
 	for _, x := range diffs(r) {
 		for _, s := range x.d.Diagnosis[:min(len(x.d.Diagnosis), sumBulkRows)] {
-			m.p("- **%s** (%s)", mdText(s.Label), x.what)
+			m.p("- **%s** (%s)", mdText(vtimes(s.Label)), x.what)
 			for _, e := range s.Evidence[:min(len(s.Evidence), 8)] {
-				m.p("  - %s", mdClip(e, sumCell))
+				m.p("  - %s", mdClip(vtimes(e), sumCell))
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func bigReport() *Report {
 // of every cap, names no machine-local path, and is the same bytes twice.
 func TestSummarySectionsAndBound(t *testing.T) {
 	r := bigReport()
-	s := summary(r)
+	s := summary(r, "")
 	if len(s) > summaryLimit {
 		t.Fatalf("summary.md is %d bytes, over %d", len(s), summaryLimit)
 	}
@@ -94,12 +94,12 @@ func TestSummarySectionsAndBound(t *testing.T) {
 		"## kvparity: row `big` — **INCONCLUSIVE**",
 		"### Verdicts", "### What changed (baseline → candidate)", "### Plots", "### Diagnosis", "### Field patterns",
 		"### Exception records (40)", "### Reproduce",
-		"| TTFT p99 | 900 ms | 990 ms | +90 ms (+10.00%) |",
+		"| TTFT p99 | 900.0 ms | 990.0 ms | +90.0 ms (+10.00%) |",
 		"| binary size | 100.00 MiB | 101.00 MiB | +1048576 B (+1.00%) |", "| end-to-end p50 |",
 		"| routing decisions with overlap > 0 | 40.0% (200 of 500) | 40.0% (200 of 500) | no change |",
 		"random UUIDv4 pattern in request ids",
 		"`/per_request/*/ttft_ms`",
-		"![paired ratios in schedule order with the bounds and the gate](plots/ratios.svg) ([PNG](plots/ratios.png))",
+		"```mermaid\n", "xychart-beta", "`plots/ratios.svg` and `plots/ratios.png`",
 		"… 30 more record(s) in report.md.",
 		"kvparity run row.toml --campaign . --stage all",
 		"<details>",
@@ -108,25 +108,35 @@ func TestSummarySectionsAndBound(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	// The caveats are on the verdict's own line, not pages below.
+	// The caveats are tagged on the verdict's own line, and said in full in its evidence row.
 	for _, line := range strings.Split(out, "\n") {
 		switch {
+		case strings.HasPrefix(line, "- **performance: "):
+			for _, w := range []string{"⚠ loaded host", "⚠ 200 pair attempt(s) invalidated"} {
+				if !strings.Contains(line, w) {
+					t.Errorf("performance line lacks %q: %s", w, line)
+				}
+			}
 		case strings.HasPrefix(line, "| **performance** "):
 			for _, w := range []string{"⚠ loaded host — load preflight", "⚠ 200 pair attempt(s) invalidated"} {
 				if !strings.Contains(line, w) {
-					t.Errorf("performance row lacks %q: %s", w, line)
+					t.Errorf("performance evidence row lacks %q: %s", w, line)
 				}
+			}
+		case strings.HasPrefix(line, "- **semantic: "):
+			if !strings.Contains(line, "⚠ 1 BROAD exception record(s)") {
+				t.Errorf("semantic line does not tag the BROAD record: %s", line)
 			}
 		case strings.HasPrefix(line, "| **semantic** "):
 			if !strings.Contains(line, "⚠ BROAD exception record `record-00`") {
-				t.Errorf("semantic row does not name the BROAD record: %s", line)
+				t.Errorf("semantic evidence row does not name the BROAD record: %s", line)
 			}
 		}
 	}
 	if regexp.MustCompile(`/root/|\.cache/kvparity`).MatchString(out) {
 		t.Error("summary names a machine-local path")
 	}
-	if !bytes.Equal(s, summary(bigReport())) {
+	if !bytes.Equal(s, summary(bigReport(), "")) {
 		t.Error("the same report gave two summaries")
 	}
 }
@@ -149,7 +159,7 @@ func TestSummaryWithoutRecordedMetrics(t *testing.T) {
 		r.Metrics[i].Metrics, r.Metrics[i].Recorded, r.Metrics[i].Run = nil, 0, ""
 	}
 	r.Plots = plotNames(r)
-	out := string(summary(r))
+	out := string(summary(r, ""))
 	for _, want := range []string{"| TTFT p50 | not recorded | not recorded | — |", "not recorded (its 60 counted repetition(s) predate `runs/<id>/metrics.json`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q", want)
@@ -180,8 +190,8 @@ func TestPlotsAreReproducible(t *testing.T) {
 			t.Errorf("%s: %d bytes, reproducible %v", n, len(a[n]), bytes.Equal(a[n], b[n]))
 		}
 	}
-	if !bytes.HasPrefix(a["plots/ratios.png"], []byte("\x89PNG")) || !bytes.Contains(a["plots/ratios.svg"], []byte("gate threshold 1.05")) ||
-		!bytes.Contains(a["plots/ratios.svg"], []byte("order-statistic bounds [1.0100, 1.0400]")) {
+	if !bytes.HasPrefix(a["plots/ratios.png"], []byte("\x89PNG")) || !bytes.Contains(a["plots/ratios.svg"], []byte("threshold 1.050")) ||
+		!bytes.Contains(a["plots/ratios.svg"], []byte("order-statistic bounds")) || !bytes.Contains(a["plots/ratios.svg"], []byte("[1.010, 1.040]")) {
 		t.Error("the ratio plot lacks its PNG signature, its gate or its bounds")
 	}
 }

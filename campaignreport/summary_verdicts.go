@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"kvparity/engine"
 	"kvparity/report"
+	"kvparity/stats"
+	"kvparity/verdict"
 )
 
 func sumHead(m *md, r *Report) {
@@ -28,10 +33,24 @@ func sumHead(m *md, r *Report) {
 		strings.Join(revs, " → "), mdCode(traceLabel(r.Trace)), r.Journal.LastSeq)
 }
 
-// sumVerdicts is the verdict table, each row with its caveats on the same line: a loaded
-// host, BROAD exception records, invalidated pairs.
+// sumVerdicts says each verdict a reviewer acts on (semantic, performance, footprint,
+// overall) on one line: the verdict, the figure that decided it and one sentence, with a short
+// ⚠ tag for each caveat. The evidence (every reason in full, the caveats, determinism, byte
+// parity, lifecycle evidence) is folded under <details>, each cell clipped: a load preflight's
+// /proc/stat arithmetic never stretches a verdict line.
 func sumVerdicts(m *md, r *Report) {
 	m.h(3, "Verdicts")
+	m.p("- %s", semanticLine(r))
+	m.p("- %s", performanceLine(r))
+	m.p("- %s", footprintLine(r))
+	m.p("- %s", overallLine(r))
+	for _, b := range r.Blocked {
+		m.blank()
+		m.p("> **Blocked** — %s", mdClip(b, 2*sumCell))
+	}
+	m.blank()
+	m.p("<details><summary>Why: each verdict's reason and caveats, determinism, byte parity, lifecycle evidence</summary>")
+	m.blank()
 	m.head("question", "verdict", "why")
 	// The reason is clipped, never its caveats (each is clipped and their number capped).
 	row := func(q, word, why string, caveats ...string) {
@@ -41,6 +60,8 @@ func sumVerdicts(m *md, r *Report) {
 		}
 		m.row(q, word, why)
 	}
+	// The labels and bold words are the verdict table's as before (scripts and the consistency
+	// tests read it).
 	row("**semantic**", "**"+r.Semantic.Verdict.String()+"**", r.Semantic.Reason, semanticCaveats(r)...)
 	row("**performance**", "**"+r.Performance.Verdict.String()+"**", r.Performance.Reason, perfCaveats(r)...)
 	row("footprint (growth ≤ 5%)", r.Footprint.Verdict.String(), r.Footprint.Reason)
@@ -50,11 +71,177 @@ func sumVerdicts(m *md, r *Report) {
 	row("lifecycle evidence", r.Coverage.Verdict.String(), r.Coverage.Reason)
 	row("**overall**", "**"+r.Overall.Verdict.String()+"**", r.Overall.Reason)
 	m.blank()
-	m.p("Exit status of `kvparity run --stage all` %d; of `--stage determinism` (the semantic verdict alone) %d. The semantic and performance verdicts are independent.", r.ExitCode, r.SemanticExitCode)
-	for _, b := range r.Blocked {
-		m.blank()
-		m.p("> **Blocked** — %s", mdClip(b, 2*sumCell))
+	m.p("The semantic and performance verdicts are independent: a semantic exception never waives a performance regression, and a performance pass never excuses a mismatch.")
+	m.blank()
+	m.p("</details>")
+}
+
+// verdictLine is one verdict as its line says it: "**what: WORD** · figure · sentence ⚠ tags".
+func verdictLine(what string, word fmt.Stringer, figure, sentence string, tags ...string) string {
+	s := fmt.Sprintf("**%s: %s**", what, word)
+	if figure != "" {
+		s += " · " + figure
 	}
+	if sentence != "" {
+		s += " · " + sentence
+	}
+	if len(tags) > 0 {
+		s += " " + strings.Join(tags, " ")
+	}
+	return s
+}
+
+// sentenceOf is a reason as a verdict line's sentence: clipped, capitalised, with its stop.
+func sentenceOf(reason string) string {
+	s := mdClip(strings.TrimSuffix(strings.TrimSpace(reason), "."), 200)
+	if s == "" {
+		return ""
+	}
+	if !strings.HasSuffix(s, "…") {
+		s += "."
+	}
+	first, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(first)) + s[size:]
+}
+
+// semanticLine: the differing pointers and how the exception records cover them (or the
+// digests of an UNSTABLE arm), then the rule that applied.
+func semanticLine(r *Report) string {
+	s := r.Semantic
+	figure, sentence := "", sentenceOf(s.Reason)
+	for _, a := range r.Arms {
+		if a.Verdict == verdict.Unstable && figure == "" {
+			figure = fmt.Sprintf("%s UNSTABLE: %d digests over its counted repetitions", a.Arm, len(a.Digests))
+			sentence = "An unstable revision fails the row; exception records never waive leaked entropy."
+		}
+	}
+	switch {
+	case figure != "":
+	case s.Diff != nil && s.UncoveredN > 0:
+		figure = fmt.Sprintf("%d differing pointers, %d covered by no exception record", s.Diff.Count, s.UncoveredN)
+		if s.Verdict == verdict.Fail {
+			sentence = "An unexplained mismatch fails the row; cover each difference with a reviewed exception record or fix it."
+		}
+	case s.Diff != nil:
+		figure = fmt.Sprintf("%d differing pointers, all covered by %d exception record(s)", s.Diff.Count, len(s.Exceptions))
+		if s.Verdict == verdict.PassWithSemanticExceptions {
+			sentence = "Every difference is explained by an exception record that names its regression test."
+		}
+	case len(r.Arms) == 2 && len(r.Arms[0].Digests) == 1 && slices.Equal(r.Arms[0].Digests, r.Arms[1].Digests):
+		figure = fmt.Sprintf("0 differing pointers (digest %s on both arms)", mdCode(short(r.Arms[0].Digests[0])))
+	}
+	var tags []string
+	broad := 0
+	for _, c := range s.Coverage {
+		if c.Broad != "" {
+			broad++
+		}
+	}
+	if broad > 0 {
+		tags = append(tags, fmt.Sprintf("⚠ %d BROAD exception record(s)", broad))
+	}
+	return verdictLine("semantic", s.Verdict, figure, sentence, tags...)
+}
+
+// performanceLine says the gate as benchstat and hyperfine users read an interval: the
+// median ratio, the one-sided bounds at the confidence the stats package computed them for,
+// the threshold and the verdict they give.
+func performanceLine(r *Report) string {
+	p := r.Performance
+	res := p.Result
+	figure, sentence := "", sentenceOf(p.Reason)
+	var tags []string
+	if res != nil {
+		g, ok := gateOf(res)
+		switch {
+		case ok:
+			figure = fmt.Sprintf("median ratio %s, %s bounds [%s, %s], threshold %s: %s", ratio3(g.Median), g.label(), ratio3(g.Lower), ratio3(g.Upper), ratio3(res.Threshold), p.Verdict)
+			switch {
+			case p.Verdict == verdict.Pass:
+				sentence = fmt.Sprintf("The upper bound is at or below the threshold: the candidate is not slower by more than %s at this confidence.", percentOver(res.Threshold))
+			case p.Verdict == verdict.Fail:
+				sentence = fmt.Sprintf("The lower bound is above the threshold: the candidate is slower by more than %s at this confidence.", percentOver(res.Threshold))
+			case res.Analysis.DecidedBy == stats.DecidedByNone:
+				sentence = "The dependence diagnostics breached, so the bounds do not decide (details below)."
+			case p.Verdict == verdict.Inconclusive:
+				sentence = "The threshold lies between the bounds: more pairs or a quieter host may decide."
+			}
+		case len(res.Pairs) > 0:
+			figure = fmt.Sprintf("median ratio %s of %d valid pairs, no bound yet, threshold %s", ratio3(median(ratiosOf(res))), len(res.Pairs), ratio3(res.Threshold))
+		}
+		if !strings.HasPrefix(res.Scope, "seeded matched-routing") {
+			tags = append(tags, "⚠ timed work not the verified work")
+		}
+		if n := len(res.Invalidations); n > 0 {
+			tags = append(tags, fmt.Sprintf("⚠ %d pair attempt(s) invalidated", n))
+		}
+	}
+	if loadedHost(r) {
+		tags = append(tags, "⚠ loaded host")
+	}
+	return verdictLine("performance", p.Verdict, figure, sentence, tags...)
+}
+
+// percentOver is the slowdown a threshold allows, "5%" for 1.05.
+func percentOver(threshold float64) string {
+	return strconv.FormatFloat(math.Round(1000*(threshold-1))/10, 'f', -1, 64) + "%"
+}
+
+// loadedHost says the perf stage's load preflight found the measured CPU busy.
+func loadedHost(r *Report) bool {
+	var cs []string
+	if res := r.Performance.Result; res != nil {
+		cs = res.Caveats
+	} else if r.LoadPreflight != "" {
+		cs = []string{r.LoadPreflight}
+	}
+	for _, c := range cs {
+		if strings.HasPrefix(c, "load preflight") && !strings.Contains(c, ": quiet, ") {
+			return true
+		}
+	}
+	return false
+}
+
+// footprintLine: the growth of the binary and its .text against the limit.
+func footprintLine(r *Report) string {
+	f := r.Footprint
+	figure, sentence := "", sentenceOf(f.Reason)
+	if res := f.Result; res != nil {
+		text := "unknown (not ELF)"
+		if res.TextKnown {
+			text = percent(res.TextGrowth)
+		}
+		figure = fmt.Sprintf(".text %s, binary %s (limit %s)", text, percent(res.SizeGrowth), strings.TrimPrefix(percentOver(1+res.Limit), "+"))
+		switch f.Verdict {
+		case verdict.Pass:
+			sentence = "Within the growth limit."
+		case verdict.Fail:
+			sentence = "Growth over the limit fails the row unless the row explains it."
+		}
+	}
+	return verdictLine("footprint", f.Verdict, figure, sentence)
+}
+
+// overallLine: which verdicts decided the overall one, and the exit status it gives, said as
+// the whole campaign's (a reader seeing "exit 2" beside a passing semantic verdict otherwise
+// takes it for that verdict's).
+func overallLine(r *Report) string {
+	var by []string
+	for _, v := range []struct {
+		name string
+		w    verdict.Word
+	}{{"semantic", r.Semantic.Verdict}, {"performance", r.Performance.Verdict}, {"footprint", r.Footprint.Verdict}} {
+		if v.w == r.Overall.Verdict {
+			by = append(by, v.name)
+		}
+	}
+	figure := fmt.Sprintf("exit status of `kvparity run --stage all` (the whole campaign): %d; of `--stage determinism` (the semantic verdict alone): %d", r.ExitCode, r.SemanticExitCode)
+	sentence := "The worst of semantic, performance and footprint (PASS_WITH_SEMANTIC_EXCEPTIONS counts as a pass)"
+	if len(by) > 0 && len(by) < 3 {
+		sentence += ": here " + joinAnd(by)
+	}
+	return verdictLine("overall", r.Overall.Verdict, figure, sentence+".")
 }
 
 // semanticCaveats says the BROAD exception records and how the records cover the mismatch.
@@ -162,8 +349,11 @@ func (ch change) cell(v *float64, text string) string {
 	case v == nil:
 		return "not recorded"
 	}
-	if ch.unit == "B" {
+	switch ch.unit {
+	case "B":
 		return fmt.Sprintf("%.2f MiB", *v/(1<<20))
+	case "ratio":
+		return ratio3(*v)
 	}
 	return inUnit(*v, ch.unit, ch.scale())
 }
@@ -189,6 +379,10 @@ func (ch change) delta() string {
 		return "no change"
 	case ch.points:
 		return fmt.Sprintf("%s%.2f pp", sign(c-b), 100*math.Abs(c-b))
+	case ch.unit == "ratio" && b == 0:
+		return sign(c-b) + ratio3(math.Abs(c-b))
+	case ch.unit == "ratio":
+		return fmt.Sprintf("%s%s (%s)", sign(c-b), ratio3(math.Abs(c-b)), percent(c/b-1))
 	case b == 0:
 		return sign(c-b) + inUnit(math.Abs(c-b), ch.unit, ch.scale())
 	case ch.unit == "B":
@@ -228,7 +422,7 @@ func metricChanges(r *Report) []change {
 		{"ITL p50", "median_itl_ms", "ms"}, {"ITL p99", "p99_itl_ms", "ms"},
 		{"end-to-end p50", "median_e2e_latency_ms", "ms"}, {"end-to-end p99", "p99_e2e_latency_ms", "ms"},
 		{"request throughput", "request_throughput_rps", "req/s"}, {"output throughput", "output_throughput_tok_s", "tok/s"},
-		{"completed requests", "completed_requests", ""}, {"prefix-cache reuse ratio", "prefix_cache_reused_ratio", ""},
+		{"completed requests", "completed_requests", ""}, {"prefix-cache reuse ratio", "prefix_cache_reused_ratio", "ratio"},
 	} {
 		rows = append(rows, change{label: k.label, b: sum(0, k.key), c: sum(1, k.key), unit: k.unit})
 	}

@@ -66,7 +66,15 @@ func Assess(dir string) (verdict.Verdicts, error) {
 }
 
 // WriteReport is Write returning the report it wrote.
-func WriteReport(dir string) (*Report, error) {
+func WriteReport(dir string) (*Report, error) { return WriteReportWith(dir, Options{}) }
+
+// WriteReportWith is WriteReport with the report command's options (an image base URL for
+// summary.md), checked before anything is read or written.
+func WriteReportWith(dir string, o Options) (*Report, error) {
+	base, err := imageBase(o.ImageBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("campaign report: %w", err)
+	}
 	c, err := load(dir)
 	if err != nil {
 		return nil, err
@@ -83,7 +91,7 @@ func WriteReport(dir string) (*Report, error) {
 	for n, b := range images {
 		files[n] = b
 	}
-	files[layout.FileSummaryMD] = summary(r)
+	files[layout.FileSummaryMD] = summary(r, base)
 	js, err := encodeJSON(r)
 	if err != nil {
 		return nil, err

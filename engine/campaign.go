@@ -49,6 +49,11 @@ type Options struct {
 	// Follow opens a campaign another kvparity is writing read-only and follows its journal
 	// live (the workbench's open), instead of refusing it with a *HeldError.
 	Follow bool
+	// Diagnose names, in words, the likely entropy source of two canonical reports of one
+	// revision that differ (paths of the two files): the diff's diagnosis ("id / uuid drift").
+	// The engine cannot diff reports itself (diffview sits above it); the command that opens the
+	// campaign passes it. An UNSTABLE arm's reason quotes it; nil leaves the cause to the diff.
+	Diagnose func(a, b string) (string, error)
 }
 
 // A Campaign is one row's campaign directory and the engine working in it. It implements

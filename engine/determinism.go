@@ -360,14 +360,33 @@ func (h *History) plainResult(arm Arm, gen, n int) ArmResult {
 			parts[i] = fmt.Sprintf("%s %s", r, short(res.Digests[i]))
 		}
 		res.Verdict = verdict.Unstable
+		// The reason states what the repetitions showed, never a cause guessed from how they
+		// ran (the CPU count): the cause is the diagnosis of the two reports that differ, when
+		// one is recorded (h.diagnoses), or a perturbation that isolated it (perturbedVerdict).
+		a, b := res.Runs[0], differingRun(res)
 		on := ""
 		if k := len(res.Ends[0].CPUs); k > 1 {
-			on = fmt.Sprintf(" on %d CPUs each, the size the preflight measured (the replay uses more than one core): thread-order dependent", k)
-			res.Finding = "differs with several CPUs per repetition: thread-order dependent"
+			on = fmt.Sprintf(" on %d CPUs each", k)
 		}
-		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s)%s: an entropy leak; stop and diagnose it, never add repetitions to average it away", len(distinct), n, strings.Join(parts, ", "), on)
+		cause := fmt.Sprintf("the diff of %s and %s names the first divergence and its likely source", a, b)
+		if d, ok := h.diagnoses[diagnosisKey{arm, gen, a, b}]; ok && d != "" {
+			res.Finding = "the diff of " + string(a) + " and " + string(b) + " diagnoses " + d
+			cause = res.Finding
+		}
+		res.Reason = fmt.Sprintf("%d digests over %d repetitions (%s)%s: an entropy leak; %s; stop and diagnose it, never add repetitions to average it away",
+			len(distinct), n, strings.Join(parts, ", "), on, cause)
 	}
 	return res
+}
+
+// differingRun is the first counted repetition whose digest differs from the first one's.
+func differingRun(res ArmResult) RunID {
+	for i, e := range res.Ends {
+		if e.Digest != "" && e.Digest != res.Ends[0].Digest {
+			return res.Runs[i]
+		}
+	}
+	return res.Runs[len(res.Runs)-1]
 }
 
 // outcome is the result as a verdict with its reason.
@@ -399,6 +418,10 @@ func parityResult(b, cand ArmResult) verdict.Outcome {
 func (c *Campaign) decide() {
 	h := c.history()
 	b, cand := c.armResult(h, Baseline), c.armResult(h, Candidate)
+	if db, dc := c.diagnose(h, b), c.diagnose(h, cand); db || dc {
+		h = c.history() // the reason quotes the diagnosis just recorded
+		b, cand = c.armResult(h, Baseline), c.armResult(h, Candidate)
+	}
 	for _, a := range []ArmResult{b, cand} {
 		if !a.Verdict.Decided() {
 			continue

@@ -32,6 +32,11 @@ type History struct {
 	// blocked lists "<stage>: <reason>" of blocks recorded since the last run started (a later
 	// run retried whatever blocked the row before).
 	blocked []string
+	// blocks is blocked with each block's stage apart: what Inputs hands stage 8, so the
+	// verdict a blocked stage decides reads BLOCKED.
+	blocks []stageBlock
+	// diagnoses are the recorded diagnoses of two differing repetitions of an arm.
+	diagnoses map[diagnosisKey]string
 	// Patch is the row's declared determinism patch as the campaign recorded it (nil: none).
 	Patch *DeterminismPatch
 	// stages is every stage run recorded, oldest first (stage_records.go).
@@ -59,7 +64,7 @@ type repKey struct {
 func NewHistory(row *Row) *History {
 	return &History{row: row, Current: map[Arm]PinnedArtifact{}, pinSeq: map[Arm]int64{},
 		Added: map[Arm]int{}, Gone: map[RunID]int64{}, reps: map[repKey]*repLog{}, series: map[string]*perfSeries{},
-		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{},
+		perturbed: map[repKey]map[string]*repLog{}, preflight: map[repKey]Preflight{}, diagnoses: map[diagnosisKey]string{},
 		last: map[RecordType]Record{}, runIdx: map[RunID]int{}, progress: newProgress(), kinds: map[RecordType]any{}}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"kvparity/report"
@@ -65,7 +66,8 @@ func (h *History) Performance() verdict.Outcome {
 	case p.Result != nil:
 		return verdict.Outcome{Verdict: p.Result.Verdict, Reason: p.Result.Reason}
 	case p.Started:
-		return verdict.Of(verdict.Undecided, "in progress: %d of %d pairs recorded; the series has no result yet", p.pairs, h.row.Perf.Pairs)
+		// Not "in progress": the fold cannot tell a running stage from a stopped one.
+		return verdict.Of(verdict.Undecided, "%d of %d pairs recorded; the series has no result yet", p.pairs, h.row.Perf.Pairs)
 	}
 	return verdict.Outcome{Verdict: verdict.Undecided}
 }
@@ -89,5 +91,20 @@ func (h *History) Inputs(dir string) verdict.Inputs {
 		Performance: h.Performance(),
 		Footprint:   h.Footprint(),
 		Blocked:     h.blocked,
+
+		SemanticBlock:    h.blockOf(StageDeterminism, StageParity),
+		PerformanceBlock: h.blockOf(StagePerf),
 	}
+}
+
+// blockOf is the reasons of the blocks recorded since the last run started of the stages
+// given, "" when none blocked.
+func (h *History) blockOf(stages ...Stage) string {
+	var why []string
+	for _, b := range h.blocks {
+		if slices.Contains(stages, b.stage) {
+			why = append(why, fmt.Sprintf("the %s stage is blocked: %s", b.stage, b.reason))
+		}
+	}
+	return strings.Join(why, "; ")
 }

@@ -155,7 +155,7 @@ func init() {
 		}
 	}, nil)
 	definePlainRecord(RecRunStart, func(h *History, r *Record) {
-		h.blocked = nil
+		h.blocked, h.blocks = nil, nil
 		h.foldRunRecord(r)
 		h.progress.runStarted(h.row, r)
 	}, func(c *Campaign, h *History, r *Record) {
@@ -170,6 +170,7 @@ func init() {
 	})
 	definePlainRecord(RecBlocked, func(h *History, r *Record) {
 		h.blocked = append(h.blocked, fmt.Sprintf("%s: %s", r.Stage, r.Reason))
+		h.blocks = append(h.blocks, stageBlock{r.Stage, r.Reason})
 		h.progress.blocked(r)
 	}, func(c *Campaign, h *History, r *Record) { c.emit(RowBlocked{Stage: r.Stage, Reason: r.Reason}) })
 }

@@ -30,13 +30,16 @@ type Options struct {
 	CPUs    []int
 	// IsolateCPU moves the machine's other processes off the measured CPU during the perf stage.
 	IsolateCPU bool
+	// Diagnose names the likely entropy source of two differing reports of one revision
+	// (engine.Options.Diagnose: the command passes diffview's diagnosis).
+	Diagnose func(a, b string) (string, error)
 }
 
 // Run runs the asked stages of o's campaign, prints the summary and returns the exit status:
 // the overall verdict's (the semantic one for --stage determinism), as the report says it.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Perf: engine.PerfOptions{IsolateCPU: o.IsolateCPU}, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
-		BuildProgress: BuildPrinter(stderr), Context: ctx}
+		BuildProgress: BuildPrinter(stderr), Context: ctx, Diagnose: o.Diagnose}
 	c, err := engine.OpenOrCreate(o.Row, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
@@ -65,7 +68,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	summary := c.Summary()
 	c.Close()
 	<-printed
-	doc, err := assess(c.Dir(), o.Stage, summary)
+	doc, err := Assess(c.Dir(), o.Stage, summary)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
 		return verdict.ExitUsage
@@ -124,9 +127,10 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 	return nil
 }
 
-// assess is the run's document: the campaign's verdicts (campaignreport.Assess, scoped to
-// the semantic verdict for --stage determinism) with its recorded summary.
-func assess(dir, stage string, s engine.Summary) (Document, error) {
+// Assess is the run's document: the campaign's verdicts (campaignreport.Assess, scoped to
+// the semantic verdict for --stage determinism) with its recorded summary. Run prints it after
+// its stages; a test holds it against the other surfaces of a campaign it drives itself.
+func Assess(dir, stage string, s engine.Summary) (Document, error) {
 	v, err := campaignreport.Assess(dir)
 	if err != nil {
 		return Document{}, err

@@ -5,7 +5,7 @@
 # published 1.5.1 crates), writes its desk-loop row (kvparity init-row --checkout: baseline
 # HEAD, candidate the working tree), builds both arms (the first build of the checkout compiles
 # everything; it is reported, not counted), and opens the workbench in a detached tmux session.
-# There it presses g (determinism: both arms STABLE, parity PASS), then w (watch), then makes a
+# There it presses S (determinism: both arms STABLE, parity PASS), then w (watch), then makes a
 # one-line edit in lib/kv-router (the router's worker cost stops crediting the blocks a worker
 # already caches: a routing regression) and waits for the new verdict and diff on screen. It prints the
 # captured screens and the phases timed from the file write:
@@ -93,7 +93,7 @@ wait_for() { # pattern, seconds
 }
 fail=0
 wait_for "DETERMINISM" 120 || { echo "desk-loop: FAIL: the workbench did not open" >&2; capture >&2; exit 1; }
-tmux -L "$sock" send-keys -t wb g
+tmux -L "$sock" send-keys -t wb S
 wait_for "parity PASS" 600 || { echo "desk-loop: FAIL: no parity PASS before the edit" >&2; capture >&2; exit 1; }
 before="$(capture)"
 tmux -L "$sock" send-keys -t wb w

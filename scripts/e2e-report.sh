@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e-report.sh: a whole campaign through the workbench in a real terminal, ending in the report.
 # Builds kvparity, opens it in a private detached tmux server (100x30) on the tiny built-in row,
-# presses g (determinism) and waits for parity, p (performance) and waits for the perf verdict,
+# presses S (determinism) and waits for parity, p (performance) and waits for the perf verdict,
 # s (save report) and waits for "report written", then q. Then, headless:
 #   - `kvparity report DIR` must reproduce the workbench's report.md and report.json byte for byte;
 #   - report.md must state the semantic verdict PASS and the recorded performance verdict;
@@ -49,8 +49,8 @@ wait_for() {
 	fail "\"$1\" never appeared on the screen"
 }
 
-wait_for "press g to start the determinism stage"
-tmux -L "$sock" send-keys -t "$session" g
+wait_for "press S to start the determinism stage"
+tmux -L "$sock" send-keys -t "$session" S
 wait_for "parity (PASS|FAIL|BLOCKED)"
 tmux -L "$sock" send-keys -t "$session" p
 wait_for "perf (PASS|FAIL|INCONCLUSIVE|BLOCKED)"

@@ -4,7 +4,7 @@
 # detached tmux session on a row of the built-in engine written to a temp dir: the tiny row's
 # trace and replay arguments, three repetitions per arm, the candidate the built-in
 # leak-random-uuid variant (a random request uuid per process: UNSTABLE, so the diff pane
-# opens with a diagnosis). It presses g, waits for the verdict, then drives the workbench to
+# opens with a diagnosis). It presses S, waits for the verdict, then drives the workbench to
 # each hidden-row case and prints every screen under a heading:
 #
 #   1 UNSTABLE      the clipped panes count what they hide and name the key (determinism
@@ -84,8 +84,8 @@ for size in $sizes; do
 	# A private tmux server (-L): the user's sessions are never touched.
 	tmux -L "$sock" -f /dev/null new-session -d -s "$session" -x "$cols" -y "$rows" \
 		"cd '$work' && '$bin' '$work/leak.toml' --campaign '$work/campaign-$size'; echo \"kvparity exited with status \$?\"; sleep 60"
-	wait_for "press g to start the determinism stage" 100
-	key g
+	wait_for "press S to start the determinism stage" 100
+	key S
 	wait_for "cand UNSTABLE" $((timeout * 10))
 	sleep 2 # the diff pane opens on the disagreeing pair
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tmux-perf.sh: the performance stage in a real terminal (issue 27). Builds kvparity, opens the
-# workbench on a built-in row in a detached tmux session, presses g (determinism), then p (the
+# workbench on a built-in row in a detached tmux session, presses S (determinism), then p (the
 # paired performance stage), waits for the perf verdict and prints the screen: the compact
 # ratio plot with its labels, the bounds and the gate. Then writes the campaign report and
 # prints the sizes of summary.md and report.md and the plots made (plots/*.svg, *.png).
@@ -39,7 +39,7 @@ wait_for() { # pattern, seconds
 	return 1
 }
 wait_for "DETERMINISM" 60 || { echo "tmux-perf: FAIL: the workbench did not open" >&2; capture >&2; exit 1; }
-tmux -L "$sock" send-keys -t wb g
+tmux -L "$sock" send-keys -t wb S
 wait_for "parity PASS\|parity FAIL" 600 || { echo "tmux-perf: FAIL: no parity verdict" >&2; capture >&2; exit 1; }
 tmux -L "$sock" send-keys -t wb p
 fail=0

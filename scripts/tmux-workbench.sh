@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tmux-workbench.sh: the workbench in a real terminal. Builds kvparity, starts it in a detached
-# 100x30 (or $SIZE) tmux session on the tiny built-in row (campaign in a temp dir), presses g (start the
+# 100x30 (or $SIZE) tmux session on the tiny built-in row (campaign in a temp dir), presses S (start the
 # determinism stage), waits for the verdict words, captures the pane and checks them on screen:
 # STABLE for both arms and parity PASS. Then checks the one key map: ? lists the focused pane's
 # keys before the workbench's, z zooms the focused pane and back, x with nothing running says so
@@ -49,8 +49,8 @@ wait_for() { for _ in $(seq 1 "${2:-50}"); do capture | grep -q -- "$1" && retur
 wait_gone() { for _ in $(seq 1 "${2:-50}"); do capture | grep -q -- "$1" || return 0; sleep 0.1; done; }
 
 # Wait for the workbench to draw its first frame, then start the determinism stage.
-wait_for "press g to start the determinism stage" 100
-tmux -L "$sock" send-keys -t "$session" g
+wait_for "press S to start the determinism stage" 100
+tmux -L "$sock" send-keys -t "$session" S
 
 screen=""
 deadline=$((SECONDS + timeout))

@@ -130,6 +130,8 @@ func (m *Model) apply(ev engine.Event) tea.Cmd {
 				ev.Stage, keys.Name(km.StopStage), keys.Name(km.StartDeterminism), keys.Name(km.StartPerf)))
 		case ev.Cancelled:
 			m.say(string(ev.Stage) + " stage stopped; its unfinished runs were killed")
+		case m.blocked != "":
+			m.say(string(ev.Stage) + " stage ended BLOCKED; " + keys.Name(km.StartPerf) + " or " + keys.Name(km.StartDeterminism) + " resumes once its cause is fixed")
 		default:
 			m.say(string(ev.Stage) + " stage finished")
 		}

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"kvparity/engine"
 	"kvparity/ui/keys"
 	"kvparity/ui/pane"
 	"kvparity/ui/text"
@@ -15,8 +16,14 @@ import (
 // quit so the rest can be found.
 func (m *Model) footer() string {
 	st := m.styles
-	if m.overlay == overlayConfirmQuit {
+	switch m.overlay {
+	case overlayConfirmQuit:
 		return st.Footer.Render(text.Fit([]string{fmt.Sprintf(" %s quit (stops replays) · %s stay", keys.Name(m.keys.Yes), keys.Name(m.keys.No))}, m.width, 1))
+	case overlayConfirmStop:
+		return st.Banner.Render(text.Fit([]string{fmt.Sprintf(" stop the %s? %s/%s · %s kills its replays, %s keeps it running",
+			m.stageName(), keys.Name(m.keys.Yes), keys.Name(m.keys.No), keys.Name(m.keys.Yes), keys.Name(m.keys.No))}, m.width, 1))
+	case overlayHelp, overlayVerdicts:
+		return st.Footer.Render(text.Pad(text.Trunc(m.bindingLine([]key.Binding{m.keys.Scroll, m.keys.Close}), m.width), m.width))
 	}
 	// Bindings that depend on state are switched on a copy, so the footer shows what applies
 	// now (x while a stage runs, g and p while none does) and the ? overlay still lists all.
@@ -41,6 +48,14 @@ func (m *Model) footer() string {
 		// A text field takes every key, tab and q included: only the form's keys apply, and
 		// the footer says the workbench's wait.
 		line := m.bindingLine(focused.ShortHelp()) + st.Footer.Render(" │ typing: workbench keys wait ("+keys.Name(m.keys.Interrupt)+" quits)")
+		return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
+	}
+	if m.next != "" {
+		// What to do after the stage that ended leads, until a key is pressed.
+		line := st.FooterKey.Render(" " + m.next)
+		if t := m.bindingLine(tail); text.Width(line)+text.Width(t)+1 <= m.width {
+			line += st.Footer.Render(" │") + t
+		}
 		return st.Footer.Render(text.Pad(text.Trunc(line, m.width), m.width))
 	}
 	if f, ok := pane.As[pane.Footer](focused); ok {
@@ -91,4 +106,60 @@ func (m Model) bindingLine(bs []key.Binding) string {
 		parts = append(parts, st.FooterKey.Render(h.Key)+st.Footer.Render(" "+h.Desc))
 	}
 	return st.Footer.Render(" ") + strings.Join(parts, st.Footer.Render(" · "))
+}
+
+// stageName is the running stage in words ("the determinism stage" without the article).
+func (m Model) stageName() string {
+	switch m.running {
+	case engine.StagePerf:
+		return "performance stage"
+	case "":
+		return "running stage"
+	}
+	return string(m.running) + " stage"
+}
+
+// followStage keeps what x's question and the next step's hint need: the running stage, its
+// parity, and after it ends what to do next (never on a follower: its stages are another's).
+func (m *Model) followStage(ev any) {
+	km := m.keys
+	switch ev := ev.(type) {
+	case engine.StageStarted:
+		m.running, m.next = ev.Stage, ""
+		if ev.Stage == engine.StageDeterminism {
+			m.parityFailed = false
+		}
+	case engine.StageVerdict:
+		if ev.Stage == engine.StageParity {
+			m.parityFailed = !ev.Verdict.Passes()
+		}
+	case engine.StageStopped:
+		if m.overlay == overlayConfirmStop {
+			m.overlay = overlayNone // nothing left to stop
+		}
+		m.running = ev.Stage
+		name, resume := m.stageName(), keys.Name(km.StartDeterminism)
+		m.running = ""
+		if ev.Stage == engine.StagePerf {
+			resume = keys.Name(km.StartPerf)
+		}
+		done := strings.TrimSuffix(name, " stage") + " done"
+		switch {
+		case m.following != "" || ev.WriterGone:
+			m.next = ""
+		case ev.Cancelled && m.stopping:
+			m.next = fmt.Sprintf("%s stopped: %s resumes it", name, resume)
+		case ev.Cancelled:
+			m.next = fmt.Sprintf("%s stopped: %s says why, %s resumes it", name, keys.Name(km.Verdicts), resume)
+		case ev.Stage == engine.StageDeterminism && (m.armUnstable(engine.Baseline) || m.armUnstable(engine.Candidate)):
+			m.next = fmt.Sprintf("%s, an arm UNSTABLE: %s shows the diff, %s every reason", done, keys.Name(km.Diff), keys.Name(km.Verdicts))
+		case ev.Stage == engine.StageDeterminism && m.parityFailed:
+			m.next = fmt.Sprintf("%s, parity FAIL: %s shows the diff, %s records an exception", done, keys.Name(km.Diff), keys.Name(km.Exception))
+		case ev.Stage == engine.StageDeterminism:
+			m.next = fmt.Sprintf("%s: %s runs the performance stage, %s shows the diff", done, keys.Name(km.StartPerf), keys.Name(km.Diff))
+		default:
+			m.next = fmt.Sprintf("%s: %s saves the report, %s opens it, %s every verdict", done, keys.Name(km.SaveReport),
+				keys.Name(km.OpenReport), keys.Name(km.Verdicts))
+		}
+	}
 }

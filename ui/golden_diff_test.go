@@ -111,7 +111,7 @@ func TestGoldenDiff(t *testing.T) {
 			f.det = semanticScript(t, t.TempDir())
 			m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 			tm := teatest.NewTestModel(t, &probedModel{settledModel{Model: m}}, teatest.WithInitialTermSize(sz[0], sz[1]))
-			tm.Type("g")
+			tm.Type("S")
 			waitScreen(t, tm, "the diff", func(m *settledModel) bool {
 				return m.focus == focusDiff && m.diff.pane.Loaded() && m.assessed == m.assessN
 			})

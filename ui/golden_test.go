@@ -14,7 +14,7 @@ import (
 )
 
 // TestGolden drives the real program (teatest) through a whole scripted campaign from the
-// keyboard — g, wait for parity, p, wait for the perf verdict — and compares the final
+// keyboard — S, wait for parity, p, wait for the perf verdict — and compares the final
 // screen, ANSI stripped, with testdata/TestGolden/<size>.golden (go test -update rewrites).
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{100, 30}, {80, 24}} {
@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 }
 
 // runBothStages starts the real program on f's scripted campaign (the default determinism
-// script, f's perf script) at size sz and presses g, then p, each once its stage's events are
+// script, f's perf script) at size sz and presses S, then p, each once its stage's events are
 // drawn.
 func runBothStages(t *testing.T, f *fakeController, sz [2]int) *teatest.TestModel {
 	t.Helper()
@@ -46,7 +46,7 @@ func runBothStages(t *testing.T, f *fakeController, sz [2]int) *teatest.TestMode
 	m := New(Options{Controller: f, Assess: f.assess, Clock: fixedClock})
 	tm := teatest.NewTestModel(t, &settledModel{Model: m}, teatest.WithInitialTermSize(sz[0], sz[1]))
 	settled := settler(t, tm, f)
-	tm.Type("g")
+	tm.Type("S")
 	settled("StartDeterminism", len(f.det), 1)
 	tm.Type("p")
 	settled("StartPerf", len(f.det)+len(f.perf), 2)

@@ -16,6 +16,7 @@ import (
 // ctrl+c: the globals are suspended while it has focus, and the footer says so), then the
 // global bindings, which mean the same thing whatever has focus, then the focused pane.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	m.next = "" // the next step's hint has been read once a key is pressed
 	switch m.overlay {
 	case overlayConfirmQuit:
 		switch {
@@ -26,10 +27,22 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.overlay = overlayNone
 		}
 		return nil
+	case overlayConfirmStop:
+		switch {
+		case key.Matches(k, m.keys.Yes):
+			m.overlay = overlayNone
+			return m.stopStage()
+		case key.Matches(k, m.keys.No):
+			m.overlay = overlayNone
+			m.say(m.stageName() + " keeps running")
+		}
+		return nil
 	case overlayHelp, overlayVerdicts:
 		if key.Matches(k, m.keys.Close) || (m.overlay == overlayVerdicts && key.Matches(k, m.keys.Verdicts)) {
 			m.overlay = overlayNone
+			return nil
 		}
+		m.overlayKey(k)
 		return nil
 	}
 	if m.closing {
@@ -71,9 +84,9 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		ctl := m.ctl
 		return func() tea.Msg { return quitCheckedMsg{running: ctl.Running()} }, true
 	case key.Matches(k, km.Help):
-		m.overlay = overlayHelp
+		m.openOverlay(overlayHelp)
 	case key.Matches(k, km.Verdicts):
-		m.overlay = overlayVerdicts
+		m.openOverlay(overlayVerdicts)
 	case key.Matches(k, km.NextPane):
 		m.setFocus((m.focus + 1) % paneID(len(m.ring)))
 		m.layout() // collapsed layouts show the focused pane
@@ -112,13 +125,12 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.alarm("stop stage refused: " + m.followedStages())
 			return nil, true
 		}
-		if !m.stageRunning {
-			m.say("no stage is running")
-		} else {
-			m.stopping = true
-			m.say("stopping the running stage; its replay processes are killed…")
+		if m.stageRunning {
+			m.overlay = overlayConfirmStop // minutes of replays are not lost to one key: y stops
+			return nil, true
 		}
-		ctl := m.ctl
+		m.say("no stage is running")
+		ctl := m.ctl // the events may lag behind the engine: it stops whatever it runs
 		return act("stop stage", func() error { ctl.StopStage(); return nil }), true
 	case key.Matches(k, km.Rerun):
 		r, ok := m.det.Selected()
@@ -156,6 +168,14 @@ func (m *Model) globalKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// stopStage stops the running stage (x, then y).
+func (m *Model) stopStage() tea.Cmd {
+	m.stopping = true
+	m.say("stopping the " + m.stageName() + "; its replay processes are killed…")
+	ctl := m.ctl
+	return act("stop stage", func() error { ctl.StopStage(); return nil })
 }
 
 // addRepetition adds one to the selected repetition's arm, unless that arm is UNSTABLE: the

@@ -14,7 +14,7 @@ import (
 	"kvparity/verdict"
 )
 
-// The stage keys mean the same thing whatever has focus: g, + and x pressed in the diff pane
+// The stage keys mean the same thing whatever has focus: S, + and x pressed in the diff pane
 // start determinism, add a repetition and stop the stage.
 func TestGlobalKeysKeepTheirMeaningInTheDiffPane(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
@@ -22,7 +22,7 @@ func TestGlobalKeysKeepTheirMeaningInTheDiffPane(t *testing.T) {
 	m = update(t, m, eventsMsg{events: determinismScript(5000, 14)})
 	m.setFocus(focusDiff)
 	m.layout()
-	for _, k := range []string{"g", "+", "x", "p"} {
+	for _, k := range []string{"S", "+", "x", "p"} {
 		m, _ = updateCmd(t, m, press(k))
 		m.overlay = overlayNone
 	}
@@ -99,6 +99,7 @@ func TestAStopByTheUserIsReportedAsSuch(t *testing.T) {
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStarted{Stage: engine.StageDeterminism},
 		engine.RunStarted{Run: "det/candidate-2", Arm: engine.Candidate, Kind: engine.KindRepetition, Repetition: 2, At: t0}}})
 	m = update(t, m, press("x"))
+	m = update(t, m, press("y"))
 	m = update(t, m, eventsMsg{events: []engine.Event{
 		engine.RunFinished{Run: "det/candidate-2", Arm: engine.Candidate, Kind: engine.KindRepetition, ExitCode: -1,
 			Signal: "killed", Err: errors.New("det/candidate-2: cancelled")},
@@ -120,13 +121,13 @@ func TestHelpShowsTheFocusedPaneKeysFirst(t *testing.T) {
 		m.setFocus(focusDiff)
 		m.layout()
 		m = update(t, m, press("?"))
-		s := strings.Join(strings.Fields(screen(m)), " ")
+		s := strings.Join(strings.Fields(helpPages(t, m)), " ")
 		pane, global := strings.Index(s, "DIFF PANE KEYS"), strings.Index(s, "WORKBENCH KEYS")
 		if pane < 0 || global < pane {
 			t.Fatalf("%dx%d: the diff pane's keys come first:\n%s", sz[0], sz[1], s)
 		}
 		for _, w := range []string{"f by field/request", "c cover pattern", "L records", "y/Y copy pointer/values",
-			"g determinism", "x stop stage", "+ add repetition", "z zoom pane"} {
+			"S determinism", "x stop stage", "+ add repetition", "z zoom pane"} {
 			mustContain(t, s, w)
 		}
 	}

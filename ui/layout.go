@@ -1,14 +1,12 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
-	"kvparity/ui/keys"
 	"kvparity/ui/pane"
 	"kvparity/ui/text"
 )
@@ -190,68 +188,6 @@ func (m *Model) compose() string {
 		lines = lines[:m.height]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// helpOverlay renders the campaign folder, the focused pane's keys, then the workbench's (the
-// same in every pane), from the key map, centred in h rows. When that does not fit, it gives
-// up the notes, the border, the blank line between the sections, the folder line (the v
-// overlay says it too) and then the diff pane's modes' keys (its footer lists them in each
-// mode), never a key of the focused pane or the workbench.
-func (m *Model) helpOverlay(h int) string {
-	hm := m.help
-	hm.ShowAll = true
-	name, paneKeys := m.paneHelp()
-	section := func(folder, gap, note bool) string {
-		var b strings.Builder
-		if folder {
-			// Where everything is kept (journal, runs, reports, exception records): whole, wrapped.
-			for _, l := range text.Wrap("CAMPAIGN FOLDER "+m.dir, m.width-4, 3, "  ") {
-				b.WriteString(l + "\n")
-			}
-		}
-		b.WriteString(strings.ToUpper(name) + " KEYS (it has focus)\n")
-		if len(paneKeys) == 0 {
-			b.WriteString("  no keys of its own\n")
-		} else {
-			b.WriteString(helpGrid(hm, paneKeys, m.width-4) + "\n")
-		}
-		if hn, ok := pane.As[pane.HelpNoter](m.focused()); ok && note {
-			for _, l := range text.Wrap(hn.HelpNote(), m.width-4, 4, "  ") {
-				b.WriteString(l + "\n")
-			}
-			if c, ok := pane.As[pane.Capturer](m.focused()); ok && c.Capturing() {
-				b.WriteString("while its field or form takes text, the workbench keys wait (" + keys.Name(m.keys.Dismiss) + " leaves it)\n")
-			}
-		}
-		if gap {
-			b.WriteString("\n")
-		}
-		b.WriteString("WORKBENCH KEYS (the same in every pane)\n")
-		b.WriteString(helpGrid(hm, m.keys.FullHelp(), m.width-4))
-		return b.String()
-	}
-	closes := "\n" + keys.Name(m.keys.Close) + " closes this help."
-	notes := fmt.Sprintf("\n\n%s runs the determinism stage: repetitions, STABLE and parity; %s the performance stage.",
-		keys.Name(m.keys.StartDeterminism), keys.Name(m.keys.StartPerf)) +
-		"\nmouse: the wheel scrolls the pane under the pointer, a click focuses a pane and selects a row." + closes
-	fits := func(box string) bool { return lipgloss.Height(box) <= h && lipgloss.Width(box) <= m.width }
-	full := section(true, true, true)
-	box := m.styles.Overlay.Render(full + notes)
-	for _, try := range []func() string{
-		func() string { return m.styles.Overlay.Render(full + closes) },
-		func() string { return full }, // no room for the border: the keys matter more
-		func() string { return section(true, false, true) },
-		func() string { return section(false, false, true) },
-		// The record list's, diagnosis's and form's keys are in the pane's footer in those modes.
-		func() string { return section(false, false, false) },
-	} {
-		if fits(box) {
-			break
-		}
-		box = try()
-	}
-	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, block(box))
-	return text.Fit(strings.Split(placed, "\n"), m.width, h)
 }
 
 // block pads every line to the widest, so lipgloss.Place (which aligns line by line) centres

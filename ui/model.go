@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine"
@@ -43,6 +44,9 @@ type Options struct {
 	// Reopened says the campaign was resumed from its journal (kvparity open DIR): the greeting
 	// then says how to resume instead of how to start.
 	Reopened bool
+	// Intro is the first screen's words (what the tool does, where the campaign lives): the
+	// log's first lines.
+	Intro []string
 }
 
 // WarningMsg carries an engine warning (a torn journal tail dropped on resume, a different
@@ -122,6 +126,7 @@ const (
 	overlayHelp
 	overlayConfirmQuit
 	overlayVerdicts
+	overlayConfirmStop // x on a running stage: y stops it, n keeps it
 )
 
 // Model is the workbench's root: it owns the layout, focus, status line and frame pacing,
@@ -155,6 +160,10 @@ type Model struct {
 	focus        paneID
 	zoomed       bool // the focused pane has the whole screen (z)
 	overlay      overlay
+	ov           viewport.Model // the ? and v overlays' scroll (overlay.go)
+	running      engine.Stage   // the stage running now ("" when none), for x's question
+	next         string         // what to do after the stage that ended, in the footer until a key
+	parityFailed bool           // the running or last determinism stage's parity did not pass
 	status       status
 	batchProblem bool // a problem was raised while applying the current message: news waits in the log
 	watching     bool
@@ -224,6 +233,9 @@ func newModel(o Options, reg []slot) Model {
 	m.title = "kvparity · " + info.Row
 	m.readOnly = info.ReadOnly != ""
 	m.unwritable = info.Unwritable
+	for _, l := range o.Intro {
+		m.logp.Note(l)
+	}
 	m.status = news(fmt.Sprintf("press %s to start the determinism stage · %s for every key", keys.Name(km.StartDeterminism), keys.Name(km.Help)))
 	if o.Reopened {
 		m.status = news("campaign reopened from its journal: " + m.resumeKeys())
@@ -259,6 +271,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventsMsg:
 		var cmds []tea.Cmd
 		for _, ev := range msg.events {
+			m.followStage(ev) // before apply, which forgets who stopped the stage
 			cmds = append(cmds, m.apply(ev))
 		}
 		if m.stale { // once per batch, however many verdicts it carried

@@ -16,9 +16,9 @@ import (
 func TestStartDeterminismKeyCallsControllerAndPanesFill(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
 	m := newTestModel(t, f, 100, 30)
-	m, msgs := updateCmd(t, m, press("g"))
+	m, msgs := updateCmd(t, m, press("S"))
 	if !hasCall(f.Calls(), "StartDeterminism") {
-		t.Fatalf("g did not start the determinism stage; calls %v", f.Calls())
+		t.Fatalf("S did not start the determinism stage; calls %v", f.Calls())
 	}
 	m = feed(t, m, msgs)
 	m = update(t, m, eventsMsg{events: determinismScript(5000, 14)})
@@ -132,7 +132,7 @@ func TestHelpOverlayListsEveryBinding(t *testing.T) {
 			mustContain(t, s, k.Help().Desc)
 		}
 	}
-	m = update(t, m, press("g")) // swallowed while help is open
+	m = update(t, m, press("S")) // swallowed while help is open
 	if hasCall(f.Calls(), "StartDeterminism") {
 		t.Fatal("keys must not leak through the help overlay")
 	}

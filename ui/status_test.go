@@ -69,7 +69,8 @@ func TestStopKeySaysWhatItDoes(t *testing.T) {
 	mustContain(t, screen(m), "no stage is running")
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStarted{Stage: engine.StageDeterminism}}})
 	m = update(t, m, press("x"))
-	mustContain(t, screen(m), "stopping the running stage")
+	m = update(t, m, press("y"))
+	mustContain(t, screen(m), "stopping the determinism stage")
 }
 
 func TestRepinRefreshesArtifactsThroughACommand(t *testing.T) {
@@ -89,11 +90,11 @@ func TestFooterFollowsStageState(t *testing.T) {
 	f := newFake(testInfo(5000, 60))
 	m := newTestModel(t, f, 100, 30)
 	last := func(m Model) string { l := strings.Split(screen(m), "\n"); return l[len(l)-1] }
-	if s := last(m); !strings.Contains(s, "g determinism") || strings.Contains(s, "x stop stage") || !strings.HasSuffix(strings.TrimRight(s, " "), "? help · q quit") {
+	if s := last(m); !strings.Contains(s, "S determinism") || strings.Contains(s, "x stop stage") || !strings.HasSuffix(strings.TrimRight(s, " "), "? help · q quit") {
 		t.Fatalf("idle footer %q", s)
 	}
 	m = update(t, m, eventsMsg{events: []engine.Event{engine.StageStarted{Stage: engine.StageDeterminism}}})
-	if s := last(m); strings.Contains(s, "g determinism") || !strings.Contains(s, "x stop stage") {
+	if s := last(m); strings.Contains(s, "S determinism") || !strings.Contains(s, "x stop stage") {
 		t.Fatalf("running footer %q", s)
 	}
 }
@@ -110,7 +111,7 @@ func TestReopenedHistoryEndsRunsThatNeverFinished(t *testing.T) {
 		t.Fatal("runs cut off by a previous session are not live")
 	}
 	s := screen(m)
-	mustContain(t, s, "interrupted; g reruns it")
+	mustContain(t, s, "interrupted; S reruns it")
 	mustContain(t, s, "campaign reopened: 2 journal records replayed")
 }
 

@@ -1,12 +1,8 @@
 package ui
 
 import (
-	"strings"
-
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
-	"kvparity/ui/text"
 	"kvparity/verdict"
 )
 
@@ -33,13 +29,4 @@ func (m *Model) reassess() tea.Cmd {
 		v, err := assess(dir)
 		return verdictsMsg{n: n, v: v, err: err}
 	}
-}
-
-// verdictsOverlay is the v overlay: every verdict with its reason, as the report words it.
-func (m Model) verdictsOverlay(h int) string {
-	w := min(m.width-4, 100)
-	body := strings.TrimRight(m.header.Reasons(w-4), "\n") + "\n" + m.styles.Faint.Render("campaign folder "+m.dir)
-	box := m.styles.Overlay.Width(w).Render(body)
-	placed := lipgloss.Place(m.width, max(h, 0), lipgloss.Center, lipgloss.Center, box)
-	return text.Fit(strings.Split(placed, "\n"), m.width, h)
 }

@@ -27,6 +27,11 @@ type Inputs struct {
 	Performance         Outcome // the paired gate: PASS, FAIL, INCONCLUSIVE, BLOCKED, Undecided
 	Footprint           Outcome
 	Blocked             []string // blocks recorded since the last run started, "<stage>: <reason>"
+	// SemanticBlock and PerformanceBlock are the reasons of the blocks, among Blocked, of the
+	// stages that decide those verdicts (determinism and parity; perf), "" for none: a stage
+	// that blocked before it decided is BLOCKED with its reason, never UNDECIDED beside an
+	// overall BLOCKED.
+	SemanticBlock, PerformanceBlock string
 	// SemanticOnly limits the overall verdict to the semantic one (kvparity run --stage
 	// determinism): performance and footprint are reported but not asked for.
 	SemanticOnly bool
@@ -68,8 +73,8 @@ const (
 // of the three, PASS_WITH_SEMANTIC_EXCEPTIONS counting as a pass.
 func Decide(in Inputs) Verdicts {
 	v := Verdicts{
-		Semantic:    Semantic(in),
-		Performance: in.Performance.norm(),
+		Semantic:    blockedOr(Semantic(in), in.SemanticBlock),
+		Performance: blockedOr(in.Performance.norm(), in.PerformanceBlock),
 		Footprint:   in.Footprint.norm(),
 		Coverage:    in.Evidence.norm(),
 		Parity:      in.Parity.norm(),
@@ -198,6 +203,14 @@ func overallWord(w Word) Word {
 }
 
 func (o Outcome) norm() Outcome { o.Verdict = o.Verdict.orUndecided(); return o }
+
+// blockedOr is o, or BLOCKED with the block's reason when o is undecided and its stage blocked.
+func blockedOr(o Outcome, block string) Outcome {
+	if o.Verdict.Decided() || block == "" {
+		return o
+	}
+	return Of(Blocked, "%s", block)
+}
 
 // Semantic decides the one semantic result of stage 8. Exception records never waive an
 // unstable revision or missing lifecycle evidence.

@@ -171,3 +171,23 @@ func TestSemanticNamesDifferencesBeforeEvidence(t *testing.T) {
 		}
 	}
 }
+
+// A stage that blocked before it decided is BLOCKED with its reason, on the verdict it
+// decides and overall: never UNDECIDED beside an overall BLOCKED (issue 40, item 4). A stage
+// that decided keeps its word.
+func TestBlockedStageIsBlocked(t *testing.T) {
+	in := Inputs{Baseline: stable, Candidate: stable, Parity: pass, Evidence: evidence,
+		Performance: Of(Undecided, "0 of 60 pairs recorded"), Blocked: []string{"perf: checksums"}, PerformanceBlock: "the perf stage is blocked: checksums"}
+	v := Decide(in)
+	if v.Performance.Verdict != Blocked || v.Performance.Reason != "the perf stage is blocked: checksums" || v.Overall.Verdict != Blocked || v.ExitCode != ExitCode(Blocked) {
+		t.Errorf("perf blocked before a result: performance %+v overall %+v exit %d", v.Performance, v.Overall, v.ExitCode)
+	}
+	in = Inputs{Baseline: Of(Undecided, "1 of 2"), Candidate: stable, Blocked: []string{"determinism: build"}, SemanticBlock: "the determinism stage is blocked: build"}
+	if v := Decide(in); v.Semantic.Verdict != Blocked || !strings.Contains(v.Semantic.Reason, "build") || v.Overall.Verdict != Blocked {
+		t.Errorf("determinism blocked before a verdict: semantic %+v overall %+v", v.Semantic, v.Overall)
+	}
+	in = Inputs{Baseline: stable, Candidate: stable, Parity: pass, Evidence: evidence, Performance: Of(Fail, "slower"), PerformanceBlock: "x"}
+	if v := Decide(in); v.Performance.Verdict != Fail {
+		t.Errorf("a decided stage keeps its word: %+v", v.Performance)
+	}
+}

@@ -57,15 +57,16 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 		}
 	}
 	c.others = others
-	var valid []string
-	for _, p := range pats {
+	var valid, bad []string
+	for i, p := range pats {
 		probe := probeRecord([]string{p})
 		if err := probe.Validate(); err != nil {
-			c.bad = err.Error()
+			bad = append(bad, fmt.Sprintf("pattern %d of %d: %v", i+1, len(pats), err)) // each named, not the last only
 			continue
 		}
 		valid = append(valid, p)
 	}
+	c.bad = strings.Join(bad, "; ")
 	sel, ok := d.Select(valid, stale)
 	if !ok {
 		return coverage{}

@@ -23,6 +23,7 @@ import (
 type formField struct {
 	name  string // JSON field name, as validation errors name it
 	label string
+	hint  string // the placeholder: what to write, shown faint while the field is empty
 	multi bool
 	input textinput.Model
 	area  textarea.Model
@@ -46,20 +47,21 @@ type exceptionForm struct {
 	drafted    map[string]string
 }
 
-// formSpec lists the fields in order.
+// formSpec lists the fields in order. A label is the field's name only; what to write in it
+// is its hint, in parentheses and faint, so no label reads as a value already given.
 var formSpec = []struct {
-	name, label string
-	multi       bool
+	name, label, hint string
+	multi             bool
 }{
-	{"pointers", "pointer patterns", false},
-	{"requests", "requests", false},
-	{"events", "events", false},
-	{"baseline", "baseline: less faithful", true},
-	{"candidate", "candidate: source of truth", true},
-	{"cause", "not leaked entropy", true},
-	{"regression_test", "regression test", false},
-	{"impact", "report/API impact", false},
-	{"disposition", "disposition", false},
+	{"pointers", "patterns", "(comma-separated pointer patterns: /per_request/*/e2e_latency_ms, /summary/*)", false},
+	{"requests", "requests", "(comma-separated request ids; drafted from the patterns)", false},
+	{"events", "events", "(comma-separated events; drafted from the patterns)", false},
+	{"baseline", "baseline", "(why the baseline is the less faithful one)", true},
+	{"candidate", "candidate", "(why the candidate is the source of truth)", true},
+	{"cause", "cause", "(why this is not leaked entropy)", true},
+	{"regression_test", "regression test", "(the test that pins the new behaviour)", false},
+	{"impact", "impact", "(what changes for report and API readers)", false},
+	{"disposition", "disposition", "(accepted, or what happens next)", false},
 }
 
 // formLabelW is the label column: the longest label, its marker and one space before the value.
@@ -81,7 +83,7 @@ func newExceptionForm(st *theme.Styles, km keys.DiffKeys, width int, rec diffvie
 		"impact": rec.Impact, "disposition": rec.Disposition,
 	}
 	for _, s := range formSpec {
-		ff := formField{name: s.name, label: s.label, multi: s.multi}
+		ff := formField{name: s.name, label: s.label, hint: s.hint, multi: s.multi}
 		if s.multi {
 			ff.area = textarea.New()
 			ff.area.ShowLineNumbers = false
@@ -89,15 +91,20 @@ func newExceptionForm(st *theme.Styles, km keys.DiffKeys, width int, rec diffvie
 			ff.area.SetHeight(2)
 			ff.area.CharLimit = 4000
 			ff.area.SetValue(vals[s.name])
+			ff.area.Placeholder = s.hint
 			ast := ff.area.Styles()
 			ast.Cursor.Blink = false // a steady cursor: no frame every half second while a replay is measured
+			ast.Focused.Placeholder, ast.Blurred.Placeholder = st.Faint, st.Faint
 			ff.area.SetStyles(ast)
 		} else {
 			ff.input = textinput.New()
 			ff.input.Prompt = ""
 			ff.input.CharLimit = 8000
 			ff.input.SetValue(vals[s.name])
-			ff.input.SetStyles(steadyCursor(ff.input.Styles()))
+			ff.input.Placeholder = s.hint
+			ist := steadyCursor(ff.input.Styles())
+			ist.Focused.Placeholder, ist.Blurred.Placeholder = st.Faint, st.Faint
+			ff.input.SetStyles(ist)
 		}
 		f.fields = append(f.fields, ff)
 	}
@@ -364,17 +371,24 @@ func (p Model) prefill() (diffview.ExceptionRecord, bool) {
 	return p.diff.DraftRecord(sel), len(sel) > 0
 }
 
-// coverDraft drafts a record covering the selected field pattern in one key: a pattern
-// group's own pattern, or the field patterns of the selected change or group.
+// coverDraft drafts a record covering field patterns in one key: those of the selected
+// changes (space marks changes and whole groups, so several patterns go in one record), else a
+// pattern group's own pattern, or the field patterns of the selected change or group.
 func (p Model) coverDraft() (diffview.ExceptionRecord, bool) {
-	if p.diff == nil || p.diff.Equal() || p.cursor >= len(p.rows) {
+	if p.diff == nil || p.diff.Equal() || p.cursor >= len(p.rows) && len(p.marked) == 0 {
 		return diffview.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
 	}
-	r := p.rows[p.cursor]
-	g := p.cur().groups[r.group]
-	cs := g.changes
-	if r.change >= 0 {
-		cs = []int{r.change}
+	var cs []int
+	for ci := range p.marked {
+		cs = append(cs, ci)
+	}
+	sort.Ints(cs)
+	if len(cs) == 0 {
+		r := p.rows[p.cursor]
+		cs = p.cur().groups[r.group].changes
+		if r.change >= 0 {
+			cs = []int{r.change}
+		}
 	}
 	var pats []string
 	seen := map[string]bool{}

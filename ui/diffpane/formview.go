@@ -58,6 +58,9 @@ func (f exceptionForm) view(d *diffview.Diff, w, h int) []string {
 		keys.Name(f.keys.NextField), keys.Name(f.keys.Save), keys.Name(f.keys.Cancel))
 	pinned := []string{st.Diff.Title.Render(cut(title, w)) + st.Faint.Render(cut(hint, w-len([]rune(title))))}
 	pinned = append(pinned, f.fieldLines(0)...)
+	if f.focused == 0 && f.confirm == "" {
+		pinned = append(pinned, st.Faint.Render(cut("      comma-separated patterns, each checked and counted: * one step, ** any depth", w)))
+	}
 	pinned = append(pinned, f.coverageLines(d, w)...)
 	if f.err != "" {
 		pinned = append(pinned, st.Bad.Render(cut("cannot save: "+f.err, w)))

@@ -92,12 +92,54 @@ func (p Model) diagOpen() bool {
 	return p.Height-open >= minListRows
 }
 
-// detailRows is how many lines the selected values take under the list.
+// detailRows is how many lines the selected values take under the list: one or two side by
+// side, or, when a value does not fit its half, both stacked at full width and wrapped, with
+// rows taken from the list (at most maxDetailRows; what is still longer is cut, Y copies it).
 func (p Model) detailRows() int {
+	n := p.sideRows()
+	if a, b, ok := p.selectedValues(); ok && !fitsSideBySide(a, b, p.sideW(), n) {
+		return max(n, min(maxDetailRows, p.Height/4, stackedRows(a, p.Width-2)+stackedRows(b, p.Width-2)))
+	}
+	return n
+}
+
+// sideRows is the rows of values side by side.
+func (p Model) sideRows() int {
 	if p.Height >= 26 {
 		return 2
 	}
 	return 1
+}
+
+// maxDetailRows caps the rows a long selected value takes from the list.
+const maxDetailRows = 6
+
+// sideW is the cells one value has side by side.
+func (p Model) sideW() int { return max(10, (p.Width-3)/2) - 2 }
+
+// selectedValues are the selected change's two values ("∅" for the side it is missing on).
+func (p Model) selectedValues() (a, b string, ok bool) {
+	if p.diff == nil || p.mode != modeList && p.mode != modeFilter || p.cursor >= len(p.rows) || p.rows[p.cursor].change < 0 {
+		return "", "", false
+	}
+	c := p.diff.Changes[p.rows[p.cursor].change]
+	a, b = c.A, c.B
+	if c.Kind == diffview.Added {
+		a = "∅"
+	}
+	if c.Kind == diffview.Removed {
+		b = "∅"
+	}
+	return a, b, true
+}
+
+func fitsSideBySide(a, b string, w, n int) bool {
+	return stackedRows(a, w) <= n && stackedRows(b, w) <= n
+}
+
+// stackedRows is how many lines of w cells s takes.
+func stackedRows(s string, w int) int {
+	return max(1, (len([]rune(s))+max(w, 1)-1)/max(w, 1))
 }
 
 var uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
@@ -470,9 +512,21 @@ func (p Model) detailLines() []string {
 	c := p.diff.Changes[r.change]
 	colW := max(10, (p.Width-3)/2)
 	as, bs := highlight(c.A, c.B)
+	lines := []string{rule(c.Pointer + " · " + p.diff.Event(r.change))}
+	if va, vb, _ := p.selectedValues(); !fitsSideBySide(va, vb, p.sideW(), p.sideRows()) {
+		// Stacked: A's lines, then B's, each wrapped at full width (a uuid whole at 80 columns).
+		ra := min(stackedRows(va, p.Width-2), max(1, n-1))
+		wa, wb := wrapSegs(as, p.Width-2, ra), wrapSegs(bs, p.Width-2, max(1, n-ra))
+		for k, l := range wa {
+			lines = append(lines, st.Faint.Render(side("A ", k))+segs(l, p.Width-2, st.Diff.Row, st.Diff.Del))
+		}
+		for k, l := range wb {
+			lines = append(lines, st.Faint.Render(side("B ", k))+segs(l, p.Width-2, st.Diff.Row, st.Diff.Ins))
+		}
+		return lines
+	}
 	wa := wrapSegs(as, colW-2, n)
 	wb := wrapSegs(bs, colW-2, n)
-	lines := []string{rule(c.Pointer + " · " + p.diff.Event(r.change))}
 	for k := 0; k < n; k++ {
 		la, lb := "  ", "  "
 		if k == 0 {
@@ -483,6 +537,14 @@ func (p Model) detailLines() []string {
 		lines = append(lines, st.Faint.Render(la)+a+st.Faint.Render(" │ ")+st.Faint.Render(lb)+b)
 	}
 	return lines
+}
+
+// side labels a value's first line ("A ", "B "); its other lines are indented.
+func side(label string, line int) string {
+	if line == 0 {
+		return label
+	}
+	return "  "
 }
 
 // wrapSegs splits segments into n lines of at most w cells (the last line is cut).
@@ -533,7 +595,8 @@ func (p Model) statusLine() string {
 	case p.pattern != "":
 		return st.Faint.Render(cut(fmt.Sprintf("filter %s · %d of %d%s differences · %s clears", p.pattern, p.visibleCount(), len(p.diff.Changes), p.held(), keys.Name(p.keys.ClearFilter)), p.Width))
 	case len(p.marked) > 0:
-		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them", len(p.marked), p.keys.NewException.Help().Key), p.Width))
+		return st.Faint.Render(cut(fmt.Sprintf("%d selected · %s drafts an exception record for them · %s covers their field patterns in one",
+			len(p.marked), p.keys.NewException.Help().Key, p.keys.Cover.Help().Key), p.Width))
 	}
 	return "" // the workbench's footer lists the keys: the line goes to the list
 }

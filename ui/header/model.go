@@ -26,7 +26,10 @@ type Model struct {
 	assessErr error
 	pending   bool // an assessment is on its way and none has arrived yet
 	running   engine.Stage
-	keys      keys.KeyMap // v and the overlay's close, named in the header's words
+	// diffing says a parity FAIL arrived and the assessment that diffs the two reports (the
+	// semantic verdict's exception coverage) has not answered yet.
+	diffing bool
+	keys    keys.KeyMap // v and the overlay's close, named in the header's words
 }
 
 // New builds the header for a campaign, naming the default bindings until SetKeys.
@@ -42,8 +45,23 @@ func (m *Model) SetKeys(km keys.KeyMap) { m.keys = km }
 // SetInfo replaces the campaign info (after an artifact is re-pinned).
 func (m *Model) SetInfo(info engine.CampaignInfo) { m.info = info }
 
-// Update has nothing to react to: the root refreshes the info when it changes.
-func (m Model) Update(tea.Msg) (Model, tea.Cmd) { return m, nil }
+// Update takes the engine's verdict events that change what the header may say before the
+// next assessment answers: a block ends the stage it blocked (its verdicts are no longer being
+// decided), and a parity FAIL starts the diff the semantic verdict is computed from. The root
+// refreshes the info when it changes.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch ev := msg.(type) {
+	case engine.RowBlocked:
+		if m.running == ev.Stage || (m.running == engine.StageDeterminism && ev.Stage == engine.StageParity) {
+			m.running = ""
+		}
+	case engine.StageVerdict:
+		if ev.Stage == engine.StageParity && ev.Verdict == verdict.Fail {
+			m.diffing = true
+		}
+	}
+	return m, nil
+}
 
 // View renders one line: brand, row, trace window and checksum, host at the left, and the
 // campaign's verdicts (semantic, performance, footprint, overall) at the right. The verdict

@@ -14,7 +14,7 @@ import (
 
 // SetVerdicts shows the campaign's verdicts (campaignreport.Assess: the report's words).
 func (m *Model) SetVerdicts(v *verdict.Verdicts, err error) {
-	m.verdicts, m.assessErr, m.pending = v, err, false
+	m.verdicts, m.assessErr, m.pending, m.diffing = v, err, false, false
 }
 
 // SetPending says an assessment was asked for: until the first answer the header says so.
@@ -61,6 +61,12 @@ func (m Model) verdictPhrase(detail int) string {
 			word = st.Faint.Render("pending") // the running stage may change it
 		case p.label != "overall" && m.decides(p.label):
 			word = st.Running.Render("running") // its last word (a BLOCKED one too) is being decided again
+		case p.label == "semantic" && m.diffing && !p.w.Decided():
+			// Parity failed and the diff the semantic verdict needs is loading: say so, not
+			// UNDECIDED beside a diff pane that says FAIL.
+			word = st.Running.Render("computing the diff…")
+		case p.label == "overall" && m.diffing && !p.w.Decided():
+			word = st.Faint.Render("pending")
 		}
 		out[i] = st.Faint.Render(p.label+" ") + word
 	}

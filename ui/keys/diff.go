@@ -3,7 +3,7 @@ package keys
 import "charm.land/bubbles/v2/key"
 
 // DiffKeys is the diff pane's section of the key map (KeyMap.DiffPane). None of its list keys
-// is one of the workbench's global keys (g p x r + d e w s v z o ? q tab): those keep their
+// is one of the workbench's global keys (S p x r + d e w s v z o ? q tab): those keep their
 // meaning while the pane has focus. e is both, with one meaning: draft an exception record.
 // While the pane's filter or form takes text, every key is the field's and the globals are
 // suspended (the footer says so); ctrl+c still quits.
@@ -32,7 +32,7 @@ func defaultDiff() DiffKeys {
 		Down:         key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:       key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
 		PageDown:     key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:          key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
+		Top:          key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
 		Bottom:       key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
 		Toggle:       key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open/close group")),
 		Collapse:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),

@@ -42,15 +42,20 @@ type KeyMap struct {
 	Yes   key.Binding
 	No    key.Binding
 	Close key.Binding
+	// Scroll names the ? and v overlays' scrolling keys (Up, Down, PageUp, PageDown, Top, End).
+	Scroll key.Binding
 
 	// DiffPane is the diff pane's own section (package ui/diffpane).
 	DiffPane DiffKeys
 }
 
-// Default returns the workbench bindings (the design's footer plus g, x, +, z, o, ↑/↓ and ?).
+// Default returns the workbench bindings (the design's footer plus S, x, +, z, o, ↑/↓ and ?).
+//
+// A stage start is never a navigation key's neighbour: S (not g) starts the determinism stage,
+// so vim's and lazygit's g, gg and G only move (home/g first, end/G last).
 func Default() KeyMap {
 	k := KeyMap{
-		StartDeterminism: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "determinism")),
+		StartDeterminism: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "determinism")),
 		StartPerf:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "perf")),
 		StopStage:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop stage")),
 		Rerun:            key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rerun")),
@@ -74,12 +79,14 @@ func Default() KeyMap {
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "select next")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first")),
 		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 
 		Yes:   key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		No:    key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n", "no")),
 		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc", "close")),
+		// Help only: the overlays match Up, Down, PageUp, PageDown, Top and End themselves.
+		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑/↓ pgup/pgdn g/G", "scroll")),
 
 		DiffPane: defaultDiff(),
 	}

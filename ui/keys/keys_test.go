@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"slices"
 	"testing"
 
 	"charm.land/bubbles/v2/key"
@@ -37,7 +38,7 @@ func TestFooterEndsWithHelpAndQuit(t *testing.T) {
 	}
 }
 
-// The diff pane's list and record-list keys never take a global key: g stays determinism, x
+// The diff pane's list and record-list keys never take a global key: S stays determinism, x
 // stop stage, + add repetition, whatever has focus. The two shared keys mean the same thing
 // everywhere: e drafts an exception record, esc backs out of the newest thing (a pane's
 // record list or filter first, then the status message).
@@ -60,9 +61,33 @@ func TestDiffPaneKeysDoNotShadowGlobalKeys(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"g", "x", "+", "p", "r", "d", "w", "s", "v", "z", "o", "q", "?", "tab"} {
+	for _, s := range []string{"S", "x", "+", "p", "r", "d", "w", "s", "v", "z", "o", "q", "?", "tab"} {
 		if _, ok := global[s]; !ok {
 			t.Errorf("%q should be a global key", s)
+		}
+	}
+}
+
+// g, gg and G are navigation only (vim, lazygit): no key that starts processes is g or G, or
+// a letter's other case next to a navigation key; g goes to the top, G to the bottom.
+func TestNavigationKeysNeverStartAStage(t *testing.T) {
+	k := Default()
+	for _, b := range []key.Binding{k.StartDeterminism, k.StartPerf, k.Investigate, k.Rerun, k.AddRepetition, k.Watch} {
+		for _, s := range b.Keys() {
+			switch s {
+			case "g", "G", "j", "k", "J", "K", "h", "l", "home", "end", "up", "down", "pgup", "pgdown":
+				t.Errorf("%q (%s) starts processes but is a navigation key", s, b.Help().Desc)
+			}
+		}
+	}
+	for _, b := range []key.Binding{k.Top, k.DiffPane.Top} {
+		if !slices.Contains(b.Keys(), "g") {
+			t.Errorf("g should go to the top (%v)", b.Keys())
+		}
+	}
+	for _, b := range []key.Binding{k.End, k.DiffPane.Bottom} {
+		if !slices.Contains(b.Keys(), "G") {
+			t.Errorf("G should go to the bottom (%v)", b.Keys())
 		}
 	}
 }

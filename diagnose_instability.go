@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"kvparity/diffview"
+)
+
+// diagnoseInstability is engine.Options.Diagnose: what the diff of two differing canonical
+// reports of one revision says, in words — diffview's diagnosis (its two most specific
+// signatures) and the first divergence. An UNSTABLE arm's reason quotes it, so the cause it
+// names is the evidence's, the same the diff pane shows.
+func diagnoseInstability(a, b string) (string, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return "", err
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		return "", err
+	}
+	d, err := diffview.DiffBytes(a, x, b, y)
+	if err != nil {
+		return "", err
+	}
+	var sigs []string
+	for _, s := range d.Diagnosis[:min(2, len(d.Diagnosis))] {
+		sigs = append(sigs, s.String())
+	}
+	if len(sigs) == 0 {
+		return "", nil
+	}
+	words := strings.Join(sigs, "; ")
+	if d.First != nil {
+		words += " (first divergence: " + d.First.String() + ")"
+	}
+	return words, nil
+}
