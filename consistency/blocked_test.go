@@ -149,7 +149,6 @@ type workbench struct {
 	dir    string
 	model  tea.Model
 	msgs   chan tea.Msg
-	asked  int // assessments asked for (reassess) since the last one answered
 	screen string
 }
 
