@@ -30,13 +30,13 @@ func (m *md) dependenceMethod(res *engine.PerfResult) {
 		if d == nil {
 			return
 		}
-		m.p("- decided by the predeclared dependence-aware method (`dependence_method = %q`): %s by the block-median bounds [%.6f, %.6f], %s vs %.4g; the order-statistic gate was not applied because the battery breached through serial dependence only",
-			method, d.Verdict, d.Lower, d.Upper, d.Basis(), d.Threshold)
-		m.p("- method: the median of each block of consecutive pairs (odd lengths %s, every pair used), block length from the Politis–White rule (automatic %d → %d); the exact order-statistic bounds of the %d block medians, one-sided coverage %.4f%% each for independent blocks; K = #{block median ≤ %.4g} = %d (stats/blockmedians.go; docs/guide.md \"The dependence-aware method\")",
-			blockSizes(d.BlockSizes), d.AutoBlockLength, d.BlockLength, d.Blocks, 100*d.Orders.OneSidedCoverage, d.Threshold, d.K)
+		m.p("- decided by the predeclared dependence-aware method (`dependence_method = %q`): %s by the block-median bounds [%s, %s], %s vs %s; the order-statistic gate was not applied because the battery breached through serial dependence only",
+			method, d.Verdict, ratio3(d.Lower), ratio3(d.Upper), d.Basis(), ratio3(d.Threshold))
+		m.p("- method: the median of each block of consecutive pairs (odd lengths %s, every pair used), block length from the Politis–White rule (automatic %d → %d); the exact order-statistic bounds of the %d block medians, one-sided coverage %.4f%% each for independent blocks; K = #{block median ≤ %s} = %d (stats/blockmedians.go; docs/guide.md \"The dependence-aware method\")",
+			blockSizes(d.BlockSizes), d.AutoBlockLength, d.BlockLength, d.Blocks, 100*d.Orders.OneSidedCoverage, ratio3(d.Threshold), d.K)
 		medians := make([]string, len(d.BlockMedians))
 		for i, v := range d.BlockMedians {
-			medians[i] = fmt.Sprintf("%.4f", v)
+			medians[i] = ratio3(v)
 		}
 		m.p("- block medians in execution order: %s", strings.Join(medians, ", "))
 	case stats.DecidedByNone:
