@@ -256,8 +256,21 @@ func (w *workbench) check(state string) surfaceWords {
 	t := w.t
 	t.Helper()
 	before := w.headerWords()
+	// The status line may still say "report written" from the last state's s: wait for this
+	// s's files themselves (removed first), not for the words.
+	reports := []string{layout.FileReportMD, layout.FileSummaryMD, layout.FileReportJSON}
+	for _, f := range reports {
+		os.Remove(filepath.Join(w.dir, f))
+	}
 	w.key('s')
-	w.until("the report written", func(s string) bool { return strings.Contains(s, "report written") })
+	w.until("the report written", func(s string) bool {
+		for _, f := range reports {
+			if _, err := os.Stat(filepath.Join(w.dir, f)); err != nil {
+				return false
+			}
+		}
+		return strings.Contains(s, "report written")
+	})
 	w.settled()
 	if after := w.headerWords(); after != before {
 		t.Errorf("%s: s changed the header from %v to %v", state, before, after)
