@@ -42,7 +42,7 @@ func (p *perfRun) caveat(s string) {
 
 func newPerfRun(c *Campaign) *perfRun {
 	cpus := c.CPUs()
-	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen),
+	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen), work: map[Arm]*workReference{},
 		field: c.row.Perf.TimingField, proxy: c.row.Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
 	p.self = perf.NewSelfPlacement(p.cpu)
 	if s := p.self.Caveat(); s != "" {

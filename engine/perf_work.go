@@ -34,7 +34,7 @@ func (p *perfRun) workReferences(h *History, s *perfSeries) map[Arm]*workReferen
 	refs := map[Arm]*workReference{}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		att := h.latestAttempts(arm, p.c.Pinned(arm).Gen)
-		for rep := 1; rep <= len(att)+1 && refs[arm] == nil; rep++ {
+		for rep := 1; rep <= p.c.repetitions(arm) && refs[arm] == nil; rep++ {
 			end := att[rep].end
 			if !succeeded(end) || end.Evidence == "" {
 				continue
@@ -69,9 +69,6 @@ func (p *perfRun) checkWork(smp *PerfSample, raw []byte, timings string) error {
 		return fmt.Errorf("malformed timing record %s", err)
 	}
 	smp.Work = &fp
-	if p.work == nil {
-		p.work = map[Arm]*workReference{}
-	}
 	ref := p.work[smp.Arm]
 	if ref == nil { // the first fingerprint of an arm that has no canonical run
 		p.work[smp.Arm] = &workReference{fp: fp, from: smp.Run}
