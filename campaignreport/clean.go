@@ -247,7 +247,9 @@ func (c *campaign) policy(r *Report) *policy {
 	switch {
 	case len(p.unresolved) > 0:
 		p.keepPins = "kept while something is unresolved: the campaign must stay resumable (" + p.unresolved[0] + ")"
-	case !r.Semantic.Verdict.Decided() || r.Performance.Status == "in progress":
+	case !r.Semantic.Verdict.Decided() || r.Performance.Status == "in progress" || r.Performance.Status == "blocked":
+		// A stage that blocked before its result (a changed copy, an unfit node) is resumed
+		// once its cause is fixed: it needs its pins as much as one still running.
 		p.keepPins = "kept: the campaign is not finished and must stay resumable"
 	}
 	return p

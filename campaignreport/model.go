@@ -280,7 +280,7 @@ type diffGroup struct {
 // Performance is the stage-7 result as recorded.
 type Performance struct {
 	verdict.Outcome
-	Status string             `json:"status"` // decided, in progress, not run
+	Status string             `json:"status"` // decided, blocked (ended on a block, no result), in progress, not run
 	Scope  string             `json:"scope"`
 	Metric string             `json:"metric"`
 	Proxy  bool               `json:"timing_proxy"`
