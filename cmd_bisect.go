@@ -26,20 +26,24 @@ func init() {
 	register("bisect", "find the first commit of a git: candidate that broke parity, determinism or speed", bisectCmd)
 }
 
-const bisectUsage = `usage: kvparity bisect ROW.toml --good REF --bad REF [--judge semantic|determinism|perf]
+const bisectUsage = `usage: kvparity bisect ROW.toml --good REF --bad REF [--judge semantic|determinism|perf|instructions]
                        [--dir DIR] [--exceptions CAMPAIGN] [--cpus LIST] [--json | --view]
 
 Bisects the first-parent history of the row's candidate checkout (source = "git:PATH@REF")
 between --good and --bad. Each probed commit is built as the row builds its arms (cached by
 commit, incremental in the checkout's lineage) and run as a campaign of its own,
 DIR/probe-<sha12>, against the --good commit built the same way, with the row's determinism
-stage (and the performance stage for --judge perf). A commit is bad when:
+stage (the performance stage too for --judge perf; only one callgrind count per arm for
+--judge instructions). A commit is bad when:
 
   semantic     (default) its canonical digest differs from the good commit's while both are
                STABLE, and the exception records of --exceptions CAMPAIGN (its
                exceptions.jsonl, copied into every probe) do not explain every difference;
   determinism  it is UNSTABLE (perturbed repetitions included);
-  perf         the paired gate FAILs against the good commit.
+  perf         the paired gate FAILs against the good commit;
+  instructions its timed region executes more instructions than the good commit's by more
+               than the row's [perf] instructions_threshold (default 1.03): one deterministic
+               count per arm under valgrind, no pairs, so a busy machine gives the same answer.
 
 A commit that does not build, or whose verdict is INCONCLUSIVE, BLOCKED or undecided, is
 skipped and said so, never guessed. Every step is journaled in DIR/bisect.jsonl: run the same
@@ -67,7 +71,7 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, bisectUsage) }
 	good := fs.String("good", "", "a good ref of the candidate's checkout")
 	bad := fs.String("bad", "", "a bad ref after it, on its first-parent history")
-	judgeFlag := fs.String("judge", string(bisect.JudgeSemantic), "semantic, determinism or perf")
+	judgeFlag := fs.String("judge", string(bisect.JudgeSemantic), "semantic, determinism, perf or instructions")
 	dir := fs.String("dir", "", "the bisect folder (resumed when it holds this bisect's journal)")
 	exceptions := fs.String("exceptions", "", "a campaign whose exception records apply to every probe")
 	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")

@@ -17,7 +17,7 @@ func init() {
 	register("run", "run a row's campaign headless (determinism, parity, perf); exit status = verdict", runCmd)
 }
 
-const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|all]
+const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|instructions|all]
                     [--campaign DIR] [--json] [--watch] [--cpus LIST] [--isolate] [-v]
 
 Runs the row's campaign without a terminal UI, the same engine the workbench drives. Without a
@@ -33,7 +33,13 @@ Before its runs the perf stage watches the measured CPU for 2 s and says what lo
 A campaign cleaned by 'kvparity clean' (binaries and trace window removed) opens read-only: its
 recorded summary is printed, no stage starts, and the exit status is 3.
 
-exit status (the overall verdict; --stage determinism asks for the semantic verdict only):
+--stage instructions counts each arm's instructions in the timed region under valgrind's
+callgrind ([perf] instructions_runs per arm, default 3): a secondary, deterministic measure
+beside the wall-clock gate that decides nothing; --stage all counts them after the perf stage
+when the row declares instructions_runs. Without valgrind it says so and nothing else changes.
+
+exit status (the overall verdict; --stage determinism and instructions ask for the semantic
+verdict only):
 0 PASS or PASS_WITH_SEMANTIC_EXCEPTIONS, 1 a FAIL (unstable revision, unexplained mismatch,
 missing lifecycle evidence, perf or footprint FAIL), 2 inconclusive, blocked or not decided,
 3 usage or input error.
@@ -59,7 +65,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
-	stage := fs.String("stage", headless.StageDeterminism, "determinism, perf or all")
+	stage := fs.String("stage", headless.StageDeterminism, "determinism, perf, instructions or all")
 	dir := fs.String("campaign", "", "campaign directory (resumed when it has a journal)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	watch := fs.Bool("watch", false, "re-pin and rerun determinism whenever an arm's source binary is rebuilt")
@@ -79,9 +85,9 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 		return usageErr("one row file at most, got %q", pos)
 	}
 	switch *stage {
-	case headless.StageDeterminism, headless.StagePerf, headless.StageAll:
+	case headless.StageDeterminism, headless.StagePerf, headless.StageInstructions, headless.StageAll:
 	default:
-		return usageErr("--stage %q: use determinism, perf or all", *stage)
+		return usageErr("--stage %q: use determinism, perf, instructions or all", *stage)
 	}
 	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate, Diagnose: diagnoseInstability}
 	if o.Row, o.RowPath, err = loadRunRow(pos, *builtin); err != nil {

@@ -38,7 +38,7 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "engine/journal", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true},
+	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},

@@ -63,6 +63,7 @@ func markdown(r *Report) []byte {
 	m.semantic(r)
 	m.performance(r)
 	m.footprint(r)
+	m.instructions(r)
 	m.profiler(r)
 	m.statements(r)
 	// Paths read the same from any clone and after the campaign moves: the campaign folder's

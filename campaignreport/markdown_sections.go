@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"kvparity/engine"
+	"kvparity/engine/perf"
 	"kvparity/report"
 )
 
@@ -371,6 +372,35 @@ func (m *md) footprint(r *Report) {
 	m.row(".text", mib(f.BaselineText), mib(f.CandidateText), text)
 	m.blank()
 	m.p("Limit %.0f%%: **%s** — %s", 100*f.Limit, f.Verdict, mdText(f.Reason))
+}
+
+// instructions is the instrument's section: each arm's counts and the ratio, said as the
+// secondary measure it is.
+func (m *md) instructions(r *Report) {
+	m.h(2, "Instruction counts (secondary, deterministic; never a verdict)")
+	in := r.Instructions
+	if in == nil {
+		m.p("- not counted (`kvparity run --stage instructions`, or `[perf] instructions_runs` for --stage all)")
+		return
+	}
+	m.head("", "runs", "median", "spread (max − min) / median", "counts")
+	for _, a := range []struct {
+		arm string
+		c   perf.ArmInstructions
+	}{{"baseline", in.Baseline}, {"candidate", in.Candidate}} {
+		var counts []string
+		for _, n := range a.c.Counts {
+			counts = append(counts, fmt.Sprint(n))
+		}
+		m.row(a.arm, fmt.Sprint(len(a.c.Counts)), fmt.Sprint(a.c.Median), fmt.Sprintf("%.3f%%", 100*a.c.Spread), strings.Join(counts, ", "))
+	}
+	m.blank()
+	word := "within the threshold"
+	if in.Explain {
+		word = "**explain**"
+	}
+	m.p("Ratio candidate/baseline %.4f, threshold %.2f: %s. Counted by %s; timed regions: %s. %s",
+		in.Ratio, in.Threshold, word, mdText(in.Tool), mdText(strings.Join(in.Regions, " · ")), mdText(in.Reason))
 }
 
 func (m *md) statements(r *Report) {

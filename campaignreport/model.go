@@ -56,6 +56,9 @@ type Report struct {
 	// repetitions' canonical summaries; Plots the images of plots/ the report links.
 	Metrics []armMetrics `json:"metrics"`
 	Plots   []string     `json:"plots"`
+	// Instructions is the instruction-count instrument's result (nil: not counted): a
+	// secondary, deterministic measure that never enters a verdict.
+	Instructions *perf.InstructionResult `json:"instructions"`
 	// LoadPreflight is the perf stage's last load preflight in words ("" when none ran): said
 	// with the performance verdict even before the stage has a result.
 	LoadPreflight string `json:"load_preflight,omitempty"`

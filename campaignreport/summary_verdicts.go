@@ -43,6 +43,9 @@ func sumVerdicts(m *md, r *Report) {
 	m.p("- %s", semanticLine(r))
 	m.p("- %s", performanceLine(r))
 	m.p("- %s", footprintLine(r))
+	if line := instructionsLine(r); line != "" {
+		m.p("- %s", line)
+	}
 	m.p("- %s", overallLine(r))
 	for _, b := range r.Blocked {
 		m.blank()
@@ -221,6 +224,20 @@ func footprintLine(r *Report) string {
 		}
 	}
 	return verdictLine("footprint", f.Verdict, figure, sentence)
+}
+
+// instructionsLine: the instruction-count ratio, said as the secondary measure it is ("" when
+// nothing was counted).
+func instructionsLine(r *Report) string {
+	in := r.Instructions
+	if in == nil {
+		return ""
+	}
+	flag := "within " + fmt.Sprintf("%.2f", in.Threshold)
+	if in.Explain {
+		flag = fmt.Sprintf("**above %.2f: explain the added work**", in.Threshold)
+	}
+	return fmt.Sprintf("instructions (secondary, deterministic; decides nothing): ratio %.4f, spread ±%.3f%%, %s", in.Ratio, 100*in.Spread, flag)
 }
 
 // overallLine: which verdicts decided the overall one, and the exit status it gives, said as
@@ -467,6 +484,9 @@ func metricChanges(r *Report) []change {
 	}
 	rows = append(rows, pre, ovl)
 	rows = append(rows, footprintChanges(r)...)
+	if in := r.Instructions; in != nil {
+		rows = append(rows, change{label: "instructions in the timed region (callgrind, median)", b: ptr(float64(in.Baseline.Median)), c: ptr(float64(in.Candidate.Median))})
+	}
 	if res := r.Performance.Result; res != nil && len(res.Pairs) > 0 {
 		var bs, cs []float64
 		for _, p := range res.Pairs {

@@ -41,6 +41,8 @@
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
 //	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf, with
 //	                         engine/perf's instruments)
+//	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
+//	                         secondary measure that decides nothing (its records and fold too)
 //
 // # Adding a stage
 //

@@ -119,6 +119,13 @@ type PerfSpec struct {
 	// the rule it was measured under; new rows (the built-in ones, init-row) declare
 	// "block-medians", which held its level in the study of stats/dependence_study_test.go.
 	DependenceMethod stats.DependenceMethod `toml:"dependence_method"`
+	// InstructionsRuns is the number of counted runs per arm of the instruction-count
+	// instrument (a secondary, deterministic measure; instructions.go): 0 leaves it out of
+	// --stage all, otherwise at least 3.
+	InstructionsRuns int `toml:"instructions_runs,omitzero"`
+	// InstructionsThreshold is the count ratio above which the report asks for an explanation
+	// (0: perf.DefaultInstructionsThreshold). It never changes a verdict.
+	InstructionsThreshold float64 `toml:"instructions_threshold,omitzero"`
 }
 
 // A CanonicalSpec is the canonicalization profile of the row.
@@ -164,6 +171,9 @@ const (
 	maxPairs        = 10000
 	maxWarmups      = 1000
 	maxThreshold    = 2.0
+	// The instruction-count instrument: at least 3 counted runs per arm show the count's spread.
+	minInstructionsRuns = 3
+	maxInstructionsRuns = 100
 )
 
 // runnerOwnedFlags are set by the runner per process; a row must not set them.
@@ -409,6 +419,12 @@ func (r *Row) validate(file string) error {
 	}
 	if _, err := stats.ParseDependenceMethod(string(r.Perf.DependenceMethod)); err != nil {
 		return bad("perf", "dependence_method", "%v", err)
+	}
+	if n := r.Perf.InstructionsRuns; n != 0 && (n < minInstructionsRuns || n > maxInstructionsRuns) {
+		return bad("perf", "instructions_runs", "%d is out of bounds: must be %d..%d (0 or left out: not counted by --stage all)", n, minInstructionsRuns, maxInstructionsRuns)
+	}
+	if th := r.Perf.InstructionsThreshold; math.IsNaN(th) || math.IsInf(th, 0) || th < 0 || (th != 0 && (th <= 1 || th > maxThreshold)) {
+		return bad("perf", "instructions_threshold", "%v is out of bounds: must be a finite count ratio in (1, %g] (1.03 asks to explain 3%% more instructions)", th, maxThreshold)
 	}
 	for i, p := range r.Canonical.Exclusions {
 		if !strings.HasPrefix(p, "/") {

@@ -114,6 +114,12 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "repetitions = 2", "repetitions = 1001", 1) }, "row.toml: [determinism] repetitions: 1001 is out of bounds"},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = inf", 1) }, "row.toml: [perf] threshold: +Inf is out of bounds"},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = nan", 1) }, "row.toml: [perf] threshold: NaN is out of bounds"},
+		{func(s string) string {
+			return strings.Replace(s, "warmups_per_arm = 5", "warmups_per_arm = 5\ninstructions_runs = 2", 1)
+		}, "row.toml: [perf] instructions_runs: 2 is out of bounds: must be 3..100"},
+		{func(s string) string {
+			return strings.Replace(s, "warmups_per_arm = 5", "warmups_per_arm = 5\ninstructions_threshold = 0.97", 1)
+		}, "row.toml: [perf] instructions_threshold: 0.97 is out of bounds"},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 1e300", 1) }, "row.toml: [perf] threshold: 1e+300 is out of bounds"},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 1.0", 1) }, "row.toml: [perf] threshold: 1 is out of bounds: must be a finite ratio in (1, 2]"},
 		{func(s string) string { return strings.Replace(s, "threshold = 1.05", "threshold = 0.5", 1) }, "row.toml: [perf] threshold: 0.5 is out of bounds"},

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kvparity/engine/perf"
 	"kvparity/report"
 	"kvparity/verdict"
 )
@@ -24,6 +25,9 @@ type Summary struct {
 	// Perf is the performance stage's result for the current artifacts (every sample, ratio,
 	// diagnostic with threshold and outcome, bounds, verdict), once it has one.
 	Perf *PerfResult `json:"perf_result,omitempty"`
+	// Instructions is the instruction-count instrument's result for the current artifacts (a
+	// secondary measure that decides nothing), once it has counted them.
+	Instructions *perf.InstructionResult `json:"instructions,omitempty"`
 	// Patch is the determinism patch both revisions were built with (protocol stage 1.3).
 	Patch *DeterminismPatch `json:"determinism_patch,omitempty"`
 }
@@ -97,6 +101,7 @@ func (h *History) summary(dir, traceSHA string) Summary {
 		s.Arms[arm] = as
 	}
 	s.Perf = h.Perf().Result
+	s.Instructions = h.Instructions()
 	s.Patch = h.Patch
 	return s
 }

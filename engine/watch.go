@@ -240,5 +240,7 @@ func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
 	}
 	if err := c.StartDeterminism(); err != nil {
 		c.warn("watch: " + err.Error())
+		return
 	}
+	c.countAfterDeterminism(ctx)
 }

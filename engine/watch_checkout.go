@@ -128,5 +128,7 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec)
 	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: old.Gen, NewGen: np.Gen})
 	if err := c.StartDeterminism(); err != nil {
 		c.warn("watch: " + err.Error())
+		return
 	}
+	c.countAfterDeterminism(ctx)
 }

@@ -70,6 +70,12 @@ func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 			if line := perfProgressLine(e); line != "" {
 				fmt.Fprintln(w, line)
 			}
+		case engine.InstructionsDone:
+			if e.Unavailable != "" {
+				fmt.Fprintf(w, "instructions: not measured — %s\n", e.Unavailable)
+			} else if e.Result != nil {
+				fmt.Fprintf(w, "instructions: %s\n", e.Result.Reason)
+			}
 		case engine.LogLine:
 			if verbose {
 				fmt.Fprintf(w, "  %-28s | %s\n", e.Run, e.Line)

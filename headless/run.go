@@ -16,6 +16,9 @@ const (
 	StageDeterminism = "determinism"
 	StagePerf        = "perf"
 	StageAll         = "all"
+	// StageInstructions counts the arms' instructions (a secondary measure that decides
+	// nothing; the exit status is the semantic verdict's, as for StageDeterminism).
+	StageInstructions = "instructions"
 )
 
 // Options is one headless run.
@@ -100,7 +103,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 	// The perf stage measures the artifacts the determinism stage proved STABLE: a campaign
 	// that has not run it yet runs it first, so `--stage perf` works on a fresh row.
 	needDeterminism := stage == StageDeterminism || stage == StageAll
-	if stage == StagePerf {
+	if stage == StagePerf || stage == StageInstructions {
 		h := c.History()
 		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 			if !h.ArmResult(arm).Verdict.Decided() {
@@ -122,6 +125,17 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 			fmt.Fprintln(stderr, "kvparity run: perf:", err)
 			return nil
 		}
+		if err := wait(); err != nil {
+			return err
+		}
+	}
+	// The instruction counts run after the performance stage has collected its samples, never
+	// beside it: --stage all counts them when the row declares instructions_runs.
+	if stage == StageInstructions || (stage == StageAll && c.Row().Perf.InstructionsRuns > 0) {
+		if err := c.StartInstructions(0); err != nil {
+			fmt.Fprintln(stderr, "kvparity run: instructions:", err)
+			return nil
+		}
 		return wait()
 	}
 	return nil
@@ -135,7 +149,7 @@ func Assess(dir, stage string, s engine.Summary) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	if stage == StageDeterminism {
+	if stage == StageDeterminism || stage == StageInstructions {
 		v = v.SemanticOnly()
 	}
 	return Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: s}, nil

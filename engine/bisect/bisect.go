@@ -15,6 +15,7 @@ import (
 
 	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/engine/perf"
 )
 
 // A Judge is what makes a commit bad.
@@ -28,15 +29,19 @@ const (
 	JudgeDeterminism Judge = "determinism"
 	// JudgePerf: the paired gate FAILs against the good commit.
 	JudgePerf Judge = "perf"
+	// JudgeInstructions: the commit's timed region executes more instructions than the good
+	// commit's by more than the row's instructions_threshold (one callgrind count per arm, no
+	// pairs: deterministic, so usable on a busy machine).
+	JudgeInstructions Judge = "instructions"
 )
 
 // ParseJudge reads --judge.
 func ParseJudge(s string) (Judge, error) {
 	switch j := Judge(s); j {
-	case JudgeSemantic, JudgeDeterminism, JudgePerf:
+	case JudgeSemantic, JudgeDeterminism, JudgePerf, JudgeInstructions:
 		return j, nil
 	}
-	return "", fmt.Errorf("--judge %q: use semantic, determinism or perf", s)
+	return "", fmt.Errorf("--judge %q: use semantic, determinism, perf or instructions", s)
 }
 
 // Options are one bisect.
@@ -154,6 +159,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Judge == "" {
 		o.Judge = JudgeSemantic
+	}
+	if o.Judge == JudgeInstructions {
+		if _, err := perf.FindValgrind(ctx); err != nil {
+			return nil, fmt.Errorf("--judge instructions: %w", err)
+		}
 	}
 	b := &bisector{o: o, cand: o.Row.Candidate}
 	src, err := engine.ParseSource(b.cand.Source)

@@ -1,5 +1,6 @@
 // Package bisect finds the first commit of a checkout's first-parent history that broke a row:
-// its parity (semantic), its determinism, or its speed (perf). The row's candidate is a git:
+// its parity (semantic), its determinism, its speed (perf), or its instruction count
+// (instructions: one callgrind count per arm, usable on a busy machine). The row's candidate is a git:
 // checkout; every probed commit is built through the normal build path (engine.BuildArms, so a
 // checkout's commits compile incrementally in its lineage and are cached by commit) and run as
 // a campaign of its own, DIR/probe-<sha12>, whose baseline is the --good commit built the same
@@ -14,7 +15,8 @@
 // interrupted probe's campaign resumes itself.
 //
 // It imports engine for rows, campaigns, builds and the records; engine/journal for the journal
-// file itself; campaignreport for the verdicts a probe is judged by (Assess); diffview to validate
+// file itself; engine/perf for the instruction judge's count (InstructionResult) and for
+// finding valgrind before the first probe; campaignreport for the verdicts a probe is judged by (Assess); diffview to validate
 // the exception records copied into each probe; verdict for the words, the document's schema
 // version and the exit codes; internal/layout for the campaign's file names and internal/atomicfile
 // for the copied records.

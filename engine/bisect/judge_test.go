@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/engine/perf"
 	"kvparity/verdict"
 )
 
@@ -100,5 +101,30 @@ func TestRangeOf(t *testing.T) {
 		if got := rangeOf(commits, c.judged); got != c.want {
 			t.Errorf("%v: %+v, want %+v", c.judged, got, c.want)
 		}
+	}
+}
+
+// The instruction judge reads the counted ratio against the row's threshold; a probe that was
+// not counted is skipped, never guessed.
+func TestInstructionJudge(t *testing.T) {
+	slower := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1100}, 0)
+	same := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1001}, 0)
+	for _, c := range []struct {
+		r    *perf.InstructionResult
+		v    verdict.Verdicts
+		want Outcome
+		says string
+	}{
+		{&slower, verdict.Verdicts{}, Bad, "10.00% more instructions than the good commit's (ratio 1.1000 > 1.03)"},
+		{&same, verdict.Verdicts{}, Good, "ratio 1.0010 ≤ 1.03"},
+		{nil, verdict.Verdicts{Blocked: []string{"instructions: the replay failed"}}, Skip, "no instruction count was recorded (instructions: the replay failed): not judged"},
+	} {
+		got, why := judgeInstructions(c.r, c.v)
+		if got != c.want || !strings.Contains(why, c.says) {
+			t.Errorf("judged %s (%s), want %s saying %q", got, why, c.want, c.says)
+		}
+	}
+	if j, err := ParseJudge("instructions"); err != nil || j != JudgeInstructions {
+		t.Errorf("ParseJudge: %v %v", j, err)
 	}
 }

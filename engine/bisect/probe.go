@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -42,8 +43,10 @@ type Step struct {
 	Parity      verdict.Word `json:"parity,omitempty"`
 	Determinism verdict.Word `json:"determinism,omitempty"`
 	Performance verdict.Word `json:"performance,omitempty"`
-	Build       *StepBuild   `json:"build,omitempty"`
-	Seconds     float64      `json:"seconds"` // the whole probe: build, campaign, judgment
+	// Instructions is the instruction judge's count of both arms (nil for other judges).
+	Instructions *perf.InstructionResult `json:"instructions,omitempty"`
+	Build        *StepBuild              `json:"build,omitempty"`
+	Seconds      float64                 `json:"seconds"` // the whole probe: build, campaign, judgment
 }
 
 // StepBuild is how the probed commit's candidate was built.
@@ -89,7 +92,8 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	}
 	st.Campaign = probeDir(sha)
 	dir := filepath.Join(b.dir, st.Campaign)
-	if err := b.runCampaign(ctx, sha, row, dir); err != nil {
+	instr, err := b.runCampaign(ctx, sha, row, dir)
+	if err != nil {
 		return st, err
 	}
 	v, err := campaignreport.Assess(dir)
@@ -97,23 +101,29 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 		return st, fmt.Errorf("probe %s: %w", dir, err)
 	}
 	st.Semantic, st.Parity, st.Determinism, st.Performance = v.Semantic.Verdict, v.Parity.Verdict, v.Determinism.Candidate.Verdict, v.Performance.Verdict
-	st.Outcome, st.Why = judge(b.o.Judge, v)
+	if b.o.Judge == JudgeInstructions {
+		st.Instructions = instr
+		st.Outcome, st.Why = judgeInstructions(instr, v)
+	} else {
+		st.Outcome, st.Why = judge(b.o.Judge, v)
+	}
 	st.Seconds = time.Since(start).Seconds()
 	return st, nil
 }
 
 // runCampaign creates (or resumes) a probe's campaign and runs what the judge reads: the
-// determinism stage (and parity), then for the perf judge the performance stage.
-func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) error {
+// determinism stage (and parity), then for the perf judge the performance stage; for the
+// instruction judge only one counted run per arm, whose result it returns.
+func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, error) {
 	opts := b.o.Campaign
 	opts.Dir, opts.RowPath, opts.Context = dir, b.o.RowPath, ctx
 	opts.BuildProgress = b.buildProgress(sha)
 	c, err := engine.OpenOrCreate(row, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return context.Cause(ctx)
+			return nil, context.Cause(ctx)
 		}
-		return fmt.Errorf("probe %s: %w", short(sha), err)
+		return nil, fmt.Errorf("probe %s: %w", short(sha), err)
 	}
 	pumped := make(chan struct{})
 	go func() {
@@ -125,31 +135,43 @@ func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row,
 	defer func() { c.Close(); <-pumped }()
 	if b.exceptions != nil {
 		if err := atomicfile.WriteIn(dir, filepath.Join(dir, layout.FileExceptions), b.exceptions, 0o600); err != nil {
-			return fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
+			return nil, fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
 		}
 	}
 	wait := func() error { return c.WaitContext(ctx) } // finished runs are kept: the probe resumes
+	if b.o.Judge == JudgeInstructions {
+		if c.History().Instructions() == nil {
+			b.say(Progress{Commit: sha, Phase: PhaseRunning})
+			if err := c.StartInstructions(1); err != nil {
+				return nil, fmt.Errorf("probe %s: instructions: %w", short(sha), err)
+			}
+			if err := wait(); err != nil {
+				return nil, err
+			}
+		}
+		return c.History().Instructions(), nil
+	}
 	h := c.History()
 	if !h.ArmResult(engine.Baseline).Verdict.Decided() || !h.ArmResult(engine.Candidate).Verdict.Decided() || !h.Parity().Verdict.Decided() {
 		b.say(Progress{Commit: sha, Phase: PhaseRunning})
 		if err := c.StartDeterminism(); err != nil {
-			return fmt.Errorf("probe %s: %w", short(sha), err)
+			return nil, fmt.Errorf("probe %s: %w", short(sha), err)
 		}
 		if err := wait(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if b.o.Judge != JudgePerf {
-		return nil
+		return nil, nil
 	}
 	h = c.History()
 	if h.Perf().Result != nil || h.ArmResult(engine.Baseline).Verdict != verdict.Stable || h.ArmResult(engine.Candidate).Verdict != verdict.Stable {
-		return nil // decided, or refused: the judgment says why from the verdicts
+		return nil, nil // decided, or refused: the judgment says why from the verdicts
 	}
 	if err := c.StartPerf(); err != nil {
-		return fmt.Errorf("probe %s: perf: %w", short(sha), err)
+		return nil, fmt.Errorf("probe %s: perf: %w", short(sha), err)
 	}
-	return wait()
+	return nil, wait()
 }
 
 // judge reads a probe's verdicts as the judge asks. What is not decided is skipped and said
@@ -191,6 +213,22 @@ func judge(j Judge, v verdict.Verdicts) (Outcome, string) {
 		return Bad, "its canonical digest differs from the good commit's: " + v.Semantic.Reason
 	}
 	return Skip, fmt.Sprintf("byte parity is %s (%s): not judged", v.Parity.Verdict, orNone(v.Parity.Reason))
+}
+
+// judgeInstructions reads the instruction judge's count: bad above the row's threshold, good
+// at or below it; a probe whose arms were not counted is skipped, never guessed.
+func judgeInstructions(r *perf.InstructionResult, v verdict.Verdicts) (Outcome, string) {
+	if r == nil {
+		why := "no instruction count was recorded"
+		if len(v.Blocked) > 0 {
+			why += " (" + strings.Join(v.Blocked, "; ") + ")"
+		}
+		return Skip, why + ": not judged"
+	}
+	if r.Explain {
+		return Bad, fmt.Sprintf("the timed region executes %.2f%% more instructions than the good commit's (ratio %.4f > %.2f): %s", 100*(r.Ratio-1), r.Ratio, r.Threshold, r.Reason)
+	}
+	return Good, fmt.Sprintf("instruction count ratio %.4f ≤ %.2f against the good commit: %s", r.Ratio, r.Threshold, r.Reason)
 }
 
 // readExceptions is the exceptions.jsonl of a campaign folder, validated, or nil when none.

@@ -82,7 +82,7 @@ func TestBuildPublishedCrateAppliesTheExtensionAndCaches(t *testing.T) {
 		}
 	}
 	// Only the two run() calls inside run_inner were wrapped, not the one in other().
-	if n := strings.Count(string(patch), "+                { let execution_start = Instant::now();"); n != 2 {
+	if n := strings.Count(string(patch), "+                bench_timing::timed_region(|| runtime.run()).map_err(runtime_error)?.0"); n != 2 {
 		t.Errorf("%d run() calls wrapped, want 2", n)
 	}
 	if _, err := os.Stat(filepath.Join(cache, info.CacheKey, "work")); !os.IsNotExist(err) {

@@ -55,8 +55,19 @@ pub mod bench_timing {
         LAST_REPLAY_EXECUTION.with(|c| c.set(None));
     }
 
-    pub(crate) fn record(elapsed: Duration) {
+    fn record(elapsed: Duration) {
         LAST_REPLAY_EXECUTION.with(|c| c.set(Some(elapsed)));
+    }
+
+    /// The timed region: run() between two clock reads, recorded. Never inlined, so that an
+    /// instruction counter can count exactly this region by its name (callgrind's
+    /// --toggle-collect=*bench_timing::timed_region*; kvparity's instruction instrument).
+    #[inline(never)]
+    pub(crate) fn timed_region<T>(run: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let result = run();
+        record(start.elapsed());
+        result
     }
 
     /// Takes (and clears) the last recorded replay execution time.
@@ -168,7 +179,7 @@ var replayEdits = []edit{
 	{file: "src/replay/replayer.rs", within: "fn run_inner(", anchor: "let wall_start = Instant::now();", count: 1, mode: "after",
 		code: "bench_timing::clear();"},
 	{file: "src/replay/replayer.rs", within: "fn run_inner(", anchor: "runtime.run().map_err(runtime_error)?.0", count: 2, mode: "replace",
-		code: "{ let execution_start = Instant::now(); let result = runtime.run(); bench_timing::record(execution_start.elapsed()); result.map_err(runtime_error)?.0 }"},
+		code: "bench_timing::timed_region(|| runtime.run()).map_err(runtime_error)?.0"},
 	{file: "src/replay/replayer.rs", mode: "append", code: benchTimingModule},
 	{file: "src/replay/mod.rs", anchor: "pub use replayer::{ReplayComposition, Replayer, RoundRobinComposition};", count: 1, mode: "after",
 		code: "#[doc(hidden)]\npub use replayer::bench_timing;"},

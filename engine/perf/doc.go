@@ -33,4 +33,6 @@
 //	load.go        the load preflight: MeasureLoad, LoadCheck and what it means for the stage
 //	isolation.go   IsolateCPU and Isolation.Undo: the measured CPU shielded by a cpuset
 //	footprint.go   DecideFootprint: the binary and .text growth gate
+//	instructions.go  Valgrind, ReadInstructionCount, DecideInstructions: callgrind's count of
+//	               the timed region, a secondary and deterministic measure that decides nothing
 package perf

@@ -41,6 +41,10 @@ type Model struct {
 	// invalidations and the gaps between processes included.
 	starts []time.Time
 	zoom   key.Binding // the workbench's zoom key, named when something does not fit
+	// instructions is the instruction-count instrument's latest word (a secondary measure
+	// shown under the verdict); counting says its stage is running.
+	instructions engine.InstructionsDone
+	counting     bool
 }
 
 // SetZoomKey names the workbench's zoom binding: what the pane cannot show, it says z shows.
@@ -107,13 +111,21 @@ func (m Model) Summary() engine.PerfSummary { return m.summary }
 // Update takes the performance stage's events.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch ev := msg.(type) {
+	case engine.InstructionsDone:
+		m.instructions, m.counting = ev, false
 	case engine.StageStarted:
+		if ev.Stage == engine.StageInstructions {
+			m.counting = true
+		}
 		if ev.Stage == engine.StagePerf {
 			m.running = true
 			m.verdict = engine.StageVerdict{}
 			m.starts = nil
 		}
 	case engine.StageStopped:
+		if ev.Stage == engine.StageInstructions {
+			m.counting = false
+		}
 		if ev.Stage == engine.StagePerf {
 			m.running = false
 			m.live = map[engine.RunID]engine.RunStarted{}

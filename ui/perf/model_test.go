@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
+	perfpkg "kvparity/engine/perf"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
@@ -322,5 +323,34 @@ func TestStripSaysItsRangeInTheAxisWhenNarrow(t *testing.T) {
 	lines := m.plot(40, 2)
 	if axis := ansi.Strip(lines[1]); !strings.HasPrefix(axis, "ratio└1") || !strings.Contains(axis, " ▁0.950–█1.040 ") || !strings.HasSuffix(axis, "60") {
 		t.Fatalf("strip axis %q", axis)
+	}
+}
+
+// The instruction counts show under the verdict as the secondary measure they are: counting
+// while their stage runs, the ratio and spread after, "explain" above the threshold, and
+// "not measured" without valgrind.
+func TestInstructionCountsShowAsASecondaryMeasure(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 4, 1, 1.05)
+	m.SetSize(90, 10)
+	view := func(m Model) string { return ansi.Strip(m.View()) }
+	if s := view(m); strings.Contains(s, "instructions") {
+		t.Fatalf("instructions said before they were counted:\n%s", s)
+	}
+	m = apply(m, engine.StageStarted{Stage: engine.StageInstructions})
+	if s := view(m); !strings.Contains(s, "instructions: counting") {
+		t.Fatalf("counting not said:\n%s", s)
+	}
+	res := perfpkg.DecideInstructions("valgrind-3.19.0", nil, []uint64{848883809, 849355388, 849442305}, []uint64{849000000, 849100000, 849200000}, 0)
+	m = apply(m, engine.InstructionsDone{Result: &res})
+	s := view(m)
+	if !strings.Contains(s, "instructions ×0.9997 ±0.066%") || !strings.Contains(s, "decides nothing") || strings.Contains(s, "explain") || strings.Contains(s, "counting") {
+		t.Fatalf("result:\n%s", s)
+	}
+	grew := perfpkg.DecideInstructions("v", nil, []uint64{100, 100, 100}, []uint64{110, 110, 110}, 0)
+	if s := view(apply(m, engine.InstructionsDone{Result: &grew})); !strings.Contains(s, "instructions ×1.1000 ±0.000% > 1.03: explain") {
+		t.Fatalf("growth:\n%s", s)
+	}
+	if s := view(apply(m, engine.InstructionsDone{Unavailable: "valgrind is not installed"})); !strings.Contains(s, "instructions: not measured (valgrind is not installed") {
+		t.Fatalf("unavailable:\n%s", s)
 	}
 }

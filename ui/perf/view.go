@@ -27,6 +27,9 @@ func (m Model) View() string {
 	for _, l := range text.Flow(m.finalParts(), " ", m.Width-1) {
 		final = append(final, " "+l)
 	}
+	for _, l := range text.Flow(m.instructionParts(), " ", m.Width-1) {
+		final = append(final, " "+l)
+	}
 	sep := m.Styles.Faint.Render(" · ")
 	// Once the verdict and its bounds stand, the gate and the warmups are said by them: the plot
 	// has the line.
@@ -362,6 +365,26 @@ func (m Model) finalParts() []string {
 		parts = append(parts, st.Faint.Render(reason))
 	}
 	return parts
+}
+
+// instructionParts is the instruction-count instrument's line: the count ratio and its spread,
+// labelled as the secondary measure it is (nothing before it ran).
+func (m Model) instructionParts() []string {
+	st, in := m.Styles, m.instructions
+	switch {
+	case m.counting:
+		return []string{st.Faint.Render("instructions: counting each arm's timed region under callgrind…")}
+	case in.Unavailable != "":
+		return []string{st.Faint.Render("instructions: not measured (" + in.Unavailable + ")")}
+	case in.Result == nil:
+		return nil
+	}
+	r := in.Result
+	ratio := fmt.Sprintf("instructions ×%.4f ±%.3f%%", r.Ratio, 100*r.Spread)
+	if r.Explain {
+		ratio = st.Warn.Render(ratio + fmt.Sprintf(" > %.2f: explain", r.Threshold))
+	}
+	return []string{ratio, st.Faint.Render(fmt.Sprintf("(secondary, deterministic; %d+%d runs; decides nothing)", len(r.Baseline.Counts), len(r.Candidate.Counts)))}
 }
 
 // workPart says whether the timed samples did the work the digest verified: their work
