@@ -175,7 +175,7 @@ func armInstructions(counts []uint64) ArmInstructions {
 // a footprint that grew).
 type InstructionResult struct {
 	Key       string          `json:"key,omitempty"`
-	Tool      string          `json:"tool"`   // valgrind's version
+	Tool      string          `json:"tool"`    // valgrind's version
 	Regions   []string        `json:"regions"` // the timed regions counted, per arm: baseline, candidate
 	Baseline  ArmInstructions `json:"baseline"`
 	Candidate ArmInstructions `json:"candidate"`
