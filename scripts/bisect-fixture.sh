@@ -18,6 +18,12 @@
 # (The search probes c8, then c4, the middle: the broken commit is met, not stepped over.)
 # Prints the bisect's text, the number of builds, the time of each step and the whole run.
 #
+# JUDGE=instructions bisects with the instruction judge (one callgrind count per arm, needs
+# valgrind): c6 is then a slowdown instead of the tie-break, extra work in the router's cost loop
+# (`let cost = candidate.cost;` -> `... + black_box(fold over 0..6000) * 0.0`: outputs unchanged),
+# and the bisect must name it. LOAD="stress-ng --cpu 2" runs that command beside the bisect
+# (killed at the end): the instruction judge must name the same commit on a loaded machine.
+#
 # VIEW=1 runs the bisect under its view (kvparity bisect --view) in a detached tmux session
 # of SIZE (default 100x30) and prints two screens: one while a probe runs, and the end; it
 # checks the view names the first bad commit and the result's text is printed when it closes
@@ -64,14 +70,28 @@ printf 'const KVPARITY_FIXTURE_BROKEN: u32 = "not a number";\n' >>"$router"
 c4="$(commit "kv-router: a constant that does not compile")"
 sed -i '$d' "$router"
 c5="$(commit "kv-router: remove the constant that did not compile")"
-sed -i 's/if cost < best_cost {/if cost <= best_cost {/' "$selector"
-c6="$(commit "kv-router: a later worker of equal cost wins the tie")"
+judge="${JUDGE:-semantic}"
+if [[ "$judge" == instructions ]]; then
+	grep -q 'let cost = candidate.cost;' "$selector" || { echo "bisect-fixture: $selector has no 'let cost = candidate.cost;'" >&2; exit 1; }
+	sed -i 's/let cost = candidate.cost;/let cost = candidate.cost + std::hint::black_box((0..6000u64).fold(0u64, |a, b| a ^ std::hint::black_box(b))) as f64 * 0.0;/' "$selector"
+	c6="$(commit "kv-router: extra work in the cost loop (a slowdown, outputs unchanged)")"
+else
+	sed -i 's/if cost < best_cost {/if cost <= best_cost {/' "$selector"
+	c6="$(commit "kv-router: a later worker of equal cost wins the tie")"
+fi
 printf '// kvparity fixture: c7, a comment.\n' >>"$bench"
 c7="$(commit "bench: another comment line")"
 printf '// kvparity fixture: c8, a comment.\n' >>"$router"
 c8="$(commit "kv-router: another comment line")"
 
 "$bin" init-row --checkout "$checkout" --candidate HEAD -o "$work/row.toml" 2>/dev/null
+if [[ -n "${LOAD:-}" ]]; then
+	read -ra loadcmd <<<"$LOAD"
+	"${loadcmd[@]}" >/dev/null 2>&1 &
+	loadpid=$!
+	trap 'kill "$loadpid" 2>/dev/null || true; rm -rf "$work"' EXIT
+	echo "bisect-fixture: running beside: $LOAD (pid $loadpid)"
+fi
 t0=$(date +%s)
 status=0
 if [[ -n "${VIEW:-}" ]]; then
@@ -81,7 +101,7 @@ if [[ -n "${VIEW:-}" ]]; then
 	size="${SIZE:-100x30}"
 	trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 	tmux -L "$sock" -f /dev/null new-session -d -s b -x "${size%x*}" -y "${size#*x}" \
-		"'$bin' bisect '$work/row.toml' --good $base --bad $c8 --dir '$work/bisect' --view 2>'$work/bisect.err'; echo \"kvparity bisect exited with status \$?\" >'$work/status'; sleep 60"
+		"'$bin' bisect '$work/row.toml' --good $base --bad $c8 --dir '$work/bisect' --judge $judge --view 2>'$work/bisect.err'; echo \"kvparity bisect exited with status \$?\" >'$work/status'; sleep 60"
 	capture() { tmux -L "$sock" capture-pane -p -t b; }
 	wait_for() { # pattern, seconds
 		local deadline=$((SECONDS + $2))
@@ -102,13 +122,13 @@ if [[ -n "${VIEW:-}" ]]; then
 	for _ in $(seq 1 20); do [[ -s "$work/status" ]] && break; sleep 0.5; done
 	status=$(sed -n 's/.*status //p' "$work/status")
 	capture | grep -q "first bad commit" || { echo "bisect-fixture: the result's text was not printed after the view" >&2; capture >&2; exit 1; }
-	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>>"$work/bisect.err" || true
+	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --judge "$judge" >"$work/bisect.out" 2>>"$work/bisect.err" || true
 else
-	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
+	"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --judge "$judge" >"$work/bisect.out" 2>"$work/bisect.err" || status=$?
 	t1=$(date +%s)
 fi
 ((status == 1)) || { echo "bisect-fixture: kvparity bisect exited $status (1: a first bad commit named)" >&2; tail -30 "$work/bisect.err" >&2; }
-"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --json >"$work/bisect.json" 2>/dev/null || true
+"$bin" bisect "$work/row.toml" --good "$base" --bad "$c8" --dir "$work/bisect" --judge "$judge" --json >"$work/bisect.json" 2>/dev/null || true
 cat "$work/bisect.out"
 python3 - "$work/bisect.json" <<'PY'
 import json, sys
@@ -118,15 +138,20 @@ for s in r["steps"]:
     print(f"step {s['step']} {s['commit'][:12]} {s['outcome']:4} probe {s['seconds']:.0f} s, build {b.get('seconds', 0):.0f} s ({b.get('compiled_units', 0)} units{', incremental' if b.get('incremental') else ''})")
 print(f"{len(r['steps'])} probes, {r['builds']} builds compiled (plus the good commit's)")
 PY
-echo "bisect: $((t1 - t0)) s, exit status $status"
-python3 - "$work/bisect.json" "$c4" "$c6" <<'PY'
+echo "bisect: $((t1 - t0)) s, exit status $status, judge $judge, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$work/bisect.json" "$c4" "$c6" "$judge" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-broken, tiebreak = sys.argv[2], sys.argv[3]
+broken, tiebreak, judge = sys.argv[2], sys.argv[3], sys.argv[4]
+for s in r["steps"]:
+    i = s.get("instructions")
+    if i:
+        print(f"step {s['step']} {s['commit'][:12]} instruction ratio {i['ratio']:.5f} ({i['baseline']['median']} -> {i['candidate']['median']})")
 skipped = [s for s in r["steps"] if s["commit"] == broken]
 ok = r["status"] == "found" and r["first_bad"]["sha"] == tiebreak and len(skipped) == 1 and \
     skipped[0]["outcome"] == "skip" and "does not build" in skipped[0]["why"]
 first = (r.get("first_bad") or {}).get("sha", "none")
-print(f"bisect-fixture: {'PASS' if ok else 'FAIL'}: first bad {first[:12]} (want the tie-break {tiebreak[:12]}); broken commit {broken[:12]} {'probed and skipped' if skipped else 'not probed'}")
+want = "the slowdown" if judge == "instructions" else "the tie-break"
+print(f"bisect-fixture: {'PASS' if ok else 'FAIL'}: judge {judge}, first bad {first[:12]} (want {want} {tiebreak[:12]}); broken commit {broken[:12]} {'probed and skipped' if skipped else 'not probed'}")
 sys.exit(0 if ok else 1)
 PY
