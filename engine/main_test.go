@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 	if code, ok := buildtest.Main(); ok { // a fake cargo or rustc (watch_checkout_test.go)
 		os.Exit(code)
 	}
+	if filepath.Base(os.Args[0]) == "valgrind" { // instructions_test.go's fake callgrind
+		os.Exit(fakeValgrind(os.Args[1:]))
+	}
 	if os.Getenv(fakeEnv) == "1" && !slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(fakeReplay(os.Args[1:]))
 	}

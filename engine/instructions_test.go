@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kvparity/verdict"
+)
+
+// fakeValgrind is callgrind as the instruction instrument runs it (valgrind --tool=callgrind
+// --callgrind-out-file=F ... BINARY ARGS): it writes a profile whose Ir total is 1,000,000, or
+// KVPARITY_FAKE_IR when set (KVPARITY_FAKE_IR_CANDIDATE for a candidate's artifact), then runs
+// the fake replay with ARGS so the timing line is written as a real run's.
+func fakeValgrind(args []string) int {
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Println("valgrind-3.19.0-fake")
+		return 0
+	}
+	out, i := "", 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "--"); i++ {
+		if v, ok := strings.CutPrefix(args[i], "--callgrind-out-file="); ok {
+			out = v
+		}
+	}
+	if out == "" || i >= len(args) {
+		fmt.Fprintln(os.Stderr, "fake valgrind: no --callgrind-out-file or no program")
+		return 1
+	}
+	ir := uint64(1_000_000)
+	if v, err := strconv.ParseUint(os.Getenv("KVPARITY_FAKE_IR"), 10, 64); err == nil {
+		ir = v
+	}
+	if v, err := strconv.ParseUint(os.Getenv("KVPARITY_FAKE_IR_CANDIDATE"), 10, 64); err == nil && strings.HasPrefix(filepath.Base(args[i]), "candidate-") {
+		ir = v
+	}
+	rest := args[i+1:]
+	if err := os.WriteFile(out, fmt.Appendf(nil, "# callgrind format\nevents: Ir\nsummary: %d\ntotals: %d\n", ir, ir), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "fake valgrind:", err)
+		return 1
+	}
+	return fakeReplay(rest)
+}
+
+// withFakeValgrind puts the fake callgrind first on PATH for the test.
+func withFakeValgrind(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, _, err := copyHashed(testBinary(t), filepath.Join(dir, "valgrind")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// The instrument counts each arm in separate processes, alternating, records every count and
+// the result in the journal (a reopened campaign publishes it again and never recounts), and
+// changes no verdict.
+func TestInstructionStageCountsRecordsAndDecidesNothing(t *testing.T) {
+	withFakeValgrind(t)
+	t.Setenv("KVPARITY_FAKE_IR_CANDIDATE", "1100000")
+	row := tinyTestRow("", "")
+	row.Perf.InstructionsRuns = 3
+	dir := filepath.Join(t.TempDir(), "c")
+	c, log := openTest(t, row, dir)
+	if err := c.StartDeterminism(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	before := c.History().Inputs(dir)
+	if err := c.StartInstructions(0); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	r := c.History().Instructions()
+	if r == nil {
+		t.Fatalf("no result; events %v", eventsOf[RowBlocked](log.all()))
+	}
+	if len(r.Baseline.Counts) != 3 || r.Baseline.Median != 1_000_000 || r.Candidate.Median != 1_100_000 || !r.Explain || r.Tool != "valgrind-3.19.0-fake" {
+		t.Fatalf("result %+v", r)
+	}
+	var order []string
+	for _, rr := range c.History().Runs() {
+		if rr.Start != nil && rr.Start.Kind == KindInstructions {
+			order = append(order, string(rr.Start.Run))
+			if rr.End == nil || rr.End.Error != "" || len(rr.Start.CPUs) != 1 {
+				t.Errorf("run %s: %+v", rr.Start.Run, rr.End)
+			}
+		}
+	}
+	want := "instructions/b1-c1/baseline-01 instructions/b1-c1/candidate-01 instructions/b1-c1/baseline-02 instructions/b1-c1/candidate-02 instructions/b1-c1/baseline-03 instructions/b1-c1/candidate-03"
+	if strings.Join(order, " ") != want {
+		t.Errorf("runs %v, want alternating arms", order)
+	}
+	if b, a := verdict.Decide(before), verdict.Decide(c.History().Inputs(dir)); !reflect.DeepEqual(a, b) {
+		t.Errorf("the counts changed a verdict: %+v → %+v", b, a)
+	}
+	c.Close()
+
+	// Reopened: the result is published again from the journal, and a new start recounts nothing.
+	c2, log2 := openTest(t, row, dir)
+	log2.waitFor(t, "the recorded result replayed", func(evs []Event) bool { return len(eventsOf[InstructionsDone](evs)) > 0 })
+	n := len(c2.History().Runs())
+	if err := c2.StartInstructions(0); err != nil {
+		t.Fatal(err)
+	}
+	c2.Wait()
+	if len(c2.History().Runs()) != n {
+		t.Error("a decided count was recounted")
+	}
+}
+
+// Without valgrind the stage says so and records nothing.
+func TestInstructionStageWithoutValgrind(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	row := tinyTestRow("", "")
+	dir := filepath.Join(t.TempDir(), "c")
+	c, log := openTest(t, row, dir)
+	if err := c.StartInstructions(1); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	log.waitFor(t, "InstructionsDone", func(evs []Event) bool { return len(eventsOf[InstructionsDone](evs)) > 0 })
+	done := eventsOf[InstructionsDone](log.all())
+	if len(done) != 1 || done[0].Result != nil || !strings.Contains(done[0].Unavailable, "valgrind is not installed") {
+		t.Fatalf("%+v", done)
+	}
+	if c.History().Instructions() != nil || len(eventsOf[RowBlocked](log.all())) != 0 {
+		t.Error("a result or a block without valgrind")
+	}
+}
+
+// A counted run that fails, or whose profile has no count, blocks the stage naming the run.
+func TestInstructionStageBlocksOnAnEmptyCount(t *testing.T) {
+	withFakeValgrind(t)
+	t.Setenv("KVPARITY_FAKE_IR", "0")
+	dir := filepath.Join(t.TempDir(), "c")
+	c, log := openTest(t, tinyTestRow("", ""), dir)
+	if err := c.StartInstructions(1); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	log.waitFor(t, "RowBlocked", func(evs []Event) bool { return len(eventsOf[RowBlocked](evs)) > 0 })
+	b := eventsOf[RowBlocked](log.all())
+	if len(b) == 0 || !strings.Contains(b[0].Reason, "instructions/b1-c1/baseline-01") || !strings.Contains(b[0].Reason, "counted no instruction") {
+		t.Fatalf("blocks %+v", b)
+	}
+}
+
+// The desk loop: after a rebuild re-pins an arm and determinism passes again, a row declaring
+// instructions_runs counts the new generation once per arm beside the verdict.
+func TestWatchCountsInstructionsAfterDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two determinism stages of fake replays, then a counted run per arm")
+	}
+	withFakeValgrind(t)
+	row, src := pathRow(t)
+	row.Perf.InstructionsRuns = 3
+	dir := filepath.Join(t.TempDir(), "c")
+	c, log := openTest(t, row, dir)
+	if err := c.StartDeterminism(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	if err := c.SetWatch(true); err != nil {
+		t.Fatal(err)
+	}
+	defer c.SetWatch(false)
+	rebuild(t, filepath.Join(src, "cand_bench"))
+	log.waitFor(t, "the rebuilt candidate's instruction count", func(evs []Event) bool {
+		for _, d := range eventsOf[InstructionsDone](evs) {
+			if d.Result != nil && d.Result.Key == "b1-c2" {
+				return true
+			}
+		}
+		return false
+	})
+	r := c.History().Instructions()
+	if r == nil || r.Key != "b1-c2" || len(r.Baseline.Counts) != 1 || len(r.Candidate.Counts) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	// It came after the repinned generation's parity verdict.
+	var parity, counted int
+	for i, e := range log.all() {
+		if v, ok := e.(StageVerdict); ok && v.Stage == StageParity {
+			parity = i
+		}
+		if s, ok := e.(StageStarted); ok && s.Stage == StageInstructions {
+			counted = i
+		}
+	}
+	if counted < parity {
+		t.Errorf("the count started (event %d) before the rerun's parity verdict (event %d)", counted, parity)
+	}
+}
