@@ -198,6 +198,8 @@ func TestDiagnoseIdsPermutedAmongSameTimeArrivals(t *testing.T) {
 
 // A consistent relabel of workers (decode 0↔1) over the whole run, with nothing else moved,
 // is a renaming (mode 6), not a cascade; one later decision that breaks it is a cascade again.
+// The renaming is a placement tie among interchangeable workers, its own cause beside id
+// drift (issue 41; it was named id-drift before).
 func TestDiagnoseWorkerRelabelIsARenaming(t *testing.T) {
 	a := fx.Report(40, 0)
 	b := fx.Clone(a)
@@ -208,14 +210,14 @@ func TestDiagnoseWorkerRelabelIsARenaming(t *testing.T) {
 		}
 	}
 	d := mustDiff(t, a, b)
-	s := top(t, d, SigIDDrift)
-	if s.Explains != s.Of || s.Label != "consistent renaming of workers (decode 0↔1)" {
+	s := top(t, d, SigTieOrder)
+	if s.Explains != s.Of || s.Label != "consistent renaming of workers (decode 0↔1)" || !s.placement {
 		t.Fatalf("%v\n%s\nall: %v", s, evidence(s), d.Diagnosis)
 	}
 	// A time that moved besides is a second cause, said as such.
 	fx.Shift(b, "/per_request/30/terminal_time_ms", 0.5)
 	d = mustDiff(t, a, b)
-	if s = top(t, d, SigIDDrift); s.Explains != s.Of-1 || d.Diagnosis[len(d.Diagnosis)-1].Code != SigUnclassified || d.Diagnosis[len(d.Diagnosis)-1].Explains != 1 {
+	if s = top(t, d, SigTieOrder); s.Explains != s.Of-1 || d.Diagnosis[len(d.Diagnosis)-1].Code != SigUnclassified || d.Diagnosis[len(d.Diagnosis)-1].Explains != 1 {
 		t.Fatalf("%v", d.Diagnosis)
 	}
 	// A renaming that stops holding is a cascade.

@@ -31,7 +31,7 @@ type Signature struct {
 	flipAt      float64 // a cascade's first flipped decision
 	flipMoved   bool    // and that decision was taken at another instant in each run
 	leads       bool    // the cause at the first divergence that explains the rest (earlyTiming)
-	placement   bool    // a tie-order signature of placements only (detectPlacementTie)
+	placement   bool    // a tie-order signature of placements only (detectPlacementTie, detectWorkerRelabel)
 }
 
 // A SignatureCode is a signature's stable id. The codes are listed most specific first: the
@@ -127,13 +127,18 @@ func diagnose(d *Diff) []Signature {
 // (a lens that explains a few differences of many, last-digit noise riding along an
 // unexplained change, must not read as the answer), unless the configuration differs; else a
 // second cause, at least the differences the shares do not reach (they may overlap). The
-// cause at the first divergence and the cascade that follows from it are one share. A layout
-// (schema-change: one version's fields, a summary computed another way) is no result that
-// moved: the half is of what it leaves, the rest diagnosed as usual.
+// cause at the first divergence and the cascade that follows from it are one share, and so
+// are the identities and the placements renamed. A layout (schema-change: one version's
+// fields, a summary computed another way) is no result that moved: the half is of what it
+// leaves, the rest diagnosed as usual. Inputs with no per-request record on either side
+// leave nothing to attribute (unattributedAggregates).
 func unexplained(d *Diff, out []Signature) *Signature {
+	if len(d.docA.reqs) == 0 && len(d.docB.reqs) == 0 {
+		return unattributedAggregates(d, out)
+	}
 	n := len(d.Changes)
 	best, sum, config, layout := 0, 0, false, 0
-	lead, follows := 0, 0
+	lead, follows, renamed := 0, 0, 0
 	for _, s := range out {
 		sum, config = sum+s.Explains, config || s.Code == SigConfig
 		switch {
@@ -145,11 +150,18 @@ func unexplained(d *Diff, out []Signature) *Signature {
 		case s.consequence:
 			follows = max(follows, s.Explains)
 		}
+		if s.Code == SigIDDrift || s.placement {
+			renamed += s.Explains
+		}
 		best = max(best, s.Explains)
 	}
 	if lead > 0 {
 		best = max(best, min(n, lead+follows))
 	}
+	// Ids drawn anew and placements tied on cost are two causes (two fixes) but one share
+	// here: together they are the runs' alpha-equivalence, no outcome moved, and a whole run
+	// renamed both ways splits the pointers about evenly between them.
+	best = max(best, min(n, renamed))
 	var rest int
 	var why string
 	switch {
@@ -173,6 +185,39 @@ func unexplained(d *Diff, out []Signature) *Signature {
 	}
 	s.Evidence = append(s.Evidence, why)
 	return s
+}
+
+// unattributedAggregates is the remainder of inputs that hold no per-request record on
+// either side (a release that writes only its summary, --report-json): what differs is a
+// run-level aggregate, and nothing per request is there to attribute it to a request, a
+// decision or an instant, so no lens could have named it and "a logic change?" would be a
+// guess. It counts exactly the pointers no signature names (nil when there are none).
+func unattributedAggregates(d *Diff, out []Signature) *Signature {
+	named := make([]bool, len(d.Changes))
+	for _, s := range out {
+		for _, i := range s.Changes {
+			named[i] = true
+		}
+	}
+	var rest []string
+	for i, c := range d.Changes {
+		if !named[i] {
+			rest = append(rest, fmt.Sprintf("%s %s → %s", c.Pointer, short(c.A), short(c.B)))
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	listed := strings.Join(rest[:min(4, len(rest))], ", ")
+	if len(rest) > 4 {
+		listed += fmt.Sprintf(", … %d more", len(rest)-4)
+	}
+	return &Signature{Code: SigUnclassified, Label: "run-level aggregates differ (no per-request records to attribute them)", Of: len(d.Changes), Explains: len(rest),
+		Evidence: []string{
+			fmt.Sprintf("%d run-level aggregate(s) differ (%s)", len(rest), listed),
+			"neither input holds a per-request record: nothing per request is there to attribute them to a request, a decision or an instant",
+			"compare the runs' per-request records (a release's --report-jsonl) to name a cause",
+		}}
 }
 
 // detectConfig names differing run configuration (metadata): the most direct cause, and a

@@ -82,6 +82,8 @@ func wholeRunRenamings(decs []decision) []*namespace {
 // renaming accounts for, and it explains those (and the KV digest, whose events name the
 // worker); other differences are a second cause's, left to their lenses. A renaming that
 // breaks during the run is no renaming: the cascade lens speaks from the flip that breaks it.
+// It is a placement tie (issue 41), not id drift: workers tied on cost are another entropy
+// source than random request ids, with another fix, so it is a cause of its own beside them.
 func detectWorkerRelabel(d *Diff) *Signature {
 	decs := d.renamingDecisions()
 	renamed := d.renamings()
@@ -128,12 +130,19 @@ func detectWorkerRelabel(d *Diff) *Signature {
 	if digest {
 		ev = append(ev, "the KV event stream's digest (/coverage/kv_ingest/blake3_256) follows: its events name the worker that stored them")
 	}
+	// The count said is the count claimed: the rest (ids drawn anew, a time that moved) is
+	// named by the causes beside this one, not here.
 	if others == 0 {
 		ev = append(ev, fmt.Sprintf("all %d differences follow the renaming: no time, length or overlap moved", len(explained)))
 	} else {
-		ev = append(ev, fmt.Sprintf("%d difference(s) are placements the renaming accounts for; %d others have another cause", len(explained), others))
+		parts := "placements it renames"
+		if digest {
+			parts += ", the KV digest"
+		}
+		ev = append(ev, fmt.Sprintf("%d differing pointer(s) follow the renaming (%s); the other %d difference(s) are other causes'", len(explained), parts, others))
 	}
 	ev = append(ev,
-		"identical candidates tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent")
-	return &Signature{Code: SigIDDrift, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: len(explained), Changes: explained}
+		"identical candidates tied on cost and were visited in another order (map iteration or unsorted candidates): the runs are alpha-equivalent",
+		"a placement tie among interchangeable workers, not an identity: its fix is the router's tie-break (candidates in a fixed order, a seeded choice), not the request ids")
+	return &Signature{Code: SigTieOrder, Label: "consistent renaming of " + strings.Join(what, " and ") + " (" + strings.Join(descs, "; ") + ")", Evidence: ev, Explains: len(explained), Changes: explained, placement: true}
 }

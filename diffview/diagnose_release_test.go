@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -203,7 +204,9 @@ func TestTimingChangeWithNoDecisionDiffering(t *testing.T) {
 
 // Mode 1, the whole run: every request on the other of two interchangeable workers, all else
 // equal, is one consistent renaming read off the records' own placements (a release's records
-// hold no routing history), not a cascade of flips nor many ties.
+// hold no routing history), not a cascade of flips nor many ties one by one. The renaming is
+// the placement tie, and the random uuids beside it are a cause of their own (issue 41: the
+// two were one id-drift signature, their evidence joined).
 func TestWholeRunRenamingFromRecordPlacements(t *testing.T) {
 	var a, b []rec
 	for i := range 8 {
@@ -212,15 +215,15 @@ func TestWholeRunRenamingFromRecordPlacements(t *testing.T) {
 		b = append(b, rec{fmt.Sprintf("b-%d", i), at, at + 5, at + 9, 1 - i%2, ""})
 	}
 	d := releaseDiff(t, a, b, "", "")
-	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
+	if len(d.Diagnosis) != 2 || d.Diagnosis[0].Code != SigTieOrder || d.Diagnosis[1].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
 		t.Fatalf("diagnosis %v", d.Diagnosis)
 	}
-	// (the renaming and the random uuids are one id-drift signature: their evidence joins)
-	if ev := evidence(d.Diagnosis[0]); !strings.Contains(ev, "every one of 8 records' placements maps A's workers to B's by one consistent renaming (decode 0↔1)") {
-		t.Fatalf("renaming not named: %s", ev)
+	if s := d.Diagnosis[0]; s.Explains != 8 || s.Label != "consistent renaming of workers (decode 0↔1)" ||
+		!strings.Contains(evidence(s), "every one of 8 records' placements maps A's workers to B's by one consistent renaming (decode 0↔1)") {
+		t.Fatalf("renaming not named: %v\n%s", s, evidence(s))
 	}
-	if s := signature(d, SigTieOrder); s != nil {
-		t.Fatalf("a renaming read as ties: %v", s)
+	if s := d.Diagnosis[1]; s.Explains != 8 || strings.Contains(evidence(s), "renaming (decode") {
+		t.Fatalf("uuids: %v\n%s", s, evidence(s))
 	}
 }
 
@@ -236,7 +239,8 @@ func TestLikeRecordsPairByOutcomeAcrossARenaming(t *testing.T) {
 			t.Fatalf("records crossed in the pairing: %s %s → %s", c.Pointer, c.A, c.B)
 		}
 	}
-	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigIDDrift || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
+	// (the workers renamed are a placement tie, the uuids drawn anew id drift: issue 41)
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != SigTieOrder || signature(d, SigIDDrift) == nil || signature(d, SigCascade) != nil || signature(d, SigUnclassified) != nil {
 		t.Fatalf("diagnosis %v", d.Diagnosis)
 	}
 }
@@ -259,7 +263,8 @@ func TestLayoutRenamingAndSummaryBetweenVersions(t *testing.T) {
 	if s := signature(d, SigSchema); s == nil || !strings.Contains(evidence(*s), "summary statistic(s) moved (/summary/median_itl_ms)") {
 		t.Fatalf("summary: %v", d.Diagnosis)
 	}
-	if s := signature(d, SigIDDrift); s == nil || !strings.Contains(evidence(*s), "one consistent renaming (decode 0↔1)") {
+	// (a placement tie since issue 41, beside the uuids' id drift)
+	if s := signature(d, SigTieOrder); s == nil || !strings.Contains(evidence(*s), "one consistent renaming (decode 0↔1)") || signature(d, SigIDDrift) == nil {
 		t.Fatalf("renaming: %v", d.Diagnosis)
 	}
 }
@@ -315,5 +320,123 @@ func TestCascadeLeadsTheRandomUUIDs(t *testing.T) {
 	}
 	if s := signature(d, SigIDDrift); s.Explains <= d.Diagnosis[0].Explains {
 		t.Fatalf("the case does not hold what it tests: the uuids (%d) explain fewer than the cascade (%d)", s.Explains, d.Diagnosis[0].Explains)
+	}
+}
+
+// Issue 41: random uuids and workers tied on cost are two entropy sources with two fixes. A
+// release pair whose records are all renamed and whose placements on two of three workers
+// are one consistent renaming names two causes, each with its own pointers, and each cause's
+// evidence states its own count (a merged id-drift claimed both and called its own uuids
+// "others").
+func TestUUIDDriftAndPlacementRenamingAreTwoCauses(t *testing.T) {
+	var a, b []rec
+	swap := []int{1, 0, 2} // decode 0↔1, worker 2 kept
+	for i := range 9 {
+		at := float64(3 * i)
+		a = append(a, rec{fmt.Sprintf("a-%d", i), at, at + 5, at + 9, i % 3, ""})
+		b = append(b, rec{fmt.Sprintf("b-%d", i), at, at + 5, at + 9, swap[i%3], ""})
+	}
+	d := releaseDiff(t, a, b, "", "")
+	if d.Count != 9+6 {
+		t.Fatalf("%d differing pointers, want 9 uuids and 6 placements", d.Count)
+	}
+	ids, ties := signature(d, SigIDDrift), signature(d, SigTieOrder)
+	if ids == nil || ties == nil || signature(d, SigUnclassified) != nil || signature(d, SigCascade) != nil {
+		t.Fatalf("want id drift and placement ties, nothing else: %v", d.Diagnosis)
+	}
+	if ids.Explains != 9 || ids.Label != "id / uuid drift" || ties.Explains != 6 || !ties.placement {
+		t.Fatalf("counts: %v and %v", ids, ties)
+	}
+	for _, i := range ids.Changes {
+		if lastSeg(d.Changes[i].Pointer) != "uuid" {
+			t.Fatalf("id drift names %s", d.Changes[i].Pointer)
+		}
+	}
+	for _, i := range ties.Changes {
+		if lastSeg(d.Changes[i].Pointer) != "decode_worker_idx" {
+			t.Fatalf("the placement ties name %s", d.Changes[i].Pointer)
+		}
+	}
+	if ev := evidence(*ids); !strings.Contains(ev, "9 request identity field(s) differ") || strings.Contains(ev, "renaming (decode") {
+		t.Fatalf("id drift's evidence: %s", ev)
+	}
+	ev := evidence(*ties)
+	for _, want := range []string{"every one of 9 records' placements maps A's workers to B's by one consistent renaming (decode 0↔1); 6 placement(s) changed",
+		"6 differing pointer(s) follow the renaming", "tied on cost"} {
+		if !strings.Contains(ev, want) {
+			t.Fatalf("placement ties' evidence lacks %q:\n%s", want, ev)
+		}
+	}
+	// The cause's own sentence says what the rest is: other causes', counted as the diff has it.
+	if !strings.Contains(ev, "the other 9 difference(s) are other causes'") {
+		t.Fatalf("placement ties' evidence on the rest:\n%s", ev)
+	}
+	// The tie at the first divergence leads the identities renamed beside it.
+	if d.Diagnosis[0].Code != SigTieOrder || d.Diagnosis[1].Code != SigIDDrift {
+		t.Fatalf("ranking %v", d.Diagnosis)
+	}
+	// A real pair's shape (1.4.0, agg, KV router, 1,000 requests: 1000 uuids, 1000 placements
+	// decode 0↔1, 6 summary means in the last digits): every record on the other worker, so
+	// neither cause alone explains half. Both are the runs' alpha-equivalence, one share:
+	// nothing is left unclassified (no "logic change?").
+	for i := range b {
+		b[i].worker = 1 - a[i].worker%2
+		a[i].worker %= 2
+	}
+	sum := "{\"mean_e2e_latency_ms\": %s, \"mean_ttft_ms\": %s}"
+	d = releaseDiff(t, a, b, fmt.Sprintf(sum, "6570.897852144731", "41.25"), fmt.Sprintf(sum, "6570.8978521447225", "41.25"))
+	if d.Count != 9+9+1 || signature(d, SigUnclassified) != nil || signature(d, SigFloatNoise) == nil ||
+		signature(d, SigIDDrift).Explains != 9 || signature(d, SigTieOrder).Explains != 9 {
+		t.Fatalf("the whole run renamed, with noise: %d differing, %v", d.Count, d.Diagnosis)
+	}
+}
+
+// Issue 41: a release that writes only run-level aggregates (--report-json, no records)
+// leaves nothing per request to attribute a difference to: the diagnosis says so, not "a
+// logic change?". A lens that explains some aggregates (last-digit noise) still speaks.
+func TestSummaryOnlyAggregatesDiffer(t *testing.T) {
+	dir := t.TempDir()
+	sum := "{\n  \"completed_requests\": 1000,\n  \"mean_ttft_ms\": %s,\n  \"p99_ttft_ms\": %s,\n  \"std_itl_ms\": %s,\n  \"wall_time_ms\": %s\n}\n"
+	run := func(name, mean, p99, std, wall string) ReleaseRun {
+		return ReleaseRun{Summary: writeFile(t, dir, name, fmt.Sprintf(sum, mean, p99, std, wall))}
+	}
+	d, err := DiffRelease(run("a.json", "41.5", "180.25", "21.425967230754328", "812.5"), run("b.json", "44.0", "191.75", "21.425967230754328", "640.25"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSignatureChanges(t, d)
+	if len(d.Diagnosis) != 1 || d.Count != 2 {
+		t.Fatalf("%d differing, diagnosis %v", d.Count, d.Diagnosis)
+	}
+	s := d.Diagnosis[0]
+	if s.Code != SigUnclassified || s.Explains != 2 || strings.Contains(s.Label, "logic change") ||
+		s.Label != "run-level aggregates differ (no per-request records to attribute them)" {
+		t.Fatalf("summary only: %v", s)
+	}
+	ev := evidence(s)
+	for _, want := range []string{"2 run-level aggregate(s) differ (/summary/mean_ttft_ms 41.5 → 44.0, /summary/p99_ttft_ms 180.25 → 191.75)",
+		"neither input holds a per-request record: nothing per request is there to attribute them to a request, a decision or an instant"} {
+		if !strings.Contains(ev, want) {
+			t.Fatalf("evidence lacks %q:\n%s", want, ev)
+		}
+	}
+	// Last-digit noise in one aggregate is named; the rest is still said as unattributable.
+	d, err = DiffRelease(run("c.json", "41.5", "180.25", "21.425967230754328", "812.5"), run("e.json", "44.0", "180.25", "21.425967230754384", "812.5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSignatureChanges(t, d)
+	u := signature(d, SigUnclassified)
+	if signature(d, SigFloatNoise) == nil || u == nil || u.Explains != 1 || strings.Contains(u.Label, "cause?") || strings.Contains(u.Label, "logic change") ||
+		!strings.Contains(evidence(*u), "1 run-level aggregate(s) differ (/summary/mean_ttft_ms 41.5 → 44.0)") {
+		t.Fatalf("noise and an aggregate: %v", d.Diagnosis)
+	}
+	// Read by DiffFiles (two --report-json files given as reports): the same.
+	d, err = DiffFiles(filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Diagnosis) != 1 || d.Diagnosis[0].Label != "run-level aggregates differ (no per-request records to attribute them)" {
+		t.Fatalf("DiffFiles: %v", d.Diagnosis)
 	}
 }

@@ -87,7 +87,16 @@ func detectIDDrift(d *Diff) *Signature {
 		ev = append(ev, "the renaming is NOT consistent: one id maps to several")
 	}
 	if renamedRecords > 0 {
-		ev = append(ev, fmt.Sprintf("%d per-request record(s) paired by content: identical except their identity fields", renamedRecords))
+		// A renamed record that differs besides (a placement, a time) was paired by what the
+		// trace fixes: "identical" is said only of those that are (counted per record, not
+		// per identity field).
+		alike, besides := renamedRecordsAlike(d)
+		if alike > 0 {
+			ev = append(ev, fmt.Sprintf("%d per-request record(s) paired by content: identical except their identity fields", alike))
+		}
+		if besides > 0 {
+			ev = append(ev, fmt.Sprintf("%d renamed record(s) differ besides their identity fields: paired by what the trace fixes (arrival, lengths), their other differences are other causes'", besides))
+		}
 	}
 	if followed > 0 {
 		ev = append(ev, fmt.Sprintf("%d reference(s) to request ids (e.g. pressure records' request_uuid) follow the same renaming", followed))
@@ -96,6 +105,32 @@ func detectIDDrift(d *Diff) *Signature {
 		ev = append(ev, fmt.Sprintf("%d of %d B value(s) match the random UUIDv4 pattern (unseeded RNG; canonical ids are ordinal)", v4, total))
 	}
 	return &Signature{Code: SigIDDrift, Label: "id / uuid drift", Evidence: ev, Explains: explained, Changes: renamedAt}
+}
+
+// renamedRecordsAlike counts the records the pairing renamed (RequestA set): those whose
+// only differing values are identity fields or one version's extra fields, and the others.
+func renamedRecordsAlike(d *Diff) (alike, besides int) {
+	renamed, differs := map[int]bool{}, map[int]bool{}
+	for i := range d.Changes {
+		c := &d.Changes[i]
+		if c.indexB < 0 || !strings.HasPrefix(c.Pointer, "/per_request/") {
+			continue
+		}
+		if c.RequestA != "" {
+			renamed[c.indexB] = true
+		}
+		if !(idKeys[lastSeg(c.Pointer)] && strings.Count(c.Pointer, "/") == 3) && !d.schemaPointer(c) {
+			differs[c.indexB] = true
+		}
+	}
+	for j := range renamed {
+		if differs[j] {
+			besides++
+		} else {
+			alike++
+		}
+	}
+	return alike, besides
 }
 
 func uuidV4(s string) bool {

@@ -63,9 +63,10 @@
 // one version's records carry is layout, not history, and is passed over. Diagnosis
 // applies lenses (docs/guide.md, "Reading the diagnosis"): configuration, number spelling, child
 // before parent, ordering within equal timestamps (events, decisions, ids of same-time
-// arrivals), placement ties (a request on another worker, every other value equal), id/uuid
-// drift and consistent renamings of workers (read off the routing decisions, or the records'
-// own placements when they hold none), wall-clock leakage (also a run duration and its rates
+// arrivals), placement ties (a request on another worker, every other value equal, or one
+// consistent renaming of the workers over the whole run, read off the routing decisions, or
+// the records' own placements when they hold none: workers tied on cost, a cause of its own
+// beside the ids), id/uuid drift, wall-clock leakage (also a run duration and its rates
 // anywhere outside /summary, recognised by rate × duration = a count of the same object),
 // float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
 // change (fields added, removed, renamed, with counts) or a summary computed another way, a
@@ -79,10 +80,10 @@
 // first differing decision lead, the cascade that follows from them next, and the two are one
 // share; decisions that differ with nothing following from them are ties, no cascade;
 // identities renamed and layouts beside a cause of the history, a cascade or ties, after
-// it), and what no
-// signature explains is listed as
-// "unclassified". A decision taken at another instant in each run is no flip at that instant:
-// the values moved by then are its cause.
+// it), and what no signature explains is listed as "unclassified" (when neither input holds
+// a per-request record, a release's summary alone, as run-level aggregates that nothing per
+// request is there to attribute). A decision taken at another instant in each run is no
+// flip at that instant: the values moved by then are its cause.
 //
 // # Exception records
 //

@@ -22,7 +22,7 @@
 //	                     the same worker sees less overlap (reports carry no parent links)
 //	id-drift             request uuids renamed by a bijection (random UUIDv4, all or some;
 //	                     an ordinal counter started elsewhere), references following; a pool's
-//	                     workers or the dp ranks relabelled
+//	                     workers or the dp ranks relabelled (truth: tie-order, a placement tie)
 //	wall-clock           epoch readings in a field both runs write; a slowly growing offset on
 //	                     completion times; wall-measured microseconds in queue waits;
 //	                     throughput over a wall duration; a wall value in duration_ms
@@ -49,7 +49,9 @@
 //	                     truth is read off the runs (records paired by arrival and input
 //	                     length, one side's members passed over, the earliest differing
 //	                     history value names the cause: a placement both runs made at that
-//	                     instant a cascade or a tie, a moved time the timing model's)
+//	                     instant a cascade or a tie, a moved time the timing model's; a
+//	                     whole run's workers under other names a tie, the uuids' id-drift
+//	                     beside it a secondary)
 //
 // # Truth
 //

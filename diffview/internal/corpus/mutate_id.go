@@ -10,7 +10,7 @@ import (
 
 // Id drift: the same requests under other names. Request uuids renamed by a bijection (an
 // unseeded UUIDv4, or an ordinal counter that started elsewhere), references following; or
-// the workers (dp ranks) of a pool relabelled consistently.
+// the workers (dp ranks) of a pool relabelled consistently, whose truth is a placement tie.
 
 func idVariants() []variant {
 	id := func(name string, needs func(*base) bool, apply func(*mutation) error) variant {
@@ -23,9 +23,17 @@ func idVariants() []variant {
 			off := 1 + m.rng.IntN(3)
 			return renameRequests(m, 1, func(u string) string { return shiftOrdinal(u, off) })
 		}),
-		id("worker-relabel", func(b *base) bool { return widestPool(b) != "" }, relabelWorkers),
-		id("dp-rank-relabel", nil, relabelDPRanks),
+		// Workers (ranks) under other names are ties among interchangeable placements broken
+		// another way, a cause of their own beside request ids (issue 41): a placement tie.
+		placementTie(id("worker-relabel", func(b *base) bool { return widestPool(b) != "" }, relabelWorkers)),
+		placementTie(id("dp-rank-relabel", nil, relabelDPRanks)),
 	}
+}
+
+// placementTie is v with the diagnosis the truth wants of a relabelling: a placement tie.
+func placementTie(v variant) variant {
+	v.primary = "tie-order"
+	return v
 }
 
 // renameRequests renames a fraction of the requests (all when frac is 1) through name, a

@@ -232,12 +232,19 @@ func (c *mutationCase) readTruth(a, b *reportTree, versions bool) error {
 	c.First = firstOfLeaves(scope, a, b)
 	// Only identities differ when no history value does, or when every one is a placement and
 	// the placements are one renaming of the workers.
+	// Such a renaming is a placement tie (workers tied on cost), a cause of its own beside the
+	// random uuids (issue 41): it leads them and one version's layout, and they are named too.
 	renamed := len(hist) > 0 && places == len(hist) && consistentRenaming(a.Requests(), b.Requests(), rename)
 	switch {
-	case (len(hist) == 0 || renamed) && versions && count(leafLayout) > 0:
+	case renamed:
+		c.Primary = "tie-order" // a whole run on the workers under other names
+		if count(leafIdentity) > 0 {
+			c.Secondary = []string{"id-drift"}
+		}
+	case len(hist) == 0 && versions && count(leafLayout) > 0:
 		c.Primary = "schema-change" // two versions' layouts, the rest identities
-	case renamed || len(hist) == 0 && count(leafIdentity) > 0:
-		c.Primary = "id-drift" // random uuids; a whole run on the workers under other names
+	case len(hist) == 0 && count(leafIdentity) > 0:
+		c.Primary = "id-drift" // random uuids
 	case len(hist) == 0:
 		c.Primary = "float-noise"
 	default:
