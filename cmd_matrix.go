@@ -45,6 +45,11 @@ job ended environmentally (preemption, node failure, time limit, cancel) and kee
 already have a verdict. Writes DIR/matrix.md and DIR/matrix.json. Exit status: 0 every row
 passed, 1 a row failed, 2 a row inconclusive, blocked or unfinished, 3 usage or input error.
 
+With --slurm --stage all, a row that declares [perf] instructions_runs counts its instructions
+in a second exclusive job submitted with the row's (which runs --no-instructions): a campaign of
+their own in DIR/<row>/instructions, on another node when one is free, so the counts add
+nothing to the row's wall time. The row's report states them once they counted its artifacts.
+
 flags:
 `
 
@@ -128,6 +133,11 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	}
 	if *useSlurm {
 		o.Slurm = &matrix.Slurm{}
+		// Instruction counts that end after the row's job: the row's report again, with them.
+		o.RowReport = func(rowDir string) error {
+			_, err := campaignreport.WriteReport(rowDir)
+			return err
+		}
 	} else {
 		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
 			ro, code, ok := parseRunArgs(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out)
@@ -207,6 +217,13 @@ func matrixLine(s matrix.RowStatus) string {
 	parts = append(parts, s.Progress())
 	if v := verdictPhrase(s); v != "" {
 		parts = append(parts, v)
+	}
+	if j := s.InstructionsJob; j != nil && j.JobID != "" {
+		p := fmt.Sprintf("instructions job %s %s", j.JobID, j.JobState)
+		if j.Node != "" {
+			p += " on " + j.Node
+		}
+		parts = append(parts, p)
 	}
 	if s.Blocked != "" {
 		parts = append(parts, s.Blocked)

@@ -18,7 +18,7 @@ func init() {
 }
 
 const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|instructions|all]
-                    [--campaign DIR] [--json] [--watch] [--cpus LIST] [--isolate] [-v]
+                    [--no-instructions] [--campaign DIR] [--json] [--watch] [--cpus LIST] [--isolate] [-v]
 
 Runs the row's campaign without a terminal UI, the same engine the workbench drives. Without a
 row file it runs the built-in default row (--row tiny: the 200-request row for smoke tests).
@@ -37,6 +37,8 @@ recorded summary is printed, no stage starts, and the exit status is 3.
 callgrind ([perf] instructions_runs per arm, default 3): a secondary, deterministic measure
 beside the wall-clock gate that decides nothing; --stage all counts them after the perf stage
 when the row declares instructions_runs. Without valgrind it says so and nothing else changes.
+--no-instructions is --stage all without the instruction counts: kvparity matrix on Slurm
+counts them in a job of their own, on another node, in the campaign DIR/<row>/instructions.
 
 exit status (the overall verdict; --stage determinism and instructions ask for the semantic
 verdict only):
@@ -73,6 +75,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	cpuList := fs.String("cpus", "", "CPUs replays may be pinned to, e.g. 0-3 (default: all this process may use)")
 	verbose := fs.Bool("v", false, "also print every stderr line of the replays")
 	isolate := fs.Bool("isolate", false, "root only: move every other process off the measured CPU during the perf stage (and back after)")
+	noInstr := fs.Bool("no-instructions", false, "--stage all without the instruction counts (kvparity matrix on Slurm counts them in a job of their own)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return o, flagExit(err), false
@@ -89,7 +92,10 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	default:
 		return usageErr("--stage %q: use determinism, perf, instructions or all", *stage)
 	}
-	o = headless.Options{Dir: *dir, Stage: *stage, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate, Diagnose: diagnoseInstability}
+	if *noInstr && *stage == headless.StageInstructions {
+		return usageErr("--no-instructions and --stage instructions exclude each other")
+	}
+	o = headless.Options{Dir: *dir, Stage: *stage, NoInstructions: *noInstr, JSON: *asJSON, Watch: *watch, Verbose: *verbose, IsolateCPU: *isolate, Diagnose: diagnoseInstability}
 	if o.Row, o.RowPath, err = loadRunRow(pos, *builtin); err != nil {
 		return usageErr("%v", err)
 	}

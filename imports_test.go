@@ -122,6 +122,7 @@ var arrowWhy = map[string]string{
 
 	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
 	"engine/bisect -> engine/journal": "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"engine/bisect -> engine/perf":    "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
 	"engine/bisect -> campaignreport": "a probe is judged by the verdicts every surface computes (Assess), exception records included",
 	"engine/bisect -> diffview":       "the exception records copied into every probe are validated first",
 	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",

@@ -64,7 +64,7 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	r.Blocked, r.ExitCode, r.Scope, r.SemanticExitCode = v.Blocked, v.ExitCode, v.Scope, v.SemanticExitCode
 	r.Performance = c.performance(v.Performance)
 	r.Footprint = Footprint{Outcome: v.Footprint, Result: c.perf.Footprint}
-	r.Instructions = c.hist.Instructions()
+	r.Instructions, r.InstructionsFrom, r.InstructionsNote = c.instructions()
 	if r.Profiler, err = engine.LoadInvestigation(c.dir); err != nil {
 		return nil, nil, err
 	}

@@ -290,6 +290,8 @@ func (p *policy) decide(rel string) (remove bool, why string) {
 		return false, "a performance investigation's profile (stage 7): kept with its findings"
 	}
 	switch top {
+	case layout.DirInstructions:
+		return false, "the instruction counts' own campaign (kvparity matrix on Slurm counts them there): left alone; clean it as a campaign of its own (kvparity clean " + layout.DirInstructions + ")"
 	case layout.DirDiffs:
 		return false, "focused diff of a mismatch (stage 4 retains it)"
 	case layout.DirPlots:

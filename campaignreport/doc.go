@@ -24,6 +24,9 @@
 //	semantic.go   the semantic verdict: parity, lifecycle rules, focused diffs, exception records
 //	statements.go skipped or unsupported coverage, stated plainly
 //	build.go      the Report assembled from the folded journal
+//	instructions.go  the instruction counts the report states: the campaign's own, else those of
+//	              the campaign nested in it (DIR/instructions: a Slurm matrix's job of their own)
+//	              when it counted the same artifacts, trace window and frozen row
 //	markdown.go, markdown_sections.go   report.md
 //	mdsafe.go     how a value from outside (row file, exception records, journal, replay output)
 //	              is written into report.md, summary.md and matrix.md: escaped or fenced for where

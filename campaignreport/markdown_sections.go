@@ -3,6 +3,7 @@ package campaignreport
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/perf"
+	"kvparity/internal/layout"
 	"kvparity/report"
 )
 
@@ -381,7 +383,15 @@ func (m *md) instructions(r *Report) {
 	in := r.Instructions
 	if in == nil {
 		m.p("- not counted (`kvparity run --stage instructions`, or `[perf] instructions_runs` for --stage all)")
+		if r.InstructionsNote != "" {
+			m.p("- %s", mdText(r.InstructionsNote))
+		}
 		return
+	}
+	if r.InstructionsFrom != "" {
+		m.p("Counted in a Slurm job of their own, which kvparity matrix submitted beside the row's job (that one ran `--no-instructions`), in the campaign %s (its report: %s); it pinned the same artifacts (SHA-256 and variant of each arm), trace window and frozen row as this campaign.",
+			mdCode(r.InstructionsFrom+"/"), mdCode(path.Join(r.InstructionsFrom, layout.FileReportMD)))
+		m.blank()
 	}
 	m.head("", "runs", "median", "spread (max − min) / median", "counts")
 	for _, a := range []struct {

@@ -11,6 +11,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -54,6 +55,13 @@ type MatrixReportRow struct {
 	Environmental   []string        `json:"environmental,omitempty"`
 	ReportMD        string          `json:"report_md,omitempty"` // relative to the matrix folder
 	ReportJSON      string          `json:"report_json,omitempty"`
+	// Instructions is the row's instruction-count result as its report states it (nil: not
+	// counted), a secondary measure that decides nothing; InstructionsFrom is the folder,
+	// relative to the row's, of the campaign that counted it when not the row's own (the
+	// instruction job of a Slurm matrix); InstructionsJob is that job (nil: the row has none).
+	Instructions     *perf.InstructionResult `json:"instructions"`
+	InstructionsFrom string                  `json:"instructions_from,omitempty"`
+	InstructionsJob  *matrix.InstructionsJob `json:"instructions_job,omitempty"`
 }
 
 // BuildMatrixReport turns the rows' statuses into the report; overall is the matrix's verdict
@@ -69,7 +77,8 @@ func BuildMatrixReport(dir string, rows []matrix.RowStatus, overall verdict.Outc
 		r := MatrixReportRow{Document: verdict.NewDocument(verdict.KindRow, v), Row: s.Row, RowFile: s.RowFile, Stage: s.Stage, Mode: s.Mode, JobID: s.JobID,
 			JobState: s.JobState, Node: s.Node, CPUs: s.CPUs, NUMA: s.NUMASpan, Attempts: s.Attempts,
 			BaselineDigest: armDigest(s, engine.Baseline), CandidateDigest: armDigest(s, engine.Candidate),
-			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental}
+			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental, InstructionsJob: s.InstructionsJob}
+		r.Instructions, r.InstructionsFrom = rowInstructions(s.Dir)
 		for _, f := range []struct {
 			name string
 			dst  *string
@@ -108,8 +117,8 @@ func (rep MatrixReport) markdown() []byte {
 	if !rep.Overall.Verdict.Passes() {
 		fmt.Fprintf(&b, "Why: %s\n\n", mdText(rep.Overall.Reason))
 	}
-	b.WriteString("| row | node | job | CPUs | NUMA | stage | baseline digest | candidate digest | semantic | performance | footprint | overall | report |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| row | node | job | CPUs | NUMA | stage | baseline digest | candidate digest | semantic | performance | footprint | instructions | overall | report |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.Rows {
 		job := r.JobID
 		if r.Mode == "local" {
@@ -122,19 +131,36 @@ func (rep MatrixReport) markdown() []byte {
 		if len(r.Blocked) > 0 {
 			stage += ": " + strings.Join(r.Blocked, "; ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			mdCell(r.Row), mdCell(r.Node), mdCell(job), mdCell(r.CPUs), mdCell(intList(r.NUMA)), mdCell(stage),
 			mdCell(digestCell(r.BaselineDigest, r.Determinism.Baseline.Verdict)), mdCell(digestCell(r.CandidateDigest, r.Determinism.Candidate.Verdict)),
-			r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, r.Overall.Verdict, reportLinks(r))
+			r.Semantic.Verdict, r.Performance.Verdict, r.Footprint.Verdict, mdCell(instructionsCell(r)), r.Overall.Verdict, reportLinks(r))
 	}
 	b.WriteString("\n## Digests\n\n")
 	for _, r := range rep.Rows {
 		fmt.Fprintf(&b, "- %s: baseline %s, candidate %s\n", mdText(r.Row), mdCode(orDash(r.BaselineDigest)), mdCode(orDash(r.CandidateDigest)))
 	}
+	var jobs []string
+	for _, r := range rep.Rows {
+		if j := r.InstructionsJob; j != nil && j.JobID != "" {
+			jobs = append(jobs, fmt.Sprintf("- %s: job %s%s, %s%s, campaign %s", mdText(r.Row), mdText(j.JobID), mdText(onNodeText(j.Node)),
+				j.JobState, jobExit(j.ExitCode), mdCode(filepath.ToSlash(filepath.Join(r.Row, layout.DirInstructions))+"/")))
+		}
+	}
+	if len(jobs) > 0 {
+		b.WriteString("\n## Instruction counts in jobs of their own\n\n")
+		b.WriteString("On Slurm a row that declares `[perf] instructions_runs` counts them in a second exclusive job, beside the row's (which runs `--no-instructions`), in a campaign of their own; the row's report states them when they counted the row's artifacts. A secondary measure: it decides nothing.\n\n")
+		b.WriteString(strings.Join(jobs, "\n") + "\n")
+	}
 	var env []string
 	for _, r := range rep.Rows {
 		for _, e := range r.Environmental {
 			env = append(env, fmt.Sprintf("- %s: %s", mdText(r.Row), mdText(e)))
+		}
+		if j := r.InstructionsJob; j != nil {
+			for _, e := range j.Environmental {
+				env = append(env, fmt.Sprintf("- %s (instruction counts): %s", mdText(r.Row), mdText(e)))
+			}
 		}
 	}
 	if len(env) > 0 {
@@ -143,6 +169,43 @@ func (rep MatrixReport) markdown() []byte {
 		b.WriteString(strings.Join(env, "\n") + "\n")
 	}
 	return b.Bytes()
+}
+
+// instructionsCell is the row's instruction-count ratio with its spread ("explain" above the
+// threshold, "job of its own" when the row's instruction job counted it), the instruction
+// job's state while it has no result, or "not counted".
+func instructionsCell(r MatrixReportRow) string {
+	if in := r.Instructions; in != nil {
+		s := fmt.Sprintf("%.4f ±%.3f%%", in.Ratio, 100*in.Spread)
+		if in.Explain {
+			s += fmt.Sprintf(" explain (> %.2f)", in.Threshold)
+		}
+		if r.InstructionsFrom != "" {
+			s += " (job of its own)"
+		}
+		return s
+	}
+	if j := r.InstructionsJob; j != nil && j.JobID != "" {
+		if !j.JobState.Terminal() {
+			return fmt.Sprintf("counting: job %s %s", j.JobID, j.JobState)
+		}
+		return fmt.Sprintf("not counted (job %s %s%s)", j.JobID, j.JobState, jobExit(j.ExitCode))
+	}
+	return "not counted"
+}
+
+func onNodeText(n string) string {
+	if n == "" {
+		return ""
+	}
+	return " on " + n
+}
+
+func jobExit(code *int) string {
+	if code == nil {
+		return ""
+	}
+	return fmt.Sprintf(", exit %d", *code)
 }
 
 func digestCell(d string, stability verdict.Word) string {

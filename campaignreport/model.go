@@ -59,6 +59,13 @@ type Report struct {
 	// Instructions is the instruction-count instrument's result (nil: not counted): a
 	// secondary, deterministic measure that never enters a verdict.
 	Instructions *perf.InstructionResult `json:"instructions"`
+	// InstructionsFrom is where Instructions was counted when not in this campaign: the folder,
+	// relative to it, of the campaign kvparity matrix on Slurm counts them in, in a job of their
+	// own on another node (instructions.go). "" when counted here or not counted.
+	InstructionsFrom string `json:"instructions_from,omitempty"`
+	// InstructionsNote says why that campaign's counts are not Instructions ("" when there is
+	// no such campaign, or they are).
+	InstructionsNote string `json:"instructions_note,omitempty"`
 	// LoadPreflight is the perf stage's last load preflight in words ("" when none ran): said
 	// with the performance verdict even before the stage has a result.
 	LoadPreflight string `json:"load_preflight,omitempty"`

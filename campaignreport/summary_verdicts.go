@@ -237,7 +237,11 @@ func instructionsLine(r *Report) string {
 	if in.Explain {
 		flag = fmt.Sprintf("**above %.2f: explain the added work**", in.Threshold)
 	}
-	return fmt.Sprintf("instructions (secondary, deterministic; decides nothing): ratio %.4f, spread ±%.3f%%, %s", in.Ratio, 100*in.Spread, flag)
+	line := fmt.Sprintf("instructions (secondary, deterministic; decides nothing): ratio %.4f, spread ±%.3f%%, %s", in.Ratio, 100*in.Spread, flag)
+	if r.InstructionsFrom != "" {
+		line += fmt.Sprintf(" (counted in a job of their own: %s)", mdCode(r.InstructionsFrom+"/"))
+	}
+	return line
 }
 
 // overallLine: which verdicts decided the overall one, and the exit status it gives, said as

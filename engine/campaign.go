@@ -182,8 +182,9 @@ var creationFiles = []string{layout.FileCreating, layout.FileRow, layout.FileHos
 
 // matrixFiles are what the matrix writes into a row's folder before the row's kvparity run
 // creates the campaign there (its jobs, placements, batch script and output): a folder holding
-// only these is the matrix's, not a user's.
-var matrixFiles = []string{layout.FileJobs, layout.FilePlacement, layout.FileJobScript, layout.FileLocalRunOutput}
+// only these is the matrix's, not a user's. layout.DirInstructions is the campaign of the row's
+// instruction counts, whose Slurm job the matrix submits beside the row's (it may start first).
+var matrixFiles = []string{layout.FileJobs, layout.FilePlacement, layout.FileJobScript, layout.FileLocalRunOutput, layout.DirInstructions}
 
 func matrixFile(n string) bool {
 	return slices.Contains(matrixFiles, n) || strings.HasPrefix(n, "slurm-") && strings.HasSuffix(n, ".out")

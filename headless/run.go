@@ -26,13 +26,16 @@ type Options struct {
 	Row     *engine.Row
 	RowPath string // the row file ("" for a built-in row)
 	Dir     string // campaign directory ("" for ./campaigns/<row>-<timestamp>)
-	Stage   string // StageDeterminism, StagePerf or StageAll
+	Stage   string // StageDeterminism, StagePerf, StageInstructions or StageAll
 	JSON    bool
 	Watch   bool
 	Verbose bool
 	CPUs    []int
 	// IsolateCPU moves the machine's other processes off the measured CPU during the perf stage.
 	IsolateCPU bool
+	// NoInstructions: StageAll without the instruction counts, even when the row declares
+	// instructions_runs (kvparity matrix on Slurm counts them in a job of their own).
+	NoInstructions bool
 	// Diagnose names the likely entropy source of two differing reports of one revision
 	// (engine.Options.Diagnose: the command passes diffview's diagnosis).
 	Diagnose func(a, b string) (string, error)
@@ -60,7 +63,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		// A cleaned campaign: say so once, print what it recorded, and exit as an input error
 		// (nothing was run, so its recorded verdict is not this invocation's).
 		fmt.Fprintf(stderr, "kvparity run: %s: nothing was run; 'kvparity report %s' reprints its report\n", info.ReadOnly, info.Dir)
-	} else if runStages(ctx, c, o.Stage, stderr) == nil && o.Watch {
+	} else if runStages(ctx, c, o.Stage, o.NoInstructions, stderr) == nil && o.Watch {
 		if err := c.SetWatch(true); err != nil {
 			fmt.Fprintln(stderr, "kvparity run: watch:", err)
 		} else {
@@ -92,7 +95,8 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 var errInterrupted = errors.New("interrupted")
 
 // runStages runs the asked stages one after the other; errInterrupted when interrupted.
-func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.Writer) error {
+// noInstructions leaves the instruction counts out of StageAll.
+func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstructions bool, stderr io.Writer) error {
 	wait := func() error {
 		if err := c.WaitContext(ctx); err != nil {
 			fmt.Fprintf(stderr, "kvparity run: interrupted (%v); the stage was stopped (finished runs are kept)\n", err)
@@ -130,8 +134,9 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, stderr io.
 		}
 	}
 	// The instruction counts run after the performance stage has collected its samples, never
-	// beside it: --stage all counts them when the row declares instructions_runs.
-	if stage == StageInstructions || (stage == StageAll && c.Row().Perf.InstructionsRuns > 0) {
+	// beside it: --stage all counts them when the row declares instructions_runs (unless they
+	// are counted elsewhere: kvparity matrix on Slurm submits a job of their own).
+	if stage == StageInstructions || (stage == StageAll && c.Row().Perf.InstructionsRuns > 0 && !noInstructions) {
 		if err := c.StartInstructions(0); err != nil {
 			fmt.Fprintln(stderr, "kvparity run: instructions:", err)
 			return nil

@@ -49,6 +49,11 @@ type Options struct {
 	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
 	// returns. Nil: no report.
 	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
+	// RowReport writes a row's campaign report from its campaign directory (main passes
+	// campaignreport's writer, which the jobs run as `kvparity report`). It is called when a
+	// row's instruction counts, counted in a Slurm job of their own (instructions.go), ended
+	// after the row's job: the report that job wrote does not have them. Nil: not rewritten.
+	RowReport func(rowDir string) error
 	// buildCache is where rows' source arms are built, once, before any job (sources.go):
 	// on a filesystem every node sees, for Slurm. "" is build.DefaultCache().
 	buildCache string
@@ -82,6 +87,9 @@ type matrixRow struct {
 	jobs    []JobRecord
 	resubs  int  // automatic resubmissions made
 	running bool // a job is active (slurm) or the local run is in progress
+	// instr is the row's instruction counts in a Slurm job of their own (instructions.go); nil
+	// when the row's own run counts them (locally) or nothing counts them.
+	instr *instrJob
 
 	semanticOnly bool                                   // Options.SemanticOnly
 	assess       func(string) (verdict.Verdicts, error) // Options.Assess
@@ -165,6 +173,9 @@ func newMatrix(o Options) (*matrix, error) {
 			mode = "slurm"
 		}
 		r.fold = newRowFold(RowStatus{Row: row.Name, RowFile: abs, Dir: r.dir, Mode: mode}, row)
+		if countsApart(o, row) {
+			r.instr = &instrJob{dir: filepath.Join(r.dir, layout.DirInstructions)}
+		}
 		m.rows = append(m.rows, r)
 	}
 	return m, nil
@@ -193,6 +204,11 @@ func (m *matrix) run(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("matrix: %w", err)
 		}
 		r.jobs = jobs
+		if r.instr != nil {
+			if r.instr.jobs, err = ReadJobs(r.instr.dir); err != nil {
+				return nil, fmt.Errorf("matrix: %w", err)
+			}
+		}
 		dirs = append(dirs, r.dir)
 	}
 	if m.o.Slurm != nil {
@@ -291,6 +307,9 @@ func (m *matrix) refresh() {
 		if r.applyJobs() {
 			changed = true
 		}
+		if r.applyInstr() {
+			changed = true
+		}
 	}
 	if changed && m.o.OnUpdate != nil {
 		m.o.OnUpdate(m.statuses())
@@ -347,6 +366,7 @@ func (r *matrixRow) status() RowStatus {
 			s.Stage, s.Blocked = RowStageBlocked, "kvparity run refused the row (exit 3): see "+r.outputName(*last)
 		}
 	}
+	s.InstructionsJob = r.instrStatus()
 	// A run that ended with a verdict wrote its report, a run whose stage blocked too (exit 2):
 	// the row's verdicts are that report's, so the matrix says what report.json says.
 	if last != nil && last.Verdict() {
@@ -453,15 +473,7 @@ func (r *matrixRow) appendJob(j JobRecord) error {
 // endJob records how the row's last attempt ended (jobs.json and the row's journal), with the
 // placement the attempt recorded, so the journal holds every job's id, node, CPUs and NUMA.
 func (m *matrix) endJob(r *matrixRow, j JobRecord) {
-	if ps, err := ReadPlacements(r.dir); err == nil && j.Placement == nil && j.Mode == "slurm" {
-		for i := len(ps) - 1; i >= 0; i-- {
-			if ps[i].JobID == j.JobID && ps[i].Mode == "slurm" {
-				p := ps[i]
-				j.Placement = &p
-				break
-			}
-		}
-	}
+	j = withPlacement(r.dir, j)
 	r.jobs[len(r.jobs)-1] = j
 	if err := writeJobs(r.dir, r.jobs); err != nil {
 		m.logf("%s: %v", r.row.Name, err)

@@ -20,6 +20,8 @@ type jobScript struct {
 	// BuildCache is the build cache the matrix built the rows' source arms into: the job's
 	// kvparity reads its builds from there (KVPARITY_BUILD_CACHE) instead of compiling.
 	BuildCache string
+	// Note is a comment saying what the job is, when it is not the row's own job ("" none).
+	Note string
 }
 
 // render writes the script. Rows never share a node (--exclusive, --nodes=1), so a row's
@@ -43,6 +45,9 @@ func (j jobScript) render() []byte {
 		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", j.Partition)
 	}
 	b.WriteString("# Written by kvparity matrix. Resubmitting it resumes the row from its journal.\n")
+	if j.Note != "" {
+		fmt.Fprintf(&b, "# %s\n", j.Note)
+	}
 	if j.BuildCache != "" {
 		fmt.Fprintf(&b, "KVPARITY_BUILD_CACHE=%s\nexport KVPARITY_BUILD_CACHE\n", shellQuote(j.BuildCache))
 	}

@@ -50,7 +50,24 @@ type RowStatus struct {
 	// Environmental ends of the row's jobs (preemption, node failure, time limit, cancel).
 	Environmental []string `json:"environmental,omitempty"`
 
+	// InstructionsJob is the row's instruction counts in a Slurm job of their own (nil when the
+	// row's own run counts them, or nothing does): a campaign of their own in DIR/ROW/instructions.
+	InstructionsJob *InstructionsJob `json:"instructions_job,omitempty"`
+
 	Updated time.Time `json:"updated"`
+}
+
+// An InstructionsJob is a row's instruction-count job on Slurm: where its campaign is, its
+// last job and how its jobs ended. The counts themselves are read from that campaign by the
+// reports (the row's, the matrix's).
+type InstructionsJob struct {
+	Dir           string   `json:"dir"` // DIR/ROW/instructions: its campaign and its job's folder
+	JobID         string   `json:"job_id,omitempty"`
+	JobState      JobState `json:"job_state,omitempty"`
+	Node          string   `json:"node,omitempty"`
+	Attempts      int      `json:"attempts"`
+	ExitCode      *int     `json:"exit_code,omitempty"` // kvparity run --stage instructions' exit status
+	Environmental []string `json:"environmental,omitempty"`
 }
 
 // A RowStage is where a row is, as the matrix shows it.

@@ -63,4 +63,8 @@ const (
 	FilePlacement      = "placement.json" // where each job of the row ran
 	FileJobScript      = "job.sh"         // the row's batch script: sbatch it by hand to resume
 	FileLocalRunOutput = "run.out"        // kvparity run's output for a row run locally
+	// DirInstructions is the campaign of a row's instruction counts when kvparity matrix counts
+	// them in a Slurm job of their own (DIR/<row>/instructions/): a campaign folder, and a matrix
+	// row folder for that job (its job.sh, jobs.json, placement.json, slurm-<id>.out).
+	DirInstructions = "instructions"
 )

@@ -11,7 +11,7 @@ func TestNamesAreDistinctRelativePaths(t *testing.T) {
 	folders := map[string][]string{
 		"campaign or matrix row": {FileRow, FileHost, FileArtifacts, FileJournal, FileSchedule, FileTraceSums, FileWindow,
 			FileExceptions, FileReportMD, FileReportJSON, FileSummaryMD, FileLock, DirRuns, DirArtifacts, DirPatch, DirPerf, DirDiffs, DirPlots,
-			FileJobs, FilePlacement, FileJobScript, FileLocalRunOutput},
+			FileJobs, FilePlacement, FileJobScript, FileLocalRunOutput, DirInstructions},
 		"matrix": {FileMatrixMD, FileMatrixJSON, FileMatrixLock, MatrixBinary},
 		"run":    {FileRunEvidence, FileRunMetrics},
 	}
