@@ -379,12 +379,17 @@ func (m Model) instructionParts() []string {
 	case in.Result == nil:
 		return nil
 	}
+	// Small parts, so a narrow pane wraps between them and never cuts "explain".
 	r := in.Result
-	ratio := fmt.Sprintf("instructions ×%.4f ±%.3f%%", r.Ratio, 100*r.Spread)
+	parts := []string{fmt.Sprintf("instructions ×%.4f", r.Ratio), fmt.Sprintf("±%.3f%%", 100*r.Spread)}
 	if r.Explain {
-		ratio = st.Warn.Render(ratio + fmt.Sprintf(" > %.2f: explain", r.Threshold))
+		parts = append(parts, fmt.Sprintf("> %.2f: explain", r.Threshold))
+		for i := range parts {
+			parts[i] = st.Warn.Render(parts[i])
+		}
 	}
-	return []string{ratio, st.Faint.Render(fmt.Sprintf("(secondary, deterministic; %d+%d runs; decides nothing)", len(r.Baseline.Counts), len(r.Candidate.Counts)))}
+	return append(parts, st.Faint.Render("(secondary,"), st.Faint.Render("deterministic;"),
+		st.Faint.Render(fmt.Sprintf("%d+%d runs;", len(r.Baseline.Counts), len(r.Candidate.Counts))), st.Faint.Render("decides nothing)"))
 }
 
 // workPart says whether the timed samples did the work the digest verified: their work
