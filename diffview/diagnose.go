@@ -20,7 +20,11 @@ type Signature struct {
 	// signature names). Explains may exceed its length where two lenses merged into one
 	// signature counted a pointer each. Not in JSON: a report keeps counts.
 	Changes []int `json:"-"`
-	Of      int   `json:"of"` // total differing pointers (held ones, when Held)
+	// Patterns, when the lens knows them, are the pointer patterns of one exception record
+	// that covers exactly Changes (a version change: its key sets, "{a,b}"); else empty, and
+	// Diff.PatternsOf(Changes) drafts field patterns, which may count other pointers too.
+	Patterns []string `json:"-"`
+	Of       int      `json:"of"` // total differing pointers (held ones, when Held)
 	// Held says Of counts the changes a truncated diff holds in detail, not every differing
 	// pointer: the lenses read those.
 	Held    bool    `json:"held,omitempty"`
@@ -40,6 +44,7 @@ type SignatureCode string
 
 const (
 	SigConfig            SignatureCode = "configuration"
+	SigVersion           SignatureCode = "version-change"
 	SigSchema            SignatureCode = "schema-change"
 	SigNumberSpelling    SignatureCode = "number-spelling"
 	SigChildBeforeParent SignatureCode = "child-before-parent"
@@ -67,7 +72,7 @@ func diagnose(d *Diff) []Signature {
 	}
 	var out []Signature
 	for _, det := range []func(*Diff) *Signature{
-		detectConfig, detectSchemaChange, detectConfigLayout, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation, detectPlacementTie,
+		detectConfig, detectVersionChange, detectSchemaChange, detectConfigLayout, detectNumberSpelling, detectChildBeforeParent, detectIndexLoss, detectTieOrder, detectTieDecisions, detectArrivalPermutation, detectPlacementTie,
 		detectIDDrift, detectWorkerRelabel, detectWallClock, detectRunLevelClock, detectWallDurations, detectWallRates, detectFloatNoise, detectQuantum, detectCascade,
 	} {
 		s := det(d)
@@ -142,7 +147,7 @@ func unexplained(d *Diff, out []Signature) *Signature {
 	for _, s := range out {
 		sum, config = sum+s.Explains, config || s.Code == SigConfig
 		switch {
-		case s.Code == SigSchema:
+		case s.Code == SigSchema || s.Code == SigVersion:
 			layout += s.Explains
 			continue
 		case s.leads:
@@ -225,6 +230,9 @@ func unattributedAggregates(d *Diff, out []Signature) *Signature {
 // one side lacks, laid out anew with every moved setting's value kept, is no setting that
 // differs: detectConfigLayout names it.
 func detectConfig(d *Diff) *Signature {
+	if v := d.versionLayout(); v != nil {
+		return v.configuration(d)
+	}
 	var settings, oneSided []string // the metadata pointers: present on both sides, on one
 	var meta []int                  // and their changes
 	for i, c := range d.Changes {
@@ -308,10 +316,11 @@ func rankSignatures(out []Signature) {
 			return 1
 		case s.consequence && hasLead: // and what follows from it, next
 			return 2
-		case (s.Code == SigIDDrift || s.Code == SigSchema) && history:
+		case (s.Code == SigIDDrift || s.Code == SigSchema || s.Code == SigVersion) && history:
 			// Identities renamed and layouts changed beside the history's own cause (a
 			// cascade with no earlier cause, placement ties; random ids drawn anew each run,
-			// one version's fields): that cause says what happened, names and layout follow.
+			// one version's fields, a release line's report layout): that cause says what
+			// happened, names and layout follow.
 			return 4
 		case s.consequence && caused:
 			return 5

@@ -20,9 +20,10 @@ import (
 
 // A metaLeaf is one scalar (or array) under a metadata member one side lacks.
 type metaLeaf struct {
-	ptr string   // its pointer
-	seg []string // its path, for the moved test
-	raw string
+	ptr    string   // its pointer
+	seg    []string // its path, for the moved test
+	raw    string
+	change int // the index into Diff.Changes of the one-sided member it is under (versions.go)
 }
 
 // A movedSetting is a metadata leaf found under another path on the other side.
@@ -90,6 +91,29 @@ func configLayoutOf(d *Diff) configLayout {
 			lb = metaLeaves(d.docB, c.Pointer, ti, lb)
 		}
 	}
+	usedB := make([]bool, len(lb))
+	usedA := make([]bool, len(la))
+	for _, m := range movedLeaves(la, lb) {
+		usedA[m[0]], usedB[m[1]] = true, true
+		lay.moved = append(lay.moved, movedSetting{la[m[0]], lb[m[1]]})
+	}
+	for i, l := range la {
+		if !usedA[i] {
+			lay.onlyA = append(lay.onlyA, l)
+		}
+	}
+	for j, l := range lb {
+		if !usedB[j] {
+			lay.onlyB = append(lay.onlyB, l)
+		}
+	}
+	return lay
+}
+
+// movedLeaves pairs leaves of A (la) with leaves of B (lb) that moved: a leaf of A pairs with
+// the one leaf of B it moved to (and that one's only candidate is it). The pairs are index
+// pairs, in la's order.
+func movedLeaves(la, lb []metaLeaf) [][2]int {
 	byKey := func(ls []metaLeaf) map[string][]int {
 		m := map[string][]int{}
 		for i, l := range ls {
@@ -111,23 +135,14 @@ func configLayoutOf(d *Diff) configLayout {
 		}
 		return at
 	}
-	usedB := make([]bool, len(lb))
+	var out [][2]int
 	for i, l := range la {
 		k := l.seg[len(l.seg)-1]
-		j := pairOf(l, kb[k], lb)
-		if j < 0 || pairOf(lb[j], ka[k], la) != i {
-			lay.onlyA = append(lay.onlyA, l)
-			continue
-		}
-		usedB[j] = true
-		lay.moved = append(lay.moved, movedSetting{l, lb[j]})
-	}
-	for j, l := range lb {
-		if !usedB[j] {
-			lay.onlyB = append(lay.onlyB, l)
+		if j := pairOf(l, kb[k], lb); j >= 0 && pairOf(lb[j], ka[k], la) == i {
+			out = append(out, [2]int{i, j})
 		}
 	}
-	return lay
+	return out
 }
 
 // differing lists the moved settings whose values differ: configuration that differs.
@@ -183,15 +198,28 @@ func (lay *configLayout) signature() *Signature {
 // setting both carry with another value, or one that moved and changed, is configuration:
 // detectConfig).
 func detectConfigLayout(d *Diff) *Signature {
-	if !d.configSchemaOnly() {
+	if d.versionLayout() != nil || !d.configSchemaOnly() { // two release lines: detectVersionChange
 		return nil
 	}
 	return d.configLayout().signature()
 }
 
 // configSchemaOnly says the metadata differs only in its layout: members one side lacks,
-// every moved setting's value kept, no setting both carry with another value.
+// every moved setting's value kept, no setting both carry with another value (between two
+// release lines: every metadata pointer is the version change's).
 func (d *Diff) configSchemaOnly() bool {
+	if v := d.versionLayout(); v != nil { // two release lines: the version claims every member
+		n := 0
+		for i := range d.Changes {
+			if p := d.Changes[i].Pointer; p == "/metadata" || strings.HasPrefix(p, "/metadata/") {
+				if !v.claimed[i] {
+					return false
+				}
+				n++
+			}
+		}
+		return n > 0
+	}
 	if lay := d.configLayout(); lay.pointers == 0 || !lay.schemaOnly() {
 		return false
 	}

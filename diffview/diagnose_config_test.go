@@ -41,7 +41,10 @@ func releasePairDiff(t *testing.T, editB func(string) string) *Diff {
 
 // Mode 5 on the real row: the metadata differs only in its layout, so it is no cause; the
 // first divergence is request 1's first token, before any decision differs, and the timing
-// model's change leads, the cascade it causes next; nothing is left unclassified.
+// model's change leads, the cascade it causes next; nothing is left unclassified. The layout
+// is the two release lines' (issue 41 item 2): the version change, with the field map that
+// pairs the settings 1.6.x moved into engine and dynamo or renamed (versions_test.go has the
+// pair with every section).
 func TestRealRowTimingChangeLeadsTheLayout(t *testing.T) {
 	d := releasePairDiff(t, nil)
 	if d.First == nil || d.First.Pointer != "/per_request/0/first_token_ms" {
@@ -60,9 +63,12 @@ func TestRealRowTimingChangeLeadsTheLayout(t *testing.T) {
 	if s := signature(d, SigUnclassified); s != nil {
 		t.Fatalf("unclassified: %v", s)
 	}
-	s := signature(d, SigSchema)
-	if s == nil || s.Explains != 45 || !strings.HasPrefix(s.Label, "configuration laid out another way (24 setting(s) moved, 25 only in A, 21 only in B") ||
-		!strings.Contains(evidence(*s), "/metadata/engine_config/aggregated/aic_mtp_seed → /metadata/engine_config/aggregated/engine/aic_mtp_seed (42)") {
+	if s := signature(d, SigSchema); s != nil {
+		t.Fatalf("the version's layout read as a schema change of unknown versions: %v", s)
+	}
+	s := signature(d, SigVersion)
+	if s == nil || s.Explains != 45 || !strings.HasPrefix(s.Label, "report version changed: 1.5.x → 1.6.x (7 field(s) renamed, 24 moved, 8 only in 1.6.x, 2 only in 1.5.x") ||
+		!strings.Contains(evidence(*s), "16 into engine_config/<role>/engine (aic_mtp_seed, ") {
 		t.Fatalf("layout: %v", s)
 	}
 	if ev := evidence(*signature(d, SigCascade)); !strings.Contains(ev, "45 metadata member(s) differ before virtual time 0: the configuration laid out another way") {
@@ -108,5 +114,33 @@ func TestMovedSettingPaths(t *testing.T) {
 		if got := moved(a, b); got != c.want {
 			t.Errorf("moved(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// Reports of no known release line (the same pair with its schema_version unknown) are read by
+// the generic layout lens as before: settings moved with their keys kept, the renamed ones
+// only in A and only in B, no setting differing.
+func TestUnknownVersionsKeepTheGenericLayout(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(releasePair, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(strings.Replace(string(b), `"schema_version":"dynamo.offline-replay.v1"`, `"schema_version":"unknown"`, 1))
+	}
+	d, err := DiffBytes("baseline.jsonl", read("baseline.jsonl"), "candidate.jsonl", read("candidate.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signature(d, SigVersion) != nil || signature(d, SigUnclassified) != nil {
+		t.Fatalf("diagnosis %v", d.Diagnosis)
+	}
+	s := signature(d, SigSchema)
+	if s == nil || s.Explains != 45 || !strings.HasPrefix(s.Label, "configuration laid out another way (24 setting(s) moved, 25 only in A, 21 only in B") ||
+		!strings.Contains(evidence(*s), "/metadata/engine_config/aggregated/aic_mtp_seed → /metadata/engine_config/aggregated/engine/aic_mtp_seed (42)") {
+		t.Fatalf("layout: %v", s)
+	}
+	if ev := evidence(*signature(d, SigCascade)); !strings.Contains(ev, "45 metadata member(s) differ before virtual time 0: the configuration laid out another way, no setting differs (see the schema-change signature)") {
+		t.Fatalf("cascade: %s", ev)
 	}
 }

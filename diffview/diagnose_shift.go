@@ -341,6 +341,9 @@ func detectCascade(d *Diff) *Signature {
 			config++ // a differing setting is a cause, not a history event before the flip
 			continue
 		}
+		if d.claimedByVersion(i) {
+			continue // a member one release line writes: the layout, no history event
+		}
 		if ok && t < ft {
 			// A renamed request's identity and one version's extra fields precede nothing:
 			// they do not make the flip a consequence.
@@ -376,6 +379,8 @@ func detectCascade(d *Diff) *Signature {
 		ev = append(ev, fmt.Sprintf("the decision itself was taken at t=%s ms in A and t=%s ms in B: the request reached it otherwise timed, so the flip follows a moved time", fmtMs(movedA), fmtMs(movedB)))
 	}
 	switch {
+	case config > 0 && d.configSchemaOnly() && d.versionLayout() != nil:
+		ev = append(ev, fmt.Sprintf("%d metadata member(s) differ before virtual time 0: the configuration laid out another way, no setting differs (the report version changed: see the version-change signature)", config))
 	case config > 0 && d.configSchemaOnly():
 		ev = append(ev, fmt.Sprintf("%d metadata member(s) differ before virtual time 0: the configuration laid out another way, no setting differs (see the schema-change signature)", config))
 	case config > 0:

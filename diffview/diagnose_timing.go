@@ -33,9 +33,10 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		return nil
 	case cascade != nil:
 		flipAt = cascade.flipAt
-	case d.schema.empty():
+	case d.schema.empty() && d.versionLayout() == nil:
 		// With no decision differing, moved values are any logic change: they read as the
-		// timing model's only between two versions (their record schemas differ).
+		// timing model's only between two versions (their record schemas differ, or their
+		// reports are of two release lines).
 		return nil
 	default:
 		flips := newFlipTest(d)
@@ -91,7 +92,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 			"no decision differs before them: the same requests on the same workers were timed otherwise (the engine's timing model changed), and the cascade of differing decisions follows from it")
 	} else {
 		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", n, countList(fields)),
-			"the records' schemas differ, so the runs are of two versions: the same requests on the same workers were timed otherwise (the engine's timing model changed), the run-level values follow")
+			"the records' schemas or the reports' release lines differ, so the runs are of two versions: the same requests on the same workers were timed otherwise (the engine's timing model changed), the run-level values follow")
 	}
 	label := "timings moved before any decision differed"
 	if cascade == nil {
@@ -111,7 +112,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 func summaryDerivation(d *Diff, out []Signature) *Signature {
 	for _, s := range out {
 		switch s.Code {
-		case SigIDDrift, SigSchema, SigFloatNoise, SigNumberSpelling:
+		case SigIDDrift, SigSchema, SigVersion, SigFloatNoise, SigNumberSpelling:
 		default:
 			if !s.placement {
 				return nil

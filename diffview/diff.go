@@ -82,8 +82,10 @@ type Diff struct {
 	placements    []decision
 	placementsSet bool
 	fieldPats     patternCache
-	schema        *recordSchema // members one side's records carry and the other's do not
-	layout        *configLayout // the metadata's one-sided members (configLayout), made on first use
+	schema        *recordSchema  // members one side's records carry and the other's do not
+	layout        *configLayout  // the metadata's one-sided members (configLayout), made on first use
+	version       *versionLayout // the version change between two release lines (versions.go)
+	versionDone   bool
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
 }

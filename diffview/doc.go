@@ -10,10 +10,11 @@
 //
 // # Diff
 //
-// DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1) with the one
-// JSON scanner (internal/jsonscan): one validating pass builds each line's tape, number
-// literals stay verbatim ("4.0" and "4" differ, as in the canonical bytes; the diagnosis calls
-// that number spelling), byte-equal subtrees are skipped, objects are compared by key (a
+// DiffFiles reads two canonical report lines (schema dynamo.offline-replay.v1, or a Dynamo
+// 1.4.x line, which names none) with the one JSON scanner (internal/jsonscan): one
+// validating pass builds each line's tape, number literals stay verbatim ("4.0" and "4"
+// differ, as in the canonical bytes; the diagnosis calls that number spelling), byte-equal
+// subtrees are skipped, objects are compared by key (a
 // report that is not canonical is still compared, with a note), and the canonical profile's
 // excluded pointers are not compared but listed when they differ (Diff.Excluded). Ordered
 // arrays are compared by position, or, when their lengths differ, along an alignment of their
@@ -70,10 +71,13 @@
 // anywhere outside /summary, recognised by rate × duration = a count of the same object),
 // float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
 // change (fields added, removed, renamed, with counts) or a summary computed another way, a
-// configuration laid out another way (metadata members one side lacks, settings moved into or
-// out of sub-objects with their values kept, none that both carry differing: two versions'
-// layouts, not a setting, so not the cause), and values that moved before the first
-// differing decision (the timing model's; between two versions also when no decision
+// report version change (A and B of two known release lines, versions.go: the field map
+// between their canonical report shapes applied, named with the map, the members only one
+// line writes and the exception record that covers exactly them), a configuration laid out
+// another way when the versions are not known (metadata members one side lacks, settings
+// moved into or out of sub-objects with their values kept, none that both carry differing:
+// two versions' layouts, not a setting, so not the cause), and values that moved before the
+// first differing decision (the timing model's; between two versions also when no decision
 // differs). Each signature carries its evidence and the share of the differences it
 // explains; they are ranked by that share (a differing configuration first; a cascade whose
 // flip has an earlier difference after the cause found for it; the values moved before the
@@ -93,6 +97,7 @@
 //
 //	/summary/mean_ttft_ms                exactly that pointer
 //	/summary/*_ttft_ms                   "*", "?" and "[...]" glob within one segment (path.Match)
+//	/metadata/execution/{aic_x,ais_x}    "{a,b}" a key set within one segment (a renaming, both names)
 //	/per_request/*/routing_history/**    "**" as a whole segment spans zero or more segments
 //	/coverage/pressure/**                everything under the pressure evidence
 //

@@ -214,14 +214,18 @@ func isUUID(s string) bool {
 	return true
 }
 
-// escapeGlob makes a literal pointer segment safe inside a pattern (path.Match escapes).
-func escapeGlob(seg string) string {
-	if !strings.ContainsAny(seg, `*?[\`) {
+// escapeGlob makes a literal pointer segment safe inside a pattern (path.Match escapes, and
+// the braces of alternatives).
+func escapeGlob(seg string) string { return escapeChars(seg, `*?[\{}`) }
+
+// escapeChars puts a backslash before each of seg's bytes in special.
+func escapeChars(seg, special string) string {
+	if !strings.ContainsAny(seg, special) {
 		return seg
 	}
 	var b strings.Builder
 	for i := 0; i < len(seg); i++ {
-		if strings.IndexByte(`*?[\`, seg[i]) >= 0 {
+		if strings.IndexByte(special, seg[i]) >= 0 {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(seg[i])
