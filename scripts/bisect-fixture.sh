@@ -19,9 +19,9 @@
 # Prints the bisect's text, the number of builds, the time of each step and the whole run.
 #
 # JUDGE=instructions bisects with the instruction judge (one callgrind count per arm, needs
-# valgrind): c6 is then a slowdown instead of the tie-break, extra work in the router's cost loop
-# (`let cost = candidate.cost;` -> `... + black_box(fold over 0..6000) * 0.0`: outputs unchanged),
-# and the bisect must name it. LOAD="stress-ng --cpu 2" runs that command beside the bisect
+# valgrind): c6 is then a slowdown instead of the tie-break, extra work in the router's cost loops
+# (`let cost = get_candidate_score(worker);` -> `... + black_box(fold over 0..6000) * 0.0`:
+# outputs unchanged), and the bisect must name it. LOAD="stress-ng --cpu 2" runs that command beside the bisect
 # (killed at the end): the instruction judge must name the same commit on a loaded machine.
 #
 # VIEW=1 runs the bisect under its view (kvparity bisect --view) in a detached tmux session
@@ -72,8 +72,12 @@ sed -i '$d' "$router"
 c5="$(commit "kv-router: remove the constant that did not compile")"
 judge="${JUDGE:-semantic}"
 if [[ "$judge" == instructions ]]; then
-	grep -q 'let cost = candidate.cost;' "$selector" || { echo "bisect-fixture: $selector has no 'let cost = candidate.cost;'" >&2; exit 1; }
-	sed -i 's/let cost = candidate.cost;/let cost = candidate.cost + std::hint::black_box((0..6000u64).fold(0u64, |a, b| a ^ std::hint::black_box(b))) as f64 * 0.0;/' "$selector"
+	# The replay-bench build routes through pick_default_worker's seeded loop
+	# (get_candidate_score); the unseeded loop (get_score) gets the same work.
+	grep -q 'let cost = get_candidate_score(worker);' "$selector" || { echo "bisect-fixture: $selector has no 'let cost = get_candidate_score(worker);'" >&2; exit 1; }
+	extra='std::hint::black_box((0..6000u64).fold(0u64, |a, b| a ^ std::hint::black_box(b))) as f64 * 0.0'
+	sed -i -e "s/let cost = get_candidate_score(worker);/let cost = get_candidate_score(worker) + $extra;/" \
+		-e "s/let cost = get_score(worker, config);/let cost = get_score(worker, config) + $extra;/" "$selector"
 	c6="$(commit "kv-router: extra work in the cost loop (a slowdown, outputs unchanged)")"
 else
 	sed -i 's/if cost < best_cost {/if cost <= best_cost {/' "$selector"
