@@ -46,7 +46,7 @@ func TestBisectCommandRefusesWhatItCannotBisect(t *testing.T) {
 		says string
 	}{
 		{[]string{gitRow, "--good", "HEAD"}, "usage: kvparity bisect"},
-		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD", "--judge", "speed"}, `--judge "speed": use semantic, determinism or perf`},
+		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD", "--judge", "speed"}, `--judge "speed": use semantic, determinism, perf or instructions`},
 		{[]string{crateRow, "--good", "HEAD", "--bad", "HEAD"}, `bisect needs a candidate source = "git:PATH@REF"`},
 		{[]string{gitRow, "--good", "nosuchref", "--bad", "HEAD"}, "--good: " + repo + " has no commit nosuchref"},
 		{[]string{gitRow, "--good", "HEAD", "--bad", "HEAD"}, "has no commit after --good"},

@@ -120,9 +120,13 @@ func TestRealDynamoRow(t *testing.T) {
 	}
 	// The perf gate ran on the timing extension's replay_execution_ms (not a proxy).
 	p := doc.Perf
-	// A stage BLOCKED with every pair invalidated measured the machine's load, not the row: the
+	// A stage BLOCKED by environmental invalidations (a pair invalidated ten times in a row on a
+	// loaded machine: no result is written then) measured the machine's load, not the row: the
 	// rest is checked, then the test skips saying what the load preflight saw (see the end).
-	loadBlocked := p != nil && len(p.Pairs) == 0 && len(p.Invalidations) > 0 && doc.Performance.Verdict == verdict.Blocked
+	loadBlocked := doc.Performance.Verdict == verdict.Blocked && strings.Contains(doc.Performance.Reason, "by environmental conditions")
+	if loadBlocked && p == nil {
+		p = &engine.PerfResult{TimingField: "replay_execution_ms"} // nothing timed to check
+	}
 	if p == nil || p.TimingField != "replay_execution_ms" || p.TimingProxy || (len(p.Pairs) == 0 && !loadBlocked) {
 		t.Fatalf("perf result %+v; performance %s: %s\nstderr:\n%s", p, doc.Performance.Verdict, doc.Performance.Reason, e2e.Tail(errOut, 40))
 	}
@@ -227,6 +231,6 @@ func TestRealDynamoRow(t *testing.T) {
 		}
 	}
 	if loadBlocked {
-		t.Skipf("the perf stage measured no valid pair on this machine (%s: %s); load preflight: %s", doc.Performance.Verdict, doc.Performance.Reason, r.LoadPreflight)
+		t.Skipf("the perf stage was blocked by this machine's load (%s: %s); load preflight: %s", doc.Performance.Verdict, doc.Performance.Reason, r.LoadPreflight)
 	}
 }
