@@ -27,6 +27,9 @@ func (c *campaign) instructions() (res *perf.InstructionResult, from, note strin
 	if res := c.hist.Instructions(); res != nil {
 		return res, "", ""
 	}
+	if why := c.hist.InstructionsFailure(); why != "" {
+		return nil, "", "the last count gave no figure: " + why
+	}
 	rel := layout.DirInstructions
 	dir := filepath.Join(c.dir, rel)
 	if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err != nil {

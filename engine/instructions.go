@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,8 +29,19 @@ const StageInstructions Stage = "instructions"
 const KindInstructions RunKind = "instructions"
 
 // recInstructions records both arms counted (Data: perf.InstructionResult); a counted run's
-// own figure is the Data of its run_end (an InstructionRun).
-const recInstructions RecordType = "instructions_result"
+// own figure is the Data of its run_end (an InstructionRun). recInstructionsFailed records why
+// the instrument could not give a figure (Data: instructionsFailure): a failed counted run, a
+// profile without a count, runs of one arm that did other work. It is no block: the instrument
+// decides nothing, so its failure changes no verdict either; the report and the perf pane say it.
+const (
+	recInstructions       RecordType = "instructions_result"
+	recInstructionsFailed RecordType = "instructions_failed"
+)
+
+type instructionsFailure struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
 
 // DefaultInstructionsRuns is the number of counted runs per arm when a stage is started on a
 // row that declares none.
@@ -50,33 +62,45 @@ type InstructionRun struct {
 }
 
 // InstructionsDone: the instrument counted both arms (Result), or says why it could not
-// (Unavailable: valgrind is not installed; nothing else changes).
+// (Unavailable: valgrind is not installed; Failed: a counted run failed). Neither changes a
+// verdict.
 type InstructionsDone struct {
 	Result      *perf.InstructionResult
 	Unavailable string
+	Failed      string
 }
 
 func (InstructionsDone) event() {}
 
 // instructionsState is the journal's view of the instrument: counted runs and results by key.
 type instructionsState struct {
-	runs    map[string]map[Arm]map[int]*InstructionRun
-	results map[string]*perf.InstructionResult
+	runs     map[string]map[Arm]map[int]*InstructionRun
+	results  map[string]*perf.InstructionResult
+	failures map[string]string // the latest failure per key, cleared by a result
 }
 
 func instructions(h *History) *instructionsState {
 	s := kindState[instructionsState](h, recInstructions)
 	if s.runs == nil {
-		s.runs, s.results = map[string]map[Arm]map[int]*InstructionRun{}, map[string]*perf.InstructionResult{}
+		s.runs, s.results, s.failures = map[string]map[Arm]map[int]*InstructionRun{}, map[string]*perf.InstructionResult{}, map[string]string{}
 	}
 	return s
 }
 
 func init() {
 	defineRecord(recInstructions, func(h *History, r *Record, d *perf.InstructionResult) {
-		instructions(h).results[d.Key] = d
+		s := instructions(h)
+		s.results[d.Key] = d
+		delete(s.failures, d.Key)
 	}, func(c *Campaign, h *History, r *Record, d *perf.InstructionResult) {
 		c.emit(InstructionsDone{Result: d})
+	})
+	defineRecord(recInstructionsFailed, func(h *History, r *Record, d *instructionsFailure) {
+		instructions(h).failures[d.Key] = d.Reason
+	}, func(c *Campaign, h *History, r *Record, d *instructionsFailure) {
+		if h.perfKey() == d.Key && h.Instructions() == nil {
+			c.emit(InstructionsDone{Failed: d.Reason})
+		}
 	})
 	defineRunData(RecRunEnd, []RunKind{KindInstructions}, func(h *History, r *Record, d *InstructionRun) {
 		if d.Error != "" || d.Count == 0 {
@@ -94,6 +118,26 @@ func init() {
 // them).
 func (h *History) Instructions() *perf.InstructionResult {
 	return instructions(h).results[h.perfKey()]
+}
+
+// InstructionsFailure is why the instrument gave no figure for the current artifacts ("" when
+// it gave one, or never failed).
+func (h *History) InstructionsFailure() string {
+	if h.Instructions() != nil {
+		return ""
+	}
+	return instructions(h).failures[h.perfKey()]
+}
+
+// instructionsFailed records and says why the instrument gives no figure; a journal that
+// refuses the record (a full disk) blocks, as for any stage.
+func (c *Campaign) instructionsFailed(key, reason string) {
+	if _, err := c.journal.Append(Record{Type: recInstructionsFailed, Stage: StageInstructions, Data: marshalData(instructionsFailure{Key: key, Reason: reason})}); err != nil {
+		c.block(StageInstructions, err.Error())
+		return
+	}
+	c.emit(LogLine{Run: "instructions", Line: "instructions: not counted: " + reason})
+	c.emit(InstructionsDone{Failed: reason})
 }
 
 // StartInstructions counts both arms' timed regions (or publishes the result already counted
@@ -151,7 +195,12 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 			if cancelled {
 				return true
 			}
-			if err != nil {
+			var failed errCounted
+			if errors.As(err, &failed) {
+				c.instructionsFailed(key, err.Error())
+				return false
+			}
+			if err != nil { // the journal refused a record
 				c.block(StageInstructions, err.Error())
 				return false
 			}
@@ -167,7 +216,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 				first = r
 			} else if r.Work != nil && first.Work != nil {
 				if d, differ := r.Work.FirstDifference(*first.Work); differ {
-					c.block(StageInstructions, fmt.Sprintf("the %s arm's counted runs %d and %d simulated other work (%s): counts of different work are not one figure", arm, first.Index, r.Index, d))
+					c.instructionsFailed(key, fmt.Sprintf("the %s arm's counted runs %d and %d simulated other work (%s): counts of different work are not one figure", arm, first.Index, r.Index, d))
 					return false
 				}
 			}
@@ -192,8 +241,12 @@ func (c *Campaign) region(arm Arm) perf.Region {
 	return perf.RegionExtension
 }
 
-// countRun runs arm's replay once under callgrind and records its count. err is a failure that
-// blocks the stage (the run failed, or its profile has no count).
+// errCounted is a counted run that gave no count (it failed, or its profile has none): the
+// instrument's failure, which changes no verdict.
+type errCounted struct{ error }
+
+// countRun runs arm's replay once under callgrind and records its count. err is an errCounted
+// when the run gave no count, else the journal's refusal.
 func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, arm Arm, index, cpu int) (cancelled bool, err error) {
 	attempt := 1
 	for _, r := range c.history().runs { // attempts of this counted run (a killed kvparity's too)
@@ -262,7 +315,7 @@ func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, a
 		return false, err
 	}
 	if ir.Error != "" {
-		return false, fmt.Errorf("%s (%s): %s", id, arm, ir.Error)
+		return false, errCounted{fmt.Errorf("%s (%s): %s", id, arm, ir.Error)}
 	}
 	c.emit(LogLine{Run: id, Line: fmt.Sprintf("%s: %d instructions in the timed region (%.1f s under %s)", arm, ir.Count, time.Since(started).Seconds(), vg.Version)})
 	return false, nil

@@ -133,21 +133,50 @@ func TestInstructionStageWithoutValgrind(t *testing.T) {
 	}
 }
 
-// A counted run that fails, or whose profile has no count, blocks the stage naming the run.
-func TestInstructionStageBlocksOnAnEmptyCount(t *testing.T) {
+// A counted run whose profile has no count gives no figure: the failure names the run, is
+// recorded (and said again on reopen), and blocks nothing: the instrument decides nothing.
+func TestInstructionStageFailureNamesTheRunAndBlocksNothing(t *testing.T) {
 	withFakeValgrind(t)
 	t.Setenv("KVPARITY_FAKE_IR", "0")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
+	if err := c.StartDeterminism(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	before := verdict.Decide(c.History().Inputs(dir))
 	if err := c.StartInstructions(1); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
-	log.waitFor(t, "RowBlocked", func(evs []Event) bool { return len(eventsOf[RowBlocked](evs)) > 0 })
-	b := eventsOf[RowBlocked](log.all())
-	if len(b) == 0 || !strings.Contains(b[0].Reason, "instructions/b1-c1/baseline-01") || !strings.Contains(b[0].Reason, "counted no instruction") {
-		t.Fatalf("blocks %+v", b)
+	log.waitFor(t, "the failure", func(evs []Event) bool {
+		for _, d := range eventsOf[InstructionsDone](evs) {
+			if d.Failed != "" {
+				return true
+			}
+		}
+		return false
+	})
+	why := c.History().InstructionsFailure()
+	if !strings.Contains(why, "instructions/b1-c1/baseline-01") || !strings.Contains(why, "counted no instruction") {
+		t.Fatalf("failure %q", why)
 	}
+	if b := eventsOf[RowBlocked](log.all()); len(b) != 0 {
+		t.Errorf("the instrument's failure blocked the row: %+v", b)
+	}
+	if after := verdict.Decide(c.History().Inputs(dir)); !reflect.DeepEqual(after, before) {
+		t.Errorf("the instrument's failure changed a verdict: %+v → %+v", before, after)
+	}
+	c.Close()
+	_, log2 := openTest(t, tinyTestRow("", ""), dir)
+	log2.waitFor(t, "the failure said again on reopen", func(evs []Event) bool {
+		for _, d := range eventsOf[InstructionsDone](evs) {
+			if d.Failed == why {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // The desk loop: after a rebuild re-pins an arm and determinism passes again, a row declaring

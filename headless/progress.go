@@ -73,6 +73,8 @@ func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 		case engine.InstructionsDone:
 			if e.Unavailable != "" {
 				fmt.Fprintf(w, "instructions: not measured — %s\n", e.Unavailable)
+			} else if e.Failed != "" {
+				fmt.Fprintf(w, "instructions: not counted — %s (the instrument decides nothing)\n", e.Failed)
 			} else if e.Result != nil {
 				fmt.Fprintf(w, "instructions: %s\n", e.Result.Reason)
 			}

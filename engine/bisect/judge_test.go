@@ -110,16 +110,18 @@ func TestInstructionJudge(t *testing.T) {
 	slower := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1100}, 0)
 	same := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1001}, 0)
 	for _, c := range []struct {
-		r    *perf.InstructionResult
-		v    verdict.Verdicts
-		want Outcome
-		says string
+		r       *perf.InstructionResult
+		failure string
+		v       verdict.Verdicts
+		want    Outcome
+		says    string
 	}{
-		{&slower, verdict.Verdicts{}, Bad, "10.00% more instructions than the good commit's (ratio 1.1000 > 1.03)"},
-		{&same, verdict.Verdicts{}, Good, "ratio 1.0010 ≤ 1.03"},
-		{nil, verdict.Verdicts{Blocked: []string{"instructions: the replay failed"}}, Skip, "no instruction count was recorded (instructions: the replay failed): not judged"},
+		{&slower, "", verdict.Verdicts{}, Bad, "10.00% more instructions than the good commit's (ratio 1.1000 > 1.03)"},
+		{&same, "", verdict.Verdicts{}, Good, "ratio 1.0010 ≤ 1.03"},
+		{nil, "instructions/b1-c1/candidate-01 (candidate): exited with status 1", verdict.Verdicts{}, Skip, "no instruction count was recorded (instructions/b1-c1/candidate-01 (candidate): exited with status 1): not judged"},
+		{nil, "", verdict.Verdicts{Blocked: []string{"instructions: the artifact changed"}}, Skip, "no instruction count was recorded (instructions: the artifact changed): not judged"},
 	} {
-		got, why := judgeInstructions(c.r, c.v)
+		got, why := judgeInstructions(c.r, c.failure, c.v)
 		if got != c.want || !strings.Contains(why, c.says) {
 			t.Errorf("judged %s (%s), want %s saying %q", got, why, c.want, c.says)
 		}

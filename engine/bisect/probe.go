@@ -92,7 +92,7 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	}
 	st.Campaign = probeDir(sha)
 	dir := filepath.Join(b.dir, st.Campaign)
-	instr, err := b.runCampaign(ctx, sha, row, dir)
+	instr, failure, err := b.runCampaign(ctx, sha, row, dir)
 	if err != nil {
 		return st, err
 	}
@@ -103,7 +103,7 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	st.Semantic, st.Parity, st.Determinism, st.Performance = v.Semantic.Verdict, v.Parity.Verdict, v.Determinism.Candidate.Verdict, v.Performance.Verdict
 	if b.o.Judge == JudgeInstructions {
 		st.Instructions = instr
-		st.Outcome, st.Why = judgeInstructions(instr, v)
+		st.Outcome, st.Why = judgeInstructions(instr, failure, v)
 	} else {
 		st.Outcome, st.Why = judge(b.o.Judge, v)
 	}
@@ -114,16 +114,16 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 // runCampaign creates (or resumes) a probe's campaign and runs what the judge reads: the
 // determinism stage (and parity), then for the perf judge the performance stage; for the
 // instruction judge only one counted run per arm, whose result it returns.
-func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, error) {
+func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, string, error) {
 	opts := b.o.Campaign
 	opts.Dir, opts.RowPath, opts.Context = dir, b.o.RowPath, ctx
 	opts.BuildProgress = b.buildProgress(sha)
 	c, err := engine.OpenOrCreate(row, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return nil, "", context.Cause(ctx)
 		}
-		return nil, fmt.Errorf("probe %s: %w", short(sha), err)
+		return nil, "", fmt.Errorf("probe %s: %w", short(sha), err)
 	}
 	pumped := make(chan struct{})
 	go func() {
@@ -135,7 +135,7 @@ func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row,
 	defer func() { c.Close(); <-pumped }()
 	if b.exceptions != nil {
 		if err := atomicfile.WriteIn(dir, filepath.Join(dir, layout.FileExceptions), b.exceptions, 0o600); err != nil {
-			return nil, fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
+			return nil, "", fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
 		}
 	}
 	wait := func() error { return c.WaitContext(ctx) } // finished runs are kept: the probe resumes
@@ -143,35 +143,36 @@ func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row,
 		if c.History().Instructions() == nil {
 			b.say(Progress{Commit: sha, Phase: PhaseRunning})
 			if err := c.StartInstructions(1); err != nil {
-				return nil, fmt.Errorf("probe %s: instructions: %w", short(sha), err)
+				return nil, "", fmt.Errorf("probe %s: instructions: %w", short(sha), err)
 			}
 			if err := wait(); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
-		return c.History().Instructions(), nil
+		h := c.History()
+		return h.Instructions(), h.InstructionsFailure(), nil
 	}
 	h := c.History()
 	if !h.ArmResult(engine.Baseline).Verdict.Decided() || !h.ArmResult(engine.Candidate).Verdict.Decided() || !h.Parity().Verdict.Decided() {
 		b.say(Progress{Commit: sha, Phase: PhaseRunning})
 		if err := c.StartDeterminism(); err != nil {
-			return nil, fmt.Errorf("probe %s: %w", short(sha), err)
+			return nil, "", fmt.Errorf("probe %s: %w", short(sha), err)
 		}
 		if err := wait(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if b.o.Judge != JudgePerf {
-		return nil, nil
+		return nil, "", nil
 	}
 	h = c.History()
 	if h.Perf().Result != nil || h.ArmResult(engine.Baseline).Verdict != verdict.Stable || h.ArmResult(engine.Candidate).Verdict != verdict.Stable {
-		return nil, nil // decided, or refused: the judgment says why from the verdicts
+		return nil, "", nil // decided, or refused: the judgment says why from the verdicts
 	}
 	if err := c.StartPerf(); err != nil {
-		return nil, fmt.Errorf("probe %s: perf: %w", short(sha), err)
+		return nil, "", fmt.Errorf("probe %s: perf: %w", short(sha), err)
 	}
-	return nil, wait()
+	return nil, "", wait()
 }
 
 // judge reads a probe's verdicts as the judge asks. What is not decided is skipped and said
@@ -217,10 +218,12 @@ func judge(j Judge, v verdict.Verdicts) (Outcome, string) {
 
 // judgeInstructions reads the instruction judge's count: bad above the row's threshold, good
 // at or below it; a probe whose arms were not counted is skipped, never guessed.
-func judgeInstructions(r *perf.InstructionResult, v verdict.Verdicts) (Outcome, string) {
+func judgeInstructions(r *perf.InstructionResult, failure string, v verdict.Verdicts) (Outcome, string) {
 	if r == nil {
 		why := "no instruction count was recorded"
-		if len(v.Blocked) > 0 {
+		if failure != "" {
+			why += " (" + failure + ")"
+		} else if len(v.Blocked) > 0 {
 			why += " (" + strings.Join(v.Blocked, "; ") + ")"
 		}
 		return Skip, why + ": not judged"

@@ -353,4 +353,7 @@ func TestInstructionCountsShowAsASecondaryMeasure(t *testing.T) {
 	if s := view(apply(m, engine.InstructionsDone{Unavailable: "valgrind is not installed"})); !strings.Contains(s, "instructions: not measured (valgrind is not installed") {
 		t.Fatalf("unavailable:\n%s", s)
 	}
+	if s := view(apply(m, engine.InstructionsDone{Failed: "instructions/b1-c1/baseline-01 (baseline): exited with status 1"})); !strings.Contains(s, "instructions: not counted") || !strings.Contains(s, "(instructions/b1-c1/baseline-01 (baseline): exited with status 1") || !strings.Contains(s, "decides nothing)") {
+		t.Fatalf("failed:\n%s", s)
+	}
 }

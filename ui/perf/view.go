@@ -376,6 +376,8 @@ func (m Model) instructionParts() []string {
 		return []string{st.Faint.Render("instructions: counting each arm's timed region under callgrind…")}
 	case in.Unavailable != "":
 		return []string{st.Faint.Render("instructions: not measured (" + in.Unavailable + ")")}
+	case in.Failed != "":
+		return []string{st.Warn.Render("instructions: not counted"), st.Faint.Render("(" + in.Failed + "; decides nothing)")}
 	case in.Result == nil:
 		return nil
 	}
