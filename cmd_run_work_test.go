@@ -9,6 +9,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/internal/e2e"
+	"kvparity/verdict"
 )
 
 // The gate times the work the digest verified: on the embedded engine every timed sample's work
@@ -27,6 +28,9 @@ func TestTimedSamplesDoTheVerifiedWork(t *testing.T) {
 		code, out, errOut := e2e.Run(t, bin, 5*time.Minute, "run", row, "--stage", "all", "--campaign", dir, "--json")
 		s := decodeSummary(t, out)
 		p := s.Perf
+		if p == nil && s.Performance.Verdict == verdict.Blocked && strings.Contains(s.Performance.Reason, "by environmental conditions") {
+			t.Skipf("the perf stage was blocked by this machine's load, and this test needs its samples: %s", s.Performance.Reason)
+		}
 		if p == nil {
 			t.Fatalf("exit %d: no perf result\n%s", code, errOut)
 		}

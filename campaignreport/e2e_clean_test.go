@@ -149,7 +149,7 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
 	}
-	uncovered := campaignCopy(t, "e2e-semantic")
+	uncovered := perfCopy(t, "e2e-semantic")
 	reportTwice(t, uncovered)
 	if _, err := campaignreport.Clean(uncovered, false); err != nil {
 		t.Fatal(err)

@@ -147,7 +147,7 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
 	}
-	dir := campaignCopy(t, "e2e-semantic")
+	dir := perfCopy(t, "e2e-semantic")
 	_, js := reportTwice(t, dir)
 	r := parseReport(t, js)
 	matchJournal(t, dir, r)

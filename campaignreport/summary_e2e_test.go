@@ -37,7 +37,7 @@ func TestE2ESummaryOfTheSemanticRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
 	}
-	dir := campaignCopy(t, "e2e-semantic")
+	dir := perfCopy(t, "e2e-semantic")
 	for _, rec := range exceptionRecords(true) {
 		if _, err := diffview.PutException(dir, rec); err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestE2ESummaryChartsAndVerdictLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the fixture campaigns TestMain runs with the built kvparity binary (not under -short)")
 	}
-	dir := campaignCopy(t, "e2e-semantic")
+	dir := perfCopy(t, "e2e-semantic")
 	reportTwice(t, dir)
 	s, err := os.ReadFile(filepath.Join(dir, "summary.md"))
 	if err != nil {
