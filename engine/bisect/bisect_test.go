@@ -298,6 +298,19 @@ func TestBisectResumesAfterAKill(t *testing.T) {
 	}
 	finished := finishedRuns(t, filepath.Join(dir, probe))
 	t.Logf("killed after %d steps and %d cargo builds, in %s with %d runs finished", len(before), buildsBefore, probe, len(finished))
+	// A process the killed bisect was forking holds the lock's descriptor until it execs (close
+	// on exec): on a loaded machine that can outlive the kill by a moment. Wait for the lock,
+	// with a deadline, as a user resuming would find it.
+	for lockDeadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		unlock, err := lockFolder(dir)
+		if err == nil {
+			unlock()
+			break
+		}
+		if time.Now().After(lockDeadline) {
+			t.Fatalf("the killed bisect's lock is still held after 30 s: %v", err)
+		}
+	}
 
 	r, err := Run(context.Background(), testOptions(repo, dir, cache, nil))
 	if err != nil {
