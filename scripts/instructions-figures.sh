@@ -18,17 +18,9 @@ usage="usage: instructions-figures.sh ROW.toml N [--aa | --variant NAME] [--out 
 row=${1:?$usage}
 n=${2:?$usage}
 shift 2
-mode= variant= out=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --aa) mode=aa ;;
-    --variant) mode=variant variant=${2:?--variant needs a name}; shift ;;
-    --out) out=${2:?--out needs a folder}; shift ;;
-    *) echo "instructions-figures.sh: unknown argument $1" >&2; exit 3 ;;
-  esac
-  shift
-done
-[ -f "$row" ] || { echo "instructions-figures.sh: $row: no such row file" >&2; exit 3; }
+script=instructions-figures.sh
+# shellcheck source=row-mode-args.sh
+source scripts/row-mode-args.sh
 command -v valgrind >/dev/null || { echo "instructions-figures.sh: valgrind is not installed" >&2; exit 3; }
 out=${out:-$(mktemp -d /tmp/kvparity-instructions.XXXXXX)}
 mkdir -p "$out"

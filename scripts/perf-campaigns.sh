@@ -18,17 +18,9 @@ cd "$(dirname "$0")/.."
 row=${1:?usage: perf-campaigns.sh ROW.toml N [--aa | --variant NAME] [--out DIR]}
 n=${2:?usage: perf-campaigns.sh ROW.toml N [--aa | --variant NAME] [--out DIR]}
 shift 2
-mode= variant= out=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --aa) mode=aa ;;
-    --variant) mode=variant variant=${2:?--variant needs a name}; shift ;;
-    --out) out=${2:?--out needs a folder}; shift ;;
-    *) echo "perf-campaigns.sh: unknown argument $1" >&2; exit 3 ;;
-  esac
-  shift
-done
-[ -f "$row" ] || { echo "perf-campaigns.sh: $row: no such row file" >&2; exit 3; }
+script=perf-campaigns.sh
+# shellcheck source=row-mode-args.sh
+source scripts/row-mode-args.sh
 out=${out:-$(mktemp -d /tmp/kvparity-perf-campaigns.XXXXXX)}
 mkdir -p "$out"
 bin=$out/kvparity
