@@ -12,17 +12,23 @@ import (
 // it (or, between two versions, of every difference when no decision differs at all), when
 // those are values that moved (times, lengths, reuse: numbers, beyond last-digit
 // noise), not identities, one version's extra fields or a renaming, and no lens that explains
-// moved times (configuration, a clock, a quantum, an ordering) has spoken: the engine timed
-// the same requests otherwise before any decision differed (its timing model changed between
-// versions). It is at the first divergence of the history and the cascade follows from it, so
+// moved times (configuration, a clock, a quantum within one version, an ordering) has spoken:
+// the engine timed the same requests otherwise before any decision differed (its timing model
+// changed between versions). It is at the first divergence of the history and the cascade follows from it, so
 // it leads (rankSignatures).
 func earlyTiming(d *Diff, out []Signature) *Signature {
+	// Between two versions (their record schemas differ, or their reports are of two release
+	// lines) times shifted by whole quanta before any decision differs are the timing model's
+	// too: a pass that takes another time in the other engine, not a step taken late in one
+	// build. The quantum is still named, after this cause (issue 41: published 1.4.2 against
+	// 1.5.1 and 1.6.1).
+	twoVersions := !d.schema.empty() || d.versionLayout() != nil
 	var cascade *Signature
 	for i := range out {
 		switch s := &out[i]; {
 		case s.Code == SigCascade:
 			cascade = s
-		case s.Code == SigConfig, s.Code == SigChildBeforeParent, s.Code == SigWallClock, s.Code == SigQuantum,
+		case s.Code == SigConfig, s.Code == SigChildBeforeParent, s.Code == SigWallClock, s.Code == SigQuantum && !twoVersions,
 			s.Code == SigTieOrder && !s.placement:
 			return nil // a cause that moves times is named already
 		}
@@ -33,7 +39,7 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		return nil
 	case cascade != nil:
 		flipAt = cascade.flipAt
-	case d.schema.empty() && d.versionLayout() == nil:
+	case !twoVersions:
 		// With no decision differing, moved values are any logic change: they read as the
 		// timing model's only between two versions (their record schemas differ, or their
 		// reports are of two release lines).

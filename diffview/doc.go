@@ -78,7 +78,7 @@
 // moved into or out of sub-objects with their values kept, none that both carry differing:
 // two versions' layouts, not a setting, so not the cause), and values that moved before the
 // first differing decision (the timing model's; between two versions also when no decision
-// differs). Each signature carries its evidence and the share of the differences it
+// differs, or when the moved times share one quantum, named after it). Each signature carries its evidence and the share of the differences it
 // explains; they are ranked by that share (a differing configuration first; a cascade whose
 // flip has an earlier difference after the cause found for it; the values moved before the
 // first differing decision lead, the cascade that follows from them next, and the two are one

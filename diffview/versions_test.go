@@ -257,7 +257,10 @@ func mustRead(t *testing.T, path string) string {
 // 1.4.2 against 1.5.1 and 1.6.1 (real reports, the same trace and arguments): the root's
 // settings move into metadata (engine_type composed on to engine/backend for 1.6.x), the
 // sections 1.4.x does not write are the version's, the records' six new fields are the record
-// schema change, and nothing is left unclassified or read as another setting.
+// schema change, and nothing is left unclassified or read as another setting. The first times
+// that moved (before the tie at request 0x44 broke otherwise) share one shift, a "quantum":
+// between two versions that is the timing model's, and the timing change leads (issue 41's
+// triangle; the quantum is still named).
 func TestReal142AgainstLaterLines(t *testing.T) {
 	a := mustRead(t, "testdata/dynamo-1.4.2/report.jsonl")
 	for _, c := range []struct{ b, label, move string }{
@@ -281,6 +284,9 @@ func TestReal142AgainstLaterLines(t *testing.T) {
 		}
 		if r := signature(d, SigSchema); r == nil || !strings.HasPrefix(r.Label, "record schema changed (6 field(s) added, 0 removed)") {
 			t.Fatalf("%s: records %v", c.b, r)
+		}
+		if d.Diagnosis[0].Code != SigTiming || signature(d, SigCascade) == nil || signature(d, SigQuantum) == nil {
+			t.Fatalf("%s: want the timing change first, the cascade and the quantum named: %v", c.b, d.Diagnosis)
 		}
 	}
 }

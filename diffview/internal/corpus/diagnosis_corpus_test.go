@@ -383,6 +383,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 	pairs := releasePairCases(t, runs, seed)
 	writeReleaseManifest(t, runs, pairs)
 	cases := append(generate(bases, seed), pairs...)
+	cases = append(cases, realCases(t)...) // the committed real pairs (testdata/real, TestRealCorpus)
 	for _, p := range problems(cases) {
 		t.Errorf("generator: %s", p)
 	}

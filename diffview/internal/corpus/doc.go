@@ -52,6 +52,21 @@
 //	                     instant a cascade or a tie, a moved time the timing model's; a
 //	                     whole run's workers under other names a tie, the uuids' id-drift
 //	                     beside it a secondary)
+//	release-real         no mutation, no replay: the real pairs of issue 41, committed in
+//	                     testdata/real (real_corpus.go): scripts/release-pairs.py's 26 pairs
+//	                     and its 18 held-out ones (ai-dynamo 1.3.1 and 1.4.0; aggregated and
+//	                     disaggregated, KV router and round robin, vLLM, SGLang and TRT-LLM,
+//	                     two traces; a version against itself and 1.3.1 against 1.4.0), each
+//	                     run's records reduced to the fewest requests at which every pair of
+//	                     its configuration reads its full pair's truth and diagnosis; the truth
+//	                     is release-pair's with the causes beside it named too (placement ties:
+//	                     a request on another worker with every other value equal; one
+//	                     version's record members; the random uuids)
+//	version-triangle     no mutation: canonical reports of published offline_replay_bench
+//	                     1.4.2, 1.5.1 and 1.6.1 on one trace and arguments (diffview/testdata's
+//	                     reduced reports), each edge a case: the timing model's moved times
+//	                     before the first differing decision, the cascade after it, the version
+//	                     change, and the records' new fields from 1.4.x
 //
 // # Truth
 //
@@ -65,6 +80,10 @@
 // a renamed request is the same request. First.Events lists every event at that instant. The
 // generator checks that the pointer the mutator meant as the cause is at that instant; a case
 // that fails the check is a generator bug (mutationCase.Problem), not a lens miss.
+//
+// The real families' truth is committed beside their reports (testdata/real/cases.json), and
+// TestRealCorpus reads it again from them before scoring: a committed label that its reports no
+// longer say fails the test.
 //
 // write puts each case in its own folder (a.jsonl, b.jsonl, truth.json) and all truths in
 // truth.json at the top.
