@@ -259,18 +259,10 @@ func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, a
 		id += RunID(fmt.Sprintf("-a%d", attempt))
 	}
 	spec := c.runSpec(id, arm, KindInstructions, index, attempt, false)
-	var args []string
-	for i := 0; i < len(spec.Args); i++ { // no progress side channel: nothing but the count
-		if spec.Args[i] == "--progress-file" {
-			i++
-			continue
-		}
-		args = append(args, spec.Args[i])
-	}
-	spec.ProgressFile = ""
+	spec.withoutProgress() // nothing but the count
 	out := filepath.Join(spec.Dir, "callgrind.out")
 	region := c.region(arm)
-	argv := vg.Argv(out, region, spec.Binary, args)
+	argv := vg.Argv(out, region, spec.Binary, spec.Args)
 	spec.Binary, spec.Args = argv[0], argv[1:]
 	if len(region.Env) > 0 {
 		spec.Env = append(os.Environ(), region.Env...)

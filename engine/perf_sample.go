@@ -45,16 +45,7 @@ func perfRunID(key string, kind RunKind, index int, arm Arm, attempt int) RunID 
 // report JSON, no progress side channel), pinned to the measured CPU.
 func (p *perfRun) sampleSpec(id RunID, arm Arm, kind RunKind, index, attempt int) runSpec {
 	spec := p.c.runSpec(id, arm, kind, index, attempt, false)
-	args := make([]string, 0, len(spec.Args))
-	for i := 0; i < len(spec.Args); i++ {
-		if spec.Args[i] == "--progress-file" {
-			i++
-			continue
-		}
-		args = append(args, spec.Args[i])
-	}
-	spec.Args = args
-	spec.ProgressFile = ""
+	spec.withoutProgress()
 	spec.CPUs = []int{p.cpu}
 	return spec
 }

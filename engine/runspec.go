@@ -28,3 +28,18 @@ func (e runEvents) Log(id, line string) { e(LogLine{Run: RunID(id), Line: line})
 func (e runEvents) Pressure(id string, r report.PressureRecord) {
 	e(PressureEvent{Run: RunID(id), Record: r})
 }
+
+// withoutProgress drops the embedded engine's progress side channel (--progress-file and its
+// file) from a run that must do nothing but its measured work: a gated perf sample, a counted
+// run of the instruction instrument.
+func (s *runSpec) withoutProgress() {
+	args := make([]string, 0, len(s.Args))
+	for i := 0; i < len(s.Args); i++ {
+		if s.Args[i] == "--progress-file" {
+			i++
+			continue
+		}
+		args = append(args, s.Args[i])
+	}
+	s.Args, s.ProgressFile = args, ""
+}

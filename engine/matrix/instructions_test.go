@@ -113,18 +113,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // writeCountedRowFile writes a tiny built-in row that declares [perf] instructions_runs.
 func writeCountedRowFile(t *testing.T, dir, name string) string {
 	t.Helper()
-	r := engine.TinyRow("", "")
-	r.Name = name
-	r.Perf.InstructionsRuns = 3
-	b, err := r.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+".toml")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeRowFile(t, dir, name, func(r *engine.Row) { r.Perf.InstructionsRuns = 3 })
 }
 
 // Issue 39, item 4 on Slurm: a row that declares instructions_runs gets two job scripts, both

@@ -19,11 +19,14 @@ import (
 	"kvparity/verdict"
 )
 
-// writeRowFile writes a tiny built-in row named name and returns its path.
-func writeRowFile(t *testing.T, dir, name string) string {
+// writeRowFile writes a tiny built-in row named name (changed by each mutate) and returns its path.
+func writeRowFile(t *testing.T, dir, name string, mutate ...func(*engine.Row)) string {
 	t.Helper()
 	r := engine.TinyRow("", "")
 	r.Name = name
+	for _, m := range mutate {
+		m(r)
+	}
 	b, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
