@@ -17,7 +17,7 @@ func init() {
 	register("run", "run a row's campaign headless (determinism, parity, perf); exit status = verdict", runCmd)
 }
 
-const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|instructions|all]
+const runUsage = `usage: kvparity run [ROW.toml | --row default|tiny] [--stage determinism|perf|instructions|fixtures|all]
                     [--no-instructions] [--campaign DIR] [--json] [--watch] [--cpus LIST] [--isolate] [-v]
 
 Runs the row's campaign without a terminal UI, the same engine the workbench drives. Without a
@@ -37,6 +37,10 @@ recorded summary is printed, no stage starts, and the exit status is 3.
 callgrind ([perf] instructions_runs per arm, default 3): a secondary, deterministic measure
 beside the wall-clock gate that decides nothing; --stage all counts them after the perf stage
 when the row declares instructions_runs. Without valgrind it says so and nothing else changes.
+--stage fixtures runs the row's stage-6 fixtures ([fixtures] names: router-queue, preemption-edge,
+handoff-vllm, handoff-sglang, scale-to-zero) on both arms' pinned binaries, each asserting its
+lifecycle; it exits 0 when all asserted it, 1 when one failed, 2 when a harness was refused
+("protocol needs updating", "unsupported"). --stage all runs them last when the row declares them.
 --no-instructions is --stage all without the instruction counts: kvparity matrix on Slurm
 counts them in a job of their own, on another node, in the campaign DIR/<row>/instructions.
 
@@ -67,7 +71,7 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
-	stage := fs.String("stage", headless.StageDeterminism, "determinism, perf, instructions or all")
+	stage := fs.String("stage", headless.StageDeterminism, "determinism, perf, instructions, fixtures or all")
 	dir := fs.String("campaign", "", "campaign directory (resumed when it has a journal)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	watch := fs.Bool("watch", false, "re-pin and rerun determinism whenever an arm's source binary is rebuilt")
@@ -88,9 +92,9 @@ func parseRunArgs(args []string, stderr io.Writer) (o headless.Options, code int
 		return usageErr("one row file at most, got %q", pos)
 	}
 	switch *stage {
-	case headless.StageDeterminism, headless.StagePerf, headless.StageInstructions, headless.StageAll:
+	case headless.StageDeterminism, headless.StagePerf, headless.StageInstructions, headless.StageFixtures, headless.StageAll:
 	default:
-		return usageErr("--stage %q: use determinism, perf, instructions or all", *stage)
+		return usageErr("--stage %q: use determinism, perf, instructions, fixtures or all", *stage)
 	}
 	if *noInstr && *stage == headless.StageInstructions {
 		return usageErr("--no-instructions and --stage instructions exclude each other")

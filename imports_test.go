@@ -23,23 +23,25 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
 	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},               // engine/matrix, engine/bisect: the matrix and bisect views
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/build", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
-	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true}, // the journal file, whatever its records say
-	"engine/run":             {may: []string{"report", "internal/*"}},      // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},     // the perf stage's instruments: x/sys/unix for thread masks
+	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
+	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
+	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},        // the journal file, whatever its records say
+	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
 	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
-	"campaignreport":         {may: []string{"engine", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -54,10 +56,15 @@ var rooms = map[string]struct {
 var arrowWhy = map[string]string{
 	"kvparity -> *": "the commands wire the rooms together: each cmd_*.go parses flags and calls the room that does the work",
 
-	"headless -> engine":         "runs the campaign's stages and prints their events as progress",
-	"headless -> campaignreport": "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
-	"headless -> verdict":        "the run's document and exit statuses",
-	"headless -> engine/run":     "the CPU sets its progress lines name (FormatCPUList)",
+	"headless -> engine":              "runs the campaign's stages and prints their events as progress",
+	"headless -> campaignreport":      "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
+	"headless -> verdict":             "the run's document and exit statuses",
+	"headless -> engine/qualify":      "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
+	"headless -> internal/atomicfile": "qualify/result.json and the frozen row are written whole or not at all",
+	"headless -> internal/layout":     "the qualification's file names in the campaign",
+	"engine/qualify -> engine":        "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
+	"engine/qualify -> report":        "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
+	"headless -> engine/run":          "the CPU sets its progress lines name (FormatCPUList)",
 
 	"ui -> engine":              "the workbench drives an engine Campaign (the Controller seam) and shows its events",
 	"ui -> diffview":            "the diff slot names the sides and ids of the diff the pane shows",
@@ -93,11 +100,15 @@ var arrowWhy = map[string]string{
 	"diffview/internal/* -> report":            "the corpus canonicalises the reports it mutates",
 	"diffview/internal/* -> internal/*":        "JSON pointers",
 
-	"engine -> engine/build":   "builds the arms that name a source (stage 1)",
-	"engine -> engine/profile": "parses stage 7's profiles and symbol tables",
-	"engine -> engine/journal": "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
-	"engine -> engine/perf":    "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
-	"engine -> engine/run":     "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
+	"engine -> engine/build":    "builds the arms that name a source (stage 1)",
+	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
+	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
+
+	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
+	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
+	"engine -> engine/journal":   "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
+	"engine -> engine/perf":      "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
+	"engine -> engine/run":       "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
 
 	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
 	"engine/run -> internal/*": "run folders opened without following links, process groups, the lock file's name",
@@ -128,16 +139,17 @@ var arrowWhy = map[string]string{
 	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",
 	"engine/bisect -> internal/*":     "the campaign's file names, the copied exception records written atomically",
 
-	"campaignreport -> engine":         "everything the campaign recorded: its records and their history, summary, artifacts",
-	"campaignreport -> engine/journal": "the journal read once for the report, refusing damage",
-	"campaignreport -> engine/matrix":  "the matrix report's rows",
-	"campaignreport -> engine/perf":    "the footprint gate's figures the report prints",
-	"campaignreport -> engine/run":     "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
-	"campaignreport -> diffview":       "the focused diff and exception coverage of the semantic verdict",
-	"campaignreport -> stats":          "the perf figures and their method",
-	"campaignreport -> report":         "lifecycle evidence and product metrics of the kept reports",
-	"campaignreport -> verdict":        "Decide: stage 8's one computation of the verdicts",
-	"campaignreport -> internal/*":     "atomic writes of the report files, the campaign's file names",
+	"campaignreport -> engine":          "everything the campaign recorded: its records and their history, summary, artifacts",
+	"campaignreport -> engine/journal":  "the journal read once for the report, refusing damage",
+	"campaignreport -> engine/matrix":   "the matrix report's rows",
+	"campaignreport -> engine/fixtures": "stage 6's fixture results the report lists",
+	"campaignreport -> engine/perf":     "the footprint gate's figures the report prints",
+	"campaignreport -> engine/run":      "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
+	"campaignreport -> diffview":        "the focused diff and exception coverage of the semantic verdict",
+	"campaignreport -> stats":           "the perf figures and their method",
+	"campaignreport -> report":          "lifecycle evidence and product metrics of the kept reports",
+	"campaignreport -> verdict":         "Decide: stage 8's one computation of the verdicts",
+	"campaignreport -> internal/*":      "atomic writes of the report files, the campaign's file names",
 
 	"report -> verdict":    "allowed; not used today",
 	"report -> internal/*": "jsonscan reads reports, pointer names their fields",
@@ -295,7 +307,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/build, engine/fixtures, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

@@ -68,6 +68,7 @@ func (c *campaign) build() (*Report, map[string][]byte, error) {
 	if r.Profiler, err = engine.LoadInvestigation(c.dir); err != nil {
 		return nil, nil, err
 	}
+	r.Fixtures = c.hist.Fixtures()
 	r.Statements = c.statements(r)
 	return r, files, nil
 }

@@ -11,7 +11,7 @@
 //
 // It imports engine for what the campaign recorded, engine/journal to read the journal once
 // (refusing damage), engine/matrix for the matrix report's rows, engine/perf for the footprint
-// gate's figures, engine/run for the CPU sets and NUMA nodes the report names and the campaign lock
+// gate's figures, engine/fixtures for stage 6's fixture results, engine/run for the CPU sets and NUMA nodes the report names and the campaign lock
 // clean takes, diffview for the focused diff and the exception records' coverage, stats for the
 // perf figures, report for the lifecycle evidence and product metrics, verdict for Decide,
 // internal/layout for the campaign's file names and internal/atomicfile to write the reports.

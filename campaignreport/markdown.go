@@ -65,6 +65,7 @@ func markdown(r *Report) []byte {
 	m.footprint(r)
 	m.instructions(r)
 	m.profiler(r)
+	m.fixtures(r)
 	m.statements(r)
 	// Paths read the same from any clone and after the campaign moves: the campaign folder's
 	// are relative, machine-local ones named (localPaths); report.json keeps them as recorded.

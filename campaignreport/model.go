@@ -69,6 +69,8 @@ type Report struct {
 	// LoadPreflight is the perf stage's last load preflight in words ("" when none ran): said
 	// with the performance verdict even before the stage has a result.
 	LoadPreflight string `json:"load_preflight,omitempty"`
+	// Fixtures are stage 6's results on the current artifacts (fixtures.go; omitted when none ran).
+	Fixtures []fixtureResult `json:"fixtures,omitempty"`
 }
 
 // Verdicts is the report's verdicts as verdict.Decide gave them: what every other surface

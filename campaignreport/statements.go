@@ -109,7 +109,7 @@ func (c *campaign) statements(r *Report) []statement {
 	default:
 		add("profiling", "no regression was investigated, so there are no profiler findings")
 	}
-	add("forced fixtures", "stage 6 fixtures (single-worker queueing, scale-to-zero, backend handoff ordering) are not part of this campaign")
+	out = append(out, c.fixturesStatement(r))
 	add("excluded by the protocol", "round-robin routing and the same-timestamp event-only progress scenario are outside this campaign; KVBM G2–G4 replay was removed and is not emulated")
 	return out
 }

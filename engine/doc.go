@@ -8,7 +8,7 @@
 // replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for
 // the performance stage's instruments (a sample's monitor and invalidation rules, its timing
 // record, the load preflight, CPU isolation, the footprint gate), engine/profile to read stage 7's
-// profiles, report to canonicalise a run's report and read its evidence and the trace, stats for
+// profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
 // the performance gate, verdict for the words every stage decides in, and internal/atomicfile,
 // internal/digest, internal/layout, internal/pointer and internal/procgroup for atomic files,
 // checksums, the campaign's file names, JSON pointers and process groups.

@@ -49,6 +49,15 @@ func (h *History) coverage(dir string) verdict.Outcome {
 			}
 		}
 	}
+	// Stage 6: a forced lifecycle that did not happen on an arm is missing evidence like a
+	// broken rule. A refused fixture (a harness without the flag, a lifecycle the harness
+	// cannot drive offline) decides nothing: the report states it.
+	for _, f := range h.Fixtures() {
+		if f.Verdict == verdict.Fail {
+			any = true
+			bad = append(bad, fmt.Sprintf("%s stage-6 fixture %s: %s", f.Arm, f.Fixture, f.Reason))
+		}
+	}
 	bad = append(bad, assumed...)
 	switch {
 	case len(bad) > 0:

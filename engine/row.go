@@ -45,6 +45,12 @@ type Row struct {
 	Determinism DeterminismSpec `toml:"determinism"`
 	Perf        PerfSpec        `toml:"perf"`
 	Canonical   CanonicalSpec   `toml:"canonical"`
+	Fixtures    FixturesSpec    `toml:"fixtures,omitempty"` // stage 6 (fixture_host.go)
+}
+
+// A FixturesSpec names the stage-6 fixtures the campaign runs on both arms (engine/fixtures).
+type FixturesSpec struct {
+	Names []string `toml:"names,omitempty"`
 }
 
 // An ArmSpec names one arm's artifact: a prebuilt binary, or a source kvparity builds.
@@ -77,6 +83,9 @@ func (t TraceSpec) generated() bool { return strings.HasPrefix(t.Path, "generate
 
 // fromCrate reports whether the trace is a file a published crate ships (crate:NAME@VERSION/PATH).
 func (t TraceSpec) fromCrate() bool { return strings.HasPrefix(t.Path, build.CrateFilePrefix) }
+
+// public reports whether the trace is named by its https:// address (build.PublicTrace).
+func (t TraceSpec) public() bool { return build.IsPublicTrace(t.Path) }
 
 // A ReplaySpec holds the replay arguments, identical for both arms.
 type ReplaySpec struct {
@@ -348,6 +357,11 @@ func (r *Row) validate(file string) error {
 			return bad("trace", "path", "%v", err)
 		}
 	}
+	if r.Trace.public() {
+		if _, err := build.ParsePublicTrace(r.Trace.Path, r.Trace.SHA256); err != nil {
+			return bad("trace", "path", "%v", err)
+		}
+	}
 	// A generated trace's size is bounded like every other number (report.MaxGeneratedRequests):
 	// a typo of a few digits would otherwise generate until the disk or the kernel stops it.
 	generatedRequests := 0
@@ -434,6 +448,9 @@ func (r *Row) validate(file string) error {
 			return bad("canonical", fmt.Sprintf("exclusions[%d]", i), "%q is not an RFC 6901 JSON pointer: %v", p, err)
 		}
 	}
+	if err := r.Fixtures.validate(file); err != nil {
+		return err
+	}
 	keys := slices.Sorted(maps.Keys(r.Canonical.Unordered)) // the first bad key, the same on every load
 	for _, p := range keys {
 		k := r.Canonical.Unordered[p]
@@ -501,7 +518,7 @@ func (r *Row) WithBaseDir(dir string) {
 			a.Source = src.WithBaseDir(dir).String()
 		}
 	}
-	if !r.Trace.generated() && !r.Trace.fromCrate() {
+	if !r.Trace.generated() && !r.Trace.fromCrate() && !r.Trace.public() {
 		r.Trace.Path = abs(r.Trace.Path)
 	}
 	r.Determinism.Patch = abs(r.Determinism.Patch)

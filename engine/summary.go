@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"kvparity/engine/fixtures"
 	"kvparity/engine/perf"
 	"kvparity/report"
 	"kvparity/verdict"
@@ -30,6 +31,8 @@ type Summary struct {
 	Instructions *perf.InstructionResult `json:"instructions,omitempty"`
 	// Patch is the determinism patch both revisions were built with (protocol stage 1.3).
 	Patch *DeterminismPatch `json:"determinism_patch,omitempty"`
+	// Fixtures are stage 6's results on the current artifacts (fixture_host.go).
+	Fixtures []fixtures.Result `json:"fixtures,omitempty"`
 }
 
 // An ArmSummary is one arm's artifact, repetitions and verdict.
@@ -103,5 +106,6 @@ func (h *History) summary(dir, traceSHA string) Summary {
 	s.Perf = h.Perf().Result
 	s.Instructions = h.Instructions()
 	s.Patch = h.Patch
+	s.Fixtures = h.Fixtures()
 	return s
 }

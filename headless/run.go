@@ -19,6 +19,9 @@ const (
 	// StageInstructions counts the arms' instructions (a secondary measure that decides
 	// nothing; the exit status is the semantic verdict's, as for StageDeterminism).
 	StageInstructions = "instructions"
+	// StageFixtures runs the row's stage-6 fixtures after determinism (a failed fixture is
+	// missing lifecycle evidence: the exit status is the semantic verdict's).
+	StageFixtures = "fixtures"
 )
 
 // Options is one headless run.
@@ -107,7 +110,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 	// The perf stage measures the artifacts the determinism stage proved STABLE: a campaign
 	// that has not run it yet runs it first, so `--stage perf` works on a fresh row.
 	needDeterminism := stage == StageDeterminism || stage == StageAll
-	if stage == StagePerf || stage == StageInstructions {
+	if stage == StagePerf || stage == StageInstructions || stage == StageFixtures {
 		h := c.History()
 		for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 			if !h.ArmResult(arm).Verdict.Decided() {
@@ -141,6 +144,16 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 			fmt.Fprintln(stderr, "kvparity run: instructions:", err)
 			return nil
 		}
+		if err := wait(); err != nil {
+			return err
+		}
+	}
+	// Stage 6's fixtures: alone, or last in --stage all when the row declares them.
+	if stage == StageFixtures || (stage == StageAll && len(c.Row().Fixtures.Names) > 0) {
+		if err := c.StartFixtures(); err != nil {
+			fmt.Fprintln(stderr, "kvparity run: fixtures:", err)
+			return nil
+		}
 		return wait()
 	}
 	return nil
@@ -154,7 +167,7 @@ func Assess(dir, stage string, s engine.Summary) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	if stage == StageDeterminism || stage == StageInstructions {
+	if stage == StageDeterminism || stage == StageInstructions || stage == StageFixtures {
 		v = v.SemanticOnly()
 	}
 	return Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: s}, nil
