@@ -34,17 +34,14 @@ func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (
 		return tc, err
 	}
 	src := t.Path
-	if t.fromCrate() {
-		f, err := build.ParseCrateFile(t.Path)
-		if err != nil {
-			return tc, fmt.Errorf("[trace] path: %w", err)
-		}
+	if t.fromCrate() || t.public() {
+		var err error
 		if buildCache == "" {
 			if buildCache, err = build.DefaultCache(); err != nil {
 				return tc, fmt.Errorf("[trace] path: %w", err)
 			}
 		}
-		if src, err = f.Local(ctx, buildCache); err != nil {
+		if src, err = localTrace(ctx, t, buildCache); err != nil {
 			return tc, fmt.Errorf("[trace] path: %w", err)
 		}
 	}
@@ -67,6 +64,22 @@ func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (
 		return tc, fmt.Errorf("[trace] sha256: the generated window %s has SHA-256 %s, the row expects %s", t.Path, tc.WindowSHA256, t.SHA256)
 	}
 	return tc, writeJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), tc)
+}
+
+// localTrace finds a local copy of a trace the row names by a crate or an address.
+func localTrace(ctx context.Context, t TraceSpec, cache string) (string, error) {
+	if t.public() {
+		p, err := build.ParsePublicTrace(t.Path, t.SHA256)
+		if err != nil {
+			return "", err
+		}
+		return p.Local(ctx, cache)
+	}
+	f, err := build.ParseCrateFile(t.Path)
+	if err != nil {
+		return "", err
+	}
+	return f.Local(ctx, cache)
 }
 
 // verifyTrace checks the pinned window against its recorded checksum (before a stage runs).

@@ -42,6 +42,11 @@ const (
 	DirPerf      = "perf"      // the performance exports: every sample, ratio and bound
 	DirDiffs     = "diffs"     // the report's focused diffs of mismatching canonical reports
 	DirPlots     = "plots"     // the report's plots as images (SVG and PNG)
+
+	// Stage 3's qualification: its result (every probe, the chosen capacity, the confirmation)
+	// and the frozen row it wrote.
+	FileQualifyResult = "qualify/result.json"
+	FileQualifiedRow  = "qualify/row.toml"
 )
 
 // A run folder (runs/<run id>/).
