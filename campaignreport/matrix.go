@@ -62,6 +62,9 @@ type MatrixReportRow struct {
 	Instructions     *perf.InstructionResult `json:"instructions"`
 	InstructionsFrom string                  `json:"instructions_from,omitempty"`
 	InstructionsJob  *matrix.InstructionsJob `json:"instructions_job,omitempty"`
+	// Evidence is the row's trace window and every stage-3 rule per arm, from its report.json
+	// (nil while it has none).
+	Evidence *MatrixRowEvidence `json:"evidence,omitempty"`
 }
 
 // BuildMatrixReport turns the rows' statuses into the report; overall is the matrix's verdict
@@ -79,6 +82,7 @@ func BuildMatrixReport(dir string, rows []matrix.RowStatus, overall verdict.Outc
 			BaselineDigest: armDigest(s, engine.Baseline), CandidateDigest: armDigest(s, engine.Candidate),
 			Samples: s.Samples, RunExitCode: s.ExitCode, Environmental: s.Environmental, InstructionsJob: s.InstructionsJob}
 		r.Instructions, r.InstructionsFrom = rowInstructions(s.Dir)
+		r.Evidence = rowEvidence(s.Dir)
 		for _, f := range []struct {
 			name string
 			dst  *string
@@ -140,6 +144,7 @@ func (rep MatrixReport) markdown() []byte {
 	for _, r := range rep.Rows {
 		fmt.Fprintf(&b, "- %s: baseline %s, candidate %s\n", mdText(r.Row), mdCode(orDash(r.BaselineDigest)), mdCode(orDash(r.CandidateDigest)))
 	}
+	rep.evidenceMarkdown(&b)
 	var jobs []string
 	for _, r := range rep.Rows {
 		if j := r.InstructionsJob; j != nil && j.JobID != "" {

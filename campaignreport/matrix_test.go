@@ -73,3 +73,40 @@ func TestMatrixReportFromRowStatuses(t *testing.T) {
 		}
 	}
 }
+
+// Every row's evidence reaches the matrix report (stage 4: the rows' overlap-sensitive routing,
+// immediate placement, bounded pressure, handoffs and terminal cleanup), read from the row's
+// own report.json; a row without a report has none.
+func TestMatrixReportCarriesEveryRowsEvidence(t *testing.T) {
+	dir := t.TempDir()
+	rowDir := filepath.Join(dir, "vllm-disagg")
+	os.MkdirAll(rowDir, 0o755)
+	os.WriteFile(filepath.Join(rowDir, layout.FileReportJSON), []byte(`{"trace":{"spec":"https://example.org/t.jsonl[0:5000]","window_sha256":"c2157405"},
+"arms":[{"arm":"baseline","evidence_run":"det/baseline-1","evidence":{"engine":"vllm","preemptions_total":14,"pressure_band":[10,20],"rules":[
+ {"name":"overlap-sensitive routing","passed":true,"why":"4990 of 5000 prefill routing decisions saw KV overlap > 0"},
+ {"name":"handoffs complete","passed":true,"why":"5000 of 5000 handoffs complete"}]}},
+ {"arm":"candidate","evidence":{"engine":"vllm","preemptions_total":31,"pressure_band":[10,20],"rules":[
+ {"name":"overlap-sensitive routing","passed":true,"why":"4991 of 5000"},
+ {"name":"pressure band","passed":false,"why":"31 preemptions, band 10–20"}]}}]}`), 0o644)
+	rows := []matrix.RowStatus{{Row: "vllm-disagg", Dir: rowDir, Mode: "local"}, {Row: "none", Dir: filepath.Join(dir, "none"), Mode: "local"}}
+	rep := campaignreport.BuildMatrixReport(dir, rows, verdict.Of(verdict.Fail, "x"))
+	if err := campaignreport.WriteMatrixReport(dir, rep); err != nil {
+		t.Fatal(err)
+	}
+	ev := rep.Rows[0].Evidence
+	if ev == nil || ev.Window != "https://example.org/t.jsonl[0:5000] · window SHA-256 c2157405" || len(ev.Arms) != 2 || ev.Arms[0].Pressure != "14 preemptions, band 10–20" || rep.Rows[1].Evidence != nil {
+		t.Fatalf("evidence %+v", ev)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, layout.FileMatrixMD))
+	for _, want := range []string{
+		"## Lifecycle evidence",
+		"### vllm-disagg\n\nWindow: `https://example.org/t.jsonl[0:5000] · window SHA-256 c2157405`",
+		"| overlap-sensitive routing | PASS: 4990 of 5000 prefill routing decisions saw KV overlap > 0 | PASS: 4991 of 5000 |",
+		"| handoffs complete | PASS: 5000 of 5000 handoffs complete | — |",
+		"| pressure band | — | FAIL: 31 preemptions, band 10–20 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("matrix.md lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -20,6 +20,9 @@ const protocolPairs = 60
 // statements lists what this campaign did not establish, in plain words, so the verdicts above
 // are never read as more than they are (stage 8: "skipped or unsupported coverage without
 // overstating the result").
+// goldenWindowSHA256 is the slice Dynamo's golden points were qualified on (spec §7).
+const goldenWindowSHA256 = "3892ae19ae480b643155f0c6b9d798591cbe2e73bec6a0fa5ae3d3bc0332fb8a"
+
 func (c *campaign) statements(r *Report) []statement {
 	var out []statement
 	add := func(topic, format string, a ...any) {
@@ -62,6 +65,9 @@ func (c *campaign) statements(r *Report) []statement {
 	}
 	if r.Trace.Count < protocolCount {
 		add("trace", "the window holds %d requests, not the protocol's %d-request long corpus: this is not an authoritative 5,000-request campaign", r.Trace.Count, protocolCount)
+	}
+	if !r.Trace.Generated && r.Trace.Count >= protocolCount && r.Trace.WindowSHA256 != goldenWindowSHA256 {
+		add("golden points", "the window is %s (SHA-256 %s), not the golden points' (rows 0–4,999 of Mooncake's 23,608-row tool-agent trace, slice SHA-256 %s…): their digests and capacities do not apply; this row's capacity is qualified on its own window", r.Trace.Spec, r.Trace.WindowSHA256, goldenWindowSHA256[:8])
 	}
 	if r.Config.QueueThreshold == "" {
 		immediate, queued := 0, 0
