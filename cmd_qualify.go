@@ -1,13 +1,20 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
 
 	"kvparity/engine/qualify"
 	"kvparity/engine/run"
 	"kvparity/headless"
+	"kvparity/ui/qualifyview"
+	"kvparity/ui/theme"
 	"kvparity/verdict"
 )
 
@@ -17,7 +24,7 @@ func init() {
 
 const qualifyUsage = `usage: kvparity qualify [ROW.toml | --row default|tiny] [--campaign DIR] [--flag F] [--seed N]
                         [--band MIN-MAX] [--step N] [--max-probes N] [--confirm N] [--probe-timeout D]
-                        [--out FILE] [--json]
+                        [--out FILE] [--json | --view]
 
 Protocol stage 3, qualify and freeze. Starting from the row's capacity (--num-gpu-blocks, or
 --seed), probes the capacity on the pinned baseline, each probe a separate process recorded in
@@ -37,7 +44,8 @@ Writes DIR/qualify/result.json (every probe) and, when qualified, DIR/qualify/ro
 file with the chosen capacity, the band declared and the probe table as a comment above [replay]
 (and --out FILE, if given). A band no capacity reaches is said in those words with the nearest
 probes; the band is never widened. Run again with the same --campaign to resume: recorded
-probes are reused, not rerun.
+probes are reused, not rerun. --view shows the probes live (the qualify view) and prints the
+probe table when it closes; quitting it stops the search (the recorded probes are kept).
 
 exit status: 0 qualified, 1 the chosen capacity is unstable or fails a rule capacity cannot fix,
 2 the band was not reached, a probe failed or it was interrupted, 3 usage or input error.
@@ -59,6 +67,7 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "also write the frozen row to FILE")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	cpuList := fs.String("cpus", "", "CPUs the probes may be pinned to (the first is used)")
+	view := fs.Bool("view", false, "show the qualify view: the probes live, on a capacity ladder, then the outcome")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -90,11 +99,40 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--cpus %q: %v", *cpuList, err)
 		}
 	}
+	if *view && *asJSON {
+		return usageErr("--view and --json exclude each other")
+	}
+	if *view && (!term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd())) {
+		return usageErr("--view needs a terminal; without it qualify prints a line per probe (or --json)")
+	}
 	ctx, stop := interruptContext()
 	defer stop()
-	code := headless.Qualify(ctx, o, stdout, stderr)
+	var code int
+	if *view {
+		code = runQualifyView(ctx, o, stdout, stderr)
+	} else {
+		code = headless.Qualify(ctx, o, stdout, stderr)
+	}
 	if sig, ok := interruptedExit(ctx); ok && code == verdict.ExitUsage {
 		return sig
 	}
+	return code
+}
+
+// runQualifyView runs the qualification under the qualify view; its lines for people (stderr's
+// and the probe table) are printed when the view closes: the screen is the view's meanwhile.
+func runQualifyView(ctx context.Context, o headless.QualifyOptions, stdout, stderr io.Writer) int {
+	feed := qualifyview.NewFeed()
+	o.Progress = feed.Publish
+	m := qualifyview.New(theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed)
+	m.Standalone = true
+	var out, errOut strings.Builder
+	code := verdict.ExitInconclusive
+	underView(ctx, m, "qualify", stderr, func(ctx context.Context) {
+		code = headless.Qualify(ctx, o, &out, &errOut)
+		feed.Finish(code)
+	})
+	io.WriteString(stderr, errOut.String())
+	io.WriteString(stdout, out.String())
 	return code
 }

@@ -26,6 +26,7 @@ var rooms = map[string]struct {
 	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
+	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                             // the qualify view: a driver's progress (headless.QualifyProgress)
 	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},               // engine/matrix, engine/bisect: the matrix and bisect views
 	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
@@ -56,15 +57,19 @@ var rooms = map[string]struct {
 var arrowWhy = map[string]string{
 	"kvparity -> *": "the commands wire the rooms together: each cmd_*.go parses flags and calls the room that does the work",
 
-	"headless -> engine":              "runs the campaign's stages and prints their events as progress",
-	"headless -> campaignreport":      "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
-	"headless -> verdict":             "the run's document and exit statuses",
-	"headless -> engine/qualify":      "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
-	"headless -> internal/atomicfile": "qualify/result.json and the frozen row are written whole or not at all",
-	"headless -> internal/layout":     "the qualification's file names in the campaign",
-	"engine/qualify -> engine":        "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
-	"engine/qualify -> report":        "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
-	"headless -> engine/run":          "the CPU sets its progress lines name (FormatCPUList)",
+	"headless -> engine":               "runs the campaign's stages and prints their events as progress",
+	"headless -> campaignreport":       "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
+	"headless -> verdict":              "the run's document and exit statuses",
+	"ui/qualifyview -> engine":         "a probe process starting is the engine's RunStarted",
+	"ui/qualifyview -> engine/qualify": "the probes, their classes and the outcome it draws",
+	"ui/qualifyview -> headless":       "the qualification's progress as the driver publishes it (QualifyProgress)",
+	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
+	"headless -> engine/qualify":       "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
+	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
+	"headless -> internal/layout":      "the qualification's file names in the campaign",
+	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
+	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
+	"headless -> engine/run":           "the CPU sets its progress lines name (FormatCPUList)",
 
 	"ui -> engine":              "the workbench drives an engine Campaign (the Controller seam) and shows its events",
 	"ui -> diffview":            "the diff slot names the sides and ids of the diff the pane shows",

@@ -27,6 +27,19 @@ type QualifyOptions struct {
 	Stage   qualify.Options
 	JSON    bool
 	Out     string // also write the frozen row here (the user's explicit choice)
+	// Progress hears the qualification as it goes (the qualify view); nil prints a line per
+	// probe on stderr.
+	Progress func(QualifyProgress)
+}
+
+// QualifyProgress is one step of a qualification: its settings (Start), a probe process
+// starting (Running), a probe ended (Probe), or its result, recorded (Result).
+type QualifyProgress struct {
+	Row     string
+	Start   *qualify.Result
+	Running *engine.RunStarted
+	Probe   *qualify.Probe
+	Result  *qualify.Result
 }
 
 // Qualify runs stage 3's qualification in a campaign of the row, writes qualify/result.json
@@ -42,18 +55,28 @@ func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) in
 		return verdict.ExitUsage
 	}
 	defer c.Close()
-	go func() { // the campaign's events: only the probes' own lines are printed (OnProbe)
-		for range c.Events() {
+	info := c.Info()
+	progress := o.Progress
+	if progress == nil {
+		fmt.Fprintf(stderr, "kvparity qualify: row %s · trace %s · campaign %s · baseline %s\n", info.Row, info.TraceSpec, info.Dir, c.Pinned(engine.Baseline).Path)
+		n := 0
+		progress = func(p QualifyProgress) {
+			if pr := p.Probe; pr != nil {
+				n++
+				fmt.Fprintf(stderr, "  probe %2d  %-9s %-9s %s %-6d → %s\n", n, pr.Arm, pr.Purpose, pr.Flag, pr.Capacity, probeWords(*pr))
+			}
+		}
+	}
+	go func() { // the campaign's events (until Close): a probe starting is the view's "probing …"
+		for ev := range c.Events() {
+			if rs, ok := ev.(engine.RunStarted); ok && rs.Kind == engine.KindProbe {
+				progress(QualifyProgress{Row: info.Row, Running: &rs})
+			}
 		}
 	}()
-	info := c.Info()
-	fmt.Fprintf(stderr, "kvparity qualify: row %s · trace %s · campaign %s · baseline %s\n", info.Row, info.TraceSpec, info.Dir, c.Pinned(engine.Baseline).Path)
-	n := 0
 	so := o.Stage
-	so.OnProbe = func(p qualify.Probe) {
-		n++
-		fmt.Fprintf(stderr, "  probe %2d  %-9s %-9s %s %-6d → %s\n", n, p.Arm, p.Purpose, p.Flag, p.Capacity, probeWords(p))
-	}
+	so.OnStart = func(r qualify.Result) { progress(QualifyProgress{Row: info.Row, Start: &r}) }
+	so.OnProbe = func(p qualify.Probe) { progress(QualifyProgress{Row: info.Row, Probe: &p}) }
 	var res qualify.Result
 	var runErr error
 	start := time.Now()
@@ -80,6 +103,7 @@ func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
 		return verdict.ExitError
 	}
+	progress(QualifyProgress{Row: info.Row, Result: &res})
 	fmt.Fprintf(stderr, "kvparity qualify: %s in %s\n", res.Outcome, time.Since(start).Round(100*time.Millisecond))
 	if o.JSON {
 		enc := json.NewEncoder(stdout)

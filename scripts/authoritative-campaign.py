@@ -17,6 +17,21 @@ def reduce(src, dst, pairs):
     open(dst, "w").write(head + text)
 
 
+def qualified(row, result, code):
+    """Stop unless the qualification chose the row's own capacity (exit 1 otherwise)."""
+    text = open(row).read()
+    m = re.search(r'"--num-gpu-blocks"\s*,\s*"(\d+)"', text)
+    want = int(m.group(1)) if m else None
+    try:
+        res = json.load(open(result))
+    except (OSError, ValueError) as e:
+        sys.exit("%s: no qualification result (exit %s): %s" % (row, code, e))
+    line = "%s: %s at %s blocks (the row holds %s): %s" % (row, res.get("outcome"), res.get("chosen"), want, res.get("why"))
+    print(line, file=sys.stderr)
+    if res.get("outcome") != "QUALIFIED" or res.get("chosen") != want:
+        sys.exit("%s: requalify the row and record why its capacity changed" % row)
+
+
 def journal(path):
     with open(path) as f:
         for line in f:
@@ -58,6 +73,8 @@ if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "reduce":
         reduce(*sys.argv[2:5])
+    elif cmd == "qualified":
+        qualified(*sys.argv[2:5])
     elif cmd == "summary":
         summary(*sys.argv[2:5])
     else:

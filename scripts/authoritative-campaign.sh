@@ -6,8 +6,11 @@
 # record: determinism, warmups, pairs, fixtures). The last line says the rows' verdicts and the
 # campaign's wall time against that floor.
 #
-#   bash scripts/authoritative-campaign.sh [--out DIR] [--pairs N] [--trace-copy FILE] [--slurm]
+#   bash scripts/authoritative-campaign.sh [--out DIR] [--pairs N] [--qualify] [--trace-copy FILE] [--slurm]
 #
+# --qualify first requalifies every row on its pinned baseline (`kvparity qualify`, each in its
+#   own campaign under DIR/qualify) and stops unless each chooses the row's own capacity: a
+#   changed counter means the row must be requalified and the cause recorded before it is used.
 # --pairs N runs a reduced matrix: copies of the rows with N pairs and 2 warmups per arm, named
 #   <row>-reduced-N and saying so in a comment; the report states "N measured pairs, not the
 #   protocol's 60". The qualified capacities are the shipped rows' own.
@@ -18,13 +21,14 @@
 # built once, before any row runs (from the build cache when cached).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out= pairs= copy= slurm=()
+out= pairs= copy= slurm=() qualify=
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a folder}; shift ;;
     --pairs) pairs=${2:?--pairs needs a number}; shift ;;
     --trace-copy) copy=${2:?--trace-copy needs a file}; shift ;;
     --slurm) slurm=(--slurm) ;;
+    --qualify) qualify=1 ;;
     *) echo "authoritative-campaign.sh: unknown argument $1" >&2; exit 3 ;;
   esac
   shift
@@ -34,6 +38,17 @@ mkdir -p "$out"
 bin=$out/kvparity
 go build -o "$bin" .
 if [ -n "$copy" ]; then "$bin" trace add "$copy" >&2; fi
+
+if [ -n "$qualify" ]; then
+  qstart=$(date +%s.%N)
+  for r in rows/authoritative/*.toml; do
+    name=$(basename "$r" .toml)
+    qcode=0
+    "$bin" qualify "$r" --campaign "$out/qualify/$name" --json >"$out/qualify-$name.json" 2>"$out/qualify-$name.err" || qcode=$?
+    python3 scripts/authoritative-campaign.py qualified "$r" "$out/qualify-$name.json" "$qcode"
+  done
+  echo "qualification: $(echo "$(date +%s.%N) - $qstart" | bc | cut -d. -f1) s" >&2
+fi
 
 rows=()
 for r in rows/authoritative/*.toml; do

@@ -44,7 +44,9 @@ type Options struct {
 	// ProbeTimeout bounds each probe (0 → StallFactor times the slowest finished probe, at
 	// least MinProbeTimeout; the row's [determinism] timeout bounds every probe anyway).
 	ProbeTimeout time.Duration
-	// OnProbe hears each probe as it ends (the headless lines, the workbench's table).
+	// OnStart hears the search's settings once they are resolved (Result's Flag, Band, Seed,
+	// Step); OnProbe hears each probe as it ends (the headless lines, the qualify view).
+	OnStart func(Result)
 	OnProbe func(Probe)
 }
 
@@ -143,6 +145,9 @@ func Run(ctx context.Context, h Host, o Options) (Result, error) {
 		o.Confirmations = DefaultConfirmations
 	}
 	res := Result{Flag: o.Flag, Band: o.Band, Seed: o.Seed, Step: s.Step}
+	if o.OnStart != nil {
+		o.OnStart(res)
+	}
 	var slowest time.Duration // the slowest probe that finished
 	probe := func(arm engine.Arm, purpose string, index, capacity int) (Probe, error) {
 		timeout := o.ProbeTimeout

@@ -30,3 +30,12 @@ func Matrix() ListKeys { return list("previous row", "next row", "first", "last"
 func Bisect() ListKeys {
 	return list("newer commit", "older commit", "newest", "oldest", "open probe")
 }
+
+// Qualify returns the qualify view's bindings: the probe table scrolls, q quits (the recorded
+// probes are kept: the same command resumes from them). enter is unbound: a probe has no
+// campaign of its own to open.
+func Qualify() ListKeys {
+	k := list("earlier probe", "later probe", "first", "last", "")
+	k.Open.SetEnabled(false)
+	return k
+}

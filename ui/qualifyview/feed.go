@@ -1,0 +1,81 @@
+package qualifyview
+
+import (
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"kvparity/engine/qualify"
+	"kvparity/headless"
+	"kvparity/ui/pane"
+)
+
+// snapshot is the qualification as far as it went.
+type snapshot struct {
+	Row     string
+	Start   *qualify.Result // the settings: flag, band, seed, step
+	Probes  []qualify.Probe // in the order they ended
+	Running string          // the probe process running now ("" between probes)
+	Since   time.Time       // when it started
+	Result  *qualify.Result // the outcome, once recorded
+}
+
+func (s snapshot) clone() snapshot {
+	s.Probes = append([]qualify.Probe(nil), s.Probes...)
+	return s
+}
+
+// apply folds one progress step.
+func (s *snapshot) apply(p headless.QualifyProgress) {
+	s.Row = p.Row
+	switch {
+	case p.Start != nil:
+		s.Start = p.Start
+	case p.Running != nil:
+		s.Running, s.Since = string(p.Running.Run), p.Running.At
+	case p.Probe != nil:
+		s.Probes = append(s.Probes, *p.Probe)
+		s.Running = ""
+	case p.Result != nil:
+		s.Result, s.Running = p.Result, ""
+	}
+}
+
+// snapshotMsg is a new snapshot; doneMsg the qualification's end (its exit status).
+type (
+	snapshotMsg snapshot
+	doneMsg     struct{ Code int }
+)
+
+// A Feed hands the newest snapshot to the program: the probes never wait for the screen.
+type Feed struct {
+	mu    sync.Mutex
+	state snapshot
+	f     *pane.Feed[snapshot, doneMsg]
+}
+
+// NewFeed makes an empty feed.
+func NewFeed() *Feed { return &Feed{f: pane.NewFeed[snapshot, doneMsg]()} }
+
+// Publish folds p and offers the new snapshot (headless.QualifyOptions.Progress).
+func (f *Feed) Publish(p headless.QualifyProgress) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.state.apply(p)
+	f.f.Publish(f.state.clone())
+}
+
+// Finish hands the end to the view; call it once, after headless.Qualify returned.
+func (f *Feed) Finish(code int) { f.f.Finish(doneMsg{Code: code}) }
+
+// Wait delivers the next snapshot or the end.
+func (f *Feed) Wait() tea.Cmd {
+	return func() tea.Msg {
+		s, d, ended := f.f.Next()
+		if ended {
+			return d
+		}
+		return snapshotMsg(s)
+	}
+}
