@@ -57,16 +57,24 @@ def summary(matrix, code, wall):
                     floor += rec.get("elapsed_ms", 0) / 1000
                     runs += 1
     verdicts = []
+    undecided = []
     try:
         m = json.load(open(os.path.join(matrix, "matrix.json")))
         for r in m.get("rows", []):
             words = " ".join("%s %s" % (k, (r.get(k) or {}).get("verdict", "-")) for k in ("semantic", "performance", "overall"))
             verdicts.append("%s: %s" % (r.get("row"), words))
+            if (r.get("semantic") or {}).get("verdict") in (None, "UNDECIDED", "BLOCKED"):
+                undecided.append(r.get("row"))
     except (OSError, ValueError) as e:
         verdicts.append("no matrix.json (%s)" % e)
+        undecided.append("matrix")
     print("; ".join(verdicts))
     ratio = wall / floor if floor else float("inf")
     print("exit %s · wall %.0f s · floor %.0f s (%d replay processes) · wall/floor %.2f×" % (code, wall, floor, runs, ratio))
+    if undecided:
+        # The matrix's own exit status is the verdicts' (a cross-version matrix may FAIL); the
+        # script fails only when a row's semantic verdict was never decided.
+        sys.exit("no semantic verdict for: %s" % ", ".join(undecided))
 
 
 if __name__ == "__main__":
