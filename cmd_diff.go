@@ -16,6 +16,8 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -104,13 +106,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		flags.Usage()
 		return verdict.ExitUsage
 	}
-	var d *diffview.Diff
+	var d *diagnose.Diff
 	if summaries != nil {
 		defer boundMemory(pos[0], pos[1], summaries[0], summaries[1])()
-		d, err = diffview.DiffRelease(diffview.ReleaseRun{Records: pos[0], Summary: summaries[0]}, diffview.ReleaseRun{Records: pos[1], Summary: summaries[1]})
+		d, err = diagnose.DiffRelease(diffview.ReleaseRun{Records: pos[0], Summary: summaries[0]}, diffview.ReleaseRun{Records: pos[1], Summary: summaries[1]})
 	} else {
 		defer boundMemory(pos[0], pos[1])()
-		d, err = diffview.DiffFiles(pos[0], pos[1])
+		d, err = diagnose.DiffFiles(pos[0], pos[1])
 	}
 	if err != nil {
 		return fail(err)
@@ -119,14 +121,14 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if !d.Equal() {
 		status = verdict.ExitFail
 	}
-	var sem *diffview.JSONSemantic
+	var sem *diagnose.JSONSemantic
 	if *campaign != "" {
-		recs, err := diffview.LoadExceptions(*campaign)
+		recs, err := exceptions.LoadExceptions(*campaign)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fail(err)
 		}
-		x := diffview.Coverage(d.AllPointers(), recs)
-		sem = &diffview.JSONSemantic{Records: x.Records, UncoveredCount: x.Uncovered, Uncovered: x.First}
+		x := exceptions.Coverage(d.AllPointers(), recs)
+		sem = &diagnose.JSONSemantic{Records: x.Records, UncoveredCount: x.Uncovered, Uncovered: x.First}
 		if isCampaign {
 			if built == nil {
 				if built, err = campaignreport.Build(*campaign); err != nil {
@@ -136,18 +138,18 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 			v := built.Verdicts()
 			sem.Verdict, sem.Reason, sem.Of = v.Semantic.Verdict, v.Semantic.Reason, "campaign"
 		} else {
-			sem.Verdict = diffview.SemanticVerdictOf(x, *unstable) // the coverage just counted
+			sem.Verdict = exceptions.SemanticVerdictOf(x, *unstable) // the coverage just counted
 			sem.Of = "diff"
 		}
 		status = verdict.ExitCode(sem.Verdict)
 	}
 	if *patterns {
-		return printPatterns(stdout, d, *asJSON, status, writeFail)
+		return printPatterns(stdout, d.Diff, *asJSON, status, writeFail)
 	}
 	if *asJSON {
 		r := d.Report()
 		r.Semantic = sem
-		if err := diffview.WriteJSON(stdout, r); err != nil {
+		if err := diagnose.WriteJSON(stdout, r); err != nil {
 			return writeFail(err)
 		}
 		return status
@@ -156,7 +158,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if *all {
 		per = 0
 	}
-	if err := diffview.WriteText(stdout, d, per); err != nil {
+	if err := diagnose.WriteText(stdout, d, per); err != nil {
 		return writeFail(err)
 	}
 	if sem != nil {
@@ -228,10 +230,10 @@ func printPatterns(w io.Writer, d *diffview.Diff, asJSON bool, status int, fail 
 
 // printCampaignOnly answers `diff --campaign DIR` when the campaign kept no pair to compare.
 func printCampaignOnly(w io.Writer, asJSON bool, parity, semantic verdict.Outcome, records int) int {
-	sem := diffview.JSONSemantic{Verdict: semantic.Verdict, Reason: semantic.Reason, Of: "campaign", Records: records, Uncovered: []string{}}
+	sem := diagnose.JSONSemantic{Verdict: semantic.Verdict, Reason: semantic.Reason, Of: "campaign", Records: records, Uncovered: []string{}}
 	if asJSON {
-		r := diffview.JSONReport{Equal: parity.Verdict == verdict.Pass, Pointers: []string{}, Semantic: &sem}
-		if err := diffview.WriteJSON(w, r); err != nil {
+		r := diagnose.JSONReport{Equal: parity.Verdict == verdict.Pass, Pointers: []string{}, Semantic: &sem}
+		if err := diagnose.WriteJSON(w, r); err != nil {
 			return verdict.ExitError
 		}
 		return verdict.ExitCode(sem.Verdict)

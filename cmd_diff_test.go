@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	fx "kvparity/diffview/difftest"
+	"kvparity/exceptions"
 )
 
 func writeReports(t *testing.T) (dir, a, b string) {
@@ -62,25 +64,25 @@ func TestCmdDiffJSONAndFlagsAfterArgs(t *testing.T) {
 	if code := runDiff([]string{a, b, "--json"}, &out, &errb); code != 1 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	var r diffview.JSONReport
+	var r diagnose.JSONReport
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
 	if r.Equal || r.Count != 3 || len(r.Groups) != 2 || r.First == nil || r.First.AtMs == nil || len(r.Diagnosis) == 0 {
 		t.Fatalf("report %+v", r)
 	}
-	if r.Diagnosis[0].Code != diffview.SigCascade || r.First.Pointer != "/per_request/12/routing_history/1/logical_worker_id" {
+	if r.Diagnosis[0].Code != diagnose.SigCascade || r.First.Pointer != "/per_request/12/routing_history/1/logical_worker_id" {
 		t.Fatalf("diagnosis %s first %s", r.Diagnosis[0].Code, r.First.Pointer)
 	}
 }
 
 func TestCmdDiffCampaignVerdict(t *testing.T) {
 	dir, a, b := writeReports(t)
-	rec := diffview.ExceptionRecord{
+	rec := exceptions.ExceptionRecord{
 		Differs: "decode routing of one request", Pointers: []string{"/per_request/12/**"},
 		Baseline: "b", Candidate: "c", Cause: "x", RegressionTest: "t", Impact: "none", Disposition: "accepted",
 	}
-	if _, err := diffview.PutException(dir, rec); err != nil {
+	if _, err := exceptions.PutException(dir, rec); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
@@ -128,7 +130,7 @@ func TestCmdExceptionsListAndDelete(t *testing.T) {
 	if code := runExceptions([]string{"list", dir}, &out, &errb); code != 0 || !strings.Contains(out.String(), "no exception records") {
 		t.Fatalf("empty: %d %s", code, out.String())
 	}
-	rec, err := diffview.PutException(dir, diffview.ExceptionRecord{
+	rec, err := exceptions.PutException(dir, exceptions.ExceptionRecord{
 		Differs: "d", Pointers: []string{"/summary/**"}, Baseline: "b", Candidate: "c", Cause: "x",
 		RegressionTest: "TestX", Impact: "none", Disposition: "accepted",
 	})
@@ -146,7 +148,7 @@ func TestCmdExceptionsListAndDelete(t *testing.T) {
 	if code := runExceptions([]string{"delete", dir, rec.ID}, &out, &errb); code != 0 {
 		t.Fatalf("delete: %d %s", code, errb.String())
 	}
-	if recs, _ := diffview.LoadExceptions(dir); len(recs) != 0 {
+	if recs, _ := exceptions.LoadExceptions(dir); len(recs) != 0 {
 		t.Fatalf("left %v", recs)
 	}
 	if code := runExceptions([]string{"frobnicate", dir}, &out, &errb); code != 3 {
@@ -204,7 +206,7 @@ func TestCmdDiffCampaignListsTheFirstUncovered(t *testing.T) {
 	if code := runDiff([]string{"--campaign", dir, "--json", a, b}, &out, &errb); code != 1 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	var r diffview.JSONReport
+	var r diagnose.JSONReport
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil || r.Semantic == nil {
 		t.Fatalf("not JSON: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"kvparity/diffview"
+	"kvparity/exceptions"
 	"kvparity/verdict"
 )
 
@@ -30,7 +30,7 @@ func runExceptions(args []string, stdout, stderr io.Writer) int {
 		if len(args) != 2 {
 			return usage()
 		}
-		recs, err := diffview.LoadExceptions(args[1])
+		recs, err := exceptions.LoadExceptions(args[1])
 		if err != nil {
 			fmt.Fprintln(stderr, "kvparity exceptions:", err)
 			return verdict.ExitUsage
@@ -60,7 +60,7 @@ func runExceptions(args []string, stdout, stderr io.Writer) int {
 		if len(args) != 3 {
 			return usage()
 		}
-		if err := diffview.DeleteException(args[1], args[2]); err != nil {
+		if err := exceptions.DeleteException(args[1], args[2]); err != nil {
 			fmt.Fprintln(stderr, "kvparity exceptions:", err)
 			return verdict.ExitUsage
 		}

@@ -4,13 +4,13 @@ import (
 	"os"
 	"strings"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 )
 
-// diagnoseInstability is engine.Options.Diagnose: what the diff of two differing canonical
-// reports of one revision says, in words — diffview's diagnosis (its two most specific
-// signatures) and the first divergence. An UNSTABLE arm's reason quotes it, so the cause it
-// names is the evidence's, the same the diff pane shows.
+// diagnoseInstability is engine.Options.Diagnose: what the diff of two differing canonical reports
+// of one revision says, in words — the diagnosis's (diffview/diagnose: its two most specific
+// signatures) and the first divergence. An UNSTABLE arm's reason quotes it, so the cause it names
+// is the evidence's, the same the diff pane shows.
 func diagnoseInstability(a, b string) (string, error) {
 	x, err := os.ReadFile(a)
 	if err != nil {
@@ -20,7 +20,7 @@ func diagnoseInstability(a, b string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d, err := diffview.DiffBytes(a, x, b, y)
+	d, err := diagnose.DiffBytes(a, x, b, y)
 	if err != nil {
 		return "", err
 	}

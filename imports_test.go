@@ -24,13 +24,15 @@ var rooms = map[string]struct {
 }{
 	"kvparity":               {may: []string{"*"}},
 	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
-	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                          // atomicfile: ui-state.json
-	"ui/diffpane":            {may: []string{"diffview", "ui/keys", "ui/pane", "ui/theme", "verdict"}},                                                    // the diff pane: over diffview, beside the other panes
-	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                             // the qualify view: a driver's progress (headless.QualifyProgress)
-	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},               // engine/matrix, engine/bisect: the matrix and bisect views
-	"diffview":               {may: []string{"report", "verdict", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
+	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
+	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
+	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
+	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},    // engine/matrix, engine/bisect: the matrix and bisect views
+	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
+	"diffview/diagnose":      {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
+	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
-	"diffview/internal/*":    {may: []string{"diffview", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
+	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
 	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
 	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
 	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
@@ -41,8 +43,8 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
-	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
+	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -79,11 +81,13 @@ var arrowWhy = map[string]string{
 	"ui -> ui/*":                "the panes, keys, theme and text helpers the workbench composes",
 	"ui -> internal/atomicfile": "ui-state.json is written atomically",
 
-	"ui/diffpane -> diffview": "the diff pane shows a diffview.Diff and drafts its exception records",
-	"ui/diffpane -> ui/keys":  "its bindings are the workbench's",
-	"ui/diffpane -> ui/pane":  "it embeds the common pane Base (box, focus, styles)",
-	"ui/diffpane -> ui/theme": "the workbench's palette",
-	"ui/diffpane -> verdict":  "the semantic verdict of the diff it shows",
+	"ui/diffpane -> diffview":          "the diff pane shows a diffview.Diff: its groups, field patterns and the changes a pattern selects",
+	"ui/diffpane -> diffview/diagnose": "the diff it opens is diagnosed, and its diagnosis is shown cause by cause",
+	"ui/diffpane -> exceptions":        "it drafts, saves and deletes the campaign's exception records and shows what they cover",
+	"ui/diffpane -> ui/keys":           "its bindings are the workbench's",
+	"ui/diffpane -> ui/pane":           "it embeds the common pane Base (box, focus, styles)",
+	"ui/diffpane -> ui/theme":          "the workbench's palette",
+	"ui/diffpane -> verdict":           "the semantic verdict of the diff it shows",
 
 	"ui/* -> engine":        "a pane shows engine events and records (runs, stages, artifacts, progress)",
 	"ui/* -> engine/matrix": "ui/matrixview shows matrix.RowStatus",
@@ -95,12 +99,20 @@ var arrowWhy = map[string]string{
 	"ui/* -> ui/*":          "a pane embeds ui/pane and uses ui/keys, ui/theme and ui/text",
 
 	"diffview -> report":     "the canonical profile (exclusions, unordered arrays) the diff applies",
-	"diffview -> verdict":    "the semantic verdict of a diff against exception records",
-	"diffview -> internal/*": "jsonscan tapes, JSON pointers, the campaign's file names, atomic writes of exceptions.jsonl",
+	"diffview -> internal/*": "jsonscan tapes, JSON pointers",
+
+	"diffview/diagnose -> diffview":   "the lenses read a diff: its changes, the two documents and the events the changes were placed at",
+	"diffview/diagnose -> verdict":    "the verdict word of kvparity diff's semantic section (JSONSemantic)",
+	"diffview/diagnose -> internal/*": "jsonscan tapes of the reports it reads, JSON pointers",
+
+	"exceptions -> diffview":   "records are drafted from a diff's changes, name its pointers in its pattern language and judge it",
+	"exceptions -> verdict":    "the semantic verdict of a diff against the records",
+	"exceptions -> internal/*": "the strict reading of exceptions.jsonl (jsonscan, pointer), the campaign's file names, atomic writes",
 
 	"diffview/difftest -> internal/*": "edits fixtures by JSON pointer",
 
-	"diffview/internal/* -> diffview":          "the corpus and tools measure diffview's diff and diagnosis",
+	"diffview/internal/* -> diffview":          "releasetable reads release replays' pairs of files (ReleaseRun)",
+	"diffview/internal/* -> diffview/diagnose": "the corpus scores the diagnosis and releasetable tabulates it",
 	"diffview/internal/* -> diffview/difftest": "benchdiff perturbs reports with the fixtures' pointer edits",
 	"diffview/internal/* -> report":            "the corpus canonicalises the reports it mutates",
 	"diffview/internal/* -> internal/*":        "JSON pointers",
@@ -136,25 +148,29 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"engine/bisect -> engine":         "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
-	"engine/bisect -> engine/journal": "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"engine/bisect -> engine/perf":    "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
-	"engine/bisect -> campaignreport": "a probe is judged by the verdicts every surface computes (Assess), exception records included",
-	"engine/bisect -> diffview":       "the exception records copied into every probe are validated first",
-	"engine/bisect -> verdict":        "the words a probe is judged by, the document's schema version and the exit codes",
-	"engine/bisect -> internal/*":     "the campaign's file names, the copied exception records written atomically",
+	"engine/bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
+	"engine/bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"engine/bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"engine/bisect -> campaignreport":    "a probe is judged by the verdicts every surface computes (Assess), exception records included",
+	"engine/bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
+	"engine/bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
+	"engine/bisect -> exceptions":        "the exception records copied into every probe are validated first",
+	"engine/bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
+	"engine/bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
 
-	"campaignreport -> engine":          "everything the campaign recorded: its records and their history, summary, artifacts",
-	"campaignreport -> engine/journal":  "the journal read once for the report, refusing damage",
-	"campaignreport -> engine/matrix":   "the matrix report's rows",
-	"campaignreport -> engine/fixtures": "stage 6's fixture results the report lists",
-	"campaignreport -> engine/perf":     "the footprint gate's figures the report prints",
-	"campaignreport -> engine/run":      "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
-	"campaignreport -> diffview":        "the focused diff and exception coverage of the semantic verdict",
-	"campaignreport -> stats":           "the perf figures and their method",
-	"campaignreport -> report":          "lifecycle evidence and product metrics of the kept reports",
-	"campaignreport -> verdict":         "Decide: stage 8's one computation of the verdicts",
-	"campaignreport -> internal/*":      "atomic writes of the report files, the campaign's file names",
+	"campaignreport -> engine":            "everything the campaign recorded: its records and their history, summary, artifacts",
+	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",
+	"campaignreport -> engine/matrix":     "the matrix report's rows",
+	"campaignreport -> engine/fixtures":   "stage 6's fixture results the report lists",
+	"campaignreport -> engine/perf":       "the footprint gate's figures the report prints",
+	"campaignreport -> engine/run":        "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
+	"campaignreport -> diffview":          "the focused diff's changes, first divergence and field patterns",
+	"campaignreport -> diffview/diagnose": "the focused diff's diagnosis, kept in diffs/ as kvparity diff --json writes it",
+	"campaignreport -> exceptions":        "the campaign's exception records and their coverage of the semantic verdict",
+	"campaignreport -> stats":             "the perf figures and their method",
+	"campaignreport -> report":            "lifecycle evidence and product metrics of the kept reports",
+	"campaignreport -> verdict":           "Decide: stage 8's one computation of the verdicts",
+	"campaignreport -> internal/*":        "atomic writes of the report files, the campaign's file names",
 
 	"report -> verdict":    "allowed; not used today",
 	"report -> internal/*": "jsonscan reads reports, pointer names their fields",

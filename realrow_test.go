@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +14,9 @@ import (
 	"time"
 
 	"kvparity/campaignreport"
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
+	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -162,7 +162,7 @@ func TestRealDynamoRow(t *testing.T) {
 	if d == nil || d.Count == 0 || d.First == nil {
 		t.Fatalf("no focused diff of the real reports: %+v", d)
 	}
-	codes := map[diffview.SignatureCode]bool{}
+	codes := map[diagnose.SignatureCode]bool{}
 	for _, s := range d.Diagnosis {
 		codes[s.Code] = true
 	}
@@ -170,7 +170,7 @@ func TestRealDynamoRow(t *testing.T) {
 	// token before any decision differed; the metadata is the same settings laid out the
 	// 1.6.x way (the report version changed, a cause of its own with its field map: issue 41),
 	// not a configuration difference, and nothing is unclassified.
-	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != diffview.SigTiming || !codes[diffview.SigVersion] || codes[diffview.SigConfig] || codes[diffview.SigUnclassified] {
+	if len(d.Diagnosis) == 0 || d.Diagnosis[0].Code != diagnose.SigTiming || !codes[diagnose.SigVersion] || codes[diagnose.SigConfig] || codes[diagnose.SigUnclassified] {
 		t.Errorf("diagnosis %v: want the timing change first and the metadata as the version change", codes)
 	}
 	// Stage 1 is in the report: the sources, the toolchain, the features and the determinism

@@ -3,7 +3,7 @@ package campaignreport
 import (
 	"slices"
 
-	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // flagBroad computes which exception records are broad against the report's differences
@@ -25,7 +25,7 @@ func (s *Semantic) flagBroad() {
 	cov := make([]recordCoverage, len(s.Exceptions))
 	for i := range s.Exceptions {
 		e := &s.Exceptions[i]
-		why := diffview.BroadReason(e.Pointers, covers[e.ID], differing)
+		why := exceptions.BroadReason(e.Pointers, covers[e.ID], differing)
 		cov[i] = recordCoverage{ID: e.ID, Covers: covers[e.ID], Broad: why, ConfirmedBroad: e.Broad}
 		e.Broad = why != ""
 	}

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // Without a byte mismatch nothing is covered, and only a root pattern makes a record broad;
 // the report's copy of each record carries the computed flag, its coverage entry the reason
 // and what its author confirmed.
 func TestFlagBroadWithoutADiff(t *testing.T) {
-	s := Semantic{Exceptions: []diffview.ExceptionRecord{
+	s := Semantic{Exceptions: []exceptions.ExceptionRecord{
 		{ID: "root", Pointers: []string{"/**"}, Broad: false},
 		{ID: "narrow", Pointers: []string{"/summary/mean_ttft_ms"}, Broad: true},
 	}, Coverage: []recordCoverage{}}

@@ -11,10 +11,12 @@
 //
 // It imports engine for what the campaign recorded, engine/journal to read the journal once
 // (refusing damage), engine/matrix for the matrix report's rows, engine/perf for the footprint
-// gate's figures, engine/fixtures for stage 6's fixture results, engine/run for the CPU sets and NUMA nodes the report names and the campaign lock
-// clean takes, diffview for the focused diff and the exception records' coverage, stats for the
-// perf figures, report for the lifecycle evidence and product metrics, verdict for Decide,
-// internal/layout for the campaign's file names and internal/atomicfile to write the reports.
+// gate's figures, engine/fixtures for stage 6's fixture results, engine/run for the CPU sets and
+// NUMA nodes the report names and the campaign lock clean takes, diffview for the focused diff,
+// diffview/diagnose for its diagnosis (diffs/*.json as kvparity diff --json writes it),
+// exceptions for the exception records and their coverage, stats for the perf figures, report
+// for the lifecycle evidence and product metrics, verdict for Decide, internal/layout for the
+// campaign's file names and internal/atomicfile to write the reports.
 //
 // # Layout
 //

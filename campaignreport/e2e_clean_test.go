@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
-	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -163,7 +163,7 @@ func TestE2ECleanSemanticRow(t *testing.T) {
 
 	dir := campaignCopy(t, "e2e-semantic")
 	for _, rec := range exceptionRecords(true) {
-		if _, err := diffview.PutException(dir, rec); err != nil {
+		if _, err := exceptions.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

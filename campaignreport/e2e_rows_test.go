@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
-
 	"kvparity/verdict"
 )
 
@@ -115,8 +115,8 @@ func TestE2EUnstableRowReport(t *testing.T) {
 
 // exceptionRecords are the reviewed records of the fifo-preemption change: the configuration
 // field, and the decision cascade it causes.
-func exceptionRecords(full bool) []diffview.ExceptionRecord {
-	recs := []diffview.ExceptionRecord{{
+func exceptionRecords(full bool) []exceptions.ExceptionRecord {
+	recs := []exceptions.ExceptionRecord{{
 		Differs:        "the decode and prefill preemption_mode recorded in metadata: lifo → fifo",
 		Pointers:       []string{"/metadata/engine_config/*/preemption_mode"},
 		Baseline:       "preempts the newest running request (LIFO), which the modelled vLLM scheduler does not do",
@@ -127,7 +127,7 @@ func exceptionRecords(full bool) []diffview.ExceptionRecord {
 		Disposition:    "accepted by review",
 	}}
 	if full {
-		recs = append(recs, diffview.ExceptionRecord{
+		recs = append(recs, exceptions.ExceptionRecord{
 			Differs:        "every summary statistic, the KV-ingest and pressure coverage, and the per-request timings after the first pressure event",
 			Pointers:       []string{"/summary/**", "/coverage/**", "/per_request/**"},
 			Baseline:       "the LIFO victim choice delays the newest request",
@@ -157,7 +157,7 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 	if r.Semantic.UncoveredN != r.Semantic.Diff.Count || len(r.Semantic.Uncovered) != min(200, r.Semantic.Diff.Count) {
 		t.Errorf("uncovered %d of %d (%d listed)", r.Semantic.UncoveredN, r.Semantic.Diff.Count, len(r.Semantic.Uncovered))
 	}
-	var full diffview.JSONReport
+	var full diagnose.JSONReport
 	if data, err := os.ReadFile(filepath.Join(dir, r.Semantic.Diff.File)); err != nil || json.Unmarshal(data, &full) != nil {
 		t.Fatalf("the focused diff %s: %v", r.Semantic.Diff.File, err)
 	}
@@ -167,7 +167,7 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 
 	// One record covers only the configuration field: still FAIL, naming what is uncovered.
 	for _, rec := range exceptionRecords(false) {
-		if _, err := diffview.PutException(dir, rec); err != nil {
+		if _, err := exceptions.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestE2ESemanticRowWithExceptions(t *testing.T) {
 		t.Fatalf("partial records: %s with %d of %d uncovered, want FAIL with all but 2", r.Semantic.Verdict, r.Semantic.UncoveredN, r.Semantic.Diff.Count)
 	}
 
-	if _, err := diffview.PutException(dir, exceptionRecords(true)[1]); err != nil {
+	if _, err := exceptions.PutException(dir, exceptionRecords(true)[1]); err != nil {
 		t.Fatal(err)
 	}
 	md, js := reportTwice(t, dir)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
-	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // The semantic headline names where the runs part: diffview's first divergence (the earliest
@@ -35,7 +35,7 @@ func TestE2ESemanticHeadlineNamesTheFirstDivergence(t *testing.T) {
 
 	rec := exceptionRecords(false)[0]
 	rec.Differs, rec.Pointers = "the first divergence alone", []string{first}
-	if _, err := diffview.PutException(dir, rec); err != nil {
+	if _, err := exceptions.PutException(dir, rec); err != nil {
 		t.Fatal(err)
 	}
 	if r, err = campaignreport.WriteReport(dir); err != nil {

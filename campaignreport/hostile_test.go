@@ -18,9 +18,9 @@ import (
 	"github.com/yuin/goldmark/extension"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
-	"kvparity/diffview"
 	"kvparity/engine"
 	"kvparity/engine/matrix"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -279,10 +279,10 @@ func TestHostileCampaignIsInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	rec := diffview.ExceptionRecord{ID: "id " + hostileText, Differs: hostileText, Pointers: []string{"/summary/**"},
+	rec := exceptions.ExceptionRecord{ID: "id " + hostileText, Differs: hostileText, Pointers: []string{"/summary/**"},
 		Requests: []string{hostileText}, Events: []string{hostileText}, Baseline: hostileText, Candidate: hostileText,
 		Cause: hostileText, RegressionTest: hostileText, Impact: hostileText, Disposition: hostileText}
-	if _, err := diffview.PutException(dir, rec); err != nil {
+	if _, err := exceptions.PutException(dir, rec); err != nil {
 		t.Fatal(err)
 	}
 	r, err := WriteReport(dir)

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"kvparity/engine/journal"
 	"os"
 	"path/filepath"
 
-	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/engine/journal"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/report"
 )
@@ -27,7 +27,7 @@ type campaign struct {
 	trace      engine.TraceChecksums
 	hist       *engine.History     // the journal folded by the engine's own rules; its Records are the journal
 	perf       engine.PerfProgress // the current artifacts' perf series
-	exceptions []diffview.ExceptionRecord
+	exceptions []exceptions.ExceptionRecord
 	warnings   []string // what the report ignored (a torn journal tail), for stderr
 }
 
@@ -89,7 +89,7 @@ func load(dir string) (*campaign, error) {
 	if err := engine.ReadJSONFile(filepath.Join(abs, filepath.FromSlash(layout.FileTraceSums)), &c.trace); err != nil {
 		return nil, err
 	}
-	if c.exceptions, err = diffview.LoadExceptions(abs); err != nil {
+	if c.exceptions, err = exceptions.LoadExceptions(abs); err != nil {
 		return nil, err
 	}
 	c.hist = engine.FoldJournal(recs, c.row)

@@ -4,8 +4,10 @@ import (
 	"time"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
 	"kvparity/engine/perf"
+	"kvparity/exceptions"
 	"kvparity/report"
 	"kvparity/verdict"
 )
@@ -246,11 +248,11 @@ const (
 // Semantic is the stage-8 semantic result with what decided it.
 type Semantic struct {
 	verdict.Outcome
-	Diff       *DiffSummary               `json:"diff"` // baseline vs candidate, when they differ
-	Exceptions []diffview.ExceptionRecord `json:"exception_records"`
-	Coverage   []recordCoverage           `json:"record_coverage"`
-	UncoveredN int                        `json:"uncovered_count"`
-	Uncovered  []string                   `json:"uncovered"` // the first maxUncovered, in document order
+	Diff       *DiffSummary                 `json:"diff"` // baseline vs candidate, when they differ
+	Exceptions []exceptions.ExceptionRecord `json:"exception_records"`
+	Coverage   []recordCoverage             `json:"record_coverage"`
+	UncoveredN int                          `json:"uncovered_count"`
+	Uncovered  []string                     `json:"uncovered"` // the first maxUncovered, in document order
 }
 
 // recordCoverage says how many differing pointers one exception record covers, and whether
@@ -278,7 +280,7 @@ type DiffSummary struct {
 	GroupN    int                   `json:"group_count"`
 	Groups    []diffGroup           `json:"groups"` // the first maxGroups
 	First     *diffview.JSONFirst   `json:"first_divergence"`
-	Diagnosis []diffview.Signature  `json:"diagnosis"`
+	Diagnosis []diagnose.Signature  `json:"diagnosis"`
 	Changes   []diffview.JSONChange `json:"changes"` // the first changes of each group (up to 5)
 }
 

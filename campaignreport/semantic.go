@@ -11,7 +11,9 @@ import (
 	"slices"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
+	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -35,7 +37,7 @@ const (
 // back from that file, so the report stays reproducible. out receives the file to write.
 func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (*DiffSummary, error) {
 	file := path.Join(layout.DirDiffs, name+".json")
-	var jr diffview.JSONReport
+	var jr diagnose.JSONReport
 	if relA != "" && relB != "" && c.exists(relA) && c.exists(relB) {
 		a, err := os.ReadFile(filepath.Join(c.dir, filepath.FromSlash(relA)))
 		if err != nil {
@@ -45,13 +47,13 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 		if err != nil {
 			return nil, err
 		}
-		d, err := diffview.DiffBytes(relA, a, relB, b)
+		d, err := diagnose.DiffBytes(relA, a, relB, b)
 		if err != nil {
 			return nil, fmt.Errorf("diffing %s and %s: %w", relA, relB, err)
 		}
 		jr = d.Report()
 		var buf bytes.Buffer
-		if err := diffview.WriteJSON(&buf, jr); err != nil {
+		if err := diagnose.WriteJSON(&buf, jr); err != nil {
 			return nil, err
 		}
 		out[file] = buf.Bytes()
@@ -82,7 +84,7 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 		s.Pointers = []string{}
 	}
 	if s.Diagnosis == nil {
-		s.Diagnosis = []diffview.Signature{}
+		s.Diagnosis = []diagnose.Signature{}
 	}
 	return s, nil
 }
@@ -92,7 +94,7 @@ func (c *campaign) focusedDiff(name, relA, relB string, out map[string][]byte) (
 func (c *campaign) semantic(arms []armReport, parity verdict.Outcome, out map[string][]byte) (Semantic, *verdict.Exceptions, error) {
 	s := Semantic{Exceptions: c.exceptions, Coverage: []recordCoverage{}, Uncovered: []string{}}
 	if s.Exceptions == nil {
-		s.Exceptions = []diffview.ExceptionRecord{}
+		s.Exceptions = []exceptions.ExceptionRecord{}
 	}
 	if parity.Verdict != verdict.Fail {
 		return s, nil, nil
@@ -106,7 +108,7 @@ func (c *campaign) semantic(arms []armReport, parity verdict.Outcome, out map[st
 	if d == nil {
 		return s, &verdict.Exceptions{Unchecked: "neither the kept full reports nor the focused diff (diffs/parity.json) exist: the mismatch cannot be checked against exception records"}, nil
 	}
-	x, counts := diffview.CoverageByRecord(slices.Values(d.Pointers), c.exceptions)
+	x, counts := exceptions.CoverageByRecord(slices.Values(d.Pointers), c.exceptions)
 	for _, rc := range counts {
 		s.Coverage = append(s.Coverage, recordCoverage{ID: rc.ID, Covers: rc.Covers})
 	}
@@ -120,9 +122,9 @@ func (c *campaign) semantic(arms []armReport, parity verdict.Outcome, out map[st
 // divergence (diffview's, the earliest point of the history) when no record covers it, else
 // the first uncovered pointers in document order. Document order alone is near alphabetical
 // (canonical reports sort their keys), which is rarely where the runs part.
-func headlineFirst(uncovered []string, first *diffview.JSONFirst, recs []diffview.ExceptionRecord) []string {
+func headlineFirst(uncovered []string, first *diffview.JSONFirst, recs []exceptions.ExceptionRecord) []string {
 	if first != nil {
-		if x, _ := diffview.CoverageByRecord(slices.Values([]string{first.Pointer}), recs); x.Uncovered == 1 {
+		if x, _ := exceptions.CoverageByRecord(slices.Values([]string{first.Pointer}), recs); x.Uncovered == 1 {
 			return []string{first.Pointer}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // summaryFiles reads summary.md and every plot of a campaign.
@@ -39,7 +39,7 @@ func TestE2ESummaryOfTheSemanticRow(t *testing.T) {
 	}
 	dir := perfCopy(t, "e2e-semantic")
 	for _, rec := range exceptionRecords(true) {
-		if _, err := diffview.PutException(dir, rec); err != nil {
+		if _, err := exceptions.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // A namedDiff is one focused diff the summary diagnoses, with what it compares.
@@ -141,7 +142,7 @@ func patternRows(r *Report) []patternRow {
 		if !parity || len(r.Semantic.Exceptions) == 0 || len(members[i]) == 0 {
 			continue
 		}
-		x, counts := diffview.CoverageByRecord(slices.Values(members[i]), r.Semantic.Exceptions)
+		x, counts := exceptions.CoverageByRecord(slices.Values(members[i]), r.Semantic.Exceptions)
 		rows[i].uncovered = x.Uncovered
 		for _, c := range counts {
 			if c.Covers > 0 {

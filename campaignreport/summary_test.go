@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
+	"kvparity/exceptions"
 	"kvparity/report"
 	"kvparity/stats"
 	"kvparity/verdict"
@@ -29,9 +31,9 @@ func bigReport() *Report {
 	}
 	r.Semantic.Diff = &DiffSummary{File: "diffs/parity.json", Count: len(ptrs), Pointers: ptrs,
 		First:     &diffview.JSONFirst{Pointer: "/per_request/0/ttft_ms", Text: "at 12 ms request 0: ttft_ms " + long},
-		Diagnosis: []diffview.Signature{{Code: "id-drift", Label: "random UUIDv4 pattern in request ids", Evidence: []string{long, long}, Explains: 10, Of: 10000}}}
+		Diagnosis: []diagnose.Signature{{Code: "id-drift", Label: "random UUIDv4 pattern in request ids", Evidence: []string{long, long}, Explains: 10, Of: 10000}}}
 	for i := range 40 {
-		e := diffview.ExceptionRecord{ID: fmt.Sprintf("record-%02d", i), Pointers: []string{fmt.Sprintf("/per_request/*/field_%d", i)},
+		e := exceptions.ExceptionRecord{ID: fmt.Sprintf("record-%02d", i), Pointers: []string{fmt.Sprintf("/per_request/*/field_%d", i)},
 			Differs: long, Baseline: long, Candidate: long, Cause: long, RegressionTest: long, Impact: long, Disposition: long}
 		cov := recordCoverage{ID: e.ID, Covers: 5000 / 60}
 		if i == 0 {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,8 +24,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/campaignreport"
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
+	"kvparity/exceptions"
+	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/verdict"
@@ -141,7 +142,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	// Exception records covering the semantic change: fifo-preemption becomes
 	// PASS_WITH_SEMANTIC_EXCEPTIONS on every surface (the row was qualified for it).
 	for _, rec := range fifoRecords() {
-		if _, err := diffview.PutException(fifo, rec); err != nil {
+		if _, err := exceptions.PutException(fifo, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -220,7 +221,7 @@ func agree(t *testing.T, state, dir, rowFile, bin string) surfaceWords {
 	surfaces["workbench header"] = headerWords(t, dir)
 
 	dc, dout, derr := e2e.Run(t, bin, 5*time.Minute, "diff", "--campaign", dir, "--json")
-	var dj diffview.JSONReport
+	var dj diagnose.JSONReport
 	if err := json.Unmarshal([]byte(dout), &dj); err != nil || dj.Semantic == nil {
 		t.Fatalf("%s %s: diff --campaign (exit %d): %v\n%s\n%s", state, name, dc, err, dout, derr)
 	}
@@ -304,8 +305,8 @@ func headerWords(t *testing.T, dir string) surfaceWords {
 }
 
 // fifoRecords cover every difference of the fifo-preemption change.
-func fifoRecords() []diffview.ExceptionRecord {
-	return []diffview.ExceptionRecord{{
+func fifoRecords() []exceptions.ExceptionRecord {
+	return []exceptions.ExceptionRecord{{
 		Differs:        "the decode and prefill preemption_mode recorded in metadata: lifo → fifo",
 		Pointers:       []string{"/metadata/engine_config/*/preemption_mode"},
 		Baseline:       "preempts the newest running request (LIFO)",

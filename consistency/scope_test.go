@@ -2,7 +2,6 @@ package consistency_test
 
 import (
 	"encoding/json"
-	"kvparity/internal/e2e"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/exceptions"
+	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -33,7 +33,7 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 		t.Fatalf("the fifo change without exception records: exit %d, want 1\n%s", code, e2e.Tail(errs, 20))
 	}
 	for _, rec := range fifoRecords() {
-		if _, err := diffview.PutException(dir, rec); err != nil {
+		if _, err := exceptions.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -22,12 +22,12 @@ type alignedRun struct {
 const alignTimeout = 2e9 // 2 s, in nanoseconds
 
 // align returns the runs that turn A's elements into B's.
-func align(a, b *doc, ea, eb []int32) []alignedRun {
+func align(a, b *Doc, ea, eb []int32) []alignedRun {
 	ids := make(map[string]rune, len(ea)+len(eb))
-	seq := func(d *doc, es []int32) []rune {
+	seq := func(d *Doc, es []int32) []rune {
 		rs := make([]rune, len(es))
 		for k, e := range es {
-			raw := d.raw(e)
+			raw := d.Raw(e)
 			id, ok := ids[raw]
 			if !ok {
 				id = rune(len(ids) + 1)

@@ -48,44 +48,35 @@ type Change struct {
 	// removed record); RequestA is A's uuid when the pairing renamed it.
 	Request  string `json:"request,omitempty"`
 	RequestA string `json:"request_a,omitempty"`
-	// indexA/indexB are the record's positions in A's and B's per_request arrays (-1: none).
-	indexA int `json:"-"`
-	indexB int `json:"-"`
+	// IndexA and IndexB are the record's positions in A's and B's per_request arrays (-1: none).
+	IndexA int `json:"-"`
+	IndexB int `json:"-"`
 }
 
-// A Diff is the structural difference between two canonical reports.
+// A Diff is the structural difference between two canonical reports. Its diagnosis is
+// package diagnose's (diagnose.Of).
 type Diff struct {
 	A, B Side
 	// Count is every differing pointer; Changes holds them in detail, in document order: all
 	// of them unless Truncated, when a quota of each array (hold.go).
-	Count     int
-	Changes   []Change
-	Groups    []Group     // summary, metadata, coverage, event arrays, then each request
-	First     *Divergence // nil when equal
-	Diagnosis []Signature // most specific first; empty when equal
-	Notes     []string    // non-fatal observations (e.g. an input that is not canonical)
+	Count   int
+	Changes []Change
+	Groups  []Group     // summary, metadata, coverage, event arrays, then each request
+	First   *Divergence // nil when equal
+	Notes   []string    // non-fatal observations (e.g. an input that is not canonical)
 	// Excluded lists the canonical profile's excluded pointers whose values differ: not
 	// compared (no digest holds them), but said.
 	Excluded []Exclusion
 
-	docA, docB *doc
-	hold       int // the walk's bound on the changes held (holdFor)
-	quota      int // the walk's per-array hold (0: none, every change held)
-	aligned    map[[2]int32][]alignedRun
-	events     []eventInfo // eventOf per change, filled on first use
-	decs       []decision  // routing decisions of both runs, filled on first use
-	decsDone   bool
-	renamed    []*namespace // wholeRunRenamings of decs, filled on first use
-	renamedSet bool
-	// placements are the records' placements as decisions when no record holds a routing
-	// history (recordPlacements), filled on first use.
-	placements    []decision
-	placementsSet bool
-	fieldPats     patternCache
-	schema        *recordSchema  // members one side's records carry and the other's do not
-	layout        *configLayout  // the metadata's one-sided members (configLayout), made on first use
-	version       *versionLayout // the version change between two release lines (versions.go)
-	versionDone   bool
+	// DocA and DocB are the two reports compared, read by pointer (the diagnosis reads them).
+	DocA, DocB *Doc
+	// Schema is the members one side's records carry and the other's do not.
+	Schema    *RecordSchema
+	hold      int // the walk's bound on the changes held (holdFor)
+	quota     int // the walk's per-array hold (0: none, every change held)
+	aligned   map[[2]int32][]alignedRun
+	events    []eventInfo // eventOf per change, filled on first use
+	fieldPats patternCache
 	// objectArrays says, per array pointer, whether its elements are objects (elementTime).
 	objectArrays map[string]bool
 }
@@ -131,7 +122,7 @@ func DiffBytes(nameA string, a []byte, nameB string, b []byte) (*Diff, error) {
 
 // A differ walks both documents in lockstep, skipping byte-equal subtrees.
 type differ struct {
-	a, b    *doc
+	a, b    *Doc
 	path    []string
 	changes []Change
 	notes   []string
@@ -164,12 +155,12 @@ type differ struct {
 	full [][]Change
 	// scratch holds one members buffer per object depth, reused across the walk (object
 	// keeps both sides' members while it recurses into their values).
-	scratch [][2][]member
+	scratch [][2][]Member
 	depth   int
 	// ex is the canonical profile's node of the current path (the exclusions below it).
 	ex       report.ProfileNode
 	excluded []Exclusion
-	schema   *recordSchema // the records' one-sided members (schema.go), read once
+	schema   *RecordSchema // the records' one-sided members (schema.go), read once
 }
 
 // changeChunk is how many changes one chunk holds (about 400 KB).
@@ -191,12 +182,12 @@ func (df *differ) collected() []Change {
 	return append(out, df.changes...)
 }
 
-func newDiffer(a, b *doc, aligned map[[2]int32][]alignedRun) *differ {
+func newDiffer(a, b *Doc, aligned map[[2]int32][]alignedRun) *differ {
 	return &differ{a: a, b: b, idxA: -1, idxB: -1, notCanonicalSeen: map[string]bool{}, hold: holdFor(a, b),
 		ex: defaultExclusions(), arr: -1, aligned: aligned}
 }
 
-func diffDocs(a, b *doc) (*Diff, error) {
+func diffDocs(a, b *Doc) (*Diff, error) {
 	aligned := map[[2]int32][]alignedRun{}
 	df := newDiffer(a, b, aligned)
 	df.perArray = map[int32]int{}
@@ -213,20 +204,19 @@ func diffDocs(a, b *doc) (*Diff, error) {
 		}
 	}
 	var notes []string // how each release run was laid out comes first
-	for side, dd := range map[string]*doc{"A": a, "B": b} {
+	for side, dd := range map[string]*Doc{"A": a, "B": b} {
 		if dd.origin != nil {
 			notes = append(notes, releaseNote(side, dd))
 		}
 	}
 	sort.Strings(notes)
 	df.notes = append(notes, df.notes...)
-	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, docA: a, docB: b, hold: df.hold, quota: quota, aligned: aligned, schema: df.schema}
+	d := &Diff{Changes: df.collected(), Count: df.counted, Notes: df.notes, Excluded: df.excluded, DocA: a, DocB: b, hold: df.hold, quota: quota, aligned: aligned, Schema: df.schema}
 	if d.Truncated() {
 		d.Notes = append(d.Notes, truncationNote(d))
 	}
 	d.Groups = groupChanges(d.Changes)
 	d.First = firstDivergence(d)
-	d.Diagnosis = diagnose(d)
 	return d, nil
 }
 
@@ -239,7 +229,7 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 		if held {
 			at = df.held - 1
 		}
-		if !df.stop && !df.visit(pointerOf(df.path), at) {
+		if !df.stop && !df.visit(PointerOf(df.path), at) {
 			df.stop = true
 		}
 		return
@@ -247,12 +237,12 @@ func (df *differ) add(kind Kind, ta, tb int32) {
 	if !held {
 		return
 	}
-	c := Change{Pointer: pointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, indexA: df.idxA, indexB: df.idxB}
+	c := Change{Pointer: PointerOf(df.path), Kind: kind, Request: df.req, RequestA: df.reqA, IndexA: df.idxA, IndexB: df.idxB}
 	if kind != Added {
-		c.A = df.a.raw(ta)
+		c.A = df.a.Raw(ta)
 	}
 	if kind != Removed {
-		c.B = df.b.raw(tb)
+		c.B = df.b.Raw(tb)
 	}
 	if len(df.changes) == cap(df.changes) {
 		if len(df.changes) > 0 {
@@ -270,10 +260,10 @@ func (df *differ) value(ta, tb int32) error {
 	if df.stop {
 		return errStopped
 	}
-	if bytes.Equal(df.a.sc.Raw(ta), df.b.sc.Raw(tb)) {
+	if bytes.Equal(df.a.Scanner.Raw(ta), df.b.Scanner.Raw(tb)) {
 		return nil
 	}
-	ka, kb := df.a.kind(ta), df.b.kind(tb)
+	ka, kb := df.a.Kind(ta), df.b.Kind(tb)
 	switch {
 	case ka == jsonscan.Object && kb == jsonscan.Object:
 		return df.object(ta, tb)
@@ -290,31 +280,31 @@ func (df *differ) value(ta, tb int32) error {
 	return nil
 }
 
-func (df *differ) members(d *doc, side int, ti int32) ([]member, error) {
+func (df *differ) members(d *Doc, side int, ti int32) ([]Member, error) {
 	for len(df.scratch) <= df.depth {
-		df.scratch = append(df.scratch, [2][]member{})
+		df.scratch = append(df.scratch, [2][]Member{})
 	}
 	ms := d.appendMembers(df.scratch[df.depth][side][:0], ti)
 	df.scratch[df.depth][side] = ms
 	sorted := true
 	for i := 1; i < len(ms); i++ {
-		if ms[i-1].key >= ms[i].key {
-			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].val)), pointerOf(df.path), ms[i].key)
+		if ms[i-1].Key >= ms[i].Key {
+			if ms[i-1].Key == ms[i].Key {
+				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].Val)), PointerOf(df.path), ms[i].Key)
 			}
 			sorted = false
 		}
 	}
 	if !sorted {
-		p := pointerOf(df.path)
+		p := PointerOf(df.path)
 		if !df.notCanonicalSeen[d.name] && d.origin == nil { // (a release replay's records are never in byte order: its note says so)
 			df.notCanonicalSeen[d.name] = true
 			df.notes = append(df.notes, fmt.Sprintf("%s is not canonical: object keys out of byte order at %s (compared by key anyway)", d.name, p))
 		}
-		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].Key < ms[j].Key })
 		for i := 1; i < len(ms); i++ {
-			if ms[i-1].key == ms[i].key {
-				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].val)), p, ms[i].key)
+			if ms[i-1].Key == ms[i].Key {
+				return nil, fmt.Errorf("%s: at %s: duplicate key %q", d.where(d.start(ms[i].Val)), p, ms[i].Key)
 			}
 		}
 	}
@@ -339,20 +329,20 @@ func (df *differ) object(ta, tb int32) error {
 			continue
 		}
 		switch {
-		case j >= len(mb) || (i < len(ma) && ma[i].key < mb[j].key):
-			df.path = append(df.path, ma[i].key)
-			df.add(Removed, ma[i].val, -1)
+		case j >= len(mb) || (i < len(ma) && ma[i].Key < mb[j].Key):
+			df.path = append(df.path, ma[i].Key)
+			df.add(Removed, ma[i].Val, -1)
 			df.path = df.path[:len(df.path)-1]
 			i++
-		case i >= len(ma) || mb[j].key < ma[i].key:
-			df.path = append(df.path, mb[j].key)
-			df.add(Added, -1, mb[j].val)
+		case i >= len(ma) || mb[j].Key < ma[i].Key:
+			df.path = append(df.path, mb[j].Key)
+			df.add(Added, -1, mb[j].Val)
 			df.path = df.path[:len(df.path)-1]
 			j++
 		default:
-			df.path = append(df.path, ma[i].key)
-			df.ex = ex.Child(ma[i].key) // the exclusions below this member, for the walk into it
-			if err := df.value(ma[i].val, mb[j].val); err != nil {
+			df.path = append(df.path, ma[i].Key)
+			df.ex = ex.Child(ma[i].Key) // the exclusions below this member, for the walk into it
+			if err := df.value(ma[i].Val, mb[j].Val); err != nil {
 				return err
 			}
 			df.path = df.path[:len(df.path)-1]
@@ -365,28 +355,28 @@ func (df *differ) object(ta, tb int32) error {
 
 // skipExcluded steps over the member at i (A) or j (B) when the profile excludes it, saying
 // so when its values differ; it reports whether it stepped.
-func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []member, i, j *int) bool {
+func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []Member, i, j *int) bool {
 	if !ex.Names() {
 		return false
 	}
 	var key string
-	inA := *i < len(ma) && (*j >= len(mb) || ma[*i].key <= mb[*j].key)
-	inB := *j < len(mb) && (*i >= len(ma) || mb[*j].key <= ma[*i].key)
+	inA := *i < len(ma) && (*j >= len(mb) || ma[*i].Key <= mb[*j].Key)
+	inB := *j < len(mb) && (*i >= len(ma) || mb[*j].Key <= ma[*i].Key)
 	if inA {
-		key = ma[*i].key
+		key = ma[*i].Key
 	} else {
-		key = mb[*j].key
+		key = mb[*j].Key
 	}
 	if !ex.Child(key).Excluded() {
 		return false
 	}
-	x := Exclusion{Pointer: pointerOf(append(df.path, key))}
+	x := Exclusion{Pointer: PointerOf(append(df.path, key))}
 	if inA {
-		x.A = df.a.raw(ma[*i].val)
+		x.A = df.a.Raw(ma[*i].Val)
 		*i++
 	}
 	if inB {
-		x.B = df.b.raw(mb[*j].val)
+		x.B = df.b.Raw(mb[*j].Val)
 		*j++
 	}
 	if x.A != x.B {
@@ -399,8 +389,8 @@ func (df *differ) skipExcluded(ex report.ProfileNode, ma, mb []member, i, j *int
 // in the canonical profile, so position is identity while the lengths agree; otherwise the
 // elements are aligned first (alignedArray).
 func (df *differ) array(ta, tb int32) error {
-	n := df.a.sc.Tape[ta].N
-	if n != df.b.sc.Tape[tb].N {
+	n := df.a.Scanner.Tape[ta].N
+	if n != df.b.Scanner.Tape[tb].N {
 		return df.alignedArray(ta, tb)
 	}
 	ex := df.ex
@@ -410,7 +400,7 @@ func (df *differ) array(ta, tb int32) error {
 		if df.visit == nil && !df.holding(tb) && !ex.Names() && (df.a.scalar(ea) || df.b.scalar(eb)) {
 			// Past the hold a change is only counted: a scalar element's is, without
 			// spelling its pointer (value would add it as Changed).
-			if !bytes.Equal(df.a.sc.Raw(ea), df.b.sc.Raw(eb)) {
+			if !bytes.Equal(df.a.Scanner.Raw(ea), df.b.Scanner.Raw(eb)) {
 				df.tally(tb)
 			}
 		} else {
@@ -421,7 +411,7 @@ func (df *differ) array(ta, tb int32) error {
 			}
 			df.path = df.path[:len(df.path)-1]
 		}
-		ea, eb = df.a.sc.Tape[ea].Next, df.b.sc.Tape[eb].Next
+		ea, eb = df.a.Scanner.Tape[ea].Next, df.b.Scanner.Tape[eb].Next
 	}
 	return nil
 }
@@ -430,7 +420,7 @@ func (df *differ) array(ta, tb int32) error {
 // stretches are skipped, a replaced stretch is compared position by position as far as both
 // sides reach, and the rest is removed (A's index) or added (B's index).
 func (df *differ) alignedArray(ta, tb int32) error {
-	ea, eb := df.a.elements(ta), df.b.elements(tb)
+	ea, eb := df.a.Elements(ta), df.b.Elements(tb)
 	runs, ok := df.aligned[[2]int32{ta, tb}]
 	if !ok {
 		runs = align(df.a, df.b, ea, eb)
@@ -474,15 +464,15 @@ func (df *differ) alignedArray(ta, tb int32) error {
 // A pair is a record of A and its counterpart in B (per_request indexes).
 type pair struct{ a, b int }
 
-// idKeys are per-request identity fields: a renamed request differs only in these.
-var idKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": true, "session_id": true, "play_id": true}
+// IDKeys are per-request identity fields: a renamed request differs only in these.
+var IDKeys = map[string]bool{"uuid": true, "request_uuid": true, "request_id": true, "session_id": true, "play_id": true}
 
 // requests compares /per_request, which the canonical profile sorts by uuid: records are
 // paired by uuid, then leftovers by content minus identity fields (a renamed request).
 func (df *differ) requests(ta, tb int32) error {
 	// A later walk (AllPointers) reuses the records and uuids the first read.
-	if df.a.reqs == nil || df.b.reqs == nil {
-		ea, eb := df.a.elements(ta), df.b.elements(tb)
+	if df.a.Records == nil || df.b.Records == nil {
+		ea, eb := df.a.Elements(ta), df.b.Elements(tb)
 		ua, err := uuids(df.a, ea)
 		if err != nil {
 			return err
@@ -491,9 +481,9 @@ func (df *differ) requests(ta, tb int32) error {
 		if err != nil {
 			return err
 		}
-		df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids = ea, eb, ua, ub
+		df.a.Records, df.b.Records, df.a.UUIDs, df.b.UUIDs = ea, eb, ua, ub
 	}
-	ea, eb, ua, ub := df.a.reqs, df.b.reqs, df.a.uuids, df.b.uuids
+	ea, eb, ua, ub := df.a.Records, df.b.Records, df.a.UUIDs, df.b.UUIDs
 	df.ex = report.ProfileNode{} // records are paired by uuid: an index names no record across the two
 	if df.schema == nil {
 		df.schema = schemaOf(df.a, df.b, ea, eb)
@@ -531,28 +521,28 @@ func (df *differ) requests(ta, tb int32) error {
 	return nil
 }
 
-func uuids(d *doc, es []int32) ([]string, error) {
+func uuids(d *Doc, es []int32) ([]string, error) {
 	us := make([]string, len(es))
 	for k, e := range es {
-		if d.kind(e) != jsonscan.Object {
+		if d.Kind(e) != jsonscan.Object {
 			return nil, fmt.Errorf("%s: at /per_request/%d: a per-request record must be an object", d.where(d.start(e)), k)
 		}
-		v, ok := d.sc.Member(e, "uuid")
-		if !ok || d.kind(v) != jsonscan.String {
+		v, ok := d.Scanner.Member(e, "uuid")
+		if !ok || d.Kind(v) != jsonscan.String {
 			return nil, fmt.Errorf("%s: at /per_request/%d/uuid: missing or not a string", d.where(d.start(e)), k)
 		}
-		us[k] = string(d.sc.Str(&d.sc.Tape[v]))
+		us[k] = string(d.Scanner.Str(&d.Scanner.Tape[v]))
 	}
 	return us, nil
 }
 
-// fingerprint is a record's bytes without its identity members.
-func fingerprint(d *doc, e int32) string {
-	return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] })
+// Fingerprint is a record's bytes without its identity members.
+func Fingerprint(d *Doc, e int32) string {
+	return WithoutKeys(d.Scanner, e, func(k string) bool { return IDKeys[k] })
 }
 
-// withoutKeys is object ti's members (key, then value as written) minus those drop names.
-func withoutKeys(sc *jsonscan.Scanner, ti int32, drop func(string) bool) string {
+// WithoutKeys is object ti's members (key, then value as written) minus those drop names.
+func WithoutKeys(sc *jsonscan.Scanner, ti int32, drop func(string) bool) string {
 	var sb strings.Builder
 	for k, v := range sc.Members(ti) {
 		key := sc.Str(&sc.Tape[k])

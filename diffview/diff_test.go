@@ -12,20 +12,7 @@ import (
 
 func mustDiff(t *testing.T, a, b map[string]any) *Diff {
 	t.Helper()
-	d, err := DiffBytes("A.jsonl", fx.Encode(a), "B.jsonl", fx.Encode(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSignatureChanges(t, d)
-	return d
-}
-
-func TestDiffIdenticalReports(t *testing.T) {
-	a := fx.Report(20, 5)
-	d := mustDiff(t, a, fx.Clone(a))
-	if !d.Equal() || d.First != nil || len(d.Diagnosis) != 0 || len(d.Groups) != 0 {
-		t.Fatalf("identical reports: got %d changes, first %v, diagnosis %v", len(d.Changes), d.First, d.Diagnosis)
-	}
+	return fx.Diff(t, DiffBytes, a, b)
 }
 
 func TestDiffGroupsAndCounts(t *testing.T) {
@@ -48,7 +35,7 @@ func TestDiffGroupsAndCounts(t *testing.T) {
 		"/per_request/3/routing_history/1/scheduler_id",
 		"/summary/mean_ttft_ms",
 	}
-	if got := d.pointers(); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := d.Pointers(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("pointers:\n got %v\nwant %v", got, want)
 	}
 	var keys []string
@@ -117,7 +104,7 @@ func TestDiffRequestsMatchedByUUID(t *testing.T) {
 	if removed == nil || removed.Request != fx.UUID(2) || removed.Pointer != "/per_request/2" {
 		t.Fatalf("removed: %+v", removed)
 	}
-	if changed == nil || changed.Request != fx.UUID(4) || changed.Pointer != "/per_request/3/ttft_ms" || changed.indexA != 4 {
+	if changed == nil || changed.Request != fx.UUID(4) || changed.Pointer != "/per_request/3/ttft_ms" || changed.IndexA != 4 {
 		t.Fatalf("changed: %+v", changed)
 	}
 }
@@ -145,7 +132,7 @@ func TestDiffPointerEscaping(t *testing.T) {
 	if d.Changes[0].Pointer != "/a~1b/c~0d" {
 		t.Fatalf("pointer %q", d.Changes[0].Pointer)
 	}
-	if !matchPattern("/a~1b/*", d.Changes[0].Pointer) {
+	if !MatchPattern("/a~1b/*", d.Changes[0].Pointer) {
 		t.Fatal("escaped pattern should match")
 	}
 }
@@ -198,7 +185,7 @@ func TestFirstDivergenceIsEarliestVirtualTime(t *testing.T) {
 	fx.Set(b, "/summary/mean_ttft_ms", fx.Num(1))
 	d := mustDiff(t, a, b)
 	f := d.First
-	if f == nil || f.Pointer != "/per_request/12/decode_admit_ms" || f.AtMs != 147.75 || f.request != fx.UUID(12) || f.event != "decode admission" {
+	if f == nil || f.Pointer != "/per_request/12/decode_admit_ms" || f.AtMs != 147.75 || f.Request != fx.UUID(12) || f.Event != "decode admission" {
 		t.Fatalf("first divergence %+v", f)
 	}
 	if !strings.Contains(f.String(), "t=147.75 ms · decode admission · request "+fx.UUID(12)) {
@@ -221,8 +208,8 @@ func TestFirstDivergenceEventNames(t *testing.T) {
 		b := fx.Clone(a)
 		fx.Set(b, c.ptr, fx.Int(42))
 		d := mustDiff(t, a, b)
-		if d.First.event != c.event || d.First.AtMs != c.at {
-			t.Errorf("%s: got %q at %v, want %q at %v", c.ptr, d.First.event, d.First.AtMs, c.event, c.at)
+		if d.First.Event != c.event || d.First.AtMs != c.at {
+			t.Errorf("%s: got %q at %v, want %q at %v", c.ptr, d.First.Event, d.First.AtMs, c.event, c.at)
 		}
 	}
 	// Configuration alone diverges "before time 0"; with a history difference too, the

@@ -16,9 +16,9 @@ type Divergence struct {
 	Timed   bool    // false when no differing pointer carries a virtual time (summary only)
 	Change  int     // index into Diff.Changes
 	Pointer string
-	request string // uuid, "" for run-level events
-	event   string // what happened there, in the protocol's words
-	a, b    string
+	Request string // uuid, "" for run-level events
+	Event   string // what happened there, in the protocol's words
+	A, B    string
 }
 
 // String is the one-line headline the pane and the CLI show.
@@ -31,23 +31,24 @@ func (v *Divergence) String() string {
 	case v.Timed && math.IsInf(v.AtMs, -1):
 		where = "before virtual time 0"
 	case v.Timed:
-		where = "t=" + fmtMs(v.AtMs) + " ms"
+		where = "t=" + FormatMs(v.AtMs) + " ms"
 	}
-	s := where + " · " + v.event
-	if v.request != "" {
-		s += " · request " + v.request
+	s := where + " · " + v.Event
+	if v.Request != "" {
+		s += " · request " + v.Request
 	}
-	return s + " · " + v.Pointer + " " + short(v.a) + " → " + short(v.b)
+	return s + " · " + v.Pointer + " " + Short(v.A) + " → " + Short(v.B)
 }
 
-// fmtMs prints a virtual time for people: at most six decimals (a nanosecond), no padding.
-func fmtMs(x float64) string {
+// FormatMs prints a virtual time for people: at most six decimals (a nanosecond), no padding.
+func FormatMs(x float64) string {
 	s := strconv.FormatFloat(x, 'f', 6, 64)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
 
-func short(s string) string {
+// Short is a raw value cut for one line of text (∅ when absent).
+func Short(s string) string {
 	if s == "" {
 		return "∅"
 	}
@@ -57,8 +58,8 @@ func short(s string) string {
 	return s
 }
 
-// timeFields are per-request virtual timestamps; each names its own event.
-var timeFields = map[string]string{
+// TimeFields are per-request virtual timestamps; each names its own event.
+var TimeFields = map[string]string{
 	"arrival_time_ms":          "arrival",
 	"dispatched_at_ms":         "dispatch",
 	"first_admit_ms":           "first admission",
@@ -73,8 +74,8 @@ var timeFields = map[string]string{
 	"terminal_time_ms":         "terminal",
 }
 
-// derivedFrom maps a per-request value to the timestamp of the event that produces it.
-var derivedFrom = map[string][]string{
+// DerivedFrom maps a per-request value to the timestamp of the event that produces it.
+var DerivedFrom = map[string][]string{
 	"ttft_ms":                      {"first_token_ms"},
 	"ttst_ms":                      {"first_token_ms"},
 	"e2e_latency_ms":               {"last_token_ms"},
@@ -94,7 +95,8 @@ var derivedFrom = map[string][]string{
 	"requested_output_length":      {"arrival_time_ms"},
 }
 
-func parseNum(s string) (float64, bool) {
+// ParseNumber reads a raw value as a number (null and absent are none).
+func ParseNumber(s string) (float64, bool) {
 	if s == "" || s == "null" {
 		return 0, false
 	}
@@ -107,10 +109,10 @@ func minTime(a string, aok bool, b string, bok bool) (float64, bool) {
 	fa, oka := 0.0, false
 	fb, okb := 0.0, false
 	if aok {
-		fa, oka = parseNum(a)
+		fa, oka = ParseNumber(a)
 	}
 	if bok {
-		fb, okb = parseNum(b)
+		fb, okb = ParseNumber(b)
 	}
 	switch {
 	case oka && okb:
@@ -123,11 +125,11 @@ func minTime(a string, aok bool, b string, bok bool) (float64, bool) {
 	return 0, false
 }
 
-// recordTime is the time of field key in the request on either side (earliest).
-func (d *Diff) recordTime(c *Change, keys ...string) (float64, bool) {
+// RecordTime is the time of field key in the request on either side (earliest).
+func (d *Diff) RecordTime(c *Change, keys ...string) (float64, bool) {
 	for _, k := range keys {
-		a, aok := d.docA.field(c.indexA, k)
-		b, bok := d.docB.field(c.indexB, k)
+		a, aok := d.DocA.Field(c.IndexA, k)
+		b, bok := d.DocB.Field(c.IndexB, k)
 		if t, ok := minTime(a, aok, b, bok); ok {
 			return t, true
 		}
@@ -135,19 +137,19 @@ func (d *Diff) recordTime(c *Change, keys ...string) (float64, bool) {
 	return 0, false
 }
 
-// elemField reads key of element idx of the ordered array arr in a request, on either side.
-func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, bool, string) {
+// ElementField reads key of element idx of the ordered array arr in a request, on either side.
+func (d *Diff) ElementField(c *Change, arr string, idx int, key string) (float64, bool, string) {
 	var vals [2]string
 	var oks [2]bool
-	for s, dd := range []*doc{d.docA, d.docB} {
-		ri := c.indexA
+	for s, dd := range []*Doc{d.DocA, d.DocB} {
+		ri := c.IndexA
 		if s == 1 {
-			ri = c.indexB
+			ri = c.IndexB
 		}
 		if ri < 0 {
 			continue
 		}
-		vals[s], oks[s] = dd.elementMember(ri, arr, idx, key)
+		vals[s], oks[s] = dd.ElementMember(ri, arr, idx, key)
 	}
 	t, ok := minTime(vals[0], oks[0], vals[1], oks[1])
 	label := ""
@@ -159,26 +161,26 @@ func (d *Diff) elemField(c *Change, arr string, idx int, key string) (float64, b
 	return t, ok, label
 }
 
-// elementMember reads member key of element idx of array arr in per_request record ri.
-func (d *doc) elementMember(ri int, arr string, idx int, key string) (string, bool) {
-	a, ok := d.fieldValue(ri, arr)
-	if !ok || d.kind(a) != jsonscan.Array {
+// ElementMember reads member key of element idx of array arr in per_request record ri.
+func (d *Doc) ElementMember(ri int, arr string, idx int, key string) (string, bool) {
+	a, ok := d.FieldValue(ri, arr)
+	if !ok || d.Kind(a) != jsonscan.Array {
 		return "", false
 	}
-	e, ok := d.sc.Element(a, idx)
-	if !ok || d.kind(e) != jsonscan.Object {
+	e, ok := d.Scanner.Element(a, idx)
+	if !ok || d.Kind(e) != jsonscan.Object {
 		return "", false
 	}
-	v, ok := d.sc.Member(e, key)
+	v, ok := d.Scanner.Member(e, key)
 	if !ok {
 		return "", false
 	}
-	return d.raw(v), true
+	return d.Raw(v), true
 }
 
 // eventOf places one change in virtual time and names the event it belongs to.
 func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
-	segs := splitPointer(c.Pointer)
+	segs := SplitPointer(c.Pointer)
 	if len(segs) == 0 {
 		return 0, false, "report"
 	}
@@ -193,12 +195,12 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 			if len(segs) == 5 && laterInstant(segs[4]) {
 				at = "/" + segs[4] // a readmission is placed where it happens
 			}
-			a, aok := d.docA.at(ptr + at)
-			b, bok := d.docB.at(ptr + at)
+			a, aok := d.DocA.At(ptr + at)
+			b, bok := d.DocB.At(ptr + at)
 			t, ok := minTime(a, aok, b, bok)
-			kind, _ := d.docB.at(ptr + "/kind")
+			kind, _ := d.DocB.At(ptr + "/kind")
 			if kind == "" {
-				kind, _ = d.docA.at(ptr + "/kind")
+				kind, _ = d.DocA.At(ptr + "/kind")
 			}
 			return t, ok, fmt.Sprintf("pressure event #%d %s", k, strings.Trim(kind, `"`))
 		}
@@ -208,14 +210,14 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 		return 0, false, "coverage counter"
 	case "per_request":
 		if len(segs) < 3 {
-			t, ok := d.recordTime(c, "arrival_time_ms")
+			t, ok := d.RecordTime(c, "arrival_time_ms")
 			return t, ok, "request record " + c.Kind.String()
 		}
 		f := segs[2]
-		if ev, ok := timeFields[f]; ok {
-			t, ok := d.recordTime(c, f)
+		if ev, ok := TimeFields[f]; ok {
+			t, ok := d.RecordTime(c, f)
 			if !ok {
-				t, ok = d.recordTime(c, "arrival_time_ms")
+				t, ok = d.RecordTime(c, "arrival_time_ms")
 			}
 			return t, ok, ev
 		}
@@ -224,51 +226,51 @@ func (d *Diff) eventOf(c *Change) (t float64, timed bool, event string) {
 				return t, true, "ttst_ms (second token)"
 			}
 		}
-		if keys, ok := derivedFrom[f]; ok {
-			t, ok := d.recordTime(c, keys...)
-			if !ok && decisionKey(c.Pointer) {
+		if keys, ok := DerivedFrom[f]; ok {
+			t, ok := d.RecordTime(c, keys...)
+			if !ok && DecisionKey(c.Pointer) {
 				// No hand-off instants: an aggregated run's worker is chosen at the arrival.
 				keys = []string{"arrival_time_ms"}
-				t, ok = d.recordTime(c, keys...)
+				t, ok = d.RecordTime(c, keys...)
 			}
-			return t, ok, f + " (" + timeFields[keys[0]] + ")"
+			return t, ok, f + " (" + TimeFields[keys[0]] + ")"
 		}
 		switch f {
 		case "admission_history":
 			if len(segs) >= 4 {
 				k, _ := strconv.Atoi(segs[3])
-				if t, ok, _ := d.elemField(c, f, k, "at_ms"); ok {
-					_, _, pool := d.elemField(c, f, k, "pool")
+				if t, ok, _ := d.ElementField(c, f, k, "at_ms"); ok {
+					_, _, pool := d.ElementField(c, f, k, "pool")
 					return t, true, fmt.Sprintf("admission #%d (pool %s)", k, strings.Trim(pool, `"`))
 				}
 			}
 		case "routing_history":
 			if len(segs) >= 4 {
 				k, _ := strconv.Atoi(segs[3])
-				_, _, pool := d.elemField(c, f, k, "pool")
+				_, _, pool := d.ElementField(c, f, k, "pool")
 				pool = strings.Trim(pool, `"`)
 				ev := fmt.Sprintf("routing decision #%d (pool %s)", k, pool)
 				if len(segs) == 5 && (laterInstant(segs[4]) || segs[4] == "queue_wait_ms") {
 					// A release, and the wait that ends there, are placed at the release.
-					if t, ok, _ := d.elemField(c, f, k, "released_at_ms"); ok {
+					if t, ok, _ := d.ElementField(c, f, k, "released_at_ms"); ok {
 						return t, true, fmt.Sprintf("routing decision #%d (pool %s): release", k, pool)
 					}
 				}
-				if t, ok, _ := d.elemField(c, f, k, "queue_entered_at_ms"); ok {
+				if t, ok, _ := d.ElementField(c, f, k, "queue_entered_at_ms"); ok {
 					return t, true, ev
 				}
 				if pool == "decode" {
-					t, ok := d.recordTime(c, "source_held_ms", "destination_reserved_ms", "decode_admit_ms")
+					t, ok := d.RecordTime(c, "source_held_ms", "destination_reserved_ms", "decode_admit_ms")
 					return t, ok, ev
 				}
-				t, ok := d.recordTime(c, "arrival_time_ms")
+				t, ok := d.RecordTime(c, "arrival_time_ms")
 				return t, ok, ev
 			}
 		}
 		if t, ok, ev := d.elementTime(c); ok {
 			return t, true, ev
 		}
-		t, ok := d.recordTime(c, "terminal_time_ms", "arrival_time_ms")
+		t, ok := d.RecordTime(c, "terminal_time_ms", "arrival_time_ms")
 		return t, ok, f
 	}
 	if t, ok, ev := d.elementTime(c); ok {
@@ -284,8 +286,9 @@ type eventInfo struct {
 	name string
 }
 
-// eventAt is eventOf for Changes[i], computed once per diff.
-func (d *Diff) eventAt(i int) (float64, bool, string) {
+// EventAt is where Changes[i] was placed: its virtual time, whether it has one, and its event
+// (eventOf, computed once per diff).
+func (d *Diff) EventAt(i int) (float64, bool, string) {
 	if d.events == nil {
 		d.events = make([]eventInfo, len(d.Changes))
 		for k := range d.Changes {
@@ -306,11 +309,11 @@ func (d *Diff) eventAt(i int) (float64, bool, string) {
 // Event names the event Changes[i] belongs to and, when it has one, its virtual time:
 // "admission #2 (pool decode) at t=140.25 ms", or the event alone ("coverage counter").
 func (d *Diff) Event(i int) string {
-	t, ok, e := d.eventAt(i)
+	t, ok, e := d.EventAt(i)
 	if !ok {
 		return e
 	}
-	return fmt.Sprintf("%s at t=%s ms", e, fmtMs(t))
+	return fmt.Sprintf("%s at t=%s ms", e, FormatMs(t))
 }
 
 // rankOf orders candidates for the first divergence: a point in the run's history first,
@@ -338,24 +341,24 @@ func firstDivergence(d *Diff) *Divergence {
 	// history: the first divergence is found among the rest, when there is a rest.
 	layout := 0
 	for i := range d.Changes {
-		if d.schemaPointer(&d.Changes[i]) {
+		if d.SchemaPointer(&d.Changes[i]) {
 			layout++
 		}
 	}
 	for i := range d.Changes {
-		if layout > 0 && layout < len(d.Changes) && d.schemaPointer(&d.Changes[i]) {
+		if layout > 0 && layout < len(d.Changes) && d.SchemaPointer(&d.Changes[i]) {
 			continue
 		}
-		t, timed, ev := d.eventAt(i)
+		t, timed, ev := d.EventAt(i)
 		better := best < 0 || rankOf(timed, t) < rankOf(bTimed, bt) ||
 			(rankOf(timed, t) == rankOf(bTimed, bt) && timed && (t < bt ||
-				(t == bt && decisionRank(d.Changes[i].Pointer) < decisionRank(d.Changes[best].Pointer))))
+				(t == bt && DecisionRank(d.Changes[i].Pointer) < DecisionRank(d.Changes[best].Pointer))))
 		if better {
 			best, bt, bTimed, bev = i, t, timed, ev
 		}
 	}
 	c := d.Changes[best]
-	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, request: c.Request, event: bev, a: c.A, b: c.B}
+	return &Divergence{AtMs: bt, Timed: bTimed, Change: best, Pointer: c.Pointer, Request: c.Request, Event: bev, A: c.A, B: c.B}
 }
 
 // laterInstant says a member of an event is an instant of its own after the event's time (a
@@ -369,15 +372,15 @@ func laterInstant(key string) bool {
 // token plus its time to the second.
 func (d *Diff) secondToken(c *Change) (float64, bool) {
 	var ts []float64
-	for s, dd := range []*doc{d.docA, d.docB} {
-		ri := c.indexA
+	for s, dd := range []*Doc{d.DocA, d.DocB} {
+		ri := c.IndexA
 		if s == 1 {
-			ri = c.indexB
+			ri = c.IndexB
 		}
-		ft, ok1 := dd.field(ri, "first_token_ms")
-		tt, ok2 := dd.field(ri, "ttst_ms")
-		x, okx := parseNum(ft)
-		y, oky := parseNum(tt)
+		ft, ok1 := dd.Field(ri, "first_token_ms")
+		tt, ok2 := dd.Field(ri, "ttst_ms")
+		x, okx := ParseNumber(ft)
+		y, oky := ParseNumber(tt)
 		if ri >= 0 && ok1 && ok2 && okx && oky {
 			ts = append(ts, x+y)
 		}
@@ -396,28 +399,28 @@ var elementTimeKeys = []string{"at_ms", "timestamp_ms", "time_ms", "ts_ms"}
 // and B's, so the first divergence is the earliest across every timed array, not only the
 // histories and pressure records the report's schema names.
 func (d *Diff) elementTime(c *Change) (float64, bool, string) {
-	arr, elem, k, ok := elementPrefix(c.Pointer)
+	arr, elem, k, ok := ElementPrefix(c.Pointer)
 	if !ok || !d.eventArray(arr) {
 		return 0, false, ""
 	}
-	key := lastSeg(c.Pointer)
+	key := LastSegment(c.Pointer)
 	own := laterInstant(key) && len(elem)+1+len(key) == len(c.Pointer) // a member of the event itself, an instant of its own: placed where it happens
 	var ts []float64
-	for s, dd := range []*doc{d.docA, d.docB} {
+	for s, dd := range []*Doc{d.DocA, d.DocB} {
 		p := elem
 		if s == 0 {
-			p = d.sideA(c, elem)
+			p = d.SideA(c, elem)
 		}
 		if own {
-			if raw, ok := dd.at(p + "/" + key); ok {
-				if t, ok := parseNum(raw); ok {
+			if raw, ok := dd.At(p + "/" + key); ok {
+				if t, ok := ParseNumber(raw); ok {
 					ts = append(ts, t)
 					continue
 				}
 			}
 		}
-		v, ok := dd.value(p)
-		if !ok || dd.kind(v) != jsonscan.Object {
+		v, ok := dd.Value(p)
+		if !ok || dd.Kind(v) != jsonscan.Object {
 			continue
 		}
 		if t, ok := timeMember(dd, v); ok {
@@ -427,7 +430,7 @@ func (d *Diff) elementTime(c *Change) (float64, bool, string) {
 	if len(ts) == 0 {
 		return 0, false, ""
 	}
-	return slices.Min(ts), true, fmt.Sprintf("event #%d of %s", k, lastSeg(arr))
+	return slices.Min(ts), true, fmt.Sprintf("event #%d of %s", k, LastSegment(arr))
 }
 
 // eventArray says the array at ptr (B's, else A's) holds objects: only events carry a time
@@ -437,10 +440,10 @@ func (d *Diff) eventArray(ptr string) bool {
 		return ok
 	}
 	ok := false
-	for _, dd := range []*doc{d.docB, d.docA} {
-		if v, found := dd.value(ptr); found && dd.kind(v) == jsonscan.Array {
-			if e, found := dd.sc.Element(v, 0); found {
-				ok = dd.kind(e) == jsonscan.Object
+	for _, dd := range []*Doc{d.DocB, d.DocA} {
+		if v, found := dd.Value(ptr); found && dd.Kind(v) == jsonscan.Array {
+			if e, found := dd.Scanner.Element(v, 0); found {
+				ok = dd.Kind(e) == jsonscan.Object
 				break
 			}
 		}
@@ -453,20 +456,61 @@ func (d *Diff) eventArray(ptr string) bool {
 }
 
 // timeMember reads an event object's own time.
-func timeMember(dd *doc, v int32) (float64, bool) {
+func timeMember(dd *Doc, v int32) (float64, bool) {
 	for _, key := range elementTimeKeys {
-		if m, ok := dd.sc.Member(v, key); ok {
-			if t, ok := parseNum(dd.raw(m)); ok {
+		if m, ok := dd.Scanner.Member(v, key); ok {
+			if t, ok := ParseNumber(dd.Raw(m)); ok {
 				return t, true
 			}
 		}
 	}
-	for _, m := range dd.members(v) {
-		if strings.HasSuffix(m.key, "_at_ms") {
-			if t, ok := parseNum(dd.raw(m.val)); ok {
+	for _, m := range dd.Members(v) {
+		if strings.HasSuffix(m.Key, "_at_ms") {
+			if t, ok := ParseNumber(dd.Raw(m.Val)); ok {
 				return t, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// SideA rewrites a B-side per_request pointer to the A-side record index of change c.
+func (d *Diff) SideA(c *Change, ptr string) string {
+	segs := SplitPointer(ptr)
+	if len(segs) >= 2 && segs[0] == "per_request" && c.IndexA >= 0 {
+		segs[1] = strconv.Itoa(c.IndexA)
+		return PointerOf(segs)
+	}
+	return ptr
+}
+
+// DecisionKey says a pointer is a routing or placement decision.
+func DecisionKey(p string) bool {
+	switch LastSegment(p) {
+	case "logical_worker_id", "scheduler_id", "dp_rank", "prefill_worker_idx", "decode_worker_idx", "worker_id":
+		return true
+	case "request_uuid":
+		return strings.HasPrefix(p, "/coverage/pressure/records/") // the preemption victim
+	case "outcome":
+		return strings.Contains(p, "/routing_history/") // admitted at once, or queued
+	}
+	return false
+}
+
+// DecisionRank orders changes at one instant: the decision itself (the worker or victim
+// chosen) before the other fields of its record, and those before derived values.
+func DecisionRank(p string) int {
+	routing := strings.Contains(p, "/routing_history/")
+	pressure := strings.HasPrefix(p, "/coverage/pressure/records/")
+	switch {
+	case routing && DecisionKey(p):
+		return 0
+	case pressure && DecisionKey(p):
+		return 1
+	case routing:
+		return 2
+	case pressure:
+		return 3
+	}
+	return 4
 }

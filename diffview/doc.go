@@ -1,12 +1,12 @@
-// Package diffview compares two canonical reports field by field, finds the first divergence
-// in virtual time, diagnoses the signature of a nondeterminism leak or semantic change, keeps
-// semantic-exception records, and prints the headless diff (kvparity diff). It links no TUI:
-// the Bubble Tea diff pane is package ui/diffpane.
+// Package diffview compares two canonical reports field by field and finds the first
+// divergence in virtual time. It links no TUI: the Bubble Tea diff pane is package
+// ui/diffpane. Two rooms stand on it and it imports neither: the diagnosis (package
+// diffview/diagnose: the lenses, their signatures and the headless diff that prints them) and
+// the campaign's exception records (package exceptions), which are drafted from a diff, name
+// its pointers in its pattern language and judge it.
 //
-// It imports report for the canonical profile the diff applies, verdict for the semantic
-// verdict, internal/jsonscan for the tapes it walks, internal/pointer for the pointers it
-// names, internal/layout for the campaign's file names and internal/atomicfile to write
-// exceptions.jsonl.
+// It imports report for the canonical profile the diff applies, internal/jsonscan for the tapes
+// it walks and internal/pointer for the pointers it names.
 //
 // # Diff
 //
@@ -49,51 +49,25 @@
 // Diff.FieldPatterns counts the differing pointers by field pattern: array indices and ids
 // wildcarded ("/per_request/*/ttft_ms"), largest first, every pointer counted once; an object
 // whose many scalar fields each differ once reads as "<object>/*". Each pattern is a valid
-// exception pattern covering exactly what it counts (the pane's grouping by field, and
-// kvparity diff --patterns).
+// pointer pattern covering exactly what it counts (the pane's grouping by field, and
+// kvparity diff --patterns, printed by WritePatterns).
 //
-// # First divergence and diagnosis
+// # First divergence
 //
 // Every change is placed at the virtual time of the event it belongs to (a timestamp field,
 // an admission, a routing decision, a pressure event, an element of any array whose elements
 // carry a time); a value that is an instant of its own or a duration is placed where it
 // happens or ends (a readmission, a release and the wait that ends there, the second token).
-// The earliest point of the run's history is the first divergence. Metadata is configuration,
-// before time 0: it is the first divergence only when no history event differs, and the
-// configuration signature names it either way; values with no time come last; a field only
-// one version's records carry is layout, not history, and is passed over. Diagnosis
-// applies lenses (docs/guide.md, "Reading the diagnosis"): configuration, number spelling, child
-// before parent, ordering within equal timestamps (events, decisions, ids of same-time
-// arrivals), placement ties (a request on another worker, every other value equal, or one
-// consistent renaming of the workers over the whole run, read off the routing decisions, or
-// the records' own placements when they hold none: workers tied on cost, a cause of its own
-// beside the ids), id/uuid drift, wall-clock leakage (also a run duration and its rates
-// anywhere outside /summary, recognised by rate × duration = a count of the same object),
-// float last-digit noise, constant-quantum shifts, decision-flip cascade, a record schema
-// change (fields added, removed, renamed, with counts) or a summary computed another way, a
-// report version change (A and B of two known release lines, versions.go: the field map
-// between their canonical report shapes applied, named with the map, the members only one
-// line writes and the exception record that covers exactly them), a configuration laid out
-// another way when the versions are not known (metadata members one side lacks, settings
-// moved into or out of sub-objects with their values kept, none that both carry differing:
-// two versions' layouts, not a setting, so not the cause), and values that moved before the
-// first differing decision (the timing model's; between two versions also when no decision
-// differs, or when the moved times share one quantum, named after it). Each signature carries its evidence and the share of the differences it
-// explains; they are ranked by that share (a differing configuration first; a cascade whose
-// flip has an earlier difference after the cause found for it; the values moved before the
-// first differing decision lead, the cascade that follows from them next, and the two are one
-// share; decisions that differ with nothing following from them are ties, no cascade;
-// identities renamed and layouts beside a cause of the history, a cascade or ties, after
-// it), and what no signature explains is listed as "unclassified" (when neither input holds
-// a per-request record, a release's summary alone, as run-level aggregates that nothing per
-// request is there to attribute). A decision taken at another instant in each run is no
-// flip at that instant: the values moved by then are its cause.
+// The earliest point of the run's history is the first divergence; at one instant the decision
+// itself (the worker or victim chosen) comes before the other fields of its record. Metadata
+// is configuration, before time 0: it is the first divergence only when no history event
+// differs; values with no time come last; a field only one version's records carry is
+// layout, not history, and is passed over. Diff.Event names a change's event and its time.
 //
-// # Exception records
+// # Pointer patterns
 //
-// <campaign>/exceptions.jsonl holds one ExceptionRecord per line with the seven fields of
-// protocol stage 5. Writes replace the file crash-safely (temporary file, fsync, rename,
-// directory fsync). A record covers the differing pointers its patterns match:
+// The patterns an exception record covers, the pane's filter and the field patterns are one
+// language (pattern.go):
 //
 //	/summary/mean_ttft_ms                exactly that pointer
 //	/summary/*_ttft_ms                   "*", "?" and "[...]" glob within one segment (path.Match)
@@ -102,17 +76,36 @@
 //	/coverage/pressure/**                everything under the pressure evidence
 //
 // A pattern matches a whole pointer: "/summary" does not cover "/summary/x" (write
-// "/summary/**"). Segments use pointer escapes (~0 for "~", ~1 for "/"). Diff.DraftRecord
-// proposes the patterns, requests and events of a record for selected changes (the pane's
-// form, where these lists are comma-separated). SemanticVerdict gives
-// PASS_WITH_SEMANTIC_EXCEPTIONS only when every differing pointer is covered by a valid
-// record, and never for an UNSTABLE arm. A record that names a root pattern ("/**",
-// "/per_request/**") or covers more than half of the differences is broad (BroadReason): the
-// pane asks for an explicit confirmation and saves it with Broad set, but the pane and the
-// campaign report compute broadness afresh every time they read a record, so the stored flag
-// only says whether its author confirmed it.
+// "/summary/**"). Segments use pointer escapes (~0 for "~", ~1 for "/"). Compile splits one
+// pattern for matching many pointers, CompileAll a list of them (a record's); Diff.Select
+// lists the changes a list of patterns matches and Diff.Describe says what differs among
+// selected changes (a record's "what differs").
 //
-// The file is read strictly (one JSON object per line; no trailing data, repeated key or
-// unknown key; blank lines tolerated), a change is refused rather than rewrite a file that
-// did not parse whole, and every load-change-save holds an flock on exceptions.lock.
+// # What the diagnosis reads
+//
+// The lenses of package diffview/diagnose read what the diff holds, and these are exported
+// for them: the two reports compared (Diff.DocA and Diff.DocB, a Doc each: a report line's
+// tape, read by pointer, record and member), the members one side's records carry
+// (Diff.Schema), where each change was placed (Diff.EventAt, RecordTime, ElementField, SideA)
+// and the words the diff itself reads pointers in (SplitPointer, PointerOf, LastSegment,
+// ElementPrefix, DecisionKey, TimeFields, DerivedFrom, IDKeys, Fingerprint, ParseNumber,
+// FormatMs, Short, EscapeGlob, MatchPattern).
+//
+// # Files
+//
+//	diff.go          Diff, Change, Side; DiffFiles, DiffBytes; the walk of both tapes
+//	report_doc.go    Doc: one report line, its tape, read by pointer; pointer helpers
+//	release.go       DiffRelease: a release replay's records and summary laid out as a report
+//	pairing.go       /per_request records paired: by uuid, content, trace, placement, order
+//	schema.go        the members one side's records carry (RecordSchema)
+//	align.go         length-changed ordered arrays aligned (go-diff)
+//	exclusions.go    the canonical profile's excluded pointers (Exclusion)
+//	hold.go          what a diff holds in detail; AllPointers walks every pointer again
+//	group.go         Groups
+//	divergence.go    each change placed in virtual time; the first divergence
+//	fieldpattern.go  field patterns (FieldPatterns, FieldPattern, PatternsOf)
+//	pattern.go       pointer patterns (Compile, CompileAll, MatchPattern, ValidatePattern)
+//	select.go        Select and Describe: the changes patterns match, and what differs there
+//	text.go          WriteArms, WritePatterns and the JSON parts of a diff (JSONGroup, JSONFirst)
+//	shortid.go       ShortIDs: ids shortened to the part that tells them apart
 package diffview

@@ -31,5 +31,5 @@ type Exclusion struct {
 }
 
 func (x Exclusion) String() string {
-	return fmt.Sprintf("%s %s → %s", x.Pointer, short(x.A), short(x.B))
+	return fmt.Sprintf("%s %s → %s", x.Pointer, Short(x.A), Short(x.B))
 }

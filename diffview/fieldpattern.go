@@ -39,7 +39,7 @@ type patternCache struct {
 // d.Count. A segment is wildcarded ("*") when it is an array index or an id (a UUID,
 // or a hex string of 16 digits or more); an object whose differing pointers are all direct,
 // distinct children, at least foldMin of them, is folded into "<object>/*". Literal segments
-// have their glob characters escaped, so matchPattern(p.Pattern, ptr) holds for each counted
+// have their glob characters escaped, so MatchPattern(p.Pattern, ptr) holds for each counted
 // pointer. The result is computed once per Diff and shared: do not modify it.
 func (d *Diff) FieldPatterns() []PatternCount {
 	d.fieldPats.once.Do(func() { d.fieldPats.patterns = fieldPatterns(d.allPointers()) })
@@ -72,7 +72,7 @@ func FieldPattern(ptr string) string {
 		if isIDSegment(seg) {
 			b.WriteByte('*')
 		} else {
-			b.WriteString(escapeGlob(seg))
+			b.WriteString(EscapeGlob(seg))
 		}
 		if !more {
 			break
@@ -214,12 +214,12 @@ func isUUID(s string) bool {
 	return true
 }
 
-// escapeGlob makes a literal pointer segment safe inside a pattern (path.Match escapes, and
+// EscapeGlob makes a literal pointer segment safe inside a pattern (path.Match escapes, and
 // the braces of alternatives).
-func escapeGlob(seg string) string { return escapeChars(seg, `*?[\{}`) }
+func EscapeGlob(seg string) string { return EscapeChars(seg, `*?[\{}`) }
 
-// escapeChars puts a backslash before each of seg's bytes in special.
-func escapeChars(seg, special string) string {
+// EscapeChars puts a backslash before each of seg's bytes in special.
+func EscapeChars(seg, special string) string {
 	if !strings.ContainsAny(seg, special) {
 		return seg
 	}
@@ -234,8 +234,9 @@ func escapeChars(seg, special string) string {
 }
 
 // PatternsOf are the field patterns that count any of changes (ascending indexes into
-// d.Changes: a Signature's Changes, or Unexplained), in FieldPatterns order: the patterns an
-// exception record covering those pointers needs. A pattern may count other pointers too.
+// d.Changes: a diagnosis signature's Changes, or what no signature names), in FieldPatterns
+// order: the patterns an exception record covering those pointers needs. A pattern may count
+// other pointers too.
 func (d *Diff) PatternsOf(changes []int) []string {
 	if len(changes) == 0 {
 		return nil
@@ -247,24 +248,6 @@ func (d *Diff) PatternsOf(changes []int) []string {
 				out = append(out, p.Pattern)
 				break
 			}
-		}
-	}
-	return out
-}
-
-// Unexplained are the changes no signature of the diagnosis names (ascending indexes into
-// d.Changes): what the unclassified remainder stands for.
-func (d *Diff) Unexplained() []int {
-	named := make([]bool, len(d.Changes))
-	for _, s := range d.Diagnosis {
-		for _, i := range s.Changes {
-			named[i] = true
-		}
-	}
-	var out []int
-	for i, n := range named {
-		if !n {
-			out = append(out, i)
 		}
 	}
 	return out

@@ -31,7 +31,7 @@ func TestFieldPatternWildcardsIndicesAndIDs(t *testing.T) {
 		if got := FieldPattern(ptr); got != want {
 			t.Errorf("FieldPattern(%s) = %s, want %s", ptr, got, want)
 		}
-		if ptr != "/" && !matchPattern(FieldPattern(ptr), ptr) {
+		if ptr != "/" && !MatchPattern(FieldPattern(ptr), ptr) {
 			t.Errorf("%s does not match its own pattern %s", ptr, FieldPattern(ptr))
 		}
 	}
@@ -160,31 +160,10 @@ func TestCompiledMatcherAgreesWithTheReference(t *testing.T) {
 		"/a//b", "/a/", "", "/per_request/4"}
 	for _, pat := range pats {
 		for _, ptr := range ptrs {
-			if got, want := matchPattern(pat, ptr), oldMatch(pat, ptr); got != want {
+			if got, want := MatchPattern(pat, ptr), oldMatch(pat, ptr); got != want {
 				t.Errorf("matchPattern(%q, %q) = %v, reference %v", pat, ptr, got, want)
 			}
 		}
-	}
-}
-
-func TestRootPatternsAndBroadRecords(t *testing.T) {
-	for p, want := range map[string]bool{
-		"/**": true, "/per_request/**": true, "/summary/**": true, "/**/ttft_ms": true, "/*": true, "/*/**": true,
-		" /coverage/** ": true, "/per_request/*/ttft_ms": false, "/per_request/*/routing_history/**": false,
-		"/summary/mean_ttft_ms": false, "/coverage/pressure/**": false, "": false,
-	} {
-		if rootPattern(p) != want {
-			t.Errorf("rootPattern(%q) = %v, want %v", p, !want, want)
-		}
-	}
-	if r := BroadReason([]string{"/per_request/*/ttft_ms"}, 40, 100); r != "" {
-		t.Errorf("40 of 100 is not broad: %q", r)
-	}
-	if r := BroadReason([]string{"/per_request/*/ttft_ms"}, 51, 100); !strings.Contains(r, "covers 51 of 100 differing pointers (51%, more than half)") {
-		t.Errorf("51 of 100: %q", r)
-	}
-	if r := BroadReason([]string{"/summary/x", "/**"}, 1, 100); r != "names a root pattern (/**)" {
-		t.Errorf("root: %q", r)
 	}
 }
 

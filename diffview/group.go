@@ -28,7 +28,7 @@ type Group struct {
 }
 
 func groupOf(c *Change) (key, title string, kind groupKind) {
-	segs := splitPointer(c.Pointer)
+	segs := SplitPointer(c.Pointer)
 	top := ""
 	if len(segs) > 0 {
 		top = segs[0]

@@ -24,7 +24,7 @@ const holdBytes = 64
 // minHold is the smallest bound (a variable so a test can make a small diff overflow it).
 var minHold = 1 << 18
 
-func holdFor(a, b *doc) int { return max(minHold, (len(a.text)+len(b.text))/holdBytes) }
+func holdFor(a, b *Doc) int { return max(minHold, (len(a.text)+len(b.text))/holdBytes) }
 
 // quotaFor is the largest per-array quota q with the sum over arrays of min(changes, q)
 // within hold (at least 1).
@@ -95,7 +95,7 @@ func (d *Diff) allPointers() iter.Seq2[string, int] {
 			}
 			return
 		}
-		df := newDiffer(d.docA, d.docB, d.aligned)
+		df := newDiffer(d.DocA, d.DocB, d.aligned)
 		df.hold, df.quota, df.heldIn, df.visit = d.hold, d.quota, map[int32]int{}, yield
 		// The diff's own walk of these documents succeeded, and this one repeats it (the
 		// same alignments, the same hold): anything else is a bug, said loudly rather than
@@ -104,16 +104,16 @@ func (d *Diff) allPointers() iter.Seq2[string, int] {
 		switch {
 		case errors.Is(err, errStopped):
 		case err != nil:
-			panic(fmt.Sprintf("diffview: a second walk of %s and %s failed: %v", d.docA.name, d.docB.name, err))
+			panic(fmt.Sprintf("diffview: a second walk of %s and %s failed: %v", d.DocA.name, d.DocB.name, err))
 		case df.counted != d.Count || df.held != len(d.Changes):
 			panic(fmt.Sprintf("diffview: a second walk of %s and %s met %d pointers (%d held), the diff %d (%d held)",
-				d.docA.name, d.docB.name, df.counted, df.held, d.Count, len(d.Changes)))
+				d.DocA.name, d.DocB.name, df.counted, df.held, d.Count, len(d.Changes)))
 		}
 	}
 }
 
-// pointers lists every differing pointer in document order.
-func (d *Diff) pointers() []string { return slices.Collect(d.AllPointers()) }
+// Pointers lists every differing pointer in document order.
+func (d *Diff) Pointers() []string { return slices.Collect(d.AllPointers()) }
 
 func truncationNote(d *Diff) string {
 	return fmt.Sprintf("%d differing pointers: the diff holds %d in detail (one per %d input bytes, at least %d), "+

@@ -23,9 +23,9 @@ import (
 // Content and trace keys are read on the members both sides' records have (schema: a field
 // added, removed or renamed between versions would otherwise unpair every record). What is
 // left is removed (only in A) or added (only in B). Pairs are in B's order.
-func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string, schema *recordSchema) (pairs []pair, onlyA, onlyB []int) {
-	fingerprint := func(d *doc, e int32) string {
-		return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] || schema.oneSided(k) })
+func pairRecords(a, b *Doc, ea, eb []int32, ua, ub []string, schema *RecordSchema) (pairs []pair, onlyA, onlyB []int) {
+	fingerprint := func(d *Doc, e int32) string {
+		return WithoutKeys(d.Scanner, e, func(k string) bool { return IDKeys[k] || schema.oneSided(k) })
 	}
 	same := len(ea) == len(eb)
 	for k := 0; same && k < len(ea); k++ {
@@ -49,7 +49,7 @@ func pairRecords(a, b *doc, ea, eb []int32, ua, ub []string, schema *recordSchem
 	}
 	onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 	if len(onlyA) > 0 && len(onlyB) > 0 {
-		if cp, ok := contentPairs(ea, eb, pairs, func(side int, e int32) string { return fingerprint([]*doc{a, b}[side], e) }); ok {
+		if cp, ok := contentPairs(ea, eb, pairs, func(side int, e int32) string { return fingerprint([]*Doc{a, b}[side], e) }); ok {
 			pairs = cp
 			onlyA, onlyB = unpaired(len(ea), len(eb), pairs)
 		}
@@ -126,29 +126,29 @@ func contentPairs(ea, eb []int32, byUUID []pair, fingerprint func(int, int32) st
 	return out, 2*len(out) > len(ea) && len(out) > 2*same
 }
 
-// traceKeys are the members of a request record the trace itself fixes.
-var traceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
+// TraceKeys are the members of a request record the trace itself fixes.
+var TraceKeys = []string{"arrival_time_ms", "input_length", "requested_output_length", "turn_index"}
 
 // pairByTrace pairs leftover records whose trace-fixed members (those both sides' records
 // have) are equal and unique on both sides, or equal in as many records on each side.
-func pairByTrace(a, b *doc, ea, eb []int32, onlyA, onlyB []int, schema *recordSchema) (pairs []pair) {
+func pairByTrace(a, b *Doc, ea, eb []int32, onlyA, onlyB []int, schema *RecordSchema) (pairs []pair) {
 	var keys []string
-	for _, k := range traceKeys {
+	for _, k := range TraceKeys {
 		if !schema.oneSided(k) {
 			keys = append(keys, k)
 		}
 	}
-	key := func(d *doc, e int32) string {
+	key := func(d *Doc, e int32) string {
 		var sb strings.Builder
 		for _, k := range keys {
-			if v, ok := d.sc.Member(e, k); ok {
-				sb.WriteString(d.raw(v))
+			if v, ok := d.Scanner.Member(e, k); ok {
+				sb.WriteString(d.Raw(v))
 			}
 			sb.WriteByte(0)
 		}
 		return sb.String()
 	}
-	count := func(d *doc, es []int32, idx []int) map[string][]int {
+	count := func(d *Doc, es []int32, idx []int) map[string][]int {
 		m := map[string][]int{}
 		for _, k := range idx {
 			f := key(d, es[k])
@@ -181,9 +181,9 @@ var placementKeys = []string{"prefill_worker_idx", "decode_worker_idx", "worker_
 // workers renamed or the tie broken otherwise: pairing by placement would cross them), then,
 // among the rest, records placed alike (the side that wrote them in another order, as they
 // finished, did not place them otherwise), then in the order each side wrote them.
-func pairAlike(a, b *doc, ea, eb []int32, ga, gb []int, schema *recordSchema) (pairs []pair) {
-	outcome := func(d *doc, e int32) string {
-		return withoutKeys(d.sc, e, func(k string) bool { return idKeys[k] || schema.oneSided(k) || slices.Contains(placementKeys, k) })
+func pairAlike(a, b *Doc, ea, eb []int32, ga, gb []int, schema *RecordSchema) (pairs []pair) {
+	outcome := func(d *Doc, e int32) string {
+		return WithoutKeys(d.Scanner, e, func(k string) bool { return IDKeys[k] || schema.oneSided(k) || slices.Contains(placementKeys, k) })
 	}
 	alike := map[string][]int{} // outcome → B's records of it, in the order B wrote them
 	for _, j := range gb {
@@ -207,12 +207,12 @@ func pairAlike(a, b *doc, ea, eb []int32, ga, gb []int, schema *recordSchema) (p
 			restB = append(restB, j)
 		}
 	}
-	placed := func(d *doc, es []int32, idx []int) {
+	placed := func(d *Doc, es []int32, idx []int) {
 		key := func(k int) string {
 			var sb strings.Builder
 			for _, w := range placementKeys {
-				if v, ok := d.sc.Member(es[k], w); ok {
-					sb.WriteString(d.raw(v))
+				if v, ok := d.Scanner.Member(es[k], w); ok {
+					sb.WriteString(d.Raw(v))
 				}
 				sb.WriteByte(0)
 			}

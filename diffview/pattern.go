@@ -26,8 +26,8 @@ import (
 // backslash makes a glob character literal ("\*", "\{"). Alternatives do not nest, and none
 // may be "**".
 
-// validatePattern reports why p is not a usable pointer pattern.
-func validatePattern(p string) error {
+// ValidatePattern reports why p is not a usable pointer pattern.
+func ValidatePattern(p string) error {
 	if p == "" {
 		return fmt.Errorf("empty pointer pattern")
 	}
@@ -119,8 +119,8 @@ func expandBraces(seg string) ([]string, error) {
 	return out, nil
 }
 
-// matchPattern reports whether pointer ptr is covered by pattern pat.
-func matchPattern(pat, ptr string) bool {
+// MatchPattern reports whether pointer ptr is covered by pattern pat.
+func MatchPattern(pat, ptr string) bool {
 	return Compile(pat).Match(ptr)
 }
 
@@ -201,4 +201,29 @@ func (m Matcher) match(i int, rest string, has bool) bool {
 		i, rest, has = i+1, tail, more
 	}
 	return !has
+}
+
+// Matchers are a list of pointer patterns compiled once (an exception record's, a selection's):
+// a pointer matches when one of them does.
+type Matchers []Matcher
+
+// CompileAll compiles a list of pointer patterns (blank ones are skipped).
+func CompileAll(patterns []string) Matchers {
+	ms := make(Matchers, 0, len(patterns))
+	for _, p := range patterns {
+		if p = strings.TrimSpace(p); p != "" {
+			ms = append(ms, Compile(p))
+		}
+	}
+	return ms
+}
+
+// Match reports whether one of the patterns matches ptr.
+func (rm Matchers) Match(ptr string) bool {
+	for _, m := range rm {
+		if m.Match(ptr) {
+			return true
+		}
+	}
+	return false
 }

@@ -79,7 +79,7 @@ func (o *releaseOrigin) where(off int) string {
 }
 
 // loadRelease reads one release run's files and lays them out as a report.
-func loadRelease(r ReleaseRun) (*doc, error) {
+func loadRelease(r ReleaseRun) (*Doc, error) {
 	if r.Records == "" && r.Summary == "" {
 		return nil, fmt.Errorf("a release run needs its per-request records (--report-jsonl) or its summary (--report-json)")
 	}
@@ -139,18 +139,18 @@ func loadRelease(r ReleaseRun) (*doc, error) {
 	if name == "" {
 		name = r.Summary
 	}
-	d, err := scanDoc(&doc{name: name, line: 1, origin: o}, text, true)
+	d, err := scanDoc(&Doc{name: name, line: 1, origin: o}, text, true)
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := d.root["summary"]; ok && d.kind(v) != jsonscan.Object {
+	if v, ok := d.Root["summary"]; ok && d.Kind(v) != jsonscan.Object {
 		return nil, fmt.Errorf("%s: the summary must be a JSON object", d.where(d.start(v)))
 	}
 	return d, nil
 }
 
 // releaseNote says how a release run was read (one note per side laid out).
-func releaseNote(side string, d *doc) string {
+func releaseNote(side string, d *Doc) string {
 	return fmt.Sprintf("%s is a release replay's output: %s, compared by key (a release writes its keys in no byte order)", side, d.origin.desc)
 }
 
@@ -202,13 +202,13 @@ func reportSections(has func(string) bool) bool {
 // loadAny loads a canonical report, or a release replay's records or summary laid out as one.
 // A file read as a report whose root holds a section of one is a report; anything else is
 // judged by its first value (sniffShape), so a canonical report is scanned once.
-func loadAny(path string) (*doc, error) {
+func loadAny(path string) (*Doc, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	d, err := parseDoc(path, src, true)
-	if err == nil && reportSections(func(k string) bool { _, ok := d.root[k]; return ok }) {
+	if err == nil && reportSections(func(k string) bool { _, ok := d.Root[k]; return ok }) {
 		return d, nil
 	}
 	switch sniffShape(src) {

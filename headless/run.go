@@ -40,7 +40,7 @@ type Options struct {
 	// instructions_runs (kvparity matrix on Slurm counts them in a job of their own).
 	NoInstructions bool
 	// Diagnose names the likely entropy source of two differing reports of one revision
-	// (engine.Options.Diagnose: the command passes diffview's diagnosis).
+	// (engine.Options.Diagnose: the command passes the diff's diagnosis, diffview/diagnose).
 	Diagnose func(a, b string) (string, error)
 }
 

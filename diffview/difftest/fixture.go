@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 
 	"kvparity/internal/pointer"
 )
@@ -230,4 +233,26 @@ func ExcludedOnly() (a, b map[string]any) {
 	Set(b, "/summary/wall_time_ms", Num(1301.75))
 	Set(b, "/summary/processed_tokens_per_s", Num(91.5))
 	return a, b
+}
+
+// WriteFile writes text to dir/name and returns its path: the files a release replay writes,
+// for the tests that read them (diffview's and its diagnosis's).
+func WriteFile(t testing.TB, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Diff diffs two fixture reports, named A.jsonl and B.jsonl, with diff (diffview.DiffBytes,
+// or the diagnosis's), failing t on an error.
+func Diff[D any](t testing.TB, diff func(nameA string, a []byte, nameB string, b []byte) (D, error), a, b map[string]any) D {
+	t.Helper()
+	d, err := diff("A.jsonl", Encode(a), "B.jsonl", Encode(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -6,16 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"kvparity/engine/journal"
 	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 
-	"kvparity/diffview"
 	"kvparity/engine"
+	"kvparity/engine/journal"
 	"kvparity/engine/perf"
+	"kvparity/exceptions"
 )
 
 // A Judge is what makes a commit bad.
@@ -340,4 +340,4 @@ func lockFolder(dir string) (func(), error) {
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
-var loadExceptions = diffview.LoadExceptions
+var loadExceptions = exceptions.LoadExceptions

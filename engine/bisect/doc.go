@@ -16,10 +16,11 @@
 //
 // It imports engine for rows, campaigns, builds and the records; engine/journal for the journal
 // file itself; engine/perf for the instruction judge's count (InstructionResult) and for
-// finding valgrind before the first probe; campaignreport for the verdicts a probe is judged by (Assess); diffview to validate
-// the exception records copied into each probe; verdict for the words, the document's schema
-// version and the exit codes; internal/layout for the campaign's file names and internal/atomicfile
-// for the copied records.
+// finding valgrind before the first probe; campaignreport for the verdicts a probe is judged by (Assess); exceptions to validate
+// the exception records copied into each probe; diffview and diffview/diagnose for the first
+// divergence and the causes of the first bad commit's focused diff; verdict for the words, the
+// document's schema version and the exit codes; internal/layout for the campaign's file names and
+// internal/atomicfile for the copied records.
 //
 //	bisect.go   Options, Run: the search over the first-parent history
 //	probe.go    one probe: build, campaign, judgment

@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/verdict"
 )
 
@@ -58,12 +59,12 @@ type Result struct {
 type Diagnosis struct {
 	Differing int                  `json:"differing"` // differing pointers
 	First     *diffview.JSONFirst  `json:"first_divergence"`
-	Causes    []diffview.Signature `json:"causes"` // most specific first
+	Causes    []diagnose.Signature `json:"causes"` // most specific first
 }
 
-// diagnose reads the focused diff of a probe campaign from its report (nil when its reports
+// diagnosisOf reads the focused diff of a probe campaign from its report (nil when its reports
 // do not differ, or it cannot be read: the campaign is named either way).
-func diagnose(campaign string) *Diagnosis {
+func diagnosisOf(campaign string) *Diagnosis {
 	rep, err := campaignreport.Build(campaign)
 	if err != nil || rep.Semantic.Diff == nil || rep.Semantic.Diff.Count == 0 {
 		return nil
@@ -110,7 +111,7 @@ func (b *bisector) result(ctx context.Context, commits []string, steps []Step, j
 		last = desc(commits[lo])
 	}
 	r.LastGood = &last
-	r.Diagnosis = diagnose(r.Campaign)
+	r.Diagnosis = diagnosisOf(r.Campaign)
 	if len(skipped) == 0 {
 		r.Status, r.ExitCode = StatusFound, verdict.ExitFail
 		r.Reason = fmt.Sprintf("%s is the first bad commit (%s); %s before it is good", first.Short(), judged[first.SHA].Why, last.Short())

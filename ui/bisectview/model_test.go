@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
 	"kvparity/engine/bisect"
 	"kvparity/engine/build"
@@ -85,7 +86,7 @@ func script() ([]bisect.Progress, *bisect.Result) {
 		Reason:   c6.Short() + " is the first bad commit (" + bad + "); " + c5.Short() + " before it is good",
 		FirstBad: &c6, LastGood: &c5, Steps: []bisect.Step{s1, s2, s3, s4}, Builds: 3, Campaign: "/b/probe-" + c6.Short(), ExitCode: verdict.ExitFail,
 		Diagnosis: &bisect.Diagnosis{Differing: 3, First: &diffview.JSONFirst{Text: "t=12.5 ms · routing · /per_request/0/routing_history/0/logical_worker_id 0 → 1"},
-			Causes: []diffview.Signature{{Label: "equal-cost tie broken the other way", Explains: 3, Of: 3}}}}
+			Causes: []diagnose.Signature{{Label: "equal-cost tie broken the other way", Explains: 3, Of: 3}}}}
 	return ps, r
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // bigDiff is a synthetic diff the size of fifo-preemption's (70k differing pointers over 4000
@@ -52,7 +53,7 @@ func BenchmarkSubstringFilter70k(b *testing.B) {
 
 func BenchmarkCoverageCount70k(b *testing.B) {
 	d := bigDiff()
-	recs := []diffview.ExceptionRecord{{ID: "a", Pointers: []string{"/per_request/*/ttft_ms"}, Differs: "x", Baseline: "x",
+	recs := []exceptions.ExceptionRecord{{ID: "a", Pointers: []string{"/per_request/*/ttft_ms"}, Differs: "x", Baseline: "x",
 		Candidate: "x", Cause: "x", RegressionTest: "x", Impact: "x", Disposition: "x"}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

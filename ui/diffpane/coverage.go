@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 // The form's live coverage: while the pointer patterns are typed, what they cover of the
@@ -37,7 +38,7 @@ func patternsKey(ps []string) string { return strings.Join(ps, "\x00") }
 func (c coverage) current(ps []string) bool { return c.done && c.key == patternsKey(ps) }
 
 // computeCoverage counts; with a latest generation it gives up (done false) once superseded.
-func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self string, pats []string, others []bool,
+func computeCoverage(d *diffview.Diff, recs []exceptions.ExceptionRecord, self string, pats []string, others []bool,
 	gen int, latest *atomic.Int64) coverage {
 	stale := func() bool { return latest != nil && latest.Load() != int64(gen) }
 	c := coverage{gen: gen, key: patternsKey(pats)}
@@ -95,8 +96,8 @@ func computeCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self str
 
 // countCoverage counts, over every differing pointer of a truncated diff, those pats cover
 // and those neither they nor the other records cover; ok is false once stale.
-func countCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self string, pats []string, stale func() bool) (covered, uncovered int, ok bool) {
-	judged := make([]diffview.ExceptionRecord, 0, len(recs)+1)
+func countCoverage(d *diffview.Diff, recs []exceptions.ExceptionRecord, self string, pats []string, stale func() bool) (covered, uncovered int, ok bool) {
+	judged := make([]exceptions.ExceptionRecord, 0, len(recs)+1)
 	for _, r := range recs {
 		if r.ID != self {
 			judged = append(judged, r)
@@ -104,7 +105,7 @@ func countCoverage(d *diffview.Diff, recs []diffview.ExceptionRecord, self strin
 	}
 	judged = append(judged, probeRecord(pats))
 	gaveUp := false
-	x, counts := diffview.CoverageByRecord(untilStale(d.AllPointers(), stale, &gaveUp), judged)
+	x, counts := exceptions.CoverageByRecord(untilStale(d.AllPointers(), stale, &gaveUp), judged)
 	if gaveUp {
 		return 0, 0, false
 	}
@@ -130,8 +131,8 @@ func untilStale(seq iter.Seq[string], stale func() bool, gaveUp *bool) iter.Seq[
 
 // probeRecord is a record of these patterns whose other fields are filled, so that its
 // validation judges the patterns alone.
-func probeRecord(pats []string) diffview.ExceptionRecord {
-	return diffview.ExceptionRecord{Pointers: pats, Differs: "x", Baseline: "x", Candidate: "x", Cause: "x",
+func probeRecord(pats []string) exceptions.ExceptionRecord {
+	return exceptions.ExceptionRecord{Pointers: pats, Differs: "x", Baseline: "x", Candidate: "x", Cause: "x",
 		RegressionTest: "x", Impact: "x", Disposition: "x"}
 }
 
@@ -145,7 +146,7 @@ func (p *Model) askCoverage() tea.Cmd {
 		p.covLatest = new(atomic.Int64)
 	}
 	p.covLatest.Store(int64(p.covGen))
-	d, recs, self, pats, others := p.diff, p.recs, p.form.id, p.form.record().Pointers, p.form.cov.others
+	d, recs, self, pats, others := p.plainDiff(), p.recs, p.form.id, p.form.record().Pointers, p.form.cov.others
 	gen, latest := p.covGen, p.covLatest
 	return func() tea.Msg {
 		c := computeCoverage(d, recs, self, pats, others, gen, latest)
@@ -161,7 +162,7 @@ func (p Model) onCoverage(msg coverageMsg) Model {
 	if p.mode == modeForm && msg.cov.gen == p.covGen {
 		p.form.cov = msg.cov
 		// The requests and events the previous patterns counted would describe another record.
-		if kept := p.form.redraft(p.diff, msg.cov); len(kept) > 0 {
+		if kept := p.form.redraft(p.plainDiff(), msg.cov); len(kept) > 0 {
 			p.form.note = strings.Join(kept, " and ") + " typed by hand: kept as typed, check them against the new patterns"
 		} else if msg.cov.key != "" {
 			p.form.note = ""
@@ -201,7 +202,7 @@ func (f exceptionForm) coverageLines(d *diffview.Diff, w int) []string {
 	}
 	lines := []string{style.Render(cut(ind+txt, w))}
 	lines = append(lines, st.Faint.Render(cut("      what differs (computed on save): "+c.differs, w)))
-	if why := diffview.BroadReason(pats, c.covered, total); why != "" {
+	if why := exceptions.BroadReason(pats, c.covered, total); why != "" {
 		lines = append(lines, st.Bad.Render(cut("      BROAD: "+why+" · saving asks you to confirm", w)))
 	} else {
 		lines = append(lines, "")

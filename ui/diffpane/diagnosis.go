@@ -9,7 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 )
 
 // The whole diagnosis (I): every cause with all its evidence, wrapped, a cause selected; c
@@ -63,9 +64,9 @@ func (p Model) diagRoom() int { return max(1, p.Height-len(p.headerLines())-1) }
 // names. A pattern may count pointers of another cause too: the form's live count and BROAD
 // check say what the record covers. named is false only when there is nothing to name them
 // by (a remainder whose pointers every cause names): then every pattern is drafted.
-func (p Model) causePatterns(sig diffview.Signature) (pats []string, named bool) {
+func (p Model) causePatterns(sig diagnose.Signature) (pats []string, named bool) {
 	changes := sig.Changes
-	if sig.Code == diffview.SigUnclassified {
+	if sig.Code == diagnose.SigUnclassified {
 		changes = p.diff.Unexplained()
 	}
 	if pats = p.diff.PatternsOf(changes); len(pats) > 0 {
@@ -81,9 +82,9 @@ func (p Model) causePatterns(sig diffview.Signature) (pats []string, named bool)
 
 // causeDraft drafts a record covering cause i of the diagnosis: its patterns, the requests and
 // events they count, and the diagnosis's own words as the cause, to be edited into a why.
-func (p Model) causeDraft(i int) (diffview.ExceptionRecord, bool) {
+func (p Model) causeDraft(i int) (exceptions.ExceptionRecord, bool) {
 	if p.diff == nil || p.diff.Equal() || i < 0 || i >= len(p.diff.Diagnosis) {
-		return diffview.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
+		return exceptions.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
 	}
 	sig := p.diff.Diagnosis[i]
 	pats, _ := p.causePatterns(sig)
@@ -114,7 +115,7 @@ func (p Model) diagnosisBody() (body []string, starts []int) {
 			switch {
 			case !named:
 				what = "names no pointers: every pattern is drafted, narrow them in the form: "
-			case s.Code == diffview.SigUnclassified:
+			case s.Code == diagnose.SigUnclassified:
 				what = "the patterns of what no cause above names: "
 			}
 			body = append(body, st.Faint.Render(cut("     "+k.Cover.Help().Key+" covers it · "+what+strings.Join(pats, ", "), w)))

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	fx "kvparity/diffview/difftest"
+	"kvparity/exceptions"
 )
 
 // uuidDriftPair is a candidate whose request uuids are fresh UUIDv4s (deterministic ones, so
@@ -95,7 +96,7 @@ func TestPaneCoverThisCauseDraftsTheRecord(t *testing.T) {
 
 // coverCause opens the whole diagnosis, selects the cause with code, presses c and returns
 // the drafted record and the whole diagnosis as it read before c.
-func coverCause(t *testing.T, p Model, code diffview.SignatureCode) (Model, diffview.ExceptionRecord, string) {
+func coverCause(t *testing.T, p Model, code diagnose.SignatureCode) (Model, exceptions.ExceptionRecord, string) {
 	t.Helper()
 	p, _ = press(p, "I")
 	at := -1
@@ -137,11 +138,11 @@ func TestCoverThisCauseDraftsThePointersTheCauseExplains(t *testing.T) {
 	}
 	a, b := writePair(t, dir, ra, rb)
 	for _, c := range []struct {
-		code    diffview.SignatureCode
+		code    diagnose.SignatureCode
 		pattern string
 	}{
-		{diffview.SigIDDrift, "/per_request/*/uuid"},
-		{diffview.SigWallClock, "/per_request/*/dispatched_at_ms"},
+		{diagnose.SigIDDrift, "/per_request/*/uuid"},
+		{diagnose.SigWallClock, "/per_request/*/dispatched_at_ms"},
 	} {
 		_, rec, v := coverCause(t, openPane(t, dir, a, b), c.code)
 		if got := strings.Join(rec.Pointers, ", "); got != c.pattern {
@@ -160,7 +161,7 @@ func TestCoverThisCauseDraftsThePointersTheCauseExplains(t *testing.T) {
 // per-request ones the cascade beside it explains.
 func TestCoverTheConfigurationCause(t *testing.T) {
 	dir, a, b := semanticPair(t)
-	_, rec, _ := coverCause(t, openPane(t, dir, a, b), diffview.SigConfig)
+	_, rec, _ := coverCause(t, openPane(t, dir, a, b), diagnose.SigConfig)
 	if got := strings.Join(rec.Pointers, ","); got != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("configuration cause patterns %s", got)
 	}
@@ -176,7 +177,7 @@ func TestCoverTheUnclassifiedRemainder(t *testing.T) {
 		fx.Set(rb, fmt.Sprintf("/per_request/%d/output_length", i), fx.Num(float64(900+i)))
 	}
 	a, b := writePair(t, dir, ra, rb)
-	_, rec, v := coverCause(t, openPane(t, dir, a, b), diffview.SigUnclassified)
+	_, rec, v := coverCause(t, openPane(t, dir, a, b), diagnose.SigUnclassified)
 	if got := strings.Join(rec.Pointers, ","); got != "/per_request/*/output_length" {
 		t.Fatalf("unclassified remainder patterns %s", got)
 	}

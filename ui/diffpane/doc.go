@@ -13,6 +13,7 @@
 // and writing exceptions.jsonl run in commands that capture values; Open bumps a generation
 // so a slower, older load never overwrites a newer one.
 //
-// It imports diffview for the diff it shows and the exception records it drafts, ui/keys,
-// ui/pane and ui/theme as its siblings, and verdict for the semantic verdict of the diff.
+// It imports diffview for the diff it shows, diffview/diagnose for its diagnosis, exceptions for
+// the exception records it drafts, saves and deletes, ui/keys, ui/pane and ui/theme as its
+// siblings, and verdict for the semantic verdict of the diff.
 package diffpane

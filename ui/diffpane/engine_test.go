@@ -10,7 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/verdict"
 )
 
@@ -105,13 +106,13 @@ func replay(t *testing.T, dir, trace, variant string, rep int, args []string) st
 // differingPair runs repetitions until two differ (a leak shows up in most pairs).
 // leak-executor-order is intermittent by design (it depends on the Go scheduler stealing
 // work between Ps), so a run where it never shows is skipped rather than failed.
-func differingPair(t *testing.T, dir, trace, variant string, args []string) (string, string, *diffview.Diff) {
+func differingPair(t *testing.T, dir, trace, variant string, args []string) (string, string, *diagnose.Diff) {
 	t.Helper()
 	first := replay(t, dir, trace, variant, 1, args)
 	const reps = 8
 	for rep := 2; rep <= reps; rep++ {
 		next := replay(t, dir, trace, variant, rep, args)
-		d, err := diffview.DiffFiles(first, next)
+		d, err := diagnose.DiffFiles(first, next)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,27 +135,27 @@ func TestEngineLeakVariantsDiagnosedOnTop(t *testing.T) {
 	cases := []struct {
 		variant  string
 		args     []string
-		code     diffview.SignatureCode
+		code     diagnose.SignatureCode
 		evidence []string
-		alt      []diffview.SignatureCode // other top signatures the variant may show
+		alt      []diagnose.SignatureCode // other top signatures the variant may show
 	}{
 		// Either routing decisions tied at one instant were permuted, or (when no decision moved)
 		// only the KV event stream's order changed; or a pass that lost its reservation order
 		// started a quantum late and flipped a later routing decision (a cascade from it: naming
 		// the quantum under the cascade is issue 15's mixed causes).
-		{"leak-executor-order", disaggArgs, diffview.SigTieOrder, []string{"different order"}, []diffview.SignatureCode{diffview.SigCascade, diffview.SigQuantum}},
+		{"leak-executor-order", disaggArgs, diagnose.SigTieOrder, []string{"different order"}, []diagnose.SignatureCode{diagnose.SigCascade, diagnose.SigQuantum}},
 		// A child stored before its parent shows as itself, or — when the misordered store
 		// changed a routing decision before any other difference (seen under stress-ng with the
 		// race detector: the leak's order depends on the executor's timing) — as the cascade
 		// that decision started, which then explains every differing pointer.
-		{"leak-child-before-parent", disaggArgs, diffview.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}, []diffview.SignatureCode{diffview.SigCascade}},
-		{"leak-random-uuid", disaggArgs, diffview.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}, nil},
+		{"leak-child-before-parent", disaggArgs, diagnose.SigChildBeforeParent, []string{"routed to the same", "overlap tokens", "kv_ingest/blake3_256 differs"}, []diagnose.SignatureCode{diagnose.SigCascade}},
+		{"leak-random-uuid", disaggArgs, diagnose.SigIDDrift, []string{"bijection", "paired by content", "random UUIDv4 pattern"}, nil},
 		// Identical idle workers visited in another order: one consistent renaming of workers
 		// over the whole run is a placement tie (issue 41: an entropy source of its own, fixed
 		// in the router's tie-break, not the ids), not a cascade; where the renaming stops
 		// holding, the flip that breaks it starts a cascade.
-		{"leak-unsorted-candidates", aggArgs, diffview.SigTieOrder, []string{"by one consistent renaming (agg ", "tied on cost", "alpha-equivalent"}, []diffview.SignatureCode{diffview.SigCascade}},
-		{"leak-wallclock", disaggArgs, diffview.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}, nil},
+		{"leak-unsorted-candidates", aggArgs, diagnose.SigTieOrder, []string{"by one consistent renaming (agg ", "tied on cost", "alpha-equivalent"}, []diagnose.SignatureCode{diagnose.SigCascade}},
+		{"leak-wallclock", disaggArgs, diagnose.SigWallClock, []string{"/summary/duration_ms moved by", "not derived from virtual time"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.variant, func(t *testing.T) {
@@ -195,11 +196,11 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	base := replay(t, dir, trace, "", 1, disaggArgs)
 	cand := replay(t, dir, trace, "fifo-preemption", 1, disaggArgs)
 	p := openPane(t, dir, base, cand)
-	d := p.diff
+	d := p.diff.Diff
 	if d.Equal() {
 		t.Fatal("fifo-preemption should change the report")
 	}
-	if v, x := diffview.SemanticVerdict(d, nil, false); v != verdict.Fail || x.Uncovered != d.Count {
+	if v, x := exceptions.SemanticVerdict(d, nil, false); v != verdict.Fail || x.Uncovered != d.Count {
 		t.Fatalf("no records: %s, %d uncovered", v, x.Uncovered)
 	}
 	typeRecord := func(p Model, patterns string) Model {
@@ -232,14 +233,14 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	if len(p.recs) != 2 {
 		t.Fatalf("records %d: status %q form err %q", len(p.recs), p.status, p.form.err)
 	}
-	recs, err := diffview.LoadExceptions(dir)
+	recs, err := exceptions.LoadExceptions(dir)
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("exceptions.jsonl: %v %v", recs, err)
 	}
-	if v, x := diffview.SemanticVerdict(d, recs, false); v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
+	if v, x := exceptions.SemanticVerdict(d, recs, false); v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
 		t.Fatalf("covered: %s %v", v, x.First)
 	}
-	if v, _ := diffview.SemanticVerdict(d, recs, true); v != verdict.Fail {
+	if v, _ := exceptions.SemanticVerdict(d, recs, true); v != verdict.Fail {
 		t.Fatalf("an UNSTABLE arm must FAIL, got %s", v)
 	}
 	if !strings.Contains(stripANSI(p.View()), "differing pointers covered") {
@@ -250,8 +251,8 @@ func TestEngineSemanticVariantCoveredByTypedRecords(t *testing.T) {
 	}
 	p, _ = press(p, "L", "D")
 	p, _ = pressSettled(t, p, "y")
-	recs, _ = diffview.LoadExceptions(dir)
-	v, x := diffview.SemanticVerdict(d, recs, false)
+	recs, _ = exceptions.LoadExceptions(dir)
+	v, x := exceptions.SemanticVerdict(d, recs, false)
 	if unc := x.First; v != verdict.Fail || strings.Join(unc, " ") != "/metadata/engine_config/decode/preemption_mode /metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after deleting the metadata record: %s %v", v, x.First)
 	}

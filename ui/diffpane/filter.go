@@ -110,7 +110,7 @@ func (p *Model) refilter(pattern string) tea.Cmd {
 	if p.diff == nil {
 		return nil
 	}
-	return scanFilter(p.diff, p.groups, pattern, p.filterGen, p.latest)
+	return scanFilter(p.diff.Diff, p.groups, pattern, p.filterGen, p.latest)
 }
 
 // onFilterDone shows a scan's result unless a newer one was asked for.

@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )
@@ -73,7 +75,7 @@ var formLabelW = func() int {
 	return n + 3
 }()
 
-func newExceptionForm(st *theme.Styles, km keys.DiffKeys, width int, rec diffview.ExceptionRecord) exceptionForm {
+func newExceptionForm(st *theme.Styles, km keys.DiffKeys, width int, rec exceptions.ExceptionRecord) exceptionForm {
 	f := exceptionForm{id: rec.ID, styles: st, keys: km, draftedFor: patternsKey(rec.Pointers),
 		drafted: map[string]string{"requests": strings.Join(rec.Requests, ", "), "events": strings.Join(rec.Events, ", ")}}
 	vals := map[string]string{
@@ -172,8 +174,8 @@ func splitList(s string) []string {
 
 // record builds the ExceptionRecord the form holds (without "what differs" and the broad
 // flag, which saving computes).
-func (f exceptionForm) record() diffview.ExceptionRecord {
-	return diffview.ExceptionRecord{
+func (f exceptionForm) record() exceptions.ExceptionRecord {
+	return exceptions.ExceptionRecord{
 		ID: f.id, Pointers: splitList(f.value("pointers")), Requests: splitList(f.value("requests")),
 		Events:   splitList(f.value("events")),
 		Baseline: strings.TrimSpace(f.value("baseline")), Candidate: strings.TrimSpace(f.value("candidate")),
@@ -203,7 +205,7 @@ func (f *exceptionForm) redraft(d *diffview.Diff, c coverage) (kept []string) {
 	if d == nil || !c.done || c.key == f.draftedFor {
 		return nil
 	}
-	draft := d.DraftRecord(c.sel)
+	draft := exceptions.DraftRecord(d, c.sel)
 	for name, v := range map[string]string{"requests": strings.Join(draft.Requests, ", "), "events": strings.Join(draft.Events, ", ")} {
 		if f.value(name) != f.drafted[name] {
 			kept = append(kept, name)
@@ -229,7 +231,7 @@ func (f exceptionForm) update(msg tea.Msg) (exceptionForm, tea.Cmd) {
 }
 
 // openForm starts the form on a draft (refused when there is nothing to record against).
-func (p Model) openForm(draft diffview.ExceptionRecord, ok bool) (Model, tea.Cmd) {
+func (p Model) openForm(draft exceptions.ExceptionRecord, ok bool) (Model, tea.Cmd) {
 	switch {
 	case p.diff == nil || p.loading:
 		return p, p.tell(fmt.Sprintf("no diff open: press %s on a repetition first, then %s records an exception",
@@ -287,7 +289,7 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 	rec := p.form.record()
 	cov := p.form.cov
 	if !cov.current(rec.Pointers) {
-		cov = computeCoverage(p.diff, p.recs, p.form.id, rec.Pointers, nil, 0, nil)
+		cov = computeCoverage(p.plainDiff(), p.recs, p.form.id, rec.Pointers, nil, 0, nil)
 		p.form.cov = cov
 	}
 	rec.Differs = cov.differs
@@ -298,7 +300,7 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 	}
 	if err := rec.Validate(); err != nil {
 		p.form.err = err.Error()
-		if fe, ok := err.(*diffview.FieldError); ok {
+		if fe, ok := err.(*exceptions.FieldError); ok {
 			for i, ff := range p.form.fields {
 				if ff.name == fe.Field {
 					p.form.focused = i
@@ -308,7 +310,7 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 		return p, p.form.focus()
 	}
 	p.form.err = ""
-	why := diffview.BroadReason(rec.Pointers, cov.covered, p.diff.Count)
+	why := exceptions.BroadReason(rec.Pointers, cov.covered, p.diff.Count)
 	if why != "" && !confirmed {
 		p.form.confirm = why
 		return p, nil
@@ -321,31 +323,31 @@ func (p Model) save(confirmed bool) (Model, tea.Cmd) {
 
 // saveException writes the record off the update loop (fsync is slow on some disks).
 // It also computes how the records then stand against d.
-func saveException(dir string, rec diffview.ExceptionRecord, d *diffview.Diff, unstable bool) tea.Cmd {
+func saveException(dir string, rec exceptions.ExceptionRecord, d *diagnose.Diff, unstable bool) tea.Cmd {
 	return func() tea.Msg {
-		saved, err := diffview.PutException(dir, rec)
+		saved, err := exceptions.PutException(dir, rec)
 		if err != nil {
 			return exceptionsSavedMsg{err: err}
 		}
-		recs, err := diffview.LoadExceptions(dir)
+		recs, err := exceptions.LoadExceptions(dir)
 		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: saved.ID, err: err}
 	}
 }
 
-func deleteException(dir, id string, d *diffview.Diff, unstable bool) tea.Cmd {
+func deleteException(dir, id string, d *diagnose.Diff, unstable bool) tea.Cmd {
 	return func() tea.Msg {
-		if err := diffview.DeleteException(dir, id); err != nil {
+		if err := exceptions.DeleteException(dir, id); err != nil {
 			return exceptionsSavedMsg{err: err}
 		}
-		recs, err := diffview.LoadExceptions(dir)
+		recs, err := exceptions.LoadExceptions(dir)
 		return exceptionsSavedMsg{diff: d, stand: standingOf(d, recs, unstable), records: recs, saved: id, deleted: true, err: err}
 	}
 }
 
 // prefill drafts a record from the marked changes (or the selected change or group).
-func (p Model) prefill() (diffview.ExceptionRecord, bool) {
+func (p Model) prefill() (exceptions.ExceptionRecord, bool) {
 	if p.diff == nil || p.diff.Equal() {
-		return diffview.ExceptionRecord{}, true
+		return exceptions.ExceptionRecord{}, true
 	}
 	var sel []int
 	for ci := range p.marked {
@@ -368,15 +370,15 @@ func (p Model) prefill() (diffview.ExceptionRecord, bool) {
 		}
 	}
 	sort.Ints(sel)
-	return p.diff.DraftRecord(sel), len(sel) > 0
+	return exceptions.DraftRecord(p.plainDiff(), sel), len(sel) > 0
 }
 
 // coverDraft drafts a record covering field patterns in one key: those of the selected
 // changes (space marks changes and whole groups, so several patterns go in one record), else a
 // pattern group's own pattern, or the field patterns of the selected change or group.
-func (p Model) coverDraft() (diffview.ExceptionRecord, bool) {
+func (p Model) coverDraft() (exceptions.ExceptionRecord, bool) {
 	if p.diff == nil || p.diff.Equal() || p.cursor >= len(p.rows) && len(p.marked) == 0 {
-		return diffview.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
+		return exceptions.ExceptionRecord{}, p.diff == nil || p.diff.Equal()
 	}
 	var cs []int
 	for ci := range p.marked {
@@ -418,8 +420,8 @@ func (p Model) patternIndex(pat string) int {
 
 // patternDraft is a record naming patterns, with requests and events drafted from the
 // changes they count.
-func (p Model) patternDraft(pats []string, changes []int) diffview.ExceptionRecord {
-	rec := p.diff.DraftRecord(changes)
+func (p Model) patternDraft(pats []string, changes []int) exceptions.ExceptionRecord {
+	rec := exceptions.DraftRecord(p.plainDiff(), changes)
 	rec.Pointers = pats
 	return rec
 }

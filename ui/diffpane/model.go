@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/ui/keys"
 	"kvparity/ui/pane"
 	"kvparity/ui/theme"
@@ -29,10 +31,10 @@ type StatusMsg struct {
 type diffLoadedMsg struct {
 	gen     int
 	a, b    diffview.Side
-	diff    *diffview.Diff
+	diff    *diagnose.Diff
 	groups  [2]grouping
 	err     error
-	records []diffview.ExceptionRecord
+	records []exceptions.ExceptionRecord
 	recErr  error
 	stand   standing // of diff and records
 }
@@ -47,9 +49,9 @@ type RecordsChangedMsg struct{}
 
 // exceptionsSavedMsg reports a save or delete of exception records.
 type exceptionsSavedMsg struct {
-	diff    *diffview.Diff
+	diff    *diagnose.Diff
 	stand   standing // of diff and records
-	records []diffview.ExceptionRecord
+	records []exceptions.ExceptionRecord
 	saved   string // id saved or deleted
 	deleted bool
 	err     error
@@ -85,7 +87,7 @@ type Model struct {
 	loading bool
 	err     error
 	a, b    diffview.Side
-	diff    *diffview.Diff
+	diff    *diagnose.Diff
 	groups  [2]grouping // by request/event and by field pattern
 	by      groupBy
 	diagSet int // 0: the diagnosis opens when there is room; 1 open; -1 closed (i)
@@ -93,7 +95,7 @@ type Model struct {
 	diagCursor int
 	diagOffset int // its first line shown (pgup/pgdn scroll it)
 
-	recs      []diffview.ExceptionRecord
+	recs      []exceptions.ExceptionRecord
 	recErr    error
 	verdict   verdict.Word      // SemanticVerdict of diff and recs, refreshed when either changes
 	uncovered int               // differing pointers no record covers
@@ -153,7 +155,7 @@ func (p *Model) SetZoomed(z bool) { p.zoomed = z }
 // SetCampaign sets the campaign directory whose exceptions.jsonl the pane reads and writes.
 func (p *Model) SetCampaign(dir string) {
 	p.campaign = dir
-	p.recs, p.recErr = diffview.LoadExceptions(dir)
+	p.recs, p.recErr = exceptions.LoadExceptions(dir)
 	p.refreshVerdict()
 }
 
@@ -214,17 +216,17 @@ func (p Model) Open(a, b diffview.Side) tea.Cmd {
 // every size of diff is computed here: both groupings and the events of each change.
 func loadDiff(gen int, a, b diffview.Side, campaign string, unstable bool) tea.Cmd {
 	return func() tea.Msg {
-		d, err := diffview.DiffFiles(a.ReportPath, b.ReportPath)
+		d, err := diagnose.DiffFiles(a.ReportPath, b.ReportPath)
 		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
 		if d != nil {
 			d.A, d.B = a, b
-			msg.groups = buildGroupings(d)
+			msg.groups = buildGroupings(d.Diff)
 			if len(d.Changes) > 0 {
 				_ = d.Event(0) // fills the per-change events once, here rather than in a frame
 			}
 		}
 		if campaign != "" {
-			msg.records, msg.recErr = diffview.LoadExceptions(campaign)
+			msg.records, msg.recErr = exceptions.LoadExceptions(campaign)
 		}
 		msg.stand = standingOf(d, msg.records, unstable)
 		return msg
@@ -320,7 +322,16 @@ func (p Model) onSaved(msg exceptionsSavedMsg) (Model, tea.Cmd) {
 	return p, tea.Batch(cmd, func() tea.Msg { return RecordsChangedMsg{} })
 }
 
-func (p *Model) setDiff(d *diffview.Diff) {
+// plainDiff is the open diff without its diagnosis (nil when none is open), for what reads the
+// diff alone: groupings, filters, exception coverage and drafts.
+func (p Model) plainDiff() *diffview.Diff {
+	if p.diff == nil {
+		return nil
+	}
+	return p.diff.Diff
+}
+
+func (p *Model) setDiff(d *diagnose.Diff) {
 	p.diff = d
 	p.vis = visibility{}
 	p.pattern, p.asked = "", ""

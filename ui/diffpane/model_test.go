@@ -13,6 +13,7 @@ import (
 
 	"kvparity/diffview"
 	fx "kvparity/diffview/difftest"
+	"kvparity/exceptions"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -292,7 +293,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 	if len(p.recs) != 2 || !p.recs[1].Broad {
 		t.Fatalf("confirmed: %+v", p.recs)
 	}
-	v, x := diffview.SemanticVerdict(p.diff, p.recs, false)
+	v, x := exceptions.SemanticVerdict(p.diff.Diff, p.recs, false)
 	if v != verdict.PassWithSemanticExceptions || x.Uncovered != 0 {
 		t.Fatalf("verdict %s uncovered %v", v, x.First)
 	}
@@ -300,7 +301,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		t.Fatalf("view:\n%s", stripANSI(p.View()))
 	}
 	// the file on disk agrees
-	onDisk, err := diffview.LoadExceptions(dir)
+	onDisk, err := exceptions.LoadExceptions(dir)
 	if err != nil || len(onDisk) != 2 {
 		t.Fatalf("on disk: %v %v", onDisk, err)
 	}
@@ -319,7 +320,7 @@ func TestPaneExceptionRecordsFromKeyboard(t *testing.T) {
 		t.Fatal("a pending delete must capture keys and offer y")
 	}
 	p, _ = pressSettled(t, p, "y")
-	v, x = diffview.SemanticVerdict(p.diff, p.recs, false)
+	v, x = exceptions.SemanticVerdict(p.diff.Diff, p.recs, false)
 	if v != verdict.Fail || strings.Join(x.First, ",") != "/metadata/engine_config/decode/preemption_mode,/metadata/engine_config/prefill/preemption_mode" {
 		t.Fatalf("after delete: %s %v", v, x.First)
 	}
@@ -387,7 +388,7 @@ func TestPaneCountsEveryPointerOfATruncatedDiff(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", w, v)
 		}
 	}
-	c := computeCoverage(p.diff, nil, "", []string{"/events/*"}, nil, 0, nil)
+	c := computeCoverage(p.diff.Diff, nil, "", []string{"/events/*"}, nil, 0, nil)
 	if !c.done || c.covered != n || c.uncovered != total-n {
 		t.Fatalf("form coverage over every pointer: done %v covered %d uncovered %d", c.done, c.covered, c.uncovered)
 	}

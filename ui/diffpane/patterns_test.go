@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvparity/diffview"
+	"kvparity/exceptions"
 )
 
 func headers(p Model) []string {
@@ -163,12 +164,12 @@ func TestPaneBroadRecordNeedsConfirmationAndIsFlagged(t *testing.T) {
 	if p.form.confirm != "" || p.mode != modeForm {
 		t.Fatal("n goes back to the form")
 	}
-	if recs, _ := diffview.LoadExceptions(dir); len(recs) != 0 {
+	if recs, _ := exceptions.LoadExceptions(dir); len(recs) != 0 {
 		t.Fatal("nothing is written before the confirmation")
 	}
 	p, _ = pressSettled(t, p, "ctrl+s")
 	p, msgs := pressSettled(t, p, "y")
-	recs, err := diffview.LoadExceptions(dir)
+	recs, err := exceptions.LoadExceptions(dir)
 	if err != nil || len(recs) != 1 || !recs[0].Broad {
 		t.Fatalf("saved: %+v %v", recs, err)
 	}
@@ -183,7 +184,7 @@ func TestPaneBroadRecordNeedsConfirmationAndIsFlagged(t *testing.T) {
 	p, _ = pressSettled(t, p, "enter", "ctrl+u")
 	p = typeSettled(t, p, "/per_request/*/terminal_time_ms")
 	p, _ = pressSettled(t, p, "ctrl+s")
-	if recs, _ = diffview.LoadExceptions(dir); recs[0].Broad || p.form.confirm != "" {
+	if recs, _ = exceptions.LoadExceptions(dir); recs[0].Broad || p.form.confirm != "" {
 		t.Fatalf("narrowed record still broad: %+v", recs[0])
 	}
 }
@@ -206,7 +207,7 @@ func TestPaneWhatDiffersIsComputedWhenSavedAndWhenEdited(t *testing.T) {
 	p, _ = pressSettled(t, p, "tab", "ctrl+u") // ...and the patterns change before saving
 	p = typeSettled(t, p, "/per_request/*/terminal_time_ms")
 	p, _ = pressSettled(t, p, "ctrl+s")
-	recs, _ := diffview.LoadExceptions(dir)
+	recs, _ := exceptions.LoadExceptions(dir)
 	if len(recs) != 1 || recs[0].Differs != "3 pointer(s) in 3 request(s): terminal_time_ms 3" {
 		t.Fatalf("differs at save: %+v", recs)
 	}
@@ -214,7 +215,7 @@ func TestPaneWhatDiffersIsComputedWhenSavedAndWhenEdited(t *testing.T) {
 	p, _ = pressSettled(t, p, "L", "enter", "ctrl+u")
 	p = typeSettled(t, p, "/metadata/engine_config/*/preemption_mode")
 	p, _ = pressSettled(t, p, "ctrl+s")
-	recs, _ = diffview.LoadExceptions(dir)
+	recs, _ = exceptions.LoadExceptions(dir)
 	if recs[0].Differs != "2 pointer(s) in 0 request(s): preemption_mode 2" {
 		t.Fatalf("differs after the edit: %q", recs[0].Differs)
 	}

@@ -1,7 +1,8 @@
 package diffpane
 
 import (
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
+	"kvparity/exceptions"
 	"kvparity/verdict"
 )
 
@@ -18,12 +19,12 @@ type standing struct {
 	unstable  bool              // the flag it was computed for
 }
 
-func standingOf(d *diffview.Diff, recs []diffview.ExceptionRecord, unstable bool) standing {
+func standingOf(d *diagnose.Diff, recs []exceptions.ExceptionRecord, unstable bool) standing {
 	s := standing{covers: map[string]int{}, broad: map[string]string{}, unstable: unstable}
 	differing := 0
 	if d != nil {
-		x, counts := diffview.CoverageByRecord(d.AllPointers(), recs) // one walk for both
-		s.verdict, s.uncovered = diffview.SemanticVerdictOf(x, unstable), x.Uncovered
+		x, counts := exceptions.CoverageByRecord(d.AllPointers(), recs) // one walk for both
+		s.verdict, s.uncovered = exceptions.SemanticVerdictOf(x, unstable), x.Uncovered
 		for _, rc := range counts {
 			s.covers[rc.ID] = rc.Covers
 		}
@@ -33,7 +34,7 @@ func standingOf(d *diffview.Diff, recs []diffview.ExceptionRecord, unstable bool
 	// record saved by hand with "broad": false is BROAD all the same (without a diff, only a
 	// root pattern makes one broad).
 	for i := range recs {
-		if why := diffview.BroadReason(recs[i].Pointers, s.covers[recs[i].ID], differing); why != "" {
+		if why := exceptions.BroadReason(recs[i].Pointers, s.covers[recs[i].ID], differing); why != "" {
 			s.broad[recs[i].ID] = why
 		}
 	}
@@ -42,7 +43,7 @@ func standingOf(d *diffview.Diff, recs []diffview.ExceptionRecord, unstable bool
 
 // takeStanding shows a standing computed off the loop for diff d when d and its UNSTABLE
 // flag are still the pane's (it may have moved on meanwhile), and computes one otherwise.
-func (p *Model) takeStanding(s standing, d *diffview.Diff) {
+func (p *Model) takeStanding(s standing, d *diagnose.Diff) {
 	if d != p.diff || s.unstable != p.unstable {
 		p.refreshVerdict()
 		return

@@ -349,7 +349,7 @@ func (p Model) View() string {
 	switch p.mode {
 	case modeForm:
 		head := p.headerLines()
-		lines = append(head, p.form.view(p.diff, p.Width, p.Height-len(head))...)
+		lines = append(head, p.form.view(p.plainDiff(), p.Width, p.Height-len(head))...)
 	case modeRecords:
 		head := p.headerLines()
 		lines = append(head, p.recordsView(p.Height-len(head))...)

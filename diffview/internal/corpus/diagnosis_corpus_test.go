@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/engine"
 	"kvparity/engine/build"
 	"kvparity/internal/procgroup"
@@ -391,7 +391,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	generated := time.Since(start)
-	table := score(cases, diagnose)
+	table := score(cases, diagnoseFiles)
 	t.Logf("%d cases from %d bases (bases %s, corpus %s, scoring %s)\n\n%s", len(cases), len(bases),
 		basesDone.Round(time.Millisecond), (generated - basesDone).Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond), table.String())
 	t.Logf("slowest diagnosis while scoring: %s in %s", table.Total.SlowestCase, table.Total.Slowest.Round(time.Microsecond))
@@ -439,7 +439,7 @@ func TestDiagnosisCorpus(t *testing.T) {
 		}
 	}
 	t0 := time.Now()
-	d, err := diffview.DiffFiles(cases[big].PathA, cases[big].PathB)
+	d, err := diagnose.DiffFiles(cases[big].PathA, cases[big].PathB)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package corpus makes and scores the diagnosis corpus (issue 15): pairs of canonical replay
 // reports (schema dynamo.offline-replay.v1) whose difference has a known cause, so that the
-// first divergence and the diagnosis of package diffview can be measured, family by family.
-// It imports report to canonicalise the reports it mutates and internal/pointer to name the
-// fields it edits.
+// first divergence (package diffview) and the diagnosis (package diffview/diagnose) can be
+// measured, family by family. It imports diffview/diagnose for the diagnosed diff it scores,
+// report to canonicalise the reports it mutates and internal/pointer to name the fields it
+// edits.
 //
 // # Cases
 //
@@ -90,7 +91,7 @@
 //
 // # Scoring
 //
-// score runs a diagnosis (diagnose: diffview.DiffFiles) on every case. Per case:
+// score runs a diagnosis (diagnoseFiles: diagnose.DiffFiles) on every case. Per case:
 //
 //   - top label right: Diagnosis[0].Code equals the truth's primary;
 //   - first divergence right: Diff.First.Pointer equals the truth's pointer, or it has the

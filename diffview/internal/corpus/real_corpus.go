@@ -638,7 +638,7 @@ func realReleaseVerdict(p realPair, recA, recB []byte, tmp string) (realVerdict,
 	if err := os.WriteFile(pb, b.Encode(), 0o644); err != nil {
 		return realVerdict{}, err
 	}
-	r, err := diagnose(pa, pb)
+	r, err := diagnoseFiles(pa, pb)
 	if err != nil {
 		return realVerdict{}, err
 	}

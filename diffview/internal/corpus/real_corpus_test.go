@@ -49,7 +49,7 @@ func TestRealCorpus(t *testing.T) {
 	if err := write(dir, cases); err != nil {
 		t.Fatal(err)
 	}
-	table := score(cases, diagnose)
+	table := score(cases, diagnoseFiles)
 	t.Logf("%d real cases\n\n%s", len(cases), table.String())
 	if m := table.Misses(); m != "" {
 		t.Logf("cases some column got wrong:\n%s", m)

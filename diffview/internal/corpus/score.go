@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 )
 
 // result is what a diff said about one case.
@@ -24,10 +24,10 @@ type result struct {
 	Elapsed    time.Duration // reading both files, diffing and diagnosing
 }
 
-// diagnose runs diffview on two report files: the diagnosis the corpus scores.
-func diagnose(a, b string) (result, error) {
+// diagnoseFiles runs the diagnosis on two report files: the diagnosis the corpus scores.
+func diagnoseFiles(a, b string) (result, error) {
 	start := time.Now()
-	d, err := diffview.DiffFiles(a, b)
+	d, err := diagnose.DiffFiles(a, b)
 	if err != nil {
 		return result{}, err
 	}

@@ -6,6 +6,9 @@
 //	go run ./diffview/internal/releasetable [-json] PAIRS.tsv
 //
 // PAIRS.tsv has one pair per line: name, A records, B records, A summary, B summary (tabs).
+//
+// It imports diffview for the pairs of release files it reads (ReleaseRun) and
+// diffview/diagnose for the diff and the diagnosis it times.
 package main
 
 import (

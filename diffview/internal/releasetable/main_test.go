@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	"kvparity/internal/procgroup"
 )
 
@@ -78,11 +78,11 @@ func TestRealReleasePairs(t *testing.T) {
 			t.Errorf("%s: diff and diagnosis in %.2f s, want at most 3 s", r.Pair, r.Seconds)
 		}
 		named := strings.Join(r.Causes, " ")
-		if strings.Contains(r.Pair, "-vs-") && !strings.Contains(named, string(diffview.SigSchema)) {
-			t.Errorf("%s: the versions' record schemas differ, but no %s is named: %v", r.Pair, diffview.SigSchema, r.Causes)
+		if strings.Contains(r.Pair, "-vs-") && !strings.Contains(named, string(diagnose.SigSchema)) {
+			t.Errorf("%s: the versions' record schemas differ, but no %s is named: %v", r.Pair, diagnose.SigSchema, r.Causes)
 		}
-		if !strings.Contains(named, string(diffview.SigIDDrift)) {
-			t.Errorf("%s: release uuids are random per run, but no %s is named: %v", r.Pair, diffview.SigIDDrift, r.Causes)
+		if !strings.Contains(named, string(diagnose.SigIDDrift)) {
+			t.Errorf("%s: release uuids are random per run, but no %s is named: %v", r.Pair, diagnose.SigIDDrift, r.Causes)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 )
 
 // A pair is one line of the manifest: two release runs.
@@ -70,7 +71,7 @@ func measure(pairs []pair) ([]tableRow, error) {
 	var rows []tableRow
 	for _, p := range pairs {
 		t0 := time.Now()
-		d, err := diffview.DiffRelease(p.A, p.B)
+		d, err := diagnose.DiffRelease(p.A, p.B)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
@@ -80,7 +81,7 @@ func measure(pairs []pair) ([]tableRow, error) {
 		}
 		for _, s := range d.Diagnosis {
 			r.Of = s.Of
-			if s.Code == diffview.SigUnclassified {
+			if s.Code == diagnose.SigUnclassified {
 				r.Unclassified = s.Explains
 				continue
 			}
