@@ -125,7 +125,7 @@ func Comment(r Result, about string) string {
 	if c := r.Candidate; c != nil {
 		text += " The candidate at the same capacity (never tuned separately): " + c.describe(r.Band) + "."
 	}
-	return commentHead + ": " + about + ".\n" + commentLines(text, 98)
+	return commentLines(strings.TrimPrefix(commentHead, "# ")+": "+about+". "+text, 98)
 }
 
 // commentLines wraps text into "# " lines of at most width characters.

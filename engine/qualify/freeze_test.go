@@ -51,7 +51,7 @@ func TestFreezeSetsTheCapacityAndBandAndKeepsTheRest(t *testing.T) {
 		"# a row the developer wrote; this comment stays\n",
 		`"--num-gpu-blocks","4608"`,
 		"[determinism]\npressure_band = [10, 20]\nrepetitions = 2\n",
-		"# Qualified by kvparity qualify (protocol stage 3): on the pinned baseline (builtin), 2026-12-06.\n# --num-gpu-blocks 4608 gives 16 preemptions (band 10–20), fully readmitted; 3 fresh processes",
+		"# Qualified by kvparity qualify (protocol stage 3): on the pinned baseline (builtin), 2026-12-06.\n# --num-gpu-blocks 4608 gives 16 preemptions (band 10–20), fully readmitted; 3 fresh processes\n",
 		"Nearby probes: 41 at 3712, 5 at 5500.",
 		"The\n# candidate at the same capacity (never tuned separately): 13 preemptions (inside the band; digest\n# 8b964f6378b9).\n[replay]\n",
 	} {
@@ -65,9 +65,14 @@ func TestFreezeSetsTheCapacityAndBandAndKeepsTheRest(t *testing.T) {
 		}
 	}
 	// Qualified again: one table, the new one; the band line replaced, not added.
-	again, err := Freeze(out, "r.toml", qualified(4736), "again")
+	again, err := Freeze(out, "r.toml", qualified(4736), "on the pinned baseline (crate:dynamo-bench@1.5.1), 2026-12-06")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(again), "\n") {
+		if len(line) > 100 {
+			t.Errorf("line of %d characters: %q", len(line), line)
+		}
 	}
 	if n := strings.Count(string(again), commentHead); n != 1 || !strings.Contains(string(again), `"4736"`) || strings.Count(string(again), "pressure_band") != 1 {
 		t.Fatalf("re-frozen row:\n%s", again)
