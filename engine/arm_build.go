@@ -30,7 +30,7 @@ func buildSpec(spec ArmSpec) (build.Spec, error) {
 	bs := src
 	bs.Features = spec.Features
 	if spec.Variant != "" {
-		if bs.Slowdown, err = build.ParseVariant(spec.Variant); err != nil {
+		if bs.Variant, err = build.ParseVariant(spec.Variant); err != nil {
 			return build.Spec{}, err
 		}
 	}

@@ -60,7 +60,8 @@ type ArmSpec struct {
 	Source   string   `toml:"source,omitempty"`   // crate:NAME@VERSION or git:PATH@COMMIT (see source.go)
 	Features []string `toml:"features,omitempty"` // exact Cargo feature names, checked against the manifest
 	// Variant is a stand-in revision: for the builtin binary, passed as --variant; for a
-	// source-built candidate, slowdown-PCT is built into its replay loop (build/slowdown.go).
+	// source-built candidate, slowdown-PCT is built into its replay loop (build/slowdown.go)
+	// and scale-events adds the harness's --scale-event (build/scaling.go, stage 6).
 	Variant string `toml:"variant,omitempty"`
 }
 

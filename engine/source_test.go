@@ -77,7 +77,7 @@ variant = "%v"
 	slow = strings.Replace(slow, "%s", `source = "crate:dynamo-bench@1.6.1"`+"\n"+`features = ["replay-bench"]`, 1)
 	if r, err := ParseRow([]byte(strings.Replace(slow, "%v", "slowdown-10", 1)), "row.toml"); err != nil || r.Candidate.Variant != "slowdown-10" {
 		t.Errorf("slowdown-10 candidate: %v", err)
-	} else if bs, err := buildSpec(r.Candidate); err != nil || bs.Slowdown != 10 {
+	} else if bs, err := buildSpec(r.Candidate); err != nil || bs.Variant.SlowdownPct != 10 {
 		t.Errorf("build spec %+v %v", bs, err)
 	}
 	if _, err := ParseRow([]byte(strings.Replace(slow, "%v", "leak-wallclock", 1)), "row.toml"); err == nil ||

@@ -84,7 +84,7 @@ var fixtures = []fixture{
 	},
 	{
 		name:  "scale-to-zero",
-		about: "two workers scaled to zero at 2,000 ms and back to two at 6,000 ms (kvparity extension --scale-event): arrivals in between wait as queued placements and are released at the scale-up; the drained workers reset their caches (router Cleared events, boundary worker_lifecycle)",
+		about: "two workers scaled to zero at 2,000 ms and back to two at 6,000 ms (kvparity extension --scale-event): arrivals in between wait as queued placements and are released at the scale-up; the drained workers reset their caches (router Cleared events, boundary worker_lifecycle). --router-queue-threshold 4 turns the KV router's queue on (Dynamo's router holds work only with queueing enabled and otherwise refuses an arrival while no worker is live: no endpoints) and is never reached by a live worker (four times a worker's batched-token budget in active prefill, more than the whole trace)",
 		rows: func() string {
 			var b strings.Builder
 			for i := 0; i < 18; i++ {
@@ -93,7 +93,7 @@ var fixtures = []fixture{
 			return b.String()
 		},
 		args: []string{"--num-workers", "2", "--engine-type", "vllm", "--block-size", "64", "--num-gpu-blocks", "1024", "--max-num-seqs", "8",
-			"--arrival-speedup-ratio", "1", "--scale-event", "2000:0", "--scale-event", "6000:2"},
+			"--arrival-speedup-ratio", "1", "--router-queue-threshold", "4", "--scale-event", "2000:0", "--scale-event", "6000:2"},
 	},
 }
 

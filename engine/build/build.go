@@ -42,18 +42,12 @@ type Spec struct {
 	// Snapshot is a worktree's content digest (Build takes it): the worktree's identity.
 	Snapshot string
 	Features []string
-	// Slowdown is a calibrated slowdown of the replay loop in percent (0: none): the
-	// slowdown-PCT variant of a stand-in candidate (slowdown.go).
-	Slowdown int
+	// Variant is the stand-in revision built instead of the published code (zero: none).
+	Variant Variant
 }
 
 // variant is the spec's stand-in variant ("" for the published code itself).
-func (s Spec) variant() string {
-	if s.Slowdown == 0 {
-		return ""
-	}
-	return fmt.Sprintf("slowdown-%d", s.Slowdown)
-}
+func (s Spec) variant() string { return s.Variant.String() }
 
 // Options configure a build.
 type Options struct {
@@ -412,8 +406,13 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	}
 	sum := sha256.Sum256([]byte(patch))
 	info.AppliedPatchSHA256 = hex.EncodeToString(sum[:])
-	if s.Slowdown > 0 {
-		vp, err := applySlowdown(root, core, s.Slowdown)
+	if s.Variant != (Variant{}) {
+		var vp string
+		if s.Variant.ScaleEvents {
+			vp, err = applyScaleEvents(root, core, pkg)
+		} else {
+			vp, err = applySlowdown(root, core, s.Variant.SlowdownPct)
+		}
 		if err != nil {
 			return Info{}, err
 		}

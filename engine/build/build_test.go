@@ -231,7 +231,7 @@ func TestInfoJSONIsSnakeCase(t *testing.T) {
 func TestBuildSlowdownVariantKeepsItsDiffApart(t *testing.T) {
 	fakeToolchain(t, fixtureCopy(t))
 	cache := t.TempDir()
-	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 10}
+	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Variant: Variant{SlowdownPct: 10}}
 	info, err := Build(context.Background(), spec, Options{Cache: cache})
 	if err != nil {
 		t.Fatal(err)
@@ -254,10 +254,10 @@ func TestBuildSlowdownVariantKeepsItsDiffApart(t *testing.T) {
 		t.Errorf("profile %q does not say the line tables", info.Profile)
 	}
 	plain := spec
-	plain.Slowdown = 0
+	plain.Variant = Variant{}
 	tc := Toolchain{info.Rustc, info.Cargo}
 	if cacheKey(request{spec: plain, toolchain: tc}) == info.CacheKey ||
-		cacheKey(request{spec: Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 20}, toolchain: tc}) == info.CacheKey {
+		cacheKey(request{spec: Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Variant: Variant{SlowdownPct: 20}}, toolchain: tc}) == info.CacheKey {
 		t.Error("the cache key ignores the variant")
 	}
 	for _, bad := range []string{"slowdown-0", "slowdown-1001", "slowdown-05", "leak-wallclock", "slowdown-"} {
@@ -272,7 +272,7 @@ func TestSlowdownRefusesAnUnexpectedLoop(t *testing.T) {
 	fixture := fixtureCopy(t)
 	os.WriteFile(filepath.Join(fixture, "aisimulate-core/src/replay/disagg.rs"), []byte("fn run_to_completion(&mut self) {\n    loop { self.step(); }\n}\n"), 0o644)
 	fakeToolchain(t, fixture)
-	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Slowdown: 10}, Options{Cache: t.TempDir()})
+	_, err := Build(context.Background(), Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}, Variant: Variant{SlowdownPct: 10}}, Options{Cache: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "calibrated slowdown-10") || !strings.Contains(err.Error(), "src/replay/disagg.rs") || !strings.Contains(err.Error(), "never patches a guess") {
 		t.Fatalf("err = %v", err)
 	}
@@ -299,7 +299,7 @@ func TestSlowdownVariantBuildsInThePlainCratesLineage(t *testing.T) {
 	}
 	vendorsBefore := countCalls(calls(t, log), "cargo vendor --locked")
 	slow := plain
-	slow.Slowdown = 10
+	slow.Variant = Variant{SlowdownPct: 10}
 	second, err := Build(context.Background(), slow, Options{Cache: cache})
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func cacheKey(r request) string {
 	slices.Sort(f)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n%s\n", recipe, r.spec.identity(), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
-	if v := variantSHA256(r.spec.Slowdown); v != "" {
+	if v := r.spec.Variant.sha256(); v != "" {
 		fmt.Fprintf(h, "%s\n%s\n", r.spec.variant(), v)
 	}
 	if len(r.inherited) > 0 {

@@ -73,7 +73,7 @@ func TestListNamesASlowdownsVariant(t *testing.T) {
 	cache := t.TempDir()
 	spec := Spec{Kind: "crate", Crate: "dynamo-bench", Version: "9.9.9", Features: []string{"replay-bench"}}
 	for _, pct := range []int{0, 10} {
-		spec.Slowdown = pct
+		spec.Variant = Variant{SlowdownPct: pct}
 		if _, err := Build(context.Background(), spec, Options{Cache: cache}); err != nil {
 			t.Fatal(err)
 		}

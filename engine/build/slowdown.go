@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
-	"strings"
 )
 
 // A calibrated slowdown is a stand-in candidate revision built from a published source, the
@@ -18,17 +16,6 @@ import (
 
 // slowdownFunction is the symbol the slowdown's work is paid in (a profile names it).
 const slowdownFunction = "kvparity_calibrated_slowdown"
-
-// ParseVariant reads a source-built arm's variant: only "slowdown-PCT" (PCT in 1..1000)
-// changes Rust code; the embedded engine's leaks have no Rust counterpart.
-func ParseVariant(name string) (int, error) {
-	s, ok := strings.CutPrefix(name, "slowdown-")
-	pct, err := strconv.Atoi(s)
-	if !ok || err != nil || pct < 1 || pct > 1000 || strconv.Itoa(pct) != s {
-		return 0, fmt.Errorf("%q: a source-built arm takes only slowdown-PCT (a calibrated slowdown of PCT percent, 1..1000, built into the replay loop); the embedded engine's other variants have no Rust counterpart", name)
-	}
-	return pct, nil
-}
 
 const slowdownModule = `
 /// kvparity calibrated slowdown (a stand-in candidate revision, never a real change): the
@@ -97,11 +84,8 @@ func slowdownEdits(pct int) []edit {
 	}
 }
 
-// variantSHA256 identifies a variant's code ("" for none): part of the cache key.
-func variantSHA256(pct int) string {
-	if pct == 0 {
-		return ""
-	}
+// slowdownSHA256 identifies a slowdown's code: part of the cache key (Variant.sha256).
+func slowdownSHA256(pct int) string {
 	h := sha256.New()
 	hashEdits(h, slowdownEdits(pct))
 	return hex.EncodeToString(h.Sum(nil))
