@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# dynamo-checkout.sh DEST [--core-path]
+# dynamo-checkout.sh DEST [--version 1.5.1|1.6.1] [--core-path]
 #
 # Builds at DEST a git repository shaped like NVIDIA Dynamo's (github.com/ai-dynamo/dynamo) from
-# the crates it published as 1.5.1, for tests of kvparity's git sources: the members sit where
-# each crate's .cargo_vcs_info.json says they sit in Dynamo's tree (lib/bench, lib/kv-router, ...),
-# each with the manifest as written in the repository (Cargo.toml.orig, `workspace = true` keys),
-# under a root Cargo.toml that defines what they inherit, and a Cargo.lock that starts from the
-# one dynamo-bench 1.5.1 ships. Two commits with fixed authors and dates, so the SHAs are the
-# same on every machine: the base, and a one-line behaviour-neutral edit in lib/kv-router.
+# the crates it published as 1.5.1 (or --version), for tests of kvparity's git sources: the
+# members sit where each crate's .cargo_vcs_info.json says they sit in Dynamo's tree (lib/bench,
+# lib/kv-router, ...), each with the manifest as written in the repository (Cargo.toml.orig,
+# `workspace = true` keys), under a root Cargo.toml that defines what they inherit, and a
+# Cargo.lock that starts from the one that version's dynamo-bench ships. Two commits with fixed
+# authors and dates, so the SHAs are the same on every machine: the base, and a one-line
+# behaviour-neutral edit in lib/kv-router.
 # stdout gets exactly two lines, `base=<sha>` and `edit=<sha>`; progress goes to stderr.
 #
-#   --core-path   the replay core aisimulate-core 0.12.0 is in the checkout as a path member
+#   --version V   the Dynamo release the crates come from: 1.5.1 (the default; replay core
+#                 aisimulate-core 0.12.0) or 1.6.1 (aisimulate-core 0.13.0, and one more member,
+#                 dynamo-custom-policy-builtin at lib/router-plugins/builtin).
+#   --core-path   the replay core (aisimulate-core) is in the checkout as a path member
 #                 (lib/aisimulate-core) instead of a registry dependency.
 #
 # The crates come from $KVPARITY_FIXTURE_CACHE (default ~/.cache/kvparity/fixture-crates), filled
@@ -21,17 +25,37 @@ set -euo pipefail
 die() { echo "dynamo-checkout: $*" >&2; exit 1; }
 say() { echo "dynamo-checkout: $*" >&2; }
 
+USAGE="usage: dynamo-checkout.sh DEST [--version 1.5.1|1.6.1] [--core-path]"
 DEST=""
 CORE_PATH=0
-for arg in "$@"; do
+VERSION=1.5.1
+while (($#)); do
+	arg="$1"
+	shift
 	case "$arg" in
 	--core-path) CORE_PATH=1 ;;
-	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	-*) die "unknown option $arg (usage: dynamo-checkout.sh DEST [--core-path])" ;;
+	--version=*) VERSION="${arg#--version=}" ;;
+	--version) (($#)) || die "--version needs a value ($USAGE)"; VERSION="$1"; shift ;;
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $arg ($USAGE)" ;;
 	*) [[ -z "$DEST" ]] || die "two destinations given: $DEST and $arg"; DEST="$arg" ;;
 	esac
 done
-[[ -n "$DEST" ]] || die "usage: dynamo-checkout.sh DEST [--core-path]"
+[[ -n "$DEST" ]] || die "$USAGE"
+# What each release's fixture holds: its replay core, and its members in the order Dynamo's
+# root manifest lists its libraries (1.6.1's plugin crate, which mocker needs, after kv-router).
+case "$VERSION" in
+1.5.1)
+	CORE=aisimulate-core@0.12.0
+	MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router dynamo-bench)
+	;;
+1.6.1)
+	CORE=aisimulate-core@0.13.0
+	MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router
+		dynamo-custom-policy-builtin dynamo-bench)
+	;;
+*) die "--version $VERSION: this script knows 1.5.1 and 1.6.1 (their replay cores and member sets)" ;;
+esac
 if [[ -e "$DEST" ]] && [[ -n "$(ls -A "$DEST")" ]]; then
 	die "$DEST exists and is not empty: the fixture is built only in a new or empty folder"
 fi
@@ -40,10 +64,6 @@ for tool in cargo git python3; do
 done
 python3 -c 'import tomllib' 2>/dev/null || die "python3 has no tomllib (needs Python 3.11 or newer)"
 
-VERSION=1.5.1
-CORE=aisimulate-core@0.12.0
-# Members in the order Dynamo's root manifest lists its libraries.
-MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router dynamo-bench)
 # The crate [patch.crates-io] points at a vendored copy of itself: small, without dependencies,
 # and compiled into offline_replay_bench (dynamo-kv-router and tempfile use it).
 PATCH_CRATE=fastrand
@@ -197,7 +217,7 @@ def cmd_root_manifest(out, version, pin, patch_name, patch_rel, member_patches, 
     core = [n for n, _, orig, _ in ms if not orig]
     for name in core:
         # A member kept with its normalized manifest (the replay core with --core-path).
-        # The requirement stays the published one (mocker's "=0.12.0"), so the members' manifests
+        # The requirement stays the published one (mocker's "=0.12.0" in 1.5.1), so the members' manifests
         # mean what they mean in the release.
         v = entries.get(name, {}).get("version")
         if v is None:
@@ -427,7 +447,7 @@ if [[ -n "$member_patches" ]]; then
 	[[ -z "$(py registry-members "$DEST/Cargo.lock" "${member_names[@]}")" ]] ||
 		die "Cargo.lock still holds registry copies of members after patching crates-io"
 fi
-# The manifest as committed requires what the published manifests require (dynamo-runtime ^1.5.1);
+# The manifest as committed requires what the published manifests require (dynamo-runtime ^VERSION);
 # the lock, completed under the pin, already satisfies it and must not change.
 py root-manifest "$DEST/Cargo.toml" "$VERSION" 0 "$PATCH_CRATE" "$PATCH_REL" "$member_patches" "${member_args[@]}"
 (cd "$DEST" && cargo metadata --locked --offline --format-version 1 >/dev/null) ||
