@@ -25,16 +25,7 @@ func TestRealDynamoFixtures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (or finds cached) dynamo-bench 1.6.1 and runs the stage-6 fixtures on it")
 	}
-	needBuilds(t, fixturesRealRow)
-	dir := filepath.Join(t.TempDir(), "fx")
-	code, out, errOut := e2e.Run(t, e2e.Binary(t), 30*time.Minute, "run", fixturesRealRow, "--campaign", dir, "--stage", "fixtures", "--json")
-	var doc struct {
-		verdict.Document
-		engine.Summary
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("run --json (exit %d): %v\nstderr:\n%s", code, err, e2e.Tail(errOut, 60))
-	}
+	code, doc := runFixtureStage(t, fixturesRealRow)
 	if code != verdict.ExitPass || len(doc.Fixtures) != 10 {
 		t.Fatalf("exit %d, %d results: %+v", code, len(doc.Fixtures), doc.Fixtures)
 	}
@@ -65,16 +56,7 @@ func TestRealDynamoScaleToZero(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (or finds cached) dynamo-bench 1.6.1 with and without the scale-events variant and runs scale-to-zero on it")
 	}
-	needBuilds(t, scalingRealRow)
-	dir := filepath.Join(t.TempDir(), "fx")
-	code, out, errOut := e2e.Run(t, e2e.Binary(t), 30*time.Minute, "run", scalingRealRow, "--campaign", dir, "--stage", "fixtures", "--json")
-	var doc struct {
-		verdict.Document
-		engine.Summary
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("run --json (exit %d): %v\nstderr:\n%s", code, err, e2e.Tail(errOut, 60))
-	}
+	code, doc := runFixtureStage(t, scalingRealRow)
 	if code != verdict.ExitPass || len(doc.Fixtures) != 2 {
 		t.Fatalf("exit %d, %d results: %+v", code, len(doc.Fixtures), doc.Fixtures)
 	}
@@ -101,4 +83,24 @@ func TestRealDynamoScaleToZero(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fixtureDoc is `kvparity run --stage fixtures --json`'s document.
+type fixtureDoc struct {
+	verdict.Document
+	engine.Summary
+}
+
+// runFixtureStage runs a real row's stage-6 fixtures headless (its builds found or made first)
+// and returns the exit status and the document.
+func runFixtureStage(t *testing.T, row string) (int, fixtureDoc) {
+	t.Helper()
+	needBuilds(t, row)
+	dir := filepath.Join(t.TempDir(), "fx")
+	code, out, errOut := e2e.Run(t, e2e.Binary(t), 30*time.Minute, "run", row, "--campaign", dir, "--stage", "fixtures", "--json")
+	var doc fixtureDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("run --json (exit %d): %v\nstderr:\n%s", code, err, e2e.Tail(errOut, 60))
+	}
+	return code, doc
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"kvparity/engine/run"
+	"kvparity/internal/e2e"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,21 @@ type eventLog struct {
 	mu   sync.Mutex
 	evs  []Event
 	done chan struct{}
+}
+
+// openWithEmbeddedEngine creates a campaign of row in a test folder whose built-in arms replay
+// with the real embedded engine (kvparity built from this module), closed when the test ends,
+// its events drained into the returned log.
+func openWithEmbeddedEngine(t *testing.T, row *Row) (*Campaign, *eventLog) {
+	t.Helper()
+	opts := testOptions(t, filepath.Join(t.TempDir(), "c"))
+	opts.BuiltinPath = e2e.Binary(t)
+	c, err := OpenOrCreate(row, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, drain(c)
 }
 
 func drain(c *Campaign) *eventLog {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"kvparity/engine/fixtures"
-	"kvparity/internal/e2e"
 	"kvparity/verdict"
 )
 
@@ -19,15 +18,8 @@ func TestFixturesStageOnTheEmbeddedEngine(t *testing.T) {
 	}
 	row := tinyTestRow("", "")
 	row.Fixtures.Names = fixtures.Names()
-	dir := filepath.Join(t.TempDir(), "c")
-	opts := testOptions(t, dir)
-	opts.BuiltinPath = e2e.Binary(t)
-	c, err := OpenOrCreate(row, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	log := drain(c)
+	c, log := openWithEmbeddedEngine(t, row)
+	dir := c.Dir()
 	if err := c.StartFixtures(); err != nil {
 		t.Fatal(err)
 	}

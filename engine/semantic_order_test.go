@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"kvparity/engine/journal"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -23,15 +22,8 @@ func TestSemanticFailNamesDifferencesBeforeAnAssumedBand(t *testing.T) {
 	row := TinyRow("", "fifo-preemption")
 	row.Replay.Args = vllmDisaggArgs("1300")
 	row.Determinism.PressureBand = nil
-	dir := filepath.Join(t.TempDir(), "c")
-	opts := testOptions(t, dir)
-	opts.BuiltinPath = e2e.Binary(t)
-	c, err := OpenOrCreate(row, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	log := drain(c)
+	c, log := openWithEmbeddedEngine(t, row)
+	dir := c.Dir()
 	if err := c.StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}

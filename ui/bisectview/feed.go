@@ -48,11 +48,5 @@ func (f *Feed) Finish(r *bisect.Result, err error) { f.f.Finish(doneMsg{Result: 
 // Wait is the re-armed command that delivers the next snapshot (snapshotMsg) or the end
 // (doneMsg, after the last snapshot published before it).
 func (f *Feed) Wait() tea.Cmd {
-	return func() tea.Msg {
-		s, d, ended := f.f.Next()
-		if ended {
-			return d
-		}
-		return snapshotMsg(s)
-	}
+	return f.f.Wait(func(s snapshot) tea.Msg { return snapshotMsg(s) }, func(d doneMsg) tea.Msg { return d })
 }

@@ -37,11 +37,5 @@ func (f *Feed) Finish(res *matrix.Result, err error) { f.f.Finish(doneMsg{Result
 // wait is the re-armed command that delivers the next snapshot (rowsMsg) or the end (doneMsg).
 // The model re-arms it after each rowsMsg; after doneMsg it stops.
 func (f *Feed) wait() tea.Cmd {
-	return func() tea.Msg {
-		rows, d, ended := f.f.Next()
-		if ended {
-			return d
-		}
-		return rowsMsg(rows)
-	}
+	return f.f.Wait(func(rows []matrix.RowStatus) tea.Msg { return rowsMsg(rows) }, func(d doneMsg) tea.Msg { return d })
 }

@@ -1,5 +1,7 @@
 package pane
 
+import tea "charm.land/bubbletea/v2"
+
 // A Feed carries a producer goroutine's snapshots S to a Bubble Tea program, then its end E:
 // the matrix and bisect views read what matrix.Run and bisect.Run publish. Publish never blocks
 // the producer: a snapshot the program has not read yet is replaced by the newer one, since
@@ -46,5 +48,18 @@ func (f *Feed[S, E]) Next() (s S, e E, ended bool) {
 		default:
 		}
 		return s, e, true
+	}
+}
+
+// Wait is the command a view re-arms after each snapshot: it delivers the next snapshot as
+// snap makes it a message, or the end as end does (after the last snapshot published before
+// it); after the end the view stops re-arming it.
+func (f *Feed[S, E]) Wait(snap func(S) tea.Msg, end func(E) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		s, e, ended := f.Next()
+		if ended {
+			return end(e)
+		}
+		return snap(s)
 	}
 }

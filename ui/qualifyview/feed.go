@@ -71,11 +71,5 @@ func (f *Feed) Finish(code int) { f.f.Finish(doneMsg{Code: code}) }
 
 // Wait delivers the next snapshot or the end.
 func (f *Feed) Wait() tea.Cmd {
-	return func() tea.Msg {
-		s, d, ended := f.f.Next()
-		if ended {
-			return d
-		}
-		return snapshotMsg(s)
-	}
+	return f.f.Wait(func(s snapshot) tea.Msg { return snapshotMsg(s) }, func(d doneMsg) tea.Msg { return d })
 }
