@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -82,9 +83,13 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 	o := headless.QualifyOptions{Dir: *dir, JSON: *asJSON, Out: *out,
 		Stage: qualify.Options{Flag: *capFlag, Seed: *seed, Step: *step, MaxProbes: *maxProbes, Confirmations: *confirm, ProbeTimeout: *probeTimeout}}
 	if *band != "" {
-		if _, err := fmt.Sscanf(*band, "%d-%d", &o.Stage.Band.Min, &o.Stage.Band.Max); err != nil {
-			return usageErr("--band %q: give MIN-MAX, e.g. 10-20", *band)
+		lo, hi, ok := strings.Cut(*band, "-")
+		min, err1 := strconv.Atoi(lo)
+		max, err2 := strconv.Atoi(hi)
+		if !ok || err1 != nil || err2 != nil || min < 1 || max < min {
+			return usageErr("--band %q: give MIN-MAX with 1 <= MIN <= MAX, e.g. 10-20", *band)
 		}
+		o.Stage.Band = qualify.Band{Min: min, Max: max}
 	}
 	for name, v := range map[string]int{"--seed": *seed, "--step": *step, "--max-probes": *maxProbes, "--confirm": *confirm} {
 		if v < 0 {

@@ -49,6 +49,10 @@ func TestExitStatusOfEveryCommandsErrorPaths(t *testing.T) {
 		{args: []string{"cache", "prune", "--max", "0"}, want: verdict.ExitUsage, says: "give a size above zero"},
 		{args: []string{"init-row", "-o", filepath.Join(nowhere, "row.toml")}, want: verdict.ExitUsage, says: "nowhere"},
 		{args: []string{"gen-trace", "-o", filepath.Join(nowhere, "t.jsonl")}, want: verdict.ExitUsage, says: "nowhere"},
+		{args: []string{"qualify", missing}, want: verdict.ExitUsage, says: "missing.toml"},
+		{args: []string{"qualify", "--band", "20-10x", "--row", "tiny"}, want: verdict.ExitUsage, says: "--band"},
+		{args: []string{"trace", "add", missing}, want: verdict.ExitUsage, says: "missing.toml"},
+		{args: []string{"trace"}, want: verdict.ExitUsage, says: "usage: kvparity trace add"},
 		// The output cannot be written: kvparity's failure, not the input's, and not a FAIL.
 		{args: []string{"diff", diffA, diffB}, stdout: failingWriter{}, want: verdict.ExitError, says: "no space left on device"},
 		{args: []string{"diff", "--json", diffA, diffB}, stdout: failingWriter{}, want: verdict.ExitError, says: "no space left on device"},

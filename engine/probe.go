@@ -59,10 +59,9 @@ type ProbeRun struct {
 // probeState is the journal's view of the probes, in the order they ended.
 type probeState struct{ runs []ProbeRun }
 
-func probes(h *History) *probeState { return kindState[probeState](h, recProbe) }
-
-// recProbe keys the probes' fold state (their records are run_end records of KindProbe).
-const recProbe RecordType = "probe"
+// probes is the fold's probe state, kept under its run kind's name: probes have no record type
+// of their own (they are run_end records of KindProbe).
+func probes(h *History) *probeState { return kindState[probeState](h, RecordType(KindProbe)) }
 
 func init() {
 	defineRunData(RecRunEnd, []RunKind{KindProbe}, func(h *History, r *Record, d *ProbeRequest) {
@@ -97,7 +96,7 @@ func (c *Campaign) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, er
 	if req.Arm != Baseline && req.Arm != Candidate {
 		return ProbeRun{}, fmt.Errorf("probe: no arm %q", req.Arm)
 	}
-	if !slices.Contains(c.row.Replay.Args, req.Flag) {
+	if c.row.ReplayArg(req.Flag) == "" {
 		return ProbeRun{}, &RowError{File: c.rowFile(), Table: "replay", Key: "args", Msg: fmt.Sprintf("has no %s to probe (qualification varies a flag the row already sets)", req.Flag)}
 	}
 	gen := c.Pinned(req.Arm).Gen

@@ -54,6 +54,10 @@ func updateCmd(t testing.TB, m Model, msg tea.Msg) (Model, []tea.Msg) {
 	return nm.(Model), run(cmd)
 }
 
+// cmdWait is how long run waits for one command: a command still running then is taken for
+// one that blocks until an event comes (the engine pump) and yields nothing.
+var cmdWait = 300 * time.Millisecond
+
 // run executes a command tree and collects the messages, skipping frame ticks.
 func run(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
@@ -64,7 +68,7 @@ func run(cmd tea.Cmd) []tea.Msg {
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(300 * time.Millisecond):
+	case <-time.After(cmdWait):
 		return nil
 	}
 	switch msg := msg.(type) {

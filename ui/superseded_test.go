@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -13,6 +14,11 @@ import (
 // asked to open (two rounds: the open request, then the load).
 func settleDiff(t *testing.T, m Model, msgs []tea.Msg) Model {
 	t.Helper()
+	// Loading a 5,000-request diff can take longer than a pump's 300 ms under the race detector
+	// on a loaded machine (issue 42): wait for the loads, at the price of a blocked pump's wait.
+	saved := cmdWait
+	cmdWait = 5 * time.Second
+	defer func() { cmdWait = saved }()
 	for round := 0; round < 3 && len(msgs) > 0; round++ {
 		var next []tea.Msg
 		for _, msg := range msgs {
