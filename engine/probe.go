@@ -164,15 +164,12 @@ func (c *Campaign) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, er
 // withFlag returns args with flag's value set to value ("--flag value" or "--flag=value").
 func withFlag(args []string, flag, value string) []string {
 	out := slices.Clone(args)
-	for i, a := range out {
-		if a == flag && i+1 < len(out) {
-			out[i+1] = value
-			return out
-		}
-		if len(a) > len(flag) && a[:len(flag)+1] == flag+"=" {
-			out[i] = flag + "=" + value
-			return out
-		}
+	switch i, joined := flagAt(out, flag); {
+	case i < 0:
+	case joined:
+		out[i] = flag + "=" + value
+	default:
+		out[i+1] = value
 	}
 	return out
 }

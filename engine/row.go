@@ -531,13 +531,26 @@ func (r *Row) ReplayArg(flag string) string { return argValue(r.Replay.Args, fla
 
 // argValue returns the value of a "--flag value" or "--flag=value" argument, "" when absent.
 func argValue(args []string, flag string) string {
+	i, joined := flagAt(args, flag)
+	switch {
+	case i < 0:
+		return ""
+	case joined:
+		return strings.TrimPrefix(args[i], flag+"=")
+	}
+	return args[i+1]
+}
+
+// flagAt finds flag in args: the index of "--flag" (its value follows) or of "--flag=value"
+// (joined), -1 when absent.
+func flagAt(args []string, flag string) (i int, joined bool) {
 	for i, a := range args {
 		if a == flag && i+1 < len(args) {
-			return args[i+1]
+			return i, false
 		}
-		if v, ok := strings.CutPrefix(a, flag+"="); ok {
-			return v
+		if strings.HasPrefix(a, flag+"=") {
+			return i, true
 		}
 	}
-	return ""
+	return -1, false
 }

@@ -20,6 +20,19 @@ func (e *Evidence) FloodRules() []Rule {
 	return out
 }
 
+// StandingFailures returns the failed rules a capacity cannot mend (routing, placement, queue
+// accounting, handoffs): neither a flood nor the band or its exercise, which the capacity
+// search itself moves.
+func (e *Evidence) StandingFailures() []Rule {
+	var out []Rule
+	for _, r := range e.Rules {
+		if !r.Passed && !slices.Contains(floodRules, r.Name) && r.Name != rulePressureBand && r.Name != rulePressureExercise {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // PressureTotal is the run's pressure events: vLLM preemptions plus SGLang retractions.
 func (e *Evidence) PressureTotal() int { return e.PreemptionsTotal + e.RetractionsTotal }
 

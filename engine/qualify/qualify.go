@@ -301,20 +301,13 @@ func classify(pr engine.ProbeRun, band Band) Probe {
 	return p
 }
 
-// otherFailures names the failed rules a capacity cannot fix (routing, placement, handoffs),
-// "" when none failed.
+// otherFailures names the first failed rule a capacity cannot fix, "" when none failed.
 func otherFailures(ev *report.Evidence) string {
 	if ev == nil {
 		return "the run left no lifecycle evidence"
 	}
-	flood := map[string]bool{}
-	for _, r := range ev.FloodRules() {
-		flood[r.Name] = true
-	}
-	for _, r := range ev.Rules {
-		if !r.Passed && !flood[r.Name] && r.Name != "pressure band" && r.Name != "pressure exercised" {
-			return fmt.Sprintf("%s fails: %s", r.Name, r.Why)
-		}
+	if f := ev.StandingFailures(); len(f) > 0 {
+		return fmt.Sprintf("%s fails: %s", f[0].Name, f[0].Why)
 	}
 	return ""
 }

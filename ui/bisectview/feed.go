@@ -1,8 +1,6 @@
 package bisectview
 
 import (
-	"sync"
-
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine/bisect"
@@ -25,22 +23,17 @@ type NoteMsg string
 // A Feed folds bisect.Run's Progress into a snapshot (Publish is its Options.Progress) and
 // hands the newest to the program: a fast stream of run events never blocks the bisect.
 type Feed struct {
-	mu    sync.Mutex
-	state snapshot
-	f     *pane.Feed[snapshot, doneMsg]
+	f *pane.Fold[snapshot, bisect.Progress, doneMsg]
 }
 
 // NewFeed makes an empty feed.
-func NewFeed() *Feed { return &Feed{f: pane.NewFeed[snapshot, doneMsg]()} }
+func NewFeed() *Feed {
+	return &Feed{pane.NewFold[snapshot, bisect.Progress, doneMsg]((*snapshot).apply, snapshot.clone)}
+}
 
 // Publish folds p and offers the new snapshot. bisect.Run may call it from several goroutines
 // (a probe's build and its campaign's event pump).
-func (f *Feed) Publish(p bisect.Progress) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.state.apply(p)
-	f.f.Publish(f.state.clone())
-}
+func (f *Feed) Publish(p bisect.Progress) { f.f.Fold(p) }
 
 // Finish hands the bisect's end to the view; call it once, after bisect.Run returned.
 func (f *Feed) Finish(r *bisect.Result, err error) { f.f.Finish(doneMsg{Result: r, Err: err}) }

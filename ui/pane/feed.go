@@ -1,6 +1,10 @@
 package pane
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+)
 
 // A Feed carries a producer goroutine's snapshots S to a Bubble Tea program, then its end E:
 // the matrix and bisect views read what matrix.Run and bisect.Run publish. Publish never blocks
@@ -62,4 +66,29 @@ func (f *Feed[S, E]) Wait(snap func(S) tea.Msg, end func(E) tea.Msg) tea.Cmd {
 		}
 		return snap(s)
 	}
+}
+
+// A Fold is a Feed whose producer publishes steps P rather than whole snapshots: each step is
+// folded into the state (apply) and a copy of the state (clone) is offered as the newest
+// snapshot. Fold may be called from several goroutines (the bisect's build and its campaign's
+// event pump; the qualification's stage and its campaign's events).
+type Fold[S, P, E any] struct {
+	*Feed[S, E]
+	mu    sync.Mutex
+	state S
+	apply func(*S, P)
+	clone func(S) S
+}
+
+// NewFold makes an empty fold feed.
+func NewFold[S, P, E any](apply func(*S, P), clone func(S) S) *Fold[S, P, E] {
+	return &Fold[S, P, E]{Feed: NewFeed[S, E](), apply: apply, clone: clone}
+}
+
+// Fold folds one step and offers the new snapshot.
+func (f *Fold[S, P, E]) Fold(p P) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.apply(&f.state, p)
+	f.Publish(f.clone(f.state))
 }

@@ -1,7 +1,6 @@
 package qualifyview
 
 import (
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,23 +47,20 @@ type (
 	doneMsg     struct{ Code int }
 )
 
-// A Feed hands the newest snapshot to the program: the probes never wait for the screen.
+// A Feed folds the qualification's progress into snapshots and hands the newest to the
+// program: the probes never wait for the screen.
 type Feed struct {
-	mu    sync.Mutex
-	state snapshot
-	f     *pane.Feed[snapshot, doneMsg]
+	f *pane.Fold[snapshot, headless.QualifyProgress, doneMsg]
 }
 
 // NewFeed makes an empty feed.
-func NewFeed() *Feed { return &Feed{f: pane.NewFeed[snapshot, doneMsg]()} }
-
-// Publish folds p and offers the new snapshot (headless.QualifyOptions.Progress).
-func (f *Feed) Publish(p headless.QualifyProgress) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.state.apply(p)
-	f.f.Publish(f.state.clone())
+func NewFeed() *Feed {
+	return &Feed{pane.NewFold[snapshot, headless.QualifyProgress, doneMsg]((*snapshot).apply, snapshot.clone)}
 }
+
+// Publish folds p and offers the new snapshot (headless.QualifyOptions.Progress; the stage and
+// the campaign's event pump both call it).
+func (f *Feed) Publish(p headless.QualifyProgress) { f.f.Fold(p) }
 
 // Finish hands the end to the view; call it once, after headless.Qualify returned.
 func (f *Feed) Finish(code int) { f.f.Finish(doneMsg{Code: code}) }
