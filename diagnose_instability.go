@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"kvparity/diffview/diagnose"
@@ -10,17 +9,10 @@ import (
 // diagnoseInstability is engine.Options.Diagnose: what the diff of two differing canonical reports
 // of one revision says, in words — the diagnosis's (diffview/diagnose: its two most specific
 // signatures) and the first divergence. An UNSTABLE arm's reason quotes it, so the cause it names
-// is the evidence's, the same the diff pane shows.
+// is the evidence's, the same the diff pane shows. The two are repetitions of one build: values
+// that moved are entropy, never a timing model that changed.
 func diagnoseInstability(a, b string) (string, error) {
-	x, err := os.ReadFile(a)
-	if err != nil {
-		return "", err
-	}
-	y, err := os.ReadFile(b)
-	if err != nil {
-		return "", err
-	}
-	d, err := diagnose.DiffBytes(a, x, b, y)
+	d, err := diagnose.DiffRepetitionFiles(a, b)
 	if err != nil {
 		return "", err
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dynamo-checkout.sh DEST [--version 1.5.1|1.6.1] [--core-path]
+# dynamo-checkout.sh DEST [--version 1.4.2|1.5.1|1.6.1] [--core-path]
 #
 # Builds at DEST a git repository shaped like NVIDIA Dynamo's (github.com/ai-dynamo/dynamo) from
 # the crates it published as 1.5.1 (or --version), for tests of kvparity's git sources: the
@@ -12,8 +12,10 @@
 # stdout gets exactly two lines, `base=<sha>` and `edit=<sha>`; progress goes to stderr.
 #
 #   --version V   the Dynamo release the crates come from: 1.5.1 (the default; replay core
-#                 aisimulate-core 0.12.0) or 1.6.1 (aisimulate-core 0.13.0, and one more member,
-#                 dynamo-custom-policy-builtin at lib/router-plugins/builtin).
+#                 aisimulate-core 0.12.0), 1.6.1 (aisimulate-core 0.13.0, and one more member,
+#                 dynamo-custom-policy-builtin at lib/router-plugins/builtin) or 1.4.2 (no
+#                 separate replay core: the replay lives in dynamo-mocker, with KVBM offload
+#                 replay behind dynamo-bench's mocker-kvbm-offload; seed000-kvbm.sh uses it).
 #   --core-path   the replay core (aisimulate-core) is in the checkout as a path member
 #                 (lib/aisimulate-core) instead of a registry dependency.
 #
@@ -25,7 +27,7 @@ set -euo pipefail
 die() { echo "dynamo-checkout: $*" >&2; exit 1; }
 say() { echo "dynamo-checkout: $*" >&2; }
 
-USAGE="usage: dynamo-checkout.sh DEST [--version 1.5.1|1.6.1] [--core-path]"
+USAGE="usage: dynamo-checkout.sh DEST [--version 1.4.2|1.5.1|1.6.1] [--core-path]"
 DEST=""
 CORE_PATH=0
 VERSION=1.5.1
@@ -36,7 +38,7 @@ while (($#)); do
 	--core-path) CORE_PATH=1 ;;
 	--version=*) VERSION="${arg#--version=}" ;;
 	--version) (($#)) || die "--version needs a value ($USAGE)"; VERSION="$1"; shift ;;
-	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg ($USAGE)" ;;
 	*) [[ -z "$DEST" ]] || die "two destinations given: $DEST and $arg"; DEST="$arg" ;;
 	esac
@@ -45,6 +47,10 @@ done
 # What each release's fixture holds: its replay core, and its members in the order Dynamo's
 # root manifest lists its libraries (1.6.1's plugin crate, which mocker needs, after kv-router).
 case "$VERSION" in
+1.4.2)
+	CORE=""
+	MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router dynamo-bench)
+	;;
 1.5.1)
 	CORE=aisimulate-core@0.12.0
 	MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router dynamo-bench)
@@ -54,8 +60,10 @@ case "$VERSION" in
 	MEMBERS=(dynamo-tokens dynamo-kv-hashing dynamo-truthy dynamo-data-gen dynamo-mocker dynamo-kv-router
 		dynamo-custom-policy-builtin dynamo-bench)
 	;;
-*) die "--version $VERSION: this script knows 1.5.1 and 1.6.1 (their replay cores and member sets)" ;;
+*) die "--version $VERSION: this script knows 1.4.2, 1.5.1 and 1.6.1 (their replay cores and member sets)" ;;
 esac
+[[ -n "$CORE" ]] || ((!CORE_PATH)) || die "--core-path: Dynamo $VERSION has no separate replay core"
+
 if [[ -e "$DEST" ]] && [[ -n "$(ls -A "$DEST")" ]]; then
 	die "$DEST exists and is not empty: the fixture is built only in a new or empty folder"
 fi
@@ -329,6 +337,65 @@ def cmd_lock_diff(published, new, *members):
           f"{' (' + ', '.join(resourced) + ')' if resourced else ''}; packages added for the workspace: {len(added)}", file=sys.stderr)
     print(len(changed))
 
+def cmd_restore_dropped(published, new, *members):
+    """Puts back a third-party version of the published lock that the workspace's resolve dropped
+    for another version of the same crate (1.4.2: prost-build 0.13.5's heck 0.4.1 became heck
+    0.5.0 once a member's dev-dependency brought heck 0.5): the published dependents point at it
+    again. `cargo metadata --locked` then checks that cargo accepts the lock as it stands."""
+    pub = load(published)["package"]
+    with open(new) as f:
+        text = f.read()
+    head, *blocks = text.split("\n[[package]]\n")
+    now = load(new)["package"]
+    have = {(p["name"], p["version"]) for p in now}
+    names = {}
+    for p in now:
+        names.setdefault(p["name"], []).append(p["version"])
+    pubnames = {}
+    for p in pub:
+        pubnames.setdefault(p["name"], []).append(p["version"])
+    dropped = [p for p in pub if p.get("source") and p["name"] not in members
+               and (p["name"], p["version"]) not in have and p["name"] in names]
+    if not dropped:
+        return
+    def ref_version(refs, dep):  # "heck" or "heck 0.4.1" -> the version it names
+        name, _, v = dep.partition(" ")
+        return name, (v.split(" ")[0] if v else refs[name][0])
+    wants = {}  # (dependent name, version) -> {dep name: version}
+    for p in pub:
+        for d in p.get("dependencies", []):
+            n, v = ref_version(pubnames, d)
+            if any(x["name"] == n and x["version"] == v for x in dropped):
+                wants.setdefault((p["name"], p["version"]), {})[n] = v
+    restored = {x["name"] for x in dropped}
+    out = [head]
+    for b in blocks:
+        m = load_str(b)
+        key = (m["name"], m["version"])
+        lines = []
+        for line in b.split("\n"):
+            st = line.strip()
+            if st.startswith('"') and st.endswith('",'):
+                n, v = ref_version(names, st[1:-2])
+                if n in restored:
+                    v = wants.get(key, {}).get(n, v)
+                    line = f' "{n} {v}",'
+            lines.append(line)
+        out.append("\n".join(lines))
+    for x in dropped:
+        entry = f'name = "{x["name"]}"\nversion = "{x["version"]}"\nsource = "{x["source"]}"'
+        if "checksum" in x:
+            entry += f'\nchecksum = "{x["checksum"]}"'
+        if x.get("dependencies"):
+            entry += "\ndependencies = [\n" + "".join(f' "{d}",\n' for d in x["dependencies"]) + "]"
+        out.append(entry + "\n")
+    print(f"restored from the published lock: {', '.join(x['name'] + ' ' + x['version'] for x in dropped)}", file=sys.stderr)
+    with open(new, "w") as f:
+        f.write("\n[[package]]\n".join(out))
+
+def load_str(block):
+    return tomllib.loads(block.split("\ndependencies = [")[0])
+
 globals()["cmd_" + sys.argv[1].replace("-", "_")](*sys.argv[2:])
 PYEOF
 py() { python3 -c "$PY" "$@"; }
@@ -367,7 +434,7 @@ fetch_crates() {
 
 specs=()
 for m in "${MEMBERS[@]}"; do specs+=("$m@$VERSION"); done
-specs+=("$CORE")
+[[ -z "$CORE" ]] || specs+=("$CORE")
 fetch_crates "${specs[@]}"
 PUBLISHED_LOCK="$CACHE/dynamo-bench-$VERSION/Cargo.lock"
 [[ -f "$PUBLISHED_LOCK" ]] || die "dynamo-bench $VERSION ships no Cargo.lock ($PUBLISHED_LOCK)"
@@ -447,6 +514,7 @@ if [[ -n "$member_patches" ]]; then
 	[[ -z "$(py registry-members "$DEST/Cargo.lock" "${member_names[@]}")" ]] ||
 		die "Cargo.lock still holds registry copies of members after patching crates-io"
 fi
+py restore-dropped "$PUBLISHED_LOCK" "$DEST/Cargo.lock" "${member_names[@]}"
 # The manifest as committed requires what the published manifests require (dynamo-runtime ^VERSION);
 # the lock, completed under the pin, already satisfies it and must not change.
 py root-manifest "$DEST/Cargo.toml" "$VERSION" 0 "$PATCH_CRATE" "$PATCH_REL" "$member_patches" "${member_args[@]}"

@@ -56,6 +56,7 @@ const (
 	SigFloatNoise        SignatureCode = "float-noise"
 	SigQuantum           SignatureCode = "constant-quantum"
 	SigCascade           SignatureCode = "decision-cascade"
+	SigEntropy           SignatureCode = "entropy"
 	SigTiming            SignatureCode = "timing-change"
 	SigUnclassified      SignatureCode = "unclassified"
 )

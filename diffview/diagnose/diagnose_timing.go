@@ -41,10 +41,10 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		return nil
 	case cascade != nil:
 		flipAt = cascade.flipAt
-	case !twoVersions:
+	case !twoVersions && !d.Repetitions:
 		// With no decision differing, moved values are any logic change: they read as the
 		// timing model's only between two versions (their record schemas differ, or their
-		// reports are of two release lines).
+		// reports are of two release lines), and as entropy between two runs of one build.
 		return nil
 	default:
 		flips := newFlipTest(d)
@@ -85,11 +85,11 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 	if n == 0 || first < 0 {
 		return nil
 	}
-	c := d.Changes[first]
-	who := ""
-	if c.Request != "" {
-		who = " of request " + c.Request
+	if d.Repetitions {
+		return entropy(d, movedAt, first, ft, flipAt, fields, cascade)
 	}
+	c := d.Changes[first]
+	who := requestOf(c)
 	ev := []string{fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", diffview.LastSegment(c.Pointer), who, diffview.FormatMs(ft), c.A, c.B)}
 	if cascade != nil {
 		at := "before"
@@ -107,6 +107,14 @@ func earlyTiming(d *Diff, out []Signature) *Signature {
 		label = "timings moved, no decision differs"
 	}
 	return &Signature{Code: SigTiming, Label: fmt.Sprintf("%s (from t=%s ms%s)", label, diffview.FormatMs(ft), who), Evidence: ev, Explains: n, Changes: movedAt, leads: true}
+}
+
+// requestOf is " of request ID" for a change of one request's record, else "".
+func requestOf(c diffview.Change) string {
+	if c.Request == "" {
+		return ""
+	}
+	return " of request " + c.Request
 }
 
 // ---- a summary computed another way ----

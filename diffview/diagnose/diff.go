@@ -8,6 +8,10 @@ import "kvparity/diffview"
 type Diff struct {
 	*diffview.Diff
 	Diagnosis []Signature // most specific first; empty when equal
+	// Repetitions says the two sides are fresh processes of one build (an arm's repetitions):
+	// nothing changed between them but entropy, so values that moved before any decision
+	// differed are a leak (entropy), never a timing model that changed.
+	Repetitions bool
 
 	decs       []decision // routing decisions of both runs, filled on first use
 	decsDone   bool
@@ -29,8 +33,24 @@ func Of(d *diffview.Diff) *Diff {
 	return dd
 }
 
+// OfRepetitions diagnoses d, the diff of two repetitions of one build (Diff.Repetitions).
+func OfRepetitions(d *diffview.Diff) *Diff {
+	dd := &Diff{Diff: d, Repetitions: true}
+	dd.Diagnosis = diagnose(dd)
+	return dd
+}
+
 // DiffFiles is diffview.DiffFiles with the diagnosis.
 func DiffFiles(a, b string) (*Diff, error) { return of(diffview.DiffFiles(a, b)) }
+
+// DiffRepetitionFiles is DiffFiles for two repetitions of one build (Diff.Repetitions).
+func DiffRepetitionFiles(a, b string) (*Diff, error) {
+	d, err := diffview.DiffFiles(a, b)
+	if err != nil {
+		return nil, err
+	}
+	return OfRepetitions(d), nil
+}
 
 // DiffBytes is diffview.DiffBytes with the diagnosis.
 func DiffBytes(nameA string, a []byte, nameB string, b []byte) (*Diff, error) {

@@ -216,7 +216,11 @@ func (p Model) Open(a, b diffview.Side) tea.Cmd {
 // every size of diff is computed here: both groupings and the events of each change.
 func loadDiff(gen int, a, b diffview.Side, campaign string, unstable bool) tea.Cmd {
 	return func() tea.Msg {
-		d, err := diagnose.DiffFiles(a.ReportPath, b.ReportPath)
+		diff := diagnose.DiffFiles
+		if a.Arm != "" && a.Arm == b.Arm {
+			diff = diagnose.DiffRepetitionFiles // two repetitions of one build: moved values are entropy
+		}
+		d, err := diff(a.ReportPath, b.ReportPath)
 		msg := diffLoadedMsg{gen: gen, a: a, b: b, diff: d, err: err}
 		if d != nil {
 			d.A, d.B = a, b
