@@ -73,3 +73,47 @@ func TestFixtureScriptsDeleteOnlyWhatTheyMade(t *testing.T) {
 }
 
 func statErr(p string) error { _, err := os.Stat(p); return err }
+
+// Issue 41 item 4: dynamo-checkout.sh --version 1.4.2 lays out seed 000's release (no separate
+// replay core; the KVBM crates as published registry crates) with the published lock's every
+// third-party version, heck 0.4.1 included, which the workspace's resolve drops for the heck
+// 0.5.0 a member's dev-dependency brings: the script puts it back where cargo writes it, and
+// cargo accepts the lock as it stands. Its commits have the same SHAs on every machine.
+func TestDynamoCheckout142KeepsThePublishedLock(t *testing.T) {
+	for _, tool := range []string{"bash", "cargo", "git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: the checkout is made with it", tool)
+		}
+	}
+	dest := filepath.Join(t.TempDir(), "dynamo")
+	cmd := exec.Command("bash", "scripts/dynamo-checkout.sh", dest, "--version", "1.4.2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dynamo-checkout.sh --version 1.4.2: %v\n%s", err, stderr.String())
+	}
+	if want := "base=5f0146eca45e73e8b718389b6c61ca6fb9800ba9\nedit=c461996a3c5c6dd3a0ee0463551e90eac6f63326\n"; string(out) != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	for _, want := range []string{"restored from the published lock: heck 0.4.1", "changed versions: 0;"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	lock, err := os.ReadFile(filepath.Join(dest, "Cargo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(lock), "name = \"prost-build\"\nversion = \"0.13.5\"") || !strings.Contains(string(lock), " \"heck 0.4.1\",") {
+		t.Error("Cargo.lock: prost-build 0.13.5 does not depend on heck 0.4.1")
+	}
+	check := exec.Command("cargo", "metadata", "--locked", "--offline", "--format-version", "1")
+	check.Dir = dest
+	if b, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("cargo metadata --locked --offline: %v\n%s", err, b[:min(len(b), 2000)])
+	}
+	if _, err := os.Stat(filepath.Join(dest, "lib", "aisimulate-core")); err == nil {
+		t.Error("1.4.2 has no separate replay core, yet the checkout holds lib/aisimulate-core")
+	}
+}

@@ -382,13 +382,21 @@ def cmd_restore_dropped(published, new, *members):
                     line = f' "{n} {v}",'
             lines.append(line)
         out.append("\n".join(lines))
+    def order(block):  # cargo's: by name, then version
+        m = load_str(block)
+        return (m["name"], [int(p) if p.isdigit() else p for p in m["version"].replace("-", ".").split(".")])
     for x in dropped:
         entry = f'name = "{x["name"]}"\nversion = "{x["version"]}"\nsource = "{x["source"]}"'
         if "checksum" in x:
             entry += f'\nchecksum = "{x["checksum"]}"'
         if x.get("dependencies"):
             entry += "\ndependencies = [\n" + "".join(f' "{d}",\n' for d in x["dependencies"]) + "]"
-        out.append(entry + "\n")
+        entry += "\n"
+        at = next((i for i in range(1, len(out)) if order(out[i]) > order(entry)), len(out))
+        if at == len(out):  # the last block has no blank line after it
+            out[-1] = out[-1].rstrip("\n") + "\n"
+            entry = entry.rstrip("\n") + "\n"
+        out.insert(at, entry)
     print(f"restored from the published lock: {', '.join(x['name'] + ' ' + x['version'] for x in dropped)}", file=sys.stderr)
     with open(new, "w") as f:
         f.write("\n[[package]]\n".join(out))
