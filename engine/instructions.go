@@ -235,10 +235,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 
 // region is the timed region callgrind counts in arm's artifact.
 func (c *Campaign) region(arm Arm) perf.Region {
-	if c.Pinned(arm).Builtin {
-		return perf.RegionEmbedded
-	}
-	return perf.RegionExtension
+	return c.kind(arm).Region()
 }
 
 // errCounted is a counted run that gave no count (it failed, or its profile has none): the
