@@ -596,8 +596,9 @@ func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, 
 	}
 	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
 		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
+	spec.armKind, spec.process = k, armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
 	spec.ProgressFile = out.Progress
-	spec.Args = k.Argv(armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant})
+	spec.Args = k.Argv(spec.process)
 	return spec
 }
 

@@ -188,9 +188,9 @@ func (h *fixtureHost) Run(ctx context.Context, armName string, f *fixtures.Fixtu
 	// revision (variant) as in every run of it.
 	kind := c.kind(arm)
 	canonical := kind.Outputs(runDir).Canonical
-	args := kind.Argv(armkind.Process{Trace: trace, Args: f.Args(), Outputs: armkind.Outputs{Canonical: canonical}, Variant: p.Variant})
-	spec := runSpec{id: RunID(id), arm: arm, kind: KindFixture, index: 1, attempt: attempt}
-	spec.Spec.ID, spec.Binary, spec.Args, spec.Dir, spec.Root, spec.Timeout = id, filepath.Join(c.dir, p.Path), args, runDir, c.dir, c.row.Determinism.Timeout.Duration
+	process := armkind.Process{Trace: trace, Args: f.Args(), Outputs: armkind.Outputs{Canonical: canonical}, Variant: p.Variant}
+	spec := runSpec{id: RunID(id), arm: arm, kind: KindFixture, index: 1, attempt: attempt, armKind: kind, process: process}
+	spec.Spec.ID, spec.Binary, spec.Args, spec.Dir, spec.Root, spec.Timeout = id, filepath.Join(c.dir, p.Path), kind.Argv(process), runDir, c.dir, c.row.Determinism.Timeout.Duration
 	cpus := c.CPUs()
 	spec.CPUs = cpus[len(cpus)-1:]
 	base := Record{Run: RunID(id), Arm: arm, Kind: KindFixture, Index: 1, Attempt: attempt, Gen: p.Gen, Note: f.Name}
