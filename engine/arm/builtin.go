@@ -12,20 +12,20 @@ import (
 // artifacts.json and the journal record for its pin.
 const BuiltinName = "builtin"
 
-// Builtin is the embedded engine: the kvparity executable itself, run as `kvparity replay`,
+// builtinKind is the embedded engine: the kvparity executable itself, run as `kvparity replay`,
 // selected by the arm's variant. It has no source to rebuild: its pinned copy is the artifact.
-type Builtin struct{}
+type builtinKind struct{}
 
-func (Builtin) Name() string                      { return BuiltinName }
-func (Builtin) Claims(s Spec) bool                { return s.Source == "" && s.Binary == BuiltinName }
-func (Builtin) WithBaseDir(s Spec, _ string) Spec { return s }
-func (Builtin) Revision(s Spec) string            { return s.Revision }
-func (Builtin) Embedded() bool                    { return true }
-func (Builtin) Repinnable() bool                  { return false }
-func (Builtin) HelpArgv() []string                { return []string{"replay", "--help"} }
-func (Builtin) Region() perf.Region               { return perf.RegionEmbedded }
+func (builtinKind) Name() string                      { return BuiltinName }
+func (builtinKind) Claims(s Spec) bool                { return s.Source == "" && s.Binary == BuiltinName }
+func (builtinKind) WithBaseDir(s Spec, _ string) Spec { return s }
+func (builtinKind) Revision(s Spec) string            { return s.Revision }
+func (builtinKind) Embedded() bool                    { return true }
+func (builtinKind) Repinnable() bool                  { return false }
+func (builtinKind) HelpArgv() []string                { return []string{"replay", "--help"} }
+func (builtinKind) Region() perf.Region               { return perf.RegionEmbedded }
 
-func (Builtin) Check(s Spec, _ string) *Problem {
+func (builtinKind) Check(s Spec, _ string) *Problem {
 	if s.Revision == "" {
 		return &Problem{"revision", "missing (an immutable commit SHA)"}
 	}
@@ -33,14 +33,14 @@ func (Builtin) Check(s Spec, _ string) *Problem {
 }
 
 // Build names the kvparity executable (o.Executable, else this process's own).
-func (b Builtin) Build(_ context.Context, _ Spec, o BuildOptions) (Built, error) {
+func (b builtinKind) Build(_ context.Context, _ Spec, o BuildOptions) (Built, error) {
 	return Built{File: b.executable(o)}, nil
 }
 
-func (Builtin) Cached(context.Context, Spec, BuildOptions) (bool, error) { return true, nil }
+func (builtinKind) Cached(context.Context, Spec, BuildOptions) (bool, error) { return true, nil }
 
 // executable is the file the builtin kind pins.
-func (Builtin) executable(o BuildOptions) string {
+func (builtinKind) executable(o BuildOptions) string {
 	if o.Executable != "" {
 		return o.Executable
 	}
@@ -51,7 +51,7 @@ func (Builtin) executable(o BuildOptions) string {
 	return exe
 }
 
-func (Builtin) Label(p Pinned) string {
+func (builtinKind) Label(p Pinned) string {
 	if p.Variant != "" {
 		return "builtin (variant " + p.Variant + ")"
 	}
@@ -60,7 +60,7 @@ func (Builtin) Label(p Pinned) string {
 
 // Argv runs `kvparity replay` with the arm's variant and, when wanted, its progress side
 // channel.
-func (Builtin) Argv(p Process) []string {
+func (builtinKind) Argv(p Process) []string {
 	args := append([]string{"replay"}, benchArgv(p)...)
 	if p.Variant != "" {
 		args = append(args, "--variant", p.Variant)
@@ -72,13 +72,13 @@ func (Builtin) Argv(p Process) []string {
 }
 
 // Outputs adds the embedded engine's progress file to the bench's.
-func (Builtin) Outputs(runDir string) Outputs {
+func (builtinKind) Outputs(runDir string) Outputs {
 	o := benchOutputs(runDir)
 	o.Progress = filepath.Join(runDir, "progress.jsonl")
 	return o
 }
 
-func (Builtin) Footprint(file string, size int64) (perf.Binary, error) {
+func (builtinKind) Footprint(file string, size int64) (perf.Binary, error) {
 	return elfFootprint(file, size)
 }
 

@@ -1,8 +1,8 @@
 package arm
 
-// Crate is a published version of Dynamo's bench crate (crate:NAME@VERSION), fetched from the
+// crateKind is a published version of Dynamo's bench crate (crate:NAME@VERSION), fetched from the
 // package registry; engine/build obtains it (its crate source kind) and builds it with Cargo.
-type Crate struct{ cargo }
+type crateKind struct{ cargo }
 
-func (Crate) Name() string       { return "crate" }
-func (Crate) Claims(s Spec) bool { return sourceOfKind(s, "crate") }
+func (crateKind) Name() string       { return "crate" }
+func (crateKind) Claims(s Spec) bool { return sourceOfKind(s, "crate") }

@@ -12,7 +12,8 @@
 // count reads).
 //
 //	kind.go      Spec (a row's arm table), Kind, and what its methods take and give
-//	kinds.go     the registry: Of (a table's kind), Register (a test's kind)
+//	kinds.go     the registry: Of (a table's kind), Register (a test's kind); kinds_test.go
+//	             holds each kind's argv to the one the campaign has always started
 //	builtin.go   the embedded engine: `kvparity replay`, its variant and progress file
 //	binary.go    a prebuilt offline_replay_bench named by its path
 //	cargo.go     what the source-built kinds share: engine/build builds, the bench's flags
@@ -27,14 +28,16 @@
 //  1. Write KIND.go with a type implementing Kind. Claims takes the tables that are its own (a
 //     source's "KIND:" prefix); Check names the key a bad table gets wrong; Revision is what
 //     the campaign records before the build. Build obtains the artifact (fetch, snapshot,
-//     build; a cache of its own if it needs one) and returns the file to pin; Cached says
-//     whether Build would only find it. Argv is the whole argv of a run from its Process
+//     build; a cache of its own if it needs one) and returns the file to pin: one file, whose
+//     checksum the journal records (a harness of many files is pinned as one archive, a
+//     zipapp); Cached says whether Build would only find it. Embedded and Repinnable say
+//     whether the pin is kvparity itself and whether its origin may change under a campaign. Argv is the whole argv of a run from its Process
 //     (trace, the row's args, the outputs wanted, the variant), Outputs where a run writes its
 //     timings, canonical report and progress, Footprint and Region what stage 7 measures.
 //  2. Register it: one line in kinds (before a kind that would claim its tables too).
 //  3. A test of the kind runs a campaign through it: TestANewArmKindIsOneFileAndOneRegistration
-//     (engine) adds a test-only kind with armkind.Register and replays a campaign's
-//     determinism stage through it.
+//     (engine) adds a test-only kind with Register (a comparable value) and replays a
+//     campaign's determinism stage through it: that test is one file, touching no other.
 //
 // A kind whose artifact speaks Dynamo's offline_replay_bench flags reuses bench.go; a kind
 // built with Cargo embeds cargo and adds its source kind to engine/build.

@@ -10,11 +10,11 @@ import (
 // kinds registers the arm kinds, asked in order: a new kind is one file implementing Kind and
 // one line here.
 var kinds = []Kind{
-	Builtin{},
+	builtinKind{},
 	Binary{},
-	Crate{},
-	Git{},
-	Worktree{},
+	crateKind{},
+	gitKind{},
+	worktreeKind{},
 }
 
 // Of is the kind of an arm's table. A source no kind claims is refused in engine/build's words
@@ -31,8 +31,8 @@ func Of(s Spec) (Kind, error) {
 	return nil, fmt.Errorf("%q: no arm kind claims it", s.Source)
 }
 
-// Register adds k ahead of the registered kinds until the returned func removes it: for a
-// test that adds a kind (a kind of the product is one line in kinds).
+// Register adds k (a comparable value) ahead of the registered kinds until the returned func
+// removes it: for a test that adds a kind (a kind of the product is one line in kinds).
 func Register(k Kind) (remove func()) {
 	kinds = append([]Kind{k}, kinds...)
 	return func() {
