@@ -33,12 +33,13 @@ var rooms = map[string]struct {
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine":                 {may: []string{"engine/arm", "engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
 	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
 	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
 	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},        // the journal file, whatever its records say
 	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
 	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/arm":             {may: []string{"engine/build", "engine/perf"}, stdOnly: true},
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
@@ -117,6 +118,7 @@ var arrowWhy = map[string]string{
 	"diffview/internal/* -> report":            "the corpus canonicalises the reports it mutates",
 	"diffview/internal/* -> internal/*":        "JSON pointers",
 
+	"engine -> engine/arm":      "each arm's kind: how its table is checked, its artifact built and pinned, the argv of its runs, their outputs and its footprint",
 	"engine -> engine/build":    "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
 	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
@@ -140,6 +142,9 @@ var arrowWhy = map[string]string{
 	"engine/journal -> internal/*": "the journal opened without following links; a new journal and a torn tail's quarantine written atomically",
 
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
+
+	"engine/arm -> engine/build": "the source-built kinds obtain and build their source with engine/build (its source kinds, Cargo, the cache)",
+	"engine/arm -> engine/perf":  "a kind's footprint is in the perf stage's measures: the sizes the footprint gate compares, the region the instruction count reads",
 
 	"engine/matrix -> engine":         "rows, and each row's records folded by engine.History",
 	"engine/matrix -> engine/journal": "each row's journal followed as it is written; a job's records appended",
@@ -328,7 +333,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/build, engine/fixtures, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/arm, engine/build, engine/fixtures, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

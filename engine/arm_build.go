@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/build"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
@@ -21,34 +23,28 @@ type BuildProgress struct {
 	build.Progress
 }
 
-// buildSpec is the build of an arm that names a source.
-func buildSpec(spec ArmSpec) (build.Spec, error) {
-	src, err := ParseSource(spec.Source)
-	if err != nil {
-		return build.Spec{}, err
+// buildSpec is engine/build's build of an arm that names a source (its kind's, engine/arm).
+func buildSpec(spec ArmSpec) (build.Spec, error) { return armkind.BuildSpec(spec) }
+
+// armBuildError names the arm whose build failed: a source key engine/build cannot read as the
+// row's key, else the build's failure.
+func armBuildError(arm Arm, spec ArmSpec, err error) error {
+	if se, ok := errors.AsType[*armkind.SourceError](err); ok {
+		return fmt.Errorf("[%s] source: %w", arm, se.Err)
 	}
-	bs := src
-	bs.Features = spec.Features
-	if spec.Variant != "" {
-		if bs.Variant, err = build.ParseVariant(spec.Variant); err != nil {
-			return build.Spec{}, err
-		}
-	}
-	return bs, nil
+	return fmt.Errorf("%s arm (%s): %w", arm, spec.Source, err)
 }
 
-// sourceArms calls fn for each arm of row that names a source, with its build spec.
-func sourceArms(row *Row, fn func(arm Arm, spec ArmSpec, bs build.Spec) error) error {
+// armKinds calls fn for each arm of row with its kind; a source no kind claims is the row's
+// error.
+func armKinds(row *Row, fn func(arm Arm, spec ArmSpec, kind armkind.Kind) error) error {
 	for _, arm := range []Arm{Baseline, Candidate} {
 		spec := row.Arm(arm)
-		if !spec.FromSource() {
-			continue
-		}
-		bs, err := buildSpec(spec)
+		kind, err := armkind.Of(spec)
 		if err != nil {
 			return fmt.Errorf("[%s] source: %w", arm, err)
 		}
-		if err := fn(arm, spec, bs); err != nil {
+		if err := fn(arm, spec, kind); err != nil {
 			return err
 		}
 	}
@@ -56,20 +52,23 @@ func sourceArms(row *Row, fn func(arm Arm, spec ArmSpec, bs build.Spec) error) e
 }
 
 // BuildArms builds every arm of row that names a source (protocol stage 1: the same toolchain
-// and profile for both, with the timing extension), or finds the builds in the cache. It runs
-// before a campaign is created, never while a stage runs. progress may be nil.
+// and profile for both, with the timing extension), or finds the builds in the cache; each
+// arm's kind (engine/arm) obtains and builds it. It runs before a campaign is created, never
+// while a stage runs. progress may be nil.
 func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildProgress)) (map[Arm]build.Info, error) {
 	out := map[Arm]build.Info{}
-	err := sourceArms(row, func(arm Arm, spec ArmSpec, bs build.Spec) error {
-		info, err := build.Build(ctx, bs, build.Options{Cache: cache, Progress: func(p build.Progress) {
+	err := armKinds(row, func(arm Arm, spec ArmSpec, kind armkind.Kind) error {
+		b, err := kind.Build(ctx, spec, armkind.BuildOptions{Cache: cache, Progress: func(p build.Progress) {
 			if progress != nil {
 				progress(BuildProgress{Arm: arm, Progress: p})
 			}
 		}})
 		if err != nil {
-			return fmt.Errorf("%s arm (%s): %w", arm, spec.Source, err)
+			return armBuildError(arm, spec, err)
 		}
-		out[arm] = info
+		if b.Info != nil {
+			out[arm] = *b.Info
+		}
 		return nil
 	})
 	if err != nil {
@@ -85,8 +84,11 @@ func BuildArms(ctx context.Context, row *Row, cache string, progress func(BuildP
 // (each as "arm (source)"): what BuildArms would compile rather than find.
 func UnbuiltArms(ctx context.Context, row *Row, cache string) ([]string, error) {
 	var out []string
-	err := sourceArms(row, func(arm Arm, spec ArmSpec, bs build.Spec) error {
-		_, ok, err := build.Cached(ctx, bs, build.Options{Cache: cache})
+	err := armKinds(row, func(arm Arm, spec ArmSpec, kind armkind.Kind) error {
+		ok, err := kind.Cached(ctx, spec, armkind.BuildOptions{Cache: cache})
+		if se, isSource := errors.AsType[*armkind.SourceError](err); isSource {
+			return fmt.Errorf("[%s] source: %w", arm, se.Err)
+		}
 		if err == nil && !ok {
 			out = append(out, fmt.Sprintf("%s (%s)", arm, spec.Source))
 		}

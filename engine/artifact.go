@@ -2,7 +2,6 @@ package engine
 
 import (
 	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/build"
 	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
@@ -63,22 +62,14 @@ func (p PinnedArtifact) footprint() perf.Binary {
 	return perf.Binary{Size: p.Size, ShippedSize: p.ShippedSize, TextSize: p.TextSize}
 }
 
-func (p PinnedArtifact) sourceLabel() string {
-	if p.Builtin {
-		return builtinBinary
-	}
-	return p.Source
-}
+func (p PinnedArtifact) sourceLabel() string { return armkind.PinSource(p.Builtin, p.Source) }
 
 // pinArtifact copies src into dir/artifacts as arm's generation gen and describes the copy.
 // The source is hashed again after the copy: a binary that changes while being pinned is
 // refused rather than pinned half old, half new.
 func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (PinnedArtifact, error) {
-	revision := spec.Revision
-	if s, err := ParseSource(spec.Source); err == nil && revision == "" {
-		revision = s.Revision()
-	}
-	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: revision, Source: src, Builtin: spec.builtin(),
+	kind := kindOf(spec)
+	p := PinnedArtifact{Arm: arm, Gen: gen, Revision: kind.Revision(spec), Source: src, Builtin: kind.Embedded(),
 		Variant: spec.Variant, Features: slices.Clone(spec.Features), PinnedAt: time.Now().UTC()}
 	if p.Features == nil {
 		p.Features = []string{}
@@ -105,11 +96,8 @@ func pinArtifact(dir string, arm Arm, gen int, spec ArmSpec, src string) (Pinned
 		return p, fmt.Errorf("pin %s artifact %s: the file changed while it was copied; wait for the build to finish", arm, src)
 	}
 	p.Path, p.SHA256, p.Size = rel, sum, size
-	var debug int64
-	p.TextSize, debug, err = elfSizes(dst)
-	if p.TextSize > 0 {
-		p.ShippedSize = size - debug
-	}
+	f, err := kind.Footprint(dst, size)
+	p.TextSize, p.ShippedSize = f.TextSize, f.ShippedSize
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return p, fmt.Errorf("pin %s artifact %s: not a complete executable (%d bytes, its ELF headers are cut short): the build did not finish", arm, src, size)
 	}
@@ -142,29 +130,6 @@ func copyHashed(src, dst string) (string, int64, error) {
 		return "", 0, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// elfSizes are the .text section's size and the bytes the debug sections (.debug_*, and
-// compressed .zdebug_*) take in the file; both 0 for a file that is not ELF, e.g. a script.
-func elfSizes(path string) (text, debug int64, err error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		var fe *elf.FormatError
-		if errors.As(err, &fe) {
-			return 0, 0, nil
-		}
-		return 0, 0, err
-	}
-	defer f.Close()
-	for _, s := range f.Sections {
-		switch {
-		case s.Name == ".text":
-			text = int64(s.Size)
-		case s.Type != elf.SHT_NOBITS && (strings.HasPrefix(s.Name, ".debug") || strings.HasPrefix(s.Name, ".zdebug")):
-			debug += int64(s.FileSize)
-		}
-	}
-	return text, debug, nil
 }
 
 // artifactsFile is artifacts.json: every pin, oldest first (re-pins append).

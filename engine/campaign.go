@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
@@ -462,20 +463,11 @@ func (c *Campaign) warn(msg string) {
 	}
 }
 
-// sourceOf is the file an arm pins: the row's binary, or the kvparity executable.
+// sourceOf is the file an arm that is not built from source pins: the row's binary, or the
+// kvparity executable (its kind says which).
 func (c *Campaign) sourceOf(arm Arm) string {
-	spec := c.row.Arm(arm)
-	if !spec.builtin() {
-		return spec.Binary
-	}
-	if c.opts.BuiltinPath != "" {
-		return c.opts.BuiltinPath
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "kvparity"
-	}
-	return exe
+	b, _ := c.kind(arm).Build(context.Background(), c.row.Arm(arm), armkind.BuildOptions{Executable: c.opts.BuiltinPath})
+	return b.File
 }
 
 func (c *Campaign) addPin(p PinnedArtifact) {
@@ -505,7 +497,7 @@ func ptrInfo(p PinnedArtifact, dir string) *ArtifactInfo {
 // pinFromRecord rebuilds a pin from its journal record.
 func pinFromRecord(rec Record) PinnedArtifact {
 	a := rec.Artifact
-	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: a.Source == builtinBinary,
+	p := PinnedArtifact{Arm: rec.Arm, Gen: rec.Gen, Revision: a.Revision, Source: a.Source, Builtin: armkind.EmbeddedSource(a.Source),
 		Path: a.Path, Variant: a.Variant, Features: a.Features, SHA256: a.SHA256, Size: a.Size, TextSize: a.TextSize, ShippedSize: a.ShippedSize, PinnedAt: rec.At,
 		Build: a.Build, SourceDiff: a.SourceDiff}
 	return p
@@ -593,30 +585,20 @@ func (c *Campaign) traceChecksum() string {
 // runSpec builds the process of one run of arm's current artifact: the pinned binary, the
 // row's args on the pinned trace window, --iterations 1 and a timings file in the run's own
 // folder, a canonical report file when canonical is set (never for gated perf samples), and
-// for the embedded engine its --variant and --progress-file. CPUs is left for the caller.
+// what the arm's kind adds (engine/arm: for the embedded engine its --variant and
+// --progress-file). CPUs is left for the caller.
 func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) runSpec {
-	p := c.Pinned(arm)
+	p, k := c.Pinned(arm), c.kind(arm)
 	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
-	var args []string
-	if p.Builtin {
-		args = append(args, "replay")
-	}
-	args = append(args, c.traceWindow())
-	args = append(args, c.row.Replay.Args...)
-	args = append(args, "--iterations", "1", "--timings-jsonl", filepath.Join(runDir, "timings.jsonl"))
-	if canonical {
-		args = append(args, "--canonical-reports-jsonl", filepath.Join(runDir, "canonical.jsonl"))
+	out := k.Outputs(runDir)
+	if !canonical {
+		out.Canonical = ""
 	}
 	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
 		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
-	if p.Builtin {
-		if p.Variant != "" {
-			args = append(args, "--variant", p.Variant)
-		}
-		spec.ProgressFile = filepath.Join(runDir, "progress.jsonl")
-		args = append(args, "--progress-file", spec.ProgressFile)
-	}
-	spec.Args = args
+	spec.armKind, spec.process = k, armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
+	spec.ProgressFile = out.Progress
+	spec.Args = k.Argv(spec.process)
 	return spec
 }
 

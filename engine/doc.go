@@ -3,7 +3,9 @@
 // journal, and artifact watching. It publishes typed events on a channel and never imports
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
-// It imports engine/build to build the arms that name a source, engine/journal for the journal file
+// It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
+// pinned, the argv of its runs, their outputs and its footprint), engine/build to build the
+// arms that name a source, engine/journal for the journal file
 // its records live in (checksummed lines, the torn tail, the follower), engine/run to run every
 // replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for
 // the performance stage's instruments (a sample's monitor and invalidation rules, its timing
@@ -22,6 +24,7 @@
 //	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
 //	artifact.go, repin.go    artifacts/ + artifacts.json, generations, verifyPinned, stale sources
+//	arm_kind.go, arm_build.go  each arm's kind (engine/arm); building the arms that name a source
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl's Record and its core types; the file itself (CRC32C
 //	                         per line, fsync per record, torn tail dropped, journal.Read with its

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/fixtures"
 	"kvparity/internal/layout"
 )
@@ -112,30 +113,20 @@ type fixtureHost struct {
 	help map[string]string // per arm, asked once per stage
 }
 
-// binaryName names an arm's artifact for people: builtin (and its variant), or the crate,
-// version and source it was built from, or the given binary's path.
-func binaryName(p PinnedArtifact) string {
-	switch {
-	case p.Builtin && p.Variant != "":
-		return "builtin (variant " + p.Variant + ")"
-	case p.Builtin:
-		return builtinBinary
-	case p.Build != nil:
-		return fmt.Sprintf("offline_replay_bench of %s %s", p.Build.Package, p.Build.Version)
-	}
-	return p.Source
+// binaryName names an arm's artifact for people, as its kind does: builtin (and its variant),
+// or the crate, version and source it was built from, or the given binary's path.
+func (c *Campaign) binaryName(arm Arm) string {
+	p := c.Pinned(arm)
+	return c.kind(arm).Label(armkind.Pinned{Source: p.Source, Variant: p.Variant, Build: p.Build})
 }
 
 func (h *fixtureHost) Help(ctx context.Context, arm string) (string, string, error) {
 	p := h.c.Pinned(Arm(arm))
-	name := binaryName(p)
+	name := h.c.binaryName(Arm(arm))
 	if s, ok := h.help[arm]; ok {
 		return s, name, nil
 	}
-	args := []string{"--help"}
-	if p.Builtin {
-		args = []string{"replay", "--help"}
-	}
+	args := h.c.kind(Arm(arm)).HelpArgv()
 	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(hctx, filepath.Join(h.c.dir, p.Path), args...).CombinedOutput()
@@ -193,19 +184,13 @@ func (h *fixtureHost) Run(ctx context.Context, armName string, f *fixtures.Fixtu
 	if err := os.WriteFile(trace, f.Trace(), 0o644); err != nil {
 		return fixtures.Outcome{}, err
 	}
-	canonical := filepath.Join(runDir, "canonical.jsonl")
-	var args []string
-	if p.Builtin {
-		args = append(args, "replay")
-	}
-	args = append(args, trace)
-	args = append(args, f.Args()...)
-	args = append(args, "--iterations", "1", "--canonical-reports-jsonl", canonical)
-	if p.Builtin && p.Variant != "" {
-		args = append(args, "--variant", p.Variant) // the arm's stand-in revision, as in every run of it
-	}
-	spec := runSpec{id: RunID(id), arm: arm, kind: KindFixture, index: 1, attempt: attempt}
-	spec.Spec.ID, spec.Binary, spec.Args, spec.Dir, spec.Root, spec.Timeout = id, filepath.Join(c.dir, p.Path), args, runDir, c.dir, c.row.Determinism.Timeout.Duration
+	// Canonical mode only: no timings and no progress side channel; the arm's stand-in
+	// revision (variant) as in every run of it.
+	kind := c.kind(arm)
+	canonical := kind.Outputs(runDir).Canonical
+	process := armkind.Process{Trace: trace, Args: f.Args(), Outputs: armkind.Outputs{Canonical: canonical}, Variant: p.Variant}
+	spec := runSpec{id: RunID(id), arm: arm, kind: KindFixture, index: 1, attempt: attempt, armKind: kind, process: process}
+	spec.Spec.ID, spec.Binary, spec.Args, spec.Dir, spec.Root, spec.Timeout = id, filepath.Join(c.dir, p.Path), kind.Argv(process), runDir, c.dir, c.row.Determinism.Timeout.Duration
 	cpus := c.CPUs()
 	spec.CPUs = cpus[len(cpus)-1:]
 	base := Record{Run: RunID(id), Arm: arm, Kind: KindFixture, Index: 1, Attempt: attempt, Gen: p.Gen, Note: f.Name}
@@ -216,7 +201,8 @@ func (h *fixtureHost) Run(ctx context.Context, armName string, f *fixtures.Fixtu
 	if res.Cancelled || ctx.Err() != nil {
 		return fixtures.Outcome{Cancelled: true}, nil
 	}
-	out := fixtures.Outcome{Run: id, Report: filepath.ToSlash(filepath.Join(layout.DirRuns, id, "canonical.jsonl"))}
+	report, _ := filepath.Rel(c.dir, canonical)
+	out := fixtures.Outcome{Run: id, Report: filepath.ToSlash(report)}
 	end := endRecord(base, res)
 	if res.Err != nil {
 		out.Failure = fmt.Sprintf("%s: %v", id, res.Err)

@@ -191,9 +191,6 @@ func (c *Campaign) stageStarted(st Stage) StageStarted {
 // runTailer tails a followed run's stderr and progress file as the runner does.
 func (c *Campaign) runTailer(start Record) *run.Tailer {
 	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
-	progress := ""
-	if c.Pinned(start.Arm).Builtin {
-		progress = filepath.Join(dir, "progress.jsonl")
-	}
+	progress := c.kind(start.Arm).Outputs(dir).Progress
 	return run.NewTailer(string(start.Run), runEvents(c.emit), filepath.Join(dir, "stderr"), progress, start.At)
 }

@@ -235,10 +235,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 
 // region is the timed region callgrind counts in arm's artifact.
 func (c *Campaign) region(arm Arm) perf.Region {
-	if c.Pinned(arm).Builtin {
-		return perf.RegionEmbedded
-	}
-	return perf.RegionExtension
+	return c.kind(arm).Region()
 }
 
 // errCounted is a counted run that gave no count (it failed, or its profile has none): the
@@ -289,7 +286,7 @@ func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, a
 	} else if ir.Count == 0 {
 		ir.Error = fmt.Sprintf("%s: callgrind counted no instruction in %s: the artifact has no such timed region (built without kvparity's timing extension?)", out, region.Name)
 	} else {
-		timings := filepath.Join(spec.Dir, "timings.jsonl")
+		timings := spec.outputs().Timings
 		t, terr := perf.ReadTiming(timings, "replay_execution_ms")
 		if terr == nil && t.Work != nil {
 			fp, ferr := report.ParseWorkFingerprint(t.Work, timings+": line 1")

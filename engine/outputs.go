@@ -44,7 +44,7 @@ func (r *Row) profile() report.Profile {
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
 func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	var out repOutput
-	raw := filepath.Join(spec.Dir, "canonical.jsonl")
+	raw := spec.outputs().Canonical
 	data, err := os.ReadFile(raw)
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.id, err)

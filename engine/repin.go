@@ -12,15 +12,15 @@ import (
 
 // Never reuse a binary after its source changed (protocol stage 1): before a stage runs, and
 // whenever watch mode sees a rebuild, each path arm's source is hashed; a changed source marks
-// the arm's results stale (journal) and is pinned again as a new generation. Builtin arms have
-// no source to rebuild: their pinned copy of kvparity is the artifact.
+// the arm's results stale (journal) and is pinned again as a new generation. An arm whose kind
+// is not repinnable (the builtin kind) has no source to rebuild: its pinned copy is the artifact.
 
 // checkSource compares an arm's source binary with its pinned copy. When it differs it records
 // the arm stale and announces ArtifactChanged; with repin it then pins the new build. It
 // returns whether the source changed.
 func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
 	p := c.Pinned(arm)
-	if p.Builtin {
+	if !c.kind(arm).Repinnable() {
 		return false, nil
 	}
 	sum, err := digest.File(p.Source)

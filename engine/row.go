@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/build"
 	"kvparity/engine/perf"
 	"kvparity/internal/pointer"
@@ -23,8 +24,8 @@ import (
 )
 
 // builtinBinary is the arm binary value that pins the kvparity executable itself: the embedded
-// engine (`kvparity replay`), selected by the arm's variant.
-const builtinBinary = "builtin"
+// engine (`kvparity replay`), selected by the arm's variant (engine/arm's builtin kind).
+const builtinBinary = armkind.BuiltinName
 
 // ProtocolExclusions is the protocol's closed canonical exclusion allowlist (stage 2).
 var ProtocolExclusions = []string{
@@ -53,23 +54,9 @@ type FixturesSpec struct {
 	Names []string `toml:"names,omitempty"`
 }
 
-// An ArmSpec names one arm's artifact: a prebuilt binary, or a source kvparity builds.
-type ArmSpec struct {
-	Revision string   `toml:"revision,omitempty"` // immutable commit SHA ("builtin" for the embedded engine)
-	Binary   string   `toml:"binary,omitempty"`   // "builtin" or a path to offline_replay_bench
-	Source   string   `toml:"source,omitempty"`   // crate:NAME@VERSION or git:PATH@COMMIT (see source.go)
-	Features []string `toml:"features,omitempty"` // exact Cargo feature names, checked against the manifest
-	// Variant is a stand-in revision: for the builtin binary, passed as --variant; for a
-	// source-built candidate, slowdown-PCT is built into its replay loop (build/slowdown.go)
-	// and scale-events adds the harness's --scale-event (build/scaling.go, stage 6).
-	Variant string `toml:"variant,omitempty"`
-}
-
-// builtin reports whether the arm runs the embedded engine.
-func (a ArmSpec) builtin() bool { return a.Binary == builtinBinary }
-
-// FromSource reports whether kvparity builds the arm's binary from its source.
-func (a ArmSpec) FromSource() bool { return a.Source != "" }
+// An ArmSpec names one arm's artifact: a prebuilt binary, or a source kvparity builds. Its
+// kind (engine/arm) reads, checks, builds, pins and runs it.
+type ArmSpec = armkind.Spec
 
 // A TraceSpec is the contiguous trace window: a Mooncake JSONL path or a generated trace.
 type TraceSpec struct {
@@ -284,7 +271,6 @@ func (r *Row) applyDefaults(md *toml.MetaData) {
 }
 
 var (
-	hexSHA   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 	sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	rowName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
@@ -304,50 +290,12 @@ func (r *Row) validate(file string) error {
 		table string
 		spec  ArmSpec
 	}{{"baseline", r.Baseline}, {"candidate", r.Candidate}} {
-		if a.spec.FromSource() {
-			src, err := ParseSource(a.spec.Source)
-			switch {
-			case err != nil:
-				return bad(a.table, "source", "%v", err)
-			case a.spec.Binary != "":
-				return bad(a.table, "binary", "give a binary or a source, not both (kvparity builds the source)")
-			case a.spec.Variant != "" && a.table == "baseline":
-				return bad(a.table, "variant", "a source-built baseline is the published code itself: only a candidate takes a stand-in variant")
-			case a.spec.Revision != "" && a.spec.Revision != src.Revision():
-				return bad(a.table, "revision", "%q disagrees with the source, which pins %s (leave revision out: the source names it)", a.spec.Revision, src.Revision())
-			case len(a.spec.Features) == 0:
-				return bad(a.table, "features", "missing: name the Cargo features to build (the protocol's artifact needs replay-bench)")
-			}
-			if a.spec.Variant != "" {
-				if _, err := build.ParseVariant(a.spec.Variant); err != nil {
-					return bad(a.table, "variant", "%v", err)
-				}
-			}
-			for i, f := range a.spec.Features {
-				if f == "" {
-					return bad(a.table, fmt.Sprintf("features[%d]", i), "empty feature name")
-				}
-			}
-			continue
+		kind, err := armkind.Of(a.spec)
+		if err != nil {
+			return bad(a.table, "source", "%v", err)
 		}
-		if a.spec.Binary == "" {
-			return bad(a.table, "binary", "missing (\"builtin\", a path to offline_replay_bench, or a source = \"crate:dynamo-bench@VERSION\" to build)")
-		}
-		if a.spec.Revision == "" {
-			return bad(a.table, "revision", "missing (an immutable commit SHA)")
-		}
-		if !a.spec.builtin() {
-			if !hexSHA.MatchString(a.spec.Revision) {
-				return bad(a.table, "revision", "%q is not an immutable commit SHA (7-64 lowercase hex digits); never compare moving branches", a.spec.Revision)
-			}
-			if a.spec.Variant != "" {
-				return bad(a.table, "variant", "only a builtin binary takes a variant")
-			}
-		}
-		for i, f := range a.spec.Features {
-			if f == "" {
-				return bad(a.table, fmt.Sprintf("features[%d]", i), "empty feature name")
-			}
+		if p := kind.Check(a.spec, a.table); p != nil {
+			return bad(a.table, p.Key, "%s", p.Msg)
 		}
 	}
 	if r.Trace.Path == "" {
@@ -512,11 +460,8 @@ func (r *Row) WithBaseDir(dir string) {
 		return filepath.Join(dir, p)
 	}
 	for _, a := range []*ArmSpec{&r.Baseline, &r.Candidate} {
-		if !a.builtin() {
-			a.Binary = abs(a.Binary)
-		}
-		if src, err := ParseSource(a.Source); err == nil && src.Checkout() {
-			a.Source = src.WithBaseDir(dir).String()
+		if kind, err := armkind.Of(*a); err == nil {
+			*a = kind.WithBaseDir(*a, dir)
 		}
 	}
 	if !r.Trace.generated() && !r.Trace.fromCrate() && !r.Trace.public() {

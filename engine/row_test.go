@@ -46,7 +46,7 @@ func TestParseRowDesignExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Name != "vllm-disagg" || !r.Baseline.builtin() || r.Trace.Count != 5000 || r.Perf.Pairs != 60 ||
+	if r.Name != "vllm-disagg" || r.Baseline.Binary != builtinBinary || r.Trace.Count != 5000 || r.Perf.Pairs != 60 ||
 		r.Perf.ScheduleSeed != 20261129 || r.Canonical.Unordered["/per_request"] != "uuid" || len(r.Replay.Args) != 24 {
 		t.Fatalf("decoded %+v", r)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
 	"kvparity/report"
 )
@@ -14,6 +15,9 @@ type runSpec struct {
 	kind    RunKind
 	index   int // repetition, pair or warmup index (1-based)
 	attempt int // 1-based
+	// armKind made Args from process; outputs are the files the run writes (process.Outputs).
+	armKind armkind.Kind
+	process armkind.Process
 }
 
 // runEvents publishes what engine/run hears from a running replay as the engine's events.
@@ -29,17 +33,14 @@ func (e runEvents) Pressure(id string, r report.PressureRecord) {
 	e(PressureEvent{Run: RunID(id), Record: r})
 }
 
-// withoutProgress drops the embedded engine's progress side channel (--progress-file and its
-// file) from a run that must do nothing but its measured work: a gated perf sample, a counted
-// run of the instruction instrument.
+// outputs are the files the run writes in its folder, as its arm's kind names them.
+func (s *runSpec) outputs() armkind.Outputs { return s.process.Outputs }
+
+// withoutProgress drops the progress side channel (the embedded engine's --progress-file and
+// its file) from a run that must do nothing but its measured work: a gated perf sample, a
+// counted run of the instruction instrument. The arm's kind makes the argv again without it,
+// so it is called before anything else edits Args.
 func (s *runSpec) withoutProgress() {
-	args := make([]string, 0, len(s.Args))
-	for i := 0; i < len(s.Args); i++ {
-		if s.Args[i] == "--progress-file" {
-			i++
-			continue
-		}
-		args = append(args, s.Args[i])
-	}
-	s.Args, s.ProgressFile = args, ""
+	s.process.Outputs.Progress = ""
+	s.Args, s.ProgressFile = s.armKind.Argv(s.process), ""
 }

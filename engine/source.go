@@ -11,7 +11,7 @@ import "kvparity/engine/build"
 //	                                      and untracked files included (pinned by content)
 //
 // kvparity builds the protocol's artifact from it (engine/build) and pins the binary as usual.
-// The kinds and their syntax live in engine/build, one file each.
+// Each is an arm kind of engine/arm; the source kinds and their syntax live in engine/build.
 
 // A Source is a parsed `source` key.
 type Source = build.Spec

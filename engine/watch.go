@@ -76,8 +76,8 @@ func (c *Campaign) SetWatch(on bool) error {
 			}
 			continue
 		}
-		if p := c.Pinned(arm); !p.Builtin {
-			targets[p.Source] = arm
+		if c.kind(arm).Repinnable() {
+			targets[c.Pinned(arm).Source] = arm
 		}
 	}
 	if c.opts.RowPath != "" {

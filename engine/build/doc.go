@@ -16,9 +16,12 @@
 //
 // # Adding a source kind
 //
-// A kind (a Python package, a container image) is one file implementing sourceKind (parse,
-// resolve, fetch, name, identity, revision, moves, follow, checkout) and one line in kinds;
-// rows, the cache, watch mode and the matrix ask the kind, never switch on its name.
+// An arm of a new kind (a Python harness, a container image) is engine/arm's: one file there
+// and one line in its registry. A new way of obtaining Dynamo's source for a Cargo build is
+// one file here implementing sourceKind (parse, resolve, fetch, name, identity, revision,
+// moves, follow, checkout) and one line in kinds, plus its arm kind in engine/arm (a type
+// embedding the Cargo-built kinds' shared part, and its line); rows, the cache, watch mode and
+// the matrix ask the kind, never switch on its name.
 //
 //	build.go      Build, Cached, Options, Info, Progress
 //	kinds.go      the source kinds: crate and git, and their registry

@@ -12,8 +12,9 @@ import (
 	"strings"
 )
 
-// A sourceKind is one way of obtaining the source tree a build compiles. Adding a kind (a
-// Python package, a container image) is one file implementing it plus one line in kinds.
+// A sourceKind is one way of obtaining the source tree a build compiles: the obtain step of
+// engine/arm's Cargo-built kinds (crate, git, worktree). Adding one is a file implementing it
+// plus one line in kinds, and its arm kind in engine/arm (doc.go).
 type sourceKind interface {
 	// parse reads what follows "KIND:" in a row's source key; errors say what a valid one
 	// looks like.
