@@ -14,9 +14,26 @@ import (
 // seeded routing contract (the replay-bench build) was active, so the row is blocked.
 var errReplayBench = errors.New("replay_bench is not true")
 
-// CheckReplayBench checks that a canonical report's metadata.replay_bench is the literal true.
+// CheckReplayBench checks that a canonical report's metadata.replay_bench is the literal true,
+// or, in the 1.4.x release line, whose reports have no metadata (and no schema_version), the
+// replay_bench it writes at the root.
 func CheckReplayBench(canonical []byte) error {
-	return checkReplayBenchAt(canonical, "/metadata/replay_bench")
+	err := checkReplayBenchAt(canonical, "/metadata/replay_bench")
+	if err == nil || !line14(canonical) {
+		return err
+	}
+	return checkReplayBenchAt(canonical, "/replay_bench")
+}
+
+// line14 reports whether a report has the 1.4.x shape: replay_bench at the root, and neither
+// metadata nor schema_version.
+func line14(record []byte) bool {
+	for ptr, want := range map[string]bool{"/replay_bench": true, "/metadata": false, "/schema_version": false} {
+		if _, found, err := lookup(record, ptr); err != nil || found != want {
+			return false
+		}
+	}
+	return true
 }
 
 // checkReplayBenchAt checks the replay_bench flag at any pointer; timing lines carry it at

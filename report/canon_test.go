@@ -286,6 +286,17 @@ func TestCheckReplayBench(t *testing.T) {
 	if err := checkReplayBenchAt([]byte(`{"iteration":0,"replay_bench":true}`), "/replay_bench"); err != nil {
 		t.Fatal(err)
 	}
+	// The 1.4.x release line writes replay_bench at the root and has no metadata (seed 000's
+	// historical KVBM row); a report with metadata is read there only.
+	if err := CheckReplayBench([]byte(`{"engine_type":"vllm","per_request":[],"replay_bench":true}`)); err != nil {
+		t.Fatalf("a 1.4.x report: %v", err)
+	}
+	for in, ptr := range map[string]string{`{"per_request":[],"replay_bench":false}`: `/replay_bench is "false"`,
+		`{"metadata":{},"replay_bench":true}`: "/metadata/replay_bench is missing", `{"schema_version":"x","replay_bench":true}`: "/metadata/replay_bench is missing"} {
+		if err := CheckReplayBench([]byte(in)); !errors.Is(err, errReplayBench) || !strings.Contains(err.Error(), ptr) {
+			t.Errorf("%s: got %v, want %q", in, err, ptr)
+		}
+	}
 	if err := CheckReplayBench([]byte(`{"metadata":`)); err == nil || errors.Is(err, errReplayBench) {
 		t.Fatalf("malformed input must be a parse error, got %v", err)
 	}
