@@ -23,11 +23,12 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
+	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // the step every driver shares: a campaign run to its report
+	"headless":               {may: []string{"driver", "engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
 	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
-	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},    // engine/matrix, engine/bisect: the matrix and bisect views
+	"ui/*":                   {may: []string{"engine", "engine/matrix", "bisect", "diffview", "stats", "report", "verdict", "ui/*"}},           // engine/matrix, bisect: the matrix and bisect views
 	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
 	"diffview/diagnose":      {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
@@ -43,7 +44,7 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
+	"bisect":                 {may: []string{"driver", "engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -59,6 +60,12 @@ var rooms = map[string]struct {
 var arrowWhy = map[string]string{
 	"kvparity -> *": "the commands wire the rooms together: each cmd_*.go parses flags and calls the room that does the work",
 
+	"driver -> engine":          "opens the campaign, runs the driver's stages on it, hands over its events and closes it",
+	"driver -> campaignreport":  "a campaign's verdicts are its report's (Assess), or the report written once and read (WriteReport)",
+	"driver -> verdict":         "the verdicts a run ends with",
+	"driver -> internal/layout": "a campaign without a journal has no report to write",
+
+	"headless -> driver":               "each run is the shared step (driver.Run); builds print with its BuildPrinter",
 	"headless -> engine":               "runs the campaign's stages and prints their events as progress",
 	"headless -> campaignreport":       "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
 	"headless -> verdict":              "the run's document and exit statuses",
@@ -91,7 +98,7 @@ var arrowWhy = map[string]string{
 
 	"ui/* -> engine":        "a pane shows engine events and records (runs, stages, artifacts, progress)",
 	"ui/* -> engine/matrix": "ui/matrixview shows matrix.RowStatus",
-	"ui/* -> engine/bisect": "ui/bisectview folds a bisect's Progress and shows its Result",
+	"ui/* -> bisect":        "ui/bisectview folds the bisect driver's Progress and shows its Result",
 	"ui/* -> diffview":      "ui/pressure names the sides of a diff; ui/bisectview shows a bisect's diagnosis",
 	"ui/* -> stats":         "ui/perf shows the gate's bounds and battery",
 	"ui/* -> report":        "ui/lifecycle and ui/pressure show a run's lifecycle evidence",
@@ -148,15 +155,16 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"engine/bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
-	"engine/bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"engine/bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
-	"engine/bisect -> campaignreport":    "a probe is judged by the verdicts every surface computes (Assess), exception records included",
-	"engine/bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
-	"engine/bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
-	"engine/bisect -> exceptions":        "the exception records copied into every probe are validated first",
-	"engine/bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
-	"engine/bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
+	"bisect -> driver":            "each probe's campaign is run to its report by the shared step (driver.Run); builds print with its BuildPrinter",
+	"bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
+	"bisect -> campaignreport":    "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
+	"bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
+	"bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
+	"bisect -> exceptions":        "the exception records copied into every probe are validated first",
+	"bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
+	"bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
 
 	"campaignreport -> engine":            "everything the campaign recorded: its records and their history, summary, artifacts",
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/qualify"
 	"kvparity/internal/atomicfile"
@@ -48,7 +49,7 @@ type QualifyProgress struct {
 // or a failed probe, 3 usage or input error.
 func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) int {
 	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
-		BuildProgress: BuildPrinter(stderr), Context: ctx}
+		BuildProgress: driver.BuildPrinter(stderr), Context: ctx}
 	c, err := engine.OpenOrCreate(o.Row, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)

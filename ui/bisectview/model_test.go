@@ -15,7 +15,7 @@ import (
 	"kvparity/diffview"
 	"kvparity/diffview/diagnose"
 	"kvparity/engine"
-	"kvparity/engine/bisect"
+	"kvparity/bisect"
 	"kvparity/engine/build"
 	"kvparity/ui/theme"
 	"kvparity/verdict"

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"kvparity/engine"
-	"kvparity/engine/bisect"
+	"kvparity/bisect"
 	"kvparity/verdict"
 )
 
