@@ -23,7 +23,8 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // the step every driver shares: a campaign run to its report
+	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
+	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
 	"headless":               {may: []string{"driver", "engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
@@ -64,6 +65,13 @@ var arrowWhy = map[string]string{
 	"driver -> campaignreport":  "a campaign's verdicts are its report's (Assess), or the report written once and read (WriteReport)",
 	"driver -> verdict":         "the verdicts a run ends with",
 	"driver -> internal/layout": "a campaign without a journal has no report to write",
+
+	"matrix -> driver":          "a row file is loaded as every driver loads one (driver.LoadRow)",
+	"matrix -> engine/matrix":   "the scheduler (the rows here or as Slurm jobs, followed through their journals) and the rows' statuses it prints",
+	"matrix -> headless":        "a local row is kvparity run's run (headless.Run), with typed options",
+	"matrix -> campaignreport":  "the rows' verdicts (Assess), the matrix report's writer and a row's report written again",
+	"matrix -> verdict":         "the words of the matrix line and the exit statuses",
+	"matrix -> internal/layout": "matrix.md's name in the line that ends the matrix",
 
 	"headless -> driver":               "each run is the shared step (driver.Run); builds print with its BuildPrinter",
 	"headless -> engine":               "runs the campaign's stages and prints their events as progress",
