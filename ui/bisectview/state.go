@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"kvparity/engine"
 	"kvparity/bisect"
+	"kvparity/engine"
 	"kvparity/verdict"
 )
 
