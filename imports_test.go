@@ -25,12 +25,13 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
-	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
-	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
-	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
-	"ui/*":                   {may: []string{"engine", "engine/matrix", "bisect", "diffview", "stats", "report", "verdict", "ui/*"}},           // engine/matrix, bisect: the matrix and bisect views
-	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
+	"headless":               {may: []string{"driver", "engine", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
+	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
+	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
+	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "qualify", "ui/*"}},                                                            // the qualify view: a driver's progress (qualify.Progress)
+	"ui/*":                   {may: []string{"engine", "engine/matrix", "bisect", "diffview", "stats", "report", "verdict", "ui/*"}},                    // engine/matrix, bisect: the matrix and bisect views
+	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}},          // go-diff aligns ordered arrays
 	"diffview/diagnose":      {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
@@ -73,17 +74,21 @@ var arrowWhy = map[string]string{
 	"matrix -> verdict":         "the words of the matrix line and the exit statuses",
 	"matrix -> internal/layout": "matrix.md's name in the line that ends the matrix",
 
+	"qualify -> driver":              "the qualification's campaign is run by the shared step (driver.Run); builds print with its BuildPrinter",
+	"qualify -> engine":              "the campaign's stage slot and its probe processes' RunStarted",
+	"qualify -> engine/qualify":      "stage 3's search, its probes and the frozen row (Freeze)",
+	"qualify -> verdict":             "the exit statuses",
+	"qualify -> internal/atomicfile": "qualify/result.json and the frozen row are written whole or not at all",
+	"qualify -> internal/layout":     "the qualification's file names in the campaign",
+
 	"headless -> driver":               "each run is the shared step (driver.Run); builds print with its BuildPrinter",
 	"headless -> engine":               "runs the campaign's stages and prints their events as progress",
 	"headless -> campaignreport":       "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
 	"headless -> verdict":              "the run's document and exit statuses",
 	"ui/qualifyview -> engine":         "a probe process starting is the engine's RunStarted",
 	"ui/qualifyview -> engine/qualify": "the probes, their classes and the outcome it draws",
-	"ui/qualifyview -> headless":       "the qualification's progress as the driver publishes it (QualifyProgress)",
+	"ui/qualifyview -> qualify":        "the qualification's progress as the driver publishes it (Progress)",
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
-	"headless -> engine/qualify":       "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
-	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
-	"headless -> internal/layout":      "the qualification's file names in the campaign",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
 	"headless -> engine/run":           "the CPU sets its progress lines name (FormatCPUList)",

@@ -23,15 +23,27 @@ type Campaign struct {
 	// An error ends Run with it, unassessed (the journal keeps the finished runs: the
 	// campaign resumes). Nil runs nothing (the report of what the campaign recorded).
 	Stages func(c *engine.Campaign) error
-	// WriteReport writes the campaign's report (campaignreport.WriteReport) when the stages
-	// end and reads the verdicts from it, instead of only assessing them: the report is built
-	// once either way. Not when ctx is done (an interrupted row's report is written when it
-	// resumes) nor for a campaign without a journal; a report that cannot be written is said
-	// to Warn, and the verdicts are assessed instead.
-	WriteReport bool
+	// Report is what the campaign ends with: its verdicts assessed (the zero value), its
+	// report written, or nothing (a driver that keeps its own record).
+	Report Report
 	// Warn hears a report that could not be written; nil drops it.
 	Warn func(error)
 }
+
+// A Report is what Run makes of the campaign once its stages ended.
+type Report int
+
+const (
+	// Assess: the verdicts the report states (campaignreport.Assess), nothing written.
+	Assess Report = iota
+	// Write: the campaign's report written (campaignreport.WriteReport) and the verdicts read
+	// from it, so it is built once. Not when ctx is done (an interrupted campaign's report is
+	// written when it resumes) nor for a campaign without a journal; a report that cannot be
+	// written is said to Warn, and the verdicts are assessed instead.
+	Write
+	// None: no verdicts (kvparity qualify keeps its own record: result.json, the frozen row).
+	None
+)
 
 // Where Run failed, in an Error.
 const (
@@ -50,7 +62,7 @@ func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Run opens (or resumes) the campaign, runs its stages, closes it and returns its directory
-// and the verdicts its report states.
+// and the verdicts its report states (none with Report None).
 func Run(ctx context.Context, k Campaign) (dir string, v verdict.Verdicts, err error) {
 	opts := k.Options
 	if opts.Context == nil {
@@ -79,7 +91,10 @@ func Run(ctx context.Context, k Campaign) (dir string, v verdict.Verdicts, err e
 	if err != nil {
 		return dir, v, err
 	}
-	if k.WriteReport && ctx.Err() == nil {
+	if k.Report == None {
+		return dir, v, nil
+	}
+	if k.Report == Write && ctx.Err() == nil {
 		if _, serr := os.Stat(filepath.Join(dir, layout.FileJournal)); serr == nil {
 			r, werr := campaignreport.WriteReport(dir)
 			if werr == nil {

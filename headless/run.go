@@ -56,9 +56,11 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 	readOnly := false
 	k := driver.Campaign{Row: o.Row, Options: engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Perf: engine.PerfOptions{IsolateCPU: o.IsolateCPU}, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
 		BuildProgress: driver.BuildPrinter(stderr), Context: ctx, Diagnose: o.Diagnose},
-		Pump:        func(events <-chan engine.Event) { printProgress(events, stderr, o.Verbose) },
-		WriteReport: o.WriteReport,
-		Warn:        func(err error) { fmt.Fprintln(stderr, "kvparity report:", err) },
+		Pump: func(events <-chan engine.Event) { printProgress(events, stderr, o.Verbose) },
+		Warn: func(err error) { fmt.Fprintln(stderr, "kvparity report:", err) },
+	}
+	if o.WriteReport {
+		k.Report = driver.Write
 	}
 	k.Stages = func(c *engine.Campaign) error {
 		info := c.Info()

@@ -1,4 +1,4 @@
-package headless
+package qualify
 
 import (
 	"context"
@@ -13,98 +13,118 @@ import (
 
 	"kvparity/driver"
 	"kvparity/engine"
-	"kvparity/engine/qualify"
+	stage "kvparity/engine/qualify"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
-// QualifyOptions is one `kvparity qualify`.
-type QualifyOptions struct {
+// Options is one `kvparity qualify`.
+type Options struct {
 	Row     *engine.Row
 	RowPath string // the row file: its text is what the frozen row keeps ("" for a built-in row)
 	Dir     string
 	CPUs    []int
-	Stage   qualify.Options
+	Stage   stage.Options // the search's own settings
 	JSON    bool
 	Out     string // also write the frozen row here (the user's explicit choice)
 	// Progress hears the qualification as it goes (the qualify view); nil prints a line per
 	// probe on stderr.
-	Progress func(QualifyProgress)
+	Progress func(Progress)
 }
 
-// QualifyProgress is one step of a qualification: its settings (Start), a probe process
+// Progress is one step of a qualification: its settings (Start), a probe process
 // starting (Running), a probe ended (Probe), or its result, recorded (Result).
-type QualifyProgress struct {
+type Progress struct {
 	Row     string
-	Start   *qualify.Result
+	Start   *stage.Result
 	Running *engine.RunStarted
-	Probe   *qualify.Probe
-	Result  *qualify.Result
+	Probe   *stage.Probe
+	Result  *stage.Result
 }
 
-// Qualify runs stage 3's qualification in a campaign of the row, writes qualify/result.json
-// and (when qualified) qualify/row.toml, prints the probe table and returns the exit status:
-// 0 qualified, 1 the chosen capacity is unstable or fails a rule, 2 not reached, interrupted
-// or a failed probe, 3 usage or input error.
-func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) int {
-	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
-		BuildProgress: driver.BuildPrinter(stderr), Context: ctx}
-	c, err := engine.OpenOrCreate(o.Row, opts)
+// Run runs stage 3's qualification in a campaign of the row (the shared step, driver.Run),
+// writes qualify/result.json and (when qualified) qualify/row.toml, prints the probe table and
+// returns the exit status: 0 qualified, 1 the chosen capacity is unstable or fails a rule, 2
+// not reached, interrupted or a failed probe, 3 usage or input error.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
+	var (
+		row    string
+		res    stage.Result
+		runErr error
+		start  time.Time
+		ended  = -1 // the exit status when the stage ended without a result
+	)
+	progress := o.Progress
+	ready := make(chan struct{}) // row and progress are set: the events may be handed over
+	k := driver.Campaign{Row: o.Row, Report: driver.None,
+		Options: engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
+			BuildProgress: driver.BuildPrinter(stderr), Context: ctx},
+		// The campaign's events: a probe starting is the view's "probing …".
+		Pump: func(events <-chan engine.Event) {
+			<-ready
+			for ev := range events {
+				if rs, ok := ev.(engine.RunStarted); ok && rs.Kind == engine.KindProbe {
+					progress(Progress{Row: row, Running: &rs})
+				}
+			}
+		},
+	}
+	k.Stages = func(c *engine.Campaign) error {
+		info := c.Info()
+		row = info.Row
+		if progress == nil {
+			fmt.Fprintf(stderr, "kvparity qualify: row %s · trace %s · campaign %s · baseline %s\n", info.Row, info.TraceSpec, info.Dir, c.Pinned(engine.Baseline).Path)
+			n := 0
+			progress = func(p Progress) {
+				if pr := p.Probe; pr != nil {
+					n++
+					fmt.Fprintf(stderr, "  probe %2d  %-9s %-9s %s %-6d → %s\n", n, pr.Arm, pr.Purpose, pr.Flag, pr.Capacity, probeWords(*pr))
+				}
+			}
+		}
+		close(ready)
+		so := o.Stage
+		so.OnStart = func(r stage.Result) { progress(Progress{Row: info.Row, Start: &r}) }
+		so.OnProbe = func(p stage.Probe) { progress(Progress{Row: info.Row, Probe: &p}) }
+		start = time.Now()
+		if err := c.StartStage(engine.StageQualify, func(sctx context.Context) bool {
+			res, runErr = stage.Run(sctx, c, so)
+			return sctx.Err() != nil
+		}); err != nil {
+			fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
+			ended = verdict.ExitUsage
+			return nil
+		}
+		if err := c.WaitContext(ctx); err != nil {
+			fmt.Fprintf(stderr, "kvparity qualify: interrupted (%v); the recorded probes are kept and reused when it runs again\n", err)
+			ended = verdict.ExitInconclusive
+			return nil
+		}
+		if runErr != nil {
+			fmt.Fprintf(stderr, "kvparity qualify: %v\n", runErr)
+			ended = verdict.ExitUsage
+			return nil
+		}
+		if res.Outcome == "" {
+			fmt.Fprintf(stderr, "kvparity qualify: the stage was blocked: %s\n", c.History().QualifyBlock())
+			ended = verdict.ExitInconclusive
+		}
+		return nil
+	}
+	dir, _, err := driver.Run(ctx, k)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
 		return verdict.ExitUsage
 	}
-	defer c.Close()
-	info := c.Info()
-	progress := o.Progress
-	if progress == nil {
-		fmt.Fprintf(stderr, "kvparity qualify: row %s · trace %s · campaign %s · baseline %s\n", info.Row, info.TraceSpec, info.Dir, c.Pinned(engine.Baseline).Path)
-		n := 0
-		progress = func(p QualifyProgress) {
-			if pr := p.Probe; pr != nil {
-				n++
-				fmt.Fprintf(stderr, "  probe %2d  %-9s %-9s %s %-6d → %s\n", n, pr.Arm, pr.Purpose, pr.Flag, pr.Capacity, probeWords(*pr))
-			}
-		}
+	if ended >= 0 {
+		return ended
 	}
-	go func() { // the campaign's events (until Close): a probe starting is the view's "probing …"
-		for ev := range c.Events() {
-			if rs, ok := ev.(engine.RunStarted); ok && rs.Kind == engine.KindProbe {
-				progress(QualifyProgress{Row: info.Row, Running: &rs})
-			}
-		}
-	}()
-	so := o.Stage
-	so.OnStart = func(r qualify.Result) { progress(QualifyProgress{Row: info.Row, Start: &r}) }
-	so.OnProbe = func(p qualify.Probe) { progress(QualifyProgress{Row: info.Row, Probe: &p}) }
-	var res qualify.Result
-	var runErr error
-	start := time.Now()
-	if err := c.StartStage(engine.StageQualify, func(sctx context.Context) bool {
-		res, runErr = qualify.Run(sctx, c, so)
-		return sctx.Err() != nil
-	}); err != nil {
-		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
-		return verdict.ExitUsage
-	}
-	if err := c.WaitContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "kvparity qualify: interrupted (%v); the recorded probes are kept and reused when it runs again\n", err)
-		return verdict.ExitInconclusive
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "kvparity qualify: %v\n", runErr)
-		return verdict.ExitUsage
-	}
-	if res.Outcome == "" {
-		fmt.Fprintf(stderr, "kvparity qualify: the stage was blocked: %s\n", c.History().QualifyBlock())
-		return verdict.ExitInconclusive
-	}
-	if err := writeQualification(c.Dir(), o, res); err != nil {
+	if err := writeQualification(dir, o, res); err != nil {
 		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
 		return verdict.ExitError
 	}
-	progress(QualifyProgress{Row: info.Row, Result: &res})
+	progress(Progress{Row: row, Result: &res})
 	fmt.Fprintf(stderr, "kvparity qualify: %s in %s\n", res.Outcome, time.Since(start).Round(100*time.Millisecond))
 	if o.JSON {
 		enc := json.NewEncoder(stdout)
@@ -113,12 +133,12 @@ func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) in
 			return verdict.ExitError
 		}
 	} else {
-		writeProbeTable(stdout, res, c.Dir(), o.Out)
+		writeProbeTable(stdout, res, dir, o.Out)
 	}
 	switch res.Outcome {
-	case qualify.Qualified:
+	case stage.Qualified:
 		return verdict.ExitPass
-	case qualify.Unstable, qualify.RuleFailed:
+	case stage.Unstable, stage.RuleFailed:
 		return verdict.ExitFail
 	}
 	return verdict.ExitInconclusive
@@ -126,7 +146,7 @@ func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) in
 
 // writeQualification keeps the result and, when qualified, the frozen row in the campaign
 // (and at --out).
-func writeQualification(dir string, o QualifyOptions, res qualify.Result) error {
+func writeQualification(dir string, o Options, res stage.Result) error {
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
@@ -137,7 +157,7 @@ func writeQualification(dir string, o QualifyOptions, res qualify.Result) error 
 	if err := atomicfile.Update(filepath.Join(dir, layout.FileQualifyResult), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	if res.Outcome != qualify.Qualified {
+	if res.Outcome != stage.Qualified {
 		return nil
 	}
 	text, err := os.ReadFile(filepath.Join(dir, layout.FileRow))
@@ -152,7 +172,7 @@ func writeQualification(dir string, o QualifyOptions, res qualify.Result) error 
 		base = o.Row.Baseline.Binary
 	}
 	about := fmt.Sprintf("on the pinned baseline (%s), %s", base, time.Now().UTC().Format("2006-01-02"))
-	frozen, err := qualify.Freeze(text, o.RowPath, res, about)
+	frozen, err := stage.Freeze(text, o.RowPath, res, about)
 	if err != nil {
 		return err
 	}
@@ -166,27 +186,27 @@ func writeQualification(dir string, o QualifyOptions, res qualify.Result) error 
 }
 
 // probeWords is one probe's outcome in a line.
-func probeWords(p qualify.Probe) string {
+func probeWords(p stage.Probe) string {
 	el := time.Duration(p.ElapsedMs * float64(time.Millisecond)).Round(10 * time.Millisecond)
 	reused := ""
 	if p.Reused {
 		reused = " (recorded)"
 	}
 	switch p.Class {
-	case qualify.Broken:
+	case stage.Broken:
 		return fmt.Sprintf("failed: %s%s", p.Why, reused)
-	case qualify.Flood:
+	case stage.Flood:
 		return fmt.Sprintf("%d %s: flood (%s) · %s%s", p.Count, p.Kind, p.Why, el, reused)
 	}
 	return fmt.Sprintf("%d %s (%s) · digest %s · %s%s", p.Count, p.Kind, p.Class, shortDigest(p.Digest), el, reused)
 }
 
 // writeProbeTable prints the probes by capacity and the outcome.
-func writeProbeTable(w io.Writer, res qualify.Result, dir, out string) {
+func writeProbeTable(w io.Writer, res stage.Result, dir, out string) {
 	fmt.Fprintf(w, "%s: %s\n\n", res.Outcome, res.Why)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "purpose\tarm\t%s\tpressure\tclass\treadmitted\tcompleted\tvirtual end (ms)\tdigest\n", strings.TrimLeft(res.Flag, "-"))
-	rows := append(append(append([]qualify.Probe{}, res.Search...), res.Edges...), res.Confirm...)
+	rows := append(append(append([]stage.Probe{}, res.Search...), res.Edges...), res.Confirm...)
 	if res.Candidate != nil {
 		rows = append(rows, *res.Candidate)
 	}
@@ -201,7 +221,7 @@ func writeProbeTable(w io.Writer, res qualify.Result, dir, out string) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nrecorded: %s\n", filepath.Join(dir, layout.FileQualifyResult))
-	if res.Outcome == qualify.Qualified {
+	if res.Outcome == stage.Qualified {
 		fmt.Fprintf(w, "frozen row: %s\n", filepath.Join(dir, layout.FileQualifiedRow))
 		if out != "" {
 			fmt.Fprintf(w, "frozen row: %s\n", out)
