@@ -53,7 +53,9 @@ var rooms = map[string]struct {
 	"verdict":                {stdOnly: true},
 	"internal/*":             {may: []string{"internal/*"}, stdOnly: true},
 	"mocker":                 {may: []string{"report", "internal/*"}},
-	"scripts/*":              {stdOnly: true}, // tools run by hand (go run ./scripts/census): no arrow into the product
+	"e2e":                    {stdOnly: true},                          // the end-to-end tests' harness: build kvparity once, run it with an argv, wait with deadlines
+	"e2e/*":                  {may: []string{"engine"}, stdOnly: true}, // the end-to-end suites (chaos, realrow, consistency): tests, through the harness
+	"scripts/*":              {stdOnly: true},                          // tools run by hand (go run ./scripts/census): no arrow into the product
 }
 
 // arrowWhy is why each arrow of rooms exists, "room -> target": what the room takes from the
@@ -199,6 +201,8 @@ var arrowWhy = map[string]string{
 	"stats -> verdict": "the gate decides in the verdict words",
 
 	"internal/* -> internal/*": "jsonscan names positions with pointer",
+
+	"e2e/* -> engine": "realrow's NeedBuilds asks which arms of a real row are not built yet (LoadRow, UnbuiltArms)",
 
 	"mocker -> report":     "reads the Mooncake trace and writes JSON strings as the canonical profile does",
 	"mocker -> internal/*": "allowed; not used today",

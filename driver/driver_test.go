@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"kvparity/driver"
+	"kvparity/e2e"
 	"kvparity/engine"
-	"kvparity/internal/e2e"
 	"kvparity/verdict"
 )
 
