@@ -12,7 +12,7 @@
 // It imports only the standard library: a test hands it what it knows of kvparity (a row's
 // encoding, a condition over its journal).
 //
-//	e2e.go       Binary, Main, Run, Tail: the binary built once and run with an argv
+//	e2e.go       Binary, Main, Build, Run, Tail: the binary built once and run with an argv
 //	process.go   Start, Proc: a kvparity the test signals, kills and waits for
 //	wait.go      WaitFor, Until: conditions with deadlines
 //	files.go     CampaignDir, RowFile
@@ -63,7 +63,7 @@ func Binary(t testing.TB) string {
 	built.Lock()
 	defer built.Unlock()
 	if !built.main {
-		bin, err := build(t.TempDir())
+		bin, err := Build(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func Binary(t testing.TB) string {
 	}
 	if built.dir == "" && built.err == nil {
 		if built.dir, built.err = os.MkdirTemp("", "kvparity-e2e-"); built.err == nil {
-			built.bin, built.err = build(built.dir)
+			built.bin, built.err = Build(built.dir)
 		}
 	}
 	if built.err != nil {
@@ -80,8 +80,10 @@ func Binary(t testing.TB) string {
 	return built.bin
 }
 
-// build builds kvparity into dir.
-func build(dir string) (string, error) {
+// Build builds kvparity into dir and returns its path: Binary's one way of building it, for a
+// TestMain that needs the binary before its tests run (campaignreport's runs its fixture
+// campaigns with it).
+func Build(dir string) (string, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("the end-to-end tests build kvparity and need the go tool: %v", err)
