@@ -13,10 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"kvparity/bisect"
 	"kvparity/engine"
-	"kvparity/engine/bisect"
 	"kvparity/engine/run"
-	"kvparity/headless"
 	"kvparity/ui/bisectview"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -110,7 +109,7 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--cpus %q: %v", *cpuList, err)
 		}
 	}
-	o.Progress = bisectPrinter(stderr)
+	o.Progress = bisect.Printer(stderr)
 	ctx, stop := interruptContext()
 	defer stop()
 	var r *bisect.Result
@@ -141,33 +140,6 @@ func bisectCmd(args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitError
 	}
 	return r.ExitCode
-}
-
-// bisectPrinter prints each probe's start, its build's phases (as kvparity build does) and its
-// judgment to stderr; the probe campaigns' own events are not printed (their journals hold them).
-func bisectPrinter(w io.Writer) func(bisect.Progress) {
-	var mu sync.Mutex
-	builds := headless.BuildPrinter(w)
-	started := map[string]bool{}
-	return func(p bisect.Progress) {
-		switch {
-		case p.Build != nil:
-			builds(*p.Build)
-			return
-		case p.Phase == bisect.PhaseJudged && p.Step != nil:
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(w, "kvparity bisect: step %d %.12s %s: %s\n", p.Step.N, p.Commit, p.Step.Outcome, p.Step.Why)
-			return
-		case p.Phase == bisect.PhaseBuilding, p.Phase == bisect.PhaseRunning && p.Event == nil:
-			mu.Lock()
-			defer mu.Unlock()
-			if !started[p.Phase+p.Commit] {
-				started[p.Phase+p.Commit] = true
-				fmt.Fprintf(w, "kvparity bisect: %.12s: %s\n", p.Commit, map[string]string{bisect.PhaseBuilding: "building", bisect.PhaseRunning: "running its probe campaign"}[p.Phase])
-			}
-		}
-	}
 }
 
 // runBisectView runs the bisect under the bisect view. Quitting the view stops the bisect (its

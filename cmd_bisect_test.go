@@ -13,7 +13,7 @@ import (
 )
 
 // kvparity bisect refuses what it cannot bisect before building anything, naming the flag or
-// the row's key at fault. (engine/bisect's tests run whole bisects with a fake toolchain.)
+// the row's key at fault. (bisect's tests run whole bisects with a fake toolchain.)
 func TestBisectCommandRefusesWhatItCannotBisect(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")

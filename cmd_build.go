@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"kvparity/driver"
 	"kvparity/engine"
-	"kvparity/headless"
 	"kvparity/verdict"
 )
 
@@ -50,7 +50,7 @@ func buildCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	builds, err := engine.BuildArms(ctx, row, "", headless.BuildPrinter(stderr))
+	builds, err := engine.BuildArms(ctx, row, "", driver.BuildPrinter(stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, "kvparity build:", err)
 		if code, ok := interruptedExit(ctx); ok {

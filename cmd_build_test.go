@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -17,8 +16,6 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/diffview"
 	"kvparity/diffview/diagnose"
-	"kvparity/exceptions"
-	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
 
@@ -78,12 +75,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kvparity diff:", err)
 		return verdict.ExitError
 	}
-	isCampaign := false
-	if *campaign != "" {
-		_, err := os.Stat(filepath.Join(*campaign, layout.FileJournal))
-		isCampaign = err == nil
-	}
-	// The campaign's report, built once: its verdict is the one printed.
+	isCampaign := *campaign != "" && campaignreport.IsCampaign(*campaign)
+	// The campaign's report, built once (here, or by the semantic section when A and B are
+	// given): its verdict is the one printed.
 	var built *campaignreport.Report
 	if len(pos) == 0 && isCampaign {
 		r, err := campaignreport.Build(*campaign)
@@ -95,7 +89,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		if d == nil || d.A == "" || d.B == "" {
 			// Nothing to compare (identical reports, or parity never reached): the campaign's
 			// semantic verdict is still the answer.
-			return printCampaignOnly(stdout, *asJSON, r.Parity, r.Semantic.Outcome, len(r.Semantic.Exceptions))
+			return printCampaignOnly(stdout, *asJSON, r.Parity, r.Verdicts().Semantic, len(r.Semantic.Exceptions))
 		}
 		pos = []string{filepath.Join(*campaign, filepath.FromSlash(d.A)), filepath.Join(*campaign, filepath.FromSlash(d.B))}
 	}
@@ -123,23 +117,8 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	var sem *diagnose.JSONSemantic
 	if *campaign != "" {
-		recs, err := exceptions.LoadExceptions(*campaign)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if sem, err = campaignreport.DiffSemantic(*campaign, built, d.AllPointers(), *unstable); err != nil {
 			return fail(err)
-		}
-		x := exceptions.Coverage(d.AllPointers(), recs)
-		sem = &diagnose.JSONSemantic{Records: x.Records, UncoveredCount: x.Uncovered, Uncovered: x.First}
-		if isCampaign {
-			if built == nil {
-				if built, err = campaignreport.Build(*campaign); err != nil {
-					return fail(err)
-				}
-			}
-			v := built.Verdicts()
-			sem.Verdict, sem.Reason, sem.Of = v.Semantic.Verdict, v.Semantic.Reason, "campaign"
-		} else {
-			sem.Verdict = exceptions.SemanticVerdictOf(x, *unstable) // the coverage just counted
-			sem.Of = "diff"
 		}
 		status = verdict.ExitCode(sem.Verdict)
 	}
@@ -162,20 +141,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return writeFail(err)
 	}
 	if sem != nil {
-		fmt.Fprintf(stdout, "\nsemantic verdict: %s (%d exception record(s))\n", sem.Verdict, sem.Records)
-		if sem.Of == "campaign" {
-			fmt.Fprintf(stdout, "  the campaign's, as its report says: %s\n", sem.Reason)
-		}
-		shown := sem.Uncovered
-		if per > 0 {
-			shown = shown[:min(per, len(shown))]
-		}
-		for _, p := range shown {
-			fmt.Fprintf(stdout, "  uncovered %s\n", p)
-		}
-		if more := sem.UncoveredCount - len(shown); more > 0 {
-			fmt.Fprintf(stdout, "  … %d more uncovered (--json lists the first %d)\n", more, len(sem.Uncovered))
-		}
+		campaignreport.WriteDiffSemantic(stdout, sem, per)
 	}
 	return status
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -20,6 +17,7 @@ import (
 	"kvparity/engine/run"
 	"kvparity/headless"
 	"kvparity/internal/layout"
+	matrixdriver "kvparity/matrix"
 	"kvparity/ui/matrixview"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -81,7 +79,7 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return flagExit(err)
 	}
 	if *placeOnly != "" {
-		return recordPlacement(*placeOnly, stdout, stderr)
+		return matrixdriver.RecordPlacement(*placeOnly, stdout, stderr)
 	}
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "kvparity matrix: "+format+"\n", a...)
@@ -104,12 +102,10 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		return bad("--poll and --job-poll must be > 0")
 	}
 
-	runArgs = append(matrixArgList{"--stage", *stage}, runArgs...)
 	if *cpus != "" {
 		if _, err := run.ParseCPUList(*cpus); err != nil {
 			return bad("--cpus: %v", err)
 		}
-		runArgs = append(runArgs, "--cpus", *cpus)
 	}
 	progress := stdout
 	if *jsonOut {
@@ -118,52 +114,21 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		progress = io.Discard
 	}
-	o := matrix.Options{
-		Dir: *dir, RowFiles: rows, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
-		Resubmit: *resubmit, RunArgs: runArgs, SemanticOnly: *stage == headless.StageDeterminism,
-		Assess: campaignreport.Assess, Poll: *poll, JobPoll: *jobPoll,
-		OnUpdate: progressPrinter(progress), Log: progress,
+	o := matrixdriver.Options{
+		Dir: *dir, RowFiles: rows, Slurm: *useSlurm, Partition: *partition, SbatchArgs: sbatchArgs, AnyNode: *anyNode,
+		Resubmit: *resubmit, Stage: *stage, CPUs: *cpus, RunArgs: runArgs, Poll: *poll, JobPoll: *jobPoll, Log: progress,
 	}
-	// The matrix report, written by campaignreport whenever the matrix asks; the last one
-	// written is the one --json prints.
-	var report campaignreport.MatrixReport
-	o.Report = func(dir string, rows []matrix.RowStatus, overall verdict.Outcome) error {
-		report = campaignreport.BuildMatrixReport(dir, rows, overall)
-		return campaignreport.WriteMatrixReport(dir, report)
-	}
-	if *useSlurm {
-		o.Slurm = &matrix.Slurm{}
-		// Instruction counts that end after the row's job: the row's report again, with them.
-		o.RowReport = func(rowDir string) error {
-			_, err := campaignreport.WriteReport(rowDir)
-			return err
-		}
-	} else {
-		o.RunLocal = func(ctx context.Context, rowFile, rowDir string, out io.Writer) int {
-			ro, code, ok := parseRunArgs(append([]string{rowFile, "--campaign", rowDir}, runArgs...), out)
-			if !ok {
-				return code
-			}
-			code = headless.Run(ctx, ro, out, out)
-			// The row's report, which the matrix report links and reads the row's verdicts
-			// from (as the Slurm job script does).
-			if ctx.Err() == nil {
-				if _, err := os.Stat(filepath.Join(rowDir, layout.FileJournal)); err == nil {
-					if _, err := campaignreport.WriteReport(rowDir); err != nil {
-						fmt.Fprintln(out, "kvparity report:", err)
-					}
-				}
-			}
-			return code
-		}
+	if !*useSlurm {
+		o.Run, o.RunRefused = parseMatrixRunArgs(rows[0], *stage, *cpus, runArgs)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
 	var res *matrix.Result
+	var report campaignreport.MatrixReport
 	if *view {
-		res, err = runMatrixView(ctx, o, *dir, stderr)
+		res, report, err = runMatrixView(ctx, o, *dir, stderr)
 	} else {
-		res, err = matrix.Run(ctx, o)
+		res, report, err = matrixdriver.Run(ctx, o)
 	}
 	if res == nil {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
@@ -174,107 +139,44 @@ func runMatrix(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
 		code = verdict.ExitUsage // sbatch refused a submission (bad partition or argument)
 	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			fmt.Fprintf(stderr, "kvparity matrix: %v\n", err)
-			return verdict.ExitError
-		}
-	} else {
-		fmt.Fprintf(stdout, "matrix %s: %s (exit %d); report %s\n", res.Dir, res.Overall.Verdict,
-			res.ExitCode, filepath.Join(res.Dir, layout.FileMatrixMD))
-	}
-	return code
+	return matrixdriver.WriteResult(stdout, stderr, res, report, *jsonOut, code)
 }
 
-// progressPrinter prints a row's line whenever it changes.
-func progressPrinter(w io.Writer) func([]matrix.RowStatus) {
-	var mu sync.Mutex
-	last := map[string]string{}
-	return func(rows []matrix.RowStatus) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range rows {
-			line := matrixLine(s)
-			if last[s.Row] != line {
-				last[s.Row] = line
-				fmt.Fprintln(w, line)
-			}
-		}
+// parseMatrixRunArgs parses the local rows' `kvparity run` arguments once, as kvparity run
+// parses its own (the row's file and campaign folder are each row's): the options, or what
+// kvparity run says when it refuses them (every row prints it and exits as that run would).
+func parseMatrixRunArgs(rowFile, stage, cpus string, runArgs []string) (headless.Options, *matrixdriver.Refusal) {
+	args := append([]string{rowFile, "--stage", stage}, runArgs...)
+	if cpus != "" {
+		args = append(args, "--cpus", cpus)
 	}
-}
-
-// matrixLine is one row in one line: node, job, stage progress and verdicts.
-func matrixLine(s matrix.RowStatus) string {
-	parts := []string{fmt.Sprintf("%-16s", s.Row)}
-	if s.Node != "" {
-		parts = append(parts, "node "+s.Node)
+	var refused strings.Builder
+	o, code, ok := parseRunArgs(args, &refused)
+	if !ok {
+		return o, &matrixdriver.Refusal{Said: refused.String(), Code: code}
 	}
-	if s.JobID != "" {
-		parts = append(parts, fmt.Sprintf("job %s %s", s.JobID, s.JobState))
-	}
-	parts = append(parts, s.Progress())
-	if v := verdictPhrase(s); v != "" {
-		parts = append(parts, v)
-	}
-	if j := s.InstructionsJob; j != nil && j.JobID != "" {
-		p := fmt.Sprintf("instructions job %s %s", j.JobID, j.JobState)
-		if j.Node != "" {
-			p += " on " + j.Node
-		}
-		parts = append(parts, p)
-	}
-	if s.Blocked != "" {
-		parts = append(parts, s.Blocked)
-	}
-	return strings.Join(parts, " · ")
-}
-
-// verdictPhrase is the row's verdicts in one short phrase for the matrix line: the decided
-// words once the row's report has them, else what its journal says so far.
-func verdictPhrase(s matrix.RowStatus) string {
-	if v := s.Verdicts; v != nil {
-		p := "semantic " + v.Semantic.Verdict.String() + " · perf " + v.Performance.Verdict.String()
-		if v.Footprint.Verdict == verdict.Fail {
-			p += " · footprint FAIL"
-		}
-		return p + " · overall " + v.Overall.Verdict.String()
-	}
-	var parts []string
-	if s.Parity.Decided() {
-		parts = append(parts, "parity "+s.Parity.String())
-	}
-	if s.Perf.Decided() {
-		parts = append(parts, "perf "+s.Perf.String())
-	}
-	if s.Footprint == verdict.Fail {
-		parts = append(parts, "footprint FAIL")
-	}
-	if len(parts) == 0 && s.Blocked != "" {
-		return verdict.Blocked.String()
-	}
-	return strings.Join(parts, " · ")
+	return o, nil
 }
 
 // runMatrixView runs the matrix under the matrix view. Quitting the view stops following (Slurm
 // jobs keep running; a local row is interrupted and resumes next time) and waits for the matrix
 // to record that.
-func runMatrixView(ctx context.Context, o matrix.Options, dir string, stderr io.Writer) (*matrix.Result, error) {
+func runMatrixView(ctx context.Context, o matrixdriver.Options, dir string, stderr io.Writer) (*matrix.Result, campaignreport.MatrixReport, error) {
 	feed := matrixview.NewFeed()
 	o.OnUpdate, o.Log = feed.Publish, io.Discard
+	var report campaignreport.MatrixReport
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, report, err
 	}
 	m := matrixview.New(dir, theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed, openRowCmd(exe))
 	m.Standalone, m.ReportName = true, layout.FileMatrixMD
 	var res *matrix.Result
 	underView(ctx, m, "matrix", stderr, func(ctx context.Context) {
-		res, err = matrix.Run(ctx, o)
+		res, report, err = matrixdriver.Run(ctx, o)
 		feed.Finish(res, err)
 	})
-	return res, err
+	return res, report, err
 }
 
 // openRowCmd opens a row's full workbench (kvparity open DIR/ROW) in place of the matrix view,
@@ -293,15 +195,4 @@ func openRowCmd(exe string) matrixview.OpenFunc {
 		}
 		return openWorkbench(exe, r.Dir, func(s string) tea.Msg { return matrixview.NoteMsg(s) })
 	}
-}
-
-// recordPlacement runs inside a row's job before `kvparity run`: it records where the job runs.
-func recordPlacement(rowDir string, stdout, stderr io.Writer) int {
-	p := matrix.ReadPlacement(os.Getenv, "/sys/devices/system/node")
-	if err := matrix.AppendPlacement(rowDir, p); err != nil {
-		fmt.Fprintf(stderr, "kvparity matrix: recording the placement: %v\n", err)
-		return verdict.ExitUsage
-	}
-	fmt.Fprintf(stdout, "kvparity: job %s on %s, CPUs %s, NUMA nodes %v\n", p.JobID, p.Node, p.AllowedCPUs, p.NUMASpan)
-	return 0
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"kvparity/campaignreport"
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/engine/matrix"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 )
 

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kvparity/e2e"
+	"kvparity/e2e/realrow"
 	"kvparity/engine/journal"
-	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -398,10 +399,10 @@ func TestMatrixSlurmSourceRow(t *testing.T) {
 		t.Skip("needs Slurm and the real row's builds; runs its determinism stage through sbatch")
 	}
 	matrixNeedSlurm(t)
-	needBuilds(t, realRow)
+	realrow.NeedBuilds(t, realrow.Row)
 	bin := e2e.Binary(t)
 	dir := filepath.Join(t.TempDir(), "matrix")
-	row, _ := filepath.Abs(realRow)
+	row, _ := filepath.Abs(realrow.Row)
 	code, stdout, stderr := e2e.Run(t, bin, 20*time.Minute, "matrix", row, "--campaign", dir, "--slurm", "--stage", "determinism",
 		"--poll", "500ms", "--job-poll", "1s")
 	stderr = stdout + stderr // the matrix's scheduling lines go to one of them

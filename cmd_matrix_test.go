@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -13,7 +13,7 @@ import (
 
 	"kvparity/engine/qualify"
 	"kvparity/engine/run"
-	"kvparity/headless"
+	qualifydriver "kvparity/qualify"
 	"kvparity/ui/qualifyview"
 	"kvparity/ui/theme"
 	"kvparity/verdict"
@@ -80,7 +80,7 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 1 {
 		return usageErr("one row file at most, got %q", pos)
 	}
-	o := headless.QualifyOptions{Dir: *dir, JSON: *asJSON, Out: *out,
+	o := qualifydriver.Options{Dir: *dir, JSON: *asJSON, Out: *out,
 		Stage: qualify.Options{Flag: *capFlag, Seed: *seed, Step: *step, MaxProbes: *maxProbes, Confirmations: *confirm, ProbeTimeout: *probeTimeout}}
 	if *band != "" {
 		lo, hi, ok := strings.Cut(*band, "-")
@@ -116,7 +116,7 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 	if *view {
 		code = runQualifyView(ctx, o, stdout, stderr)
 	} else {
-		code = headless.Qualify(ctx, o, stdout, stderr)
+		code = qualifydriver.Run(ctx, o, stdout, stderr)
 	}
 	if sig, ok := interruptedExit(ctx); ok && code == verdict.ExitUsage {
 		return sig
@@ -126,7 +126,7 @@ func qualifyCmd(args []string, stdout, stderr io.Writer) int {
 
 // runQualifyView runs the qualification under the qualify view; its lines for people (stderr's
 // and the probe table) are printed when the view closes: the screen is the view's meanwhile.
-func runQualifyView(ctx context.Context, o headless.QualifyOptions, stdout, stderr io.Writer) int {
+func runQualifyView(ctx context.Context, o qualifydriver.Options, stdout, stderr io.Writer) int {
 	feed := qualifyview.NewFeed()
 	o.Progress = feed.Publish
 	m := qualifyview.New(theme.NewStyles(true, os.Getenv("NO_COLOR") != ""), feed)
@@ -134,7 +134,7 @@ func runQualifyView(ctx context.Context, o headless.QualifyOptions, stdout, stde
 	var out, errOut strings.Builder
 	code := verdict.ExitInconclusive
 	underView(ctx, m, "qualify", stderr, func(ctx context.Context) {
-		code = headless.Qualify(ctx, o, &out, &errOut)
+		code = qualifydriver.Run(ctx, o, &out, &errOut)
 		feed.Finish(code)
 	})
 	io.WriteString(stderr, errOut.String())

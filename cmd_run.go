@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 
+	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/run"
 	"kvparity/headless"
@@ -118,13 +118,7 @@ func loadRunRow(pos []string, builtin string) (*engine.Row, string, error) {
 		if builtin != "" {
 			return nil, "", errors.New("give a row file or --row, not both")
 		}
-		row, err := engine.LoadRow(pos[0])
-		if err != nil {
-			return nil, "", err
-		}
-		abs, _ := filepath.Abs(pos[0])
-		row.WithBaseDir(filepath.Dir(abs))
-		return row, abs, nil
+		return driver.LoadRow(pos[0])
 	}
 	switch builtin {
 	case "", "default":

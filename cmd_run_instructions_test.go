@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 )
 
 // The instruction counts are a secondary measure on every surface: `run --stage instructions`

@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/e2e"
 	"kvparity/engine/journal"
-	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine"
-	"kvparity/internal/e2e"
 	"kvparity/verdict"
 )
 

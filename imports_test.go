@@ -23,12 +23,15 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
-	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
-	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
-	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
-	"ui/*":                   {may: []string{"engine", "engine/matrix", "engine/bisect", "diffview", "stats", "report", "verdict", "ui/*"}},    // engine/matrix, engine/bisect: the matrix and bisect views
-	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}}, // go-diff aligns ordered arrays
+	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
+	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
+	"headless":               {may: []string{"driver", "engine", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
+	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
+	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
+	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "qualify", "ui/*"}},                                                            // the qualify view: a driver's progress (qualify.Progress)
+	"ui/*":                   {may: []string{"engine", "engine/matrix", "bisect", "diffview", "stats", "report", "verdict", "ui/*"}},                    // engine/matrix, bisect: the matrix and bisect views
+	"diffview":               {may: []string{"report", "internal/*"}, stdOnly: true, ext: []string{"github.com/sergi/go-diff/diffmatchpatch"}},          // go-diff aligns ordered arrays
 	"diffview/diagnose":      {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
@@ -44,14 +47,16 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
+	"bisect":                 {may: []string{"driver", "engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
 	"internal/*":             {may: []string{"internal/*"}, stdOnly: true},
 	"mocker":                 {may: []string{"report", "internal/*"}},
-	"scripts/*":              {stdOnly: true}, // tools run by hand (go run ./scripts/census): no arrow into the product
+	"e2e":                    {stdOnly: true},                          // the end-to-end tests' harness: build kvparity once, run it with an argv, wait with deadlines
+	"e2e/*":                  {may: []string{"engine"}, stdOnly: true}, // the end-to-end suites (chaos, realrow, consistency): tests, through the harness
+	"scripts/*":              {stdOnly: true},                          // tools run by hand (go run ./scripts/census): no arrow into the product
 }
 
 // arrowWhy is why each arrow of rooms exists, "room -> target": what the room takes from the
@@ -60,16 +65,33 @@ var rooms = map[string]struct {
 var arrowWhy = map[string]string{
 	"kvparity -> *": "the commands wire the rooms together: each cmd_*.go parses flags and calls the room that does the work",
 
+	"driver -> engine":          "opens the campaign, runs the driver's stages on it, hands over its events and closes it",
+	"driver -> campaignreport":  "a campaign's verdicts are its report's (Assess), or the report written once and read (WriteReport)",
+	"driver -> verdict":         "the verdicts a run ends with",
+	"driver -> internal/layout": "a campaign without a journal has no report to write",
+
+	"matrix -> driver":          "a row file is loaded as every driver loads one (driver.LoadRow)",
+	"matrix -> engine/matrix":   "the scheduler (the rows here or as Slurm jobs, followed through their journals) and the rows' statuses it prints",
+	"matrix -> headless":        "a local row is kvparity run's run (headless.Run), with typed options",
+	"matrix -> campaignreport":  "the rows' verdicts (Assess), the matrix report's writer and a row's report written again",
+	"matrix -> verdict":         "the words of the matrix line and the exit statuses",
+	"matrix -> internal/layout": "matrix.md's name in the line that ends the matrix",
+
+	"qualify -> driver":              "the qualification's campaign is run by the shared step (driver.Run); builds print with its BuildPrinter",
+	"qualify -> engine":              "the campaign's stage slot and its probe processes' RunStarted",
+	"qualify -> engine/qualify":      "stage 3's search, its probes and the frozen row (Freeze)",
+	"qualify -> verdict":             "the exit statuses",
+	"qualify -> internal/atomicfile": "qualify/result.json and the frozen row are written whole or not at all",
+	"qualify -> internal/layout":     "the qualification's file names in the campaign",
+
+	"headless -> driver":               "each run is the shared step (driver.Run); builds print with its BuildPrinter",
 	"headless -> engine":               "runs the campaign's stages and prints their events as progress",
 	"headless -> campaignreport":       "the verdicts a run prints and exits with are the report's (Assess), as on every surface",
 	"headless -> verdict":              "the run's document and exit statuses",
 	"ui/qualifyview -> engine":         "a probe process starting is the engine's RunStarted",
 	"ui/qualifyview -> engine/qualify": "the probes, their classes and the outcome it draws",
-	"ui/qualifyview -> headless":       "the qualification's progress as the driver publishes it (QualifyProgress)",
+	"ui/qualifyview -> qualify":        "the qualification's progress as the driver publishes it (Progress)",
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
-	"headless -> engine/qualify":       "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
-	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
-	"headless -> internal/layout":      "the qualification's file names in the campaign",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
 	"headless -> engine/run":           "the CPU sets its progress lines name (FormatCPUList)",
@@ -92,7 +114,7 @@ var arrowWhy = map[string]string{
 
 	"ui/* -> engine":        "a pane shows engine events and records (runs, stages, artifacts, progress)",
 	"ui/* -> engine/matrix": "ui/matrixview shows matrix.RowStatus",
-	"ui/* -> engine/bisect": "ui/bisectview folds a bisect's Progress and shows its Result",
+	"ui/* -> bisect":        "ui/bisectview folds the bisect driver's Progress and shows its Result",
 	"ui/* -> diffview":      "ui/pressure names the sides of a diff; ui/bisectview shows a bisect's diagnosis",
 	"ui/* -> stats":         "ui/perf shows the gate's bounds and battery",
 	"ui/* -> report":        "ui/lifecycle and ui/pressure show a run's lifecycle evidence",
@@ -153,15 +175,16 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"engine/bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
-	"engine/bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"engine/bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
-	"engine/bisect -> campaignreport":    "a probe is judged by the verdicts every surface computes (Assess), exception records included",
-	"engine/bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
-	"engine/bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
-	"engine/bisect -> exceptions":        "the exception records copied into every probe are validated first",
-	"engine/bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
-	"engine/bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
+	"bisect -> driver":            "each probe's campaign is run to its report by the shared step (driver.Run); builds print with its BuildPrinter",
+	"bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
+	"bisect -> campaignreport":    "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
+	"bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
+	"bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
+	"bisect -> exceptions":        "the exception records copied into every probe are validated first",
+	"bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
+	"bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
 
 	"campaignreport -> engine":            "everything the campaign recorded: its records and their history, summary, artifacts",
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",
@@ -183,6 +206,8 @@ var arrowWhy = map[string]string{
 	"stats -> verdict": "the gate decides in the verdict words",
 
 	"internal/* -> internal/*": "jsonscan names positions with pointer",
+
+	"e2e/* -> engine": "realrow's NeedBuilds asks which arms of a real row are not built yet (LoadRow, UnbuiltArms)",
 
 	"mocker -> report":     "reads the Mooncake trace and writes JSON strings as the canonical profile does",
 	"mocker -> internal/*": "allowed; not used today",

@@ -24,6 +24,8 @@
 //	load.go       the campaign's files, read and checked, naming the file on error; the journal
 //	              read by engine/journal (refusing damage) and folded by engine.FoldJournal (the engine's own rules, no copy of them here)
 //	semantic.go   the semantic verdict: parity, lifecycle rules, focused diffs, exception records
+//	diff_semantic.go  kvparity diff --campaign's semantic section: the campaign's verdict as its
+//	              report states it, or a diff's own against a folder's exception records
 //	statements.go skipped or unsupported coverage, stated plainly
 //	build.go      the Report assembled from the folded journal
 //	instructions.go  the instruction counts the report states: the campaign's own, else those of
@@ -37,7 +39,7 @@
 //	plot.go       unicode sparklines, bars, pressure over virtual time
 //	write.go      Write / WriteReport / Build: report.md, report.json (and diffs/*.json)
 //	matrix.go     BuildMatrixReport / WriteMatrixReport: matrix.json and matrix.md from the
-//	              rows' statuses (engine/matrix asks for them through its Options.Report)
+//	              rows' statuses (the matrix driver hands its writer to engine/matrix's Options.Report)
 //	clean.go      Clean: the stage-9 policy, the plan and its execution
 //	clean_text.go the plan printed for people
 package campaignreport

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/verdict"
 )
@@ -52,11 +53,8 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	kvparity = filepath.Join(tmp, "kvparity")
-	build := exec.Command("go", "build", "-o", kvparity, "kvparity")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building kvparity: %v\n%s", err, out)
+	if kvparity, err = e2e.Build(tmp); err != nil {
+		fmt.Fprintf(os.Stderr, "building kvparity: %v\n", err)
 		return 1
 	}
 	for name, variant := range variants {

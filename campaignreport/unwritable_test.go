@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"kvparity/campaignreport"
+	"kvparity/e2e"
 	"kvparity/engine"
-	"kvparity/internal/e2e"
 )
 
 // Issue 42: the report of a campaign whose folder nobody can write (a read-only mount, no

@@ -1,8 +1,8 @@
 package engine
 
 import (
+	"kvparity/e2e"
 	"kvparity/engine/run"
-	"kvparity/internal/e2e"
 	"os"
 	"path/filepath"
 	"slices"

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine/run"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 )
 
 // Issue 42: a campaign folder nobody can write (a read-only mount: an NFS export, a CI

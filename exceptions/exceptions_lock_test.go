@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 	"kvparity/internal/layout"
 	"kvparity/internal/procgroup"
 )

@@ -1,12 +1,12 @@
-// Package headless runs a row's campaign without a terminal: the stages one after the other,
-// a progress line per meaningful event on stderr, and the summary on stdout (the shared JSON
-// schema with --json). Its exit status is the verdict, read from campaignreport.Assess like
-// every other surface. `kvparity run` and the matrix's local rows call Run directly.
-// `kvparity qualify` calls Qualify: stage 3's capacity search in a campaign of the row, its
-// probes printed as they end, its result and the frozen row written into the campaign.
+// Package headless is the run driver: it runs a row's campaign without a terminal, the stages
+// one after the other, a progress line per meaningful event on stderr, and the summary on
+// stdout (the shared JSON schema with --json). Its exit status is the verdict, read from
+// campaignreport.Assess like every other surface. `kvparity run` and the matrix's local rows
+// call Run directly (with typed Options, never argv). `kvparity investigate` calls Investigate:
+// stage 7 on a campaign that has run, its findings printed.
 //
-// It imports engine to run the campaign and read its events, engine/qualify for stage 3's
-// search, engine/run for the CPU sets its progress lines name, campaignreport for the verdicts
-// (so a run says what the report says), verdict for the document and exit statuses, and
-// internal/atomicfile and internal/layout to write the qualification's files under their names.
+// It imports driver for the shared step (driver.Run: a campaign run to its report) and its
+// build printer, engine to run the campaign and read its events, engine/run for the CPU sets
+// its progress lines name, campaignreport for the verdicts (so a run says what the report says)
+// and the arms' preflight words, and verdict for the document and exit statuses.
 package headless

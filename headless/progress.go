@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/run"
 )
@@ -12,8 +13,8 @@ import (
 // printProgress writes one stderr line per meaningful event; progress at most every 2 s a run.
 func printProgress(events <-chan engine.Event, w io.Writer, verbose bool) {
 	lastProgress := map[engine.RunID]time.Time{}
-	rebuild := BuildPrinter(w) // watch mode rebuilding a checkout arm
-	live := false              // events before HistoryReplayed were recorded by earlier sessions
+	rebuild := driver.BuildPrinter(w) // watch mode rebuilding a checkout arm
+	live := false                     // events before HistoryReplayed were recorded by earlier sessions
 	for ev := range events {
 		if h, ok := ev.(engine.HistoryReplayed); ok {
 			live = true

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"kvparity/campaignreport"
+	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/verdict"
 )
@@ -42,46 +43,50 @@ type Options struct {
 	// Diagnose names the likely entropy source of two differing reports of one revision
 	// (engine.Options.Diagnose: the command passes the diff's diagnosis, diffview/diagnose).
 	Diagnose func(a, b string) (string, error)
+	// WriteReport writes the campaign's report as the run ends (the matrix's local rows: the
+	// matrix report links it and reads the row's verdicts from it, as after a Slurm job), and
+	// prints the verdicts it states; the report is built once.
+	WriteReport bool
 }
 
 // Run runs the asked stages of o's campaign, prints the summary and returns the exit status:
 // the overall verdict's (the semantic one for --stage determinism), as the report says it.
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
-	opts := engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Perf: engine.PerfOptions{IsolateCPU: o.IsolateCPU}, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
-		BuildProgress: BuildPrinter(stderr), Context: ctx, Diagnose: o.Diagnose}
-	c, err := engine.OpenOrCreate(o.Row, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
-		return verdict.ExitUsage
+	var summary engine.Summary
+	readOnly := false
+	k := driver.Campaign{Row: o.Row, Options: engine.Options{Dir: o.Dir, RowPath: o.RowPath, CPUs: o.CPUs, Perf: engine.PerfOptions{IsolateCPU: o.IsolateCPU}, Warn: func(s string) { fmt.Fprintln(stderr, "warning:", s) },
+		BuildProgress: driver.BuildPrinter(stderr), Context: ctx, Diagnose: o.Diagnose},
+		Pump: func(events <-chan engine.Event) { printProgress(events, stderr, o.Verbose) },
+		Warn: func(err error) { fmt.Fprintln(stderr, "kvparity report:", err) },
 	}
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		printProgress(c.Events(), stderr, o.Verbose)
-	}()
-	info := c.Info()
-	fmt.Fprintf(stderr, "kvparity run: row %s · trace %s · campaign %s · %d CPUs\n", info.Row, info.TraceSpec, info.Dir, len(c.CPUs()))
-	readOnly := info.ReadOnly != ""
-	if readOnly {
-		// A cleaned campaign: say so once, print what it recorded, and exit as an input error
-		// (nothing was run, so its recorded verdict is not this invocation's).
-		fmt.Fprintf(stderr, "kvparity run: %s: nothing was run; 'kvparity report %s' reprints its report\n", info.ReadOnly, info.Dir)
-	} else if runStages(ctx, c, o.Stage, o.NoInstructions, stderr) == nil && o.Watch {
-		if err := c.SetWatch(true); err != nil {
-			fmt.Fprintln(stderr, "kvparity run: watch:", err)
-		} else {
-			fmt.Fprintln(stderr, "kvparity run: watching the arms' source binaries; Ctrl-C to stop")
-			<-ctx.Done()
+	if o.WriteReport {
+		k.Report = driver.Write
+	}
+	k.Stages = func(c *engine.Campaign) error {
+		info := c.Info()
+		fmt.Fprintf(stderr, "kvparity run: row %s · trace %s · campaign %s · %d CPUs\n", info.Row, info.TraceSpec, info.Dir, len(c.CPUs()))
+		readOnly = info.ReadOnly != ""
+		if readOnly {
+			// A cleaned campaign: say so once, print what it recorded, and exit as an input error
+			// (nothing was run, so its recorded verdict is not this invocation's).
+			fmt.Fprintf(stderr, "kvparity run: %s: nothing was run; 'kvparity report %s' reprints its report\n", info.ReadOnly, info.Dir)
+		} else if runStages(ctx, c, o.Stage, o.NoInstructions, stderr) == nil && o.Watch {
+			if err := c.SetWatch(true); err != nil {
+				fmt.Fprintln(stderr, "kvparity run: watch:", err)
+			} else {
+				fmt.Fprintln(stderr, "kvparity run: watching the arms' source binaries; Ctrl-C to stop")
+				<-ctx.Done()
+			}
 		}
+		summary = c.Summary()
+		return nil // an interrupted stage still has its summary printed
 	}
-	summary := c.Summary()
-	c.Close()
-	<-printed
-	doc, err := Assess(c.Dir(), o.Stage, summary)
+	_, v, err := driver.Run(ctx, k)
 	if err != nil {
 		fmt.Fprintf(stderr, "kvparity run: %v\n", err)
 		return verdict.ExitUsage
 	}
+	doc := document(v, o.Stage, summary)
 	if readOnly {
 		// The recorded verdicts are printed as recorded; the exit status printed with them is
 		// this invocation's, which ran nothing.
@@ -167,8 +172,14 @@ func Assess(dir, stage string, s engine.Summary) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
+	return document(v, stage, s), nil
+}
+
+// document is the run's document from the campaign's verdicts, scoped to the semantic verdict
+// for the stages that decide only it.
+func document(v verdict.Verdicts, stage string, s engine.Summary) Document {
 	if stage == StageDeterminism || stage == StageInstructions || stage == StageFixtures {
 		v = v.SemanticOnly()
 	}
-	return Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: s}, nil
+	return Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: s}
 }

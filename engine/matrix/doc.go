@@ -8,7 +8,8 @@
 // The matrix never computes a row's verdicts nor formats a report itself: Options.Assess (the
 // campaign report's computation), Options.Report (campaignreport's matrix.json and matrix.md
 // writer) and Options.RowReport (a row's report, written again when its instruction counts end
-// after its job) are injected by main, so this package needs nothing above the engine. It imports engine
+// after its job) are given by the matrix driver (kvparity/matrix, with Options.RunLocal, its local
+// row run through headless), so this package needs nothing above the engine. It imports engine
 // for rows and their records' fold, engine/journal to follow each row's journal and append a job's
 // records, engine/build to build rows' source arms once before any job and record the toolchain,
 // engine/run for the node's CPUs and NUMA nodes (the placement record) and a job's campaign lock,

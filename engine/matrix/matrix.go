@@ -40,16 +40,16 @@ type Options struct {
 	// SemanticOnly: the rows run `--stage determinism`, so a row's overall verdict is its
 	// semantic one (as that row's kvparity run exits).
 	SemanticOnly bool
-	// Assess computes a finished row's verdicts from its campaign directory (main passes
+	// Assess computes a finished row's verdicts from its campaign directory (the driver passes
 	// campaignreport.Assess, the report's own computation, so the matrix can never disagree
 	// with a row's report). Nil: the verdicts are read from the row's report.json.
 	Assess func(rowDir string) (verdict.Verdicts, error)
 	// Report writes the matrix report into dir (the absolute Dir) from the rows' statuses and
-	// the matrix's overall verdict; main's hook writes campaignreport's matrix.json and
+	// the matrix's overall verdict; the driver's hook writes campaignreport's matrix.json and
 	// matrix.md. It is called after every job end (a matrix can run for hours) and when Run
 	// returns. Nil: no report.
 	Report func(dir string, rows []RowStatus, overall verdict.Outcome) error
-	// RowReport writes a row's campaign report from its campaign directory (main passes
+	// RowReport writes a row's campaign report from its campaign directory (the driver passes
 	// campaignreport's writer, which the jobs run as `kvparity report`). It is called when a
 	// row's instruction counts, counted in a Slurm job of their own (instructions.go), ended
 	// after the row's job: the report that job wrote does not have them. Nil: not rewritten.

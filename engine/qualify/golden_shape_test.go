@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine/qualify"
-	"kvparity/internal/e2e"
 )
 
 // sharedTrace is the public Mooncake trace the golden points' window is cut from: under CI a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 )
 
 // A replay whose child outlives it: when Run returns, the child (still in the replay's process

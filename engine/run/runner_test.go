@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine/build/buildtest"
-	"kvparity/internal/e2e"
 	"kvparity/report"
 )
 

@@ -19,7 +19,7 @@
 //   - used +tests: the same, with other packages' test files as users too (an external test
 //     package in the same directory is the package's own). A test-support package has few
 //     users or none besides tests (diffview/difftest's one is diffview/internal/benchdiff;
-//     engine/build/buildtest and internal/e2e have none).
+//     engine/build/buildtest and e2e have none).
 //   - reached: used, or an exported type that another package works with without naming it:
 //     one of its fields or methods is named (a caller reading row.Canonical.Exclusions
 //     reaches CanonicalSpec; ui.New's Model reaches tea.NewProgram through its methods), one

@@ -3,7 +3,7 @@ package bisectview
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"kvparity/engine/bisect"
+	"kvparity/bisect"
 	"kvparity/ui/pane"
 )
 

@@ -6,7 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"kvparity/engine/bisect"
+	"kvparity/bisect"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )

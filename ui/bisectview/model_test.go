@@ -12,10 +12,10 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"kvparity/bisect"
 	"kvparity/diffview"
 	"kvparity/diffview/diagnose"
 	"kvparity/engine"
-	"kvparity/engine/bisect"
 	"kvparity/engine/build"
 	"kvparity/ui/theme"
 	"kvparity/verdict"

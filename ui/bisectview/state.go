@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"kvparity/bisect"
 	"kvparity/engine"
-	"kvparity/engine/bisect"
 	"kvparity/verdict"
 )
 

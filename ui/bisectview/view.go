@@ -6,7 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
-	"kvparity/engine/bisect"
+	"kvparity/bisect"
 	"kvparity/ui/keys"
 	"kvparity/ui/text"
 )

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"kvparity/diffview/diagnose"
+	"kvparity/e2e"
 	"kvparity/exceptions"
 	"kvparity/verdict"
 )
@@ -43,12 +44,7 @@ func kvparity(t *testing.T) string {
 		if engineErr != nil {
 			return
 		}
-		engineBin = filepath.Join(engineDir, "kvparity")
-		cmd := exec.Command("go", "build", "-o", engineBin, "kvparity")
-		cmd.Dir = "../.."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			engineErr = fmt.Errorf("go build kvparity: %v\n%s", err, out)
-		}
+		engineBin, engineErr = e2e.Build(engineDir)
 	})
 	if engineErr != nil {
 		if os.Getenv("CI") != "" {

@@ -6,7 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"kvparity/engine/qualify"
-	"kvparity/headless"
+	qualifydriver "kvparity/qualify"
 	"kvparity/ui/pane"
 )
 
@@ -26,7 +26,7 @@ func (s snapshot) clone() snapshot {
 }
 
 // apply folds one progress step.
-func (s *snapshot) apply(p headless.QualifyProgress) {
+func (s *snapshot) apply(p qualifydriver.Progress) {
 	s.Row = p.Row
 	switch {
 	case p.Start != nil:
@@ -50,19 +50,19 @@ type (
 // A Feed folds the qualification's progress into snapshots and hands the newest to the
 // program: the probes never wait for the screen.
 type Feed struct {
-	f *pane.Fold[snapshot, headless.QualifyProgress, doneMsg]
+	f *pane.Fold[snapshot, qualifydriver.Progress, doneMsg]
 }
 
 // NewFeed makes an empty feed.
 func NewFeed() *Feed {
-	return &Feed{pane.NewFold[snapshot, headless.QualifyProgress, doneMsg]((*snapshot).apply, snapshot.clone)}
+	return &Feed{pane.NewFold[snapshot, qualifydriver.Progress, doneMsg]((*snapshot).apply, snapshot.clone)}
 }
 
-// Publish folds p and offers the new snapshot (headless.QualifyOptions.Progress; the stage and
+// Publish folds p and offers the new snapshot (qualifydriver.Options.Progress; the stage and
 // the campaign's event pump both call it).
-func (f *Feed) Publish(p headless.QualifyProgress) { f.f.Fold(p) }
+func (f *Feed) Publish(p qualifydriver.Progress) { f.f.Fold(p) }
 
-// Finish hands the end to the view; call it once, after headless.Qualify returned.
+// Finish hands the end to the view; call it once, after qualifydriver.Run returned.
 func (f *Feed) Finish(code int) { f.f.Finish(doneMsg{Code: code}) }
 
 // Wait delivers the next snapshot or the end.

@@ -13,7 +13,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/qualify"
-	"kvparity/headless"
+	qualifydriver "kvparity/qualify"
 	"kvparity/ui/theme"
 )
 
@@ -34,7 +34,7 @@ func probe(purpose string, arm engine.Arm, capacity, count int, class qualify.Cl
 
 // script is dynamo-bench 1.5.1's SGLang disaggregated qualification as it ran: a stall stepped
 // around, bisected to 14 retractions at 20,480, confirmed, the candidate once.
-func script() []headless.QualifyProgress {
+func script() []qualifydriver.Progress {
 	start := &qualify.Result{Flag: qualify.DefaultFlag, Band: qualify.Band{Min: 10, Max: 20}, Seed: 11264, Step: 256}
 	ps := []qualify.Probe{
 		probe("search", engine.Baseline, 11264, 66, qualify.Above, 2130), probe("search", engine.Baseline, 16896, 0, qualify.Stalled, 60020),
@@ -44,17 +44,17 @@ func script() []headless.QualifyProgress {
 		probe("confirm", engine.Baseline, 20480, 14, qualify.InBand, 2480), probe("confirm", engine.Baseline, 20480, 14, qualify.InBand, 2300),
 		probe("candidate", engine.Candidate, 20480, 0, qualify.Below, 2020),
 	}
-	out := []headless.QualifyProgress{{Row: "authoritative-sglang-disagg", Start: start}}
+	out := []qualifydriver.Progress{{Row: "authoritative-sglang-disagg", Start: start}}
 	for i := range ps {
-		out = append(out, headless.QualifyProgress{Row: "authoritative-sglang-disagg", Running: &engine.RunStarted{Run: engine.RunID("qualify/probe-" + string(rune('a'+i))), At: t0}})
-		out = append(out, headless.QualifyProgress{Row: "authoritative-sglang-disagg", Probe: &ps[i]})
+		out = append(out, qualifydriver.Progress{Row: "authoritative-sglang-disagg", Running: &engine.RunStarted{Run: engine.RunID("qualify/probe-" + string(rune('a'+i))), At: t0}})
+		out = append(out, qualifydriver.Progress{Row: "authoritative-sglang-disagg", Probe: &ps[i]})
 	}
 	res := &qualify.Result{Outcome: qualify.Qualified, Flag: qualify.DefaultFlag, Band: start.Band, Chosen: 20480,
 		Why: "20480 blocks give 14 retractions (band 10–20); 4 fresh processes (the probe and 3 repetitions) gave one digest 09b5b40713ae and identical counters; the candidate at the same capacity gave 0 retractions (outside the band: a changed count is recorded, never tuned away; digest 18c42eee25f8)"}
-	return append(out, headless.QualifyProgress{Row: "authoritative-sglang-disagg", Result: res})
+	return append(out, qualifydriver.Progress{Row: "authoritative-sglang-disagg", Result: res})
 }
 
-func stateAfter(ps []headless.QualifyProgress) snapshot {
+func stateAfter(ps []qualifydriver.Progress) snapshot {
 	var s snapshot
 	for _, p := range ps {
 		s.apply(p)

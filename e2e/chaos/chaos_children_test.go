@@ -1,7 +1,7 @@
-package main
+package chaos_test
 
 import (
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,41 +49,23 @@ func TestChaosSignalKillsTheReplaysOwnChildren(t *testing.T) {
 			for _, a := range []*engine.ArmSpec{&row.Baseline, &row.Candidate} {
 				a.Revision, a.Binary = "abcdef0", replay
 			}
-			rowFile := writeRow(t, t.TempDir(), row)
-			dir := filepath.Join(t.TempDir(), "c")
-			cmd := exec.Command(bin, "run", rowFile, "--campaign", dir, "--stage", "determinism")
-			var errb strings.Builder
-			cmd.Stderr = &errb
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done })
+			rowFile := e2e.RowFile(t, row.Name+".toml", row)
+			dir := e2e.CampaignDir(t, "c")
+			p := e2e.Start(t, bin, "run", rowFile, "--campaign", dir, "--stage", "determinism")
 
 			waitJournal(t, dir, "a running replay", aRunIsOpen)
-			deadline := time.Now().Add(time.Minute)
-			for len(liveByMarker(marker)) < 3 {
-				if time.Now().After(deadline) {
-					t.Fatalf("the replay and its two children never all ran: %v\n%s", liveByMarker(marker), errb.String())
-				}
-				time.Sleep(20 * time.Millisecond)
+			if !e2e.Until(time.Minute, func() bool { return len(liveByMarker(marker)) >= 3 }) {
+				t.Fatalf("the replay and its two children never all ran: %v\n%s", liveByMarker(marker), p.Stderr())
 			}
 			t.Logf("before %s: %v", tc.sig, liveByMarker(marker))
-			syscall.Kill(cmd.Process.Pid, tc.sig) // kvparity alone, as the terminal or kill sends it
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
+			p.Signal(tc.sig) // kvparity alone, as the terminal or kill sends it
+			if !p.Wait(30 * time.Second) {
 				t.Fatalf("kvparity did not stop on %s", tc.sig)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != verdict.ExitInconclusive {
-				t.Errorf("kvparity stopped by %s mid-stage exited %d, want 2 (undecided)\n%s", tc.sig, code, e2e.Tail(errb.String(), 20))
+			if code := p.ExitCode(); code != verdict.ExitInconclusive {
+				t.Errorf("kvparity stopped by %s mid-stage exited %d, want 2 (undecided)\n%s", tc.sig, code, e2e.Tail(p.Stderr(), 20))
 			}
-			deadline = time.Now().Add(5 * time.Second)
-			for len(liveByMarker(marker)) > 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			e2e.Until(5*time.Second, func() bool { return len(liveByMarker(marker)) == 0 })
 			if left := liveByMarker(marker); len(left) > 0 {
 				t.Errorf("descendants of the replay outlived kvparity's %s: %v", tc.sig, left)
 			}

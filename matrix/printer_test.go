@@ -1,9 +1,9 @@
-package main
+package matrix
 
 import (
 	"testing"
 
-	"kvparity/engine/matrix"
+	schedule "kvparity/engine/matrix"
 	"kvparity/verdict"
 )
 
@@ -14,20 +14,20 @@ func TestMatrixLineWords(t *testing.T) {
 		Parity: verdict.Of(verdict.Pass, ""), Evidence: verdict.Of(verdict.Pass, ""), Performance: verdict.Of(verdict.Fail, "slow"),
 		Footprint: verdict.Of(verdict.Pass, "")})
 	for _, c := range []struct {
-		s    matrix.RowStatus
+		s    schedule.RowStatus
 		want string
 	}{
-		{matrix.RowStatus{Parity: verdict.Pass, Perf: verdict.Inconclusive}, "parity PASS · perf INCONCLUSIVE"},
-		{matrix.RowStatus{Stage: matrix.RowStageDone, Verdicts: &decided}, "semantic PASS · perf FAIL · overall FAIL"},
-		{matrix.RowStatus{Parity: verdict.Pass, Footprint: verdict.Fail}, "parity PASS · footprint FAIL"},
-		{matrix.RowStatus{Blocked: "perf: replay_bench is false"}, "BLOCKED"},
-		{matrix.RowStatus{Stage: matrix.RowStageWaiting}, ""},
+		{schedule.RowStatus{Parity: verdict.Pass, Perf: verdict.Inconclusive}, "parity PASS · perf INCONCLUSIVE"},
+		{schedule.RowStatus{Stage: schedule.RowStageDone, Verdicts: &decided}, "semantic PASS · perf FAIL · overall FAIL"},
+		{schedule.RowStatus{Parity: verdict.Pass, Footprint: verdict.Fail}, "parity PASS · footprint FAIL"},
+		{schedule.RowStatus{Blocked: "perf: replay_bench is false"}, "BLOCKED"},
+		{schedule.RowStatus{Stage: schedule.RowStageWaiting}, ""},
 	} {
 		if got := verdictPhrase(c.s); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
 		}
 	}
-	line := matrixLine(matrix.RowStatus{Row: "vllm-agg", Node: "n1", Stage: matrix.RowStagePerf, Done: 2, Total: 4, Parity: verdict.Pass, Perf: verdict.Inconclusive})
+	line := Line(schedule.RowStatus{Row: "vllm-agg", Node: "n1", Stage: schedule.RowStagePerf, Done: 2, Total: 4, Parity: verdict.Pass, Perf: verdict.Inconclusive})
 	if want := "vllm-agg         · node n1 · perf 2/4 · parity PASS · perf INCONCLUSIVE"; line != want {
 		t.Errorf("matrix line %q, want %q", line, want)
 	}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/exceptions"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -26,8 +26,8 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 		t.Skip("runs a real campaign")
 	}
 	bin := e2e.Binary(t)
-	rowFile, _ := filepath.Abs("../rows/fifo-preemption.toml")
-	dir := filepath.Join(t.TempDir(), "c")
+	rowFile, _ := filepath.Abs("rows/fifo-preemption.toml")
+	dir := e2e.CampaignDir(t, "c")
 	// The change unexplained: the semantic verdict FAILs (exit 1), whatever the scope.
 	if code, _, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism"); code != verdict.ExitFail {
 		t.Fatalf("the fifo change without exception records: exit %d, want 1\n%s", code, e2e.Tail(errs, 20))

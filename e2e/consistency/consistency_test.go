@@ -1,8 +1,3 @@
-// Package consistency_test holds the end-to-end checks that every surface of a campaign —
-// the exit status, run --json, report.json, report.md, the workbench header, diff --campaign
-// and matrix.json — says the same verdict. They run every shipped row's campaign in several
-// states, minutes of replays: in a package of their own they get go test's per-package time
-// instead of sharing the root package's.
 package consistency_test
 
 import (
@@ -16,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,9 +19,9 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview/diagnose"
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/exceptions"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/verdict"
@@ -58,9 +52,9 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		t.Skip("runs every shipped row's campaign end to end")
 	}
 	bin := e2e.Binary(t)
-	src := t.TempDir()
+	src := t.TempDir() // the rows' files, which agree reads again by name
 	var rowFiles []string
-	shipped, _ := filepath.Glob("../rows/*.toml")
+	shipped, _ := filepath.Glob("rows/*.toml")
 	if len(shipped) < 4 {
 		t.Fatalf("shipped rows: %v", shipped)
 	}
@@ -101,7 +95,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		}
 		rowFiles = append(rowFiles, rowFile)
 	}
-	m := filepath.Join(t.TempDir(), "m")
+	m := e2e.CampaignDir(t, "m")
 	matrix := func(state string) {
 		t.Helper()
 		args := append([]string{"matrix"}, rowFiles...)
@@ -161,7 +155,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 			t.Logf("killed between perf result and verdict: %s left out: its perf stage recorded no result (performance %s: %s)", name, v.Performance.Verdict, v.Performance.Reason)
 			continue
 		}
-		dir := filepath.Join(t.TempDir(), name)
+		dir := e2e.CampaignDir(t, name)
 		if err := os.CopyFS(dir, os.DirFS(filepath.Join(m, name))); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +167,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	// Killed (SIGKILL) mid-stage and resumed: mid-determinism for two rows, mid-perf for two.
 	for i, f := range rowFiles {
 		name := strings.TrimSuffix(filepath.Base(f), ".toml")
-		dir := filepath.Join(t.TempDir(), name)
+		dir := e2e.CampaignDir(t, name)
 		want := engine.RecRunEnd
 		if i%2 == 1 && name != "leak-random-uuid" {
 			want = engine.RecPerfPair
@@ -355,28 +349,23 @@ func truncateAfter(t *testing.T, path string, typ engine.RecordType) {
 // as the journal holds a record of type typ.
 func killWhenJournalHas(t *testing.T, bin, rowFile, dir string, typ engine.RecordType) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", rowFile, "--campaign", dir, "--stage", "all")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
+	p := e2e.Start(t, bin, "run", rowFile, "--campaign", dir, "--stage", "all")
+	finished := false
+	e2e.Until(10*time.Minute, func() bool { // past the deadline it is killed all the same
 		select {
-		case <-done:
-			t.Logf("%s finished before a %s record was seen; resuming a finished campaign", dir, typ)
-			return
+		case <-p.Done():
+			finished = true
+			return true
 		default:
 		}
-		if journalHas(filepath.Join(dir, layout.FileJournal), typ) || time.Now().After(deadline) {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+		return journalHas(filepath.Join(dir, layout.FileJournal), typ)
+	})
+	if finished {
+		t.Logf("%s finished before a %s record was seen; resuming a finished campaign", dir, typ)
+		return
 	}
+	p.KillGroup()
+	<-p.Done()
 }
 
 func journalHas(path string, typ engine.RecordType) bool {

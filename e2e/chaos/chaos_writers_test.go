@@ -1,10 +1,10 @@
-package main
+package chaos_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"kvparity/e2e"
 	"kvparity/engine/journal"
-	"kvparity/internal/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,39 +25,21 @@ import (
 // nothing is left running.
 
 // startRun starts `kvparity run --row tiny` on dir in its own process group.
-func startRun(t *testing.T, bin, dir, stage string) (*exec.Cmd, *bytes.Buffer, chan error) {
+func startRun(t *testing.T, bin, dir, stage string) *e2e.Proc {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", stage)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-		}
-	})
-	return cmd, &errb, done
+	return e2e.Start(t, bin, "run", "--row", "tiny", "--campaign", dir, "--stage", stage)
 }
 
 // waitJournal polls dir's journal until pred holds over its records.
 func waitJournal(t *testing.T, dir, what string, pred func([]engine.Record) bool) []engine.Record {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		if recs, _, err := journal.Read[engine.Record](filepath.Join(dir, layout.FileJournal), journal.SkipDamagedTail); err == nil && pred(recs) {
-			return recs
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s in %s", what, dir)
-	return nil
+	var recs []engine.Record
+	e2e.WaitFor(t, what+" in "+dir, 3*time.Minute, func() bool {
+		var err error
+		recs, _, err = journal.Read[engine.Record](filepath.Join(dir, layout.FileJournal), journal.SkipDamagedTail)
+		return err == nil && pred(recs)
+	})
+	return recs
 }
 
 // aRunIsOpen: a replay has started and not ended.
@@ -90,12 +72,12 @@ func TestChaosTwoWritersAtOnce(t *testing.T) {
 		t.Skip("runs two real campaigns")
 	}
 	bin := e2e.Binary(t)
-	dir := filepath.Join(t.TempDir(), "c")
-	first, _, done := startRun(t, bin, dir, "all")
+	dir := e2e.CampaignDir(t, "c")
+	first := startRun(t, bin, dir, "all")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
 	start := time.Now()
 	code, _, errOut := e2e.Run(t, bin, time.Minute, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
-	if code != 3 || !strings.Contains(errOut, "is being written by kvparity pid "+strconv.Itoa(first.Process.Pid)) {
+	if code != 3 || !strings.Contains(errOut, "is being written by kvparity pid "+strconv.Itoa(first.Pid())) {
 		t.Fatalf("the second writer exited %d:\n%s", code, errOut)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -107,8 +89,7 @@ func TestChaosTwoWritersAtOnce(t *testing.T) {
 			t.Errorf("kvparity %s while the campaign runs: exit 3\n%s", strings.Join(args, " "), errs)
 		}
 	}
-	<-done
-	checkWriterExit(t, "the first writer", first.ProcessState.ExitCode())
+	checkWriterExit(t, "the first writer", first.ExitCode())
 	checkJournal(t, dir, 0)
 	checkNoSurvivors(t, dir, 0)
 	checkNoRunKilled(t, dir)
@@ -123,8 +104,8 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 		t.Skip("runs a real perf stage")
 	}
 	bin := e2e.Binary(t)
-	dir := filepath.Join(t.TempDir(), "c")
-	writer, errb, done := startRun(t, bin, dir, "perf")
+	dir := e2e.CampaignDir(t, "c")
+	writer := startRun(t, bin, dir, "perf")
 	waitJournal(t, dir, "the perf stage's first sample run", func(recs []engine.Record) bool {
 		for _, r := range recs {
 			if r.Type == engine.RecRunStart && (r.Kind == engine.KindWarmup || r.Kind == engine.KindSample) {
@@ -150,12 +131,11 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 			}
 		}
 	}()
-	if err := f.StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Process.Pid)) {
+	if err := f.StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Pid())) {
 		t.Errorf("a stage key on the follower: %v, want a refusal naming the writer", err)
 	}
-	<-done
-	if code := writer.ProcessState.ExitCode(); code != verdict.ExitPass && code != verdict.ExitInconclusive {
-		t.Fatalf("the followed writer exited %d (want 0 or 2: identical arms cannot fail)\n%s", code, e2e.Tail(errb.String(), 20))
+	if code := writer.ExitCode(); code != verdict.ExitPass && code != verdict.ExitInconclusive {
+		t.Fatalf("the followed writer exited %d (want 0 or 2: identical arms cannot fail)\n%s", code, e2e.Tail(writer.Stderr(), 20))
 	}
 	// The follower says its writer ended only after reading the journal's last records
 	// (engine/follow.go): once it has, it has seen everything the writer recorded.
@@ -181,8 +161,8 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 	}
 	recs := waitJournal(t, dir, "the whole journal", func([]engine.Record) bool { return true })
 	checkNoRunKilled(t, dir)
-	if !hasType(recs, engine.RecPerfResult) && !strings.Contains(errb.String(), "BLOCKED") {
-		t.Errorf("the followed perf stage recorded no result:\n%s", e2e.Tail(errb.String(), 20))
+	if !hasType(recs, engine.RecPerfResult) && !strings.Contains(writer.Stderr(), "BLOCKED") {
+		t.Errorf("the followed perf stage recorded no result:\n%s", e2e.Tail(writer.Stderr(), 20))
 	}
 	checkJournal(t, dir, 0)
 	checkNoSurvivors(t, dir, 0)
@@ -196,17 +176,15 @@ func TestChaosSIGHUP(t *testing.T) {
 		t.Skip("runs a real campaign")
 	}
 	bin := e2e.Binary(t)
-	dir := filepath.Join(t.TempDir(), "c")
-	run, _, done := startRun(t, bin, dir, "all")
+	dir := e2e.CampaignDir(t, "c")
+	run := startRun(t, bin, dir, "all")
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
-	syscall.Kill(run.Process.Pid, syscall.SIGHUP) // kvparity alone: its replays are in groups of their own
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
+	run.Signal(syscall.SIGHUP) // kvparity alone: its replays are in groups of their own
+	if !run.Wait(30 * time.Second) {
 		t.Fatal("kvparity did not stop on SIGHUP")
 	}
 	// docs/guide.md: a headless run stopped mid-stage exits 2, its verdict undecided (never 1).
-	if code := run.ProcessState.ExitCode(); code != verdict.ExitInconclusive {
+	if code := run.ExitCode(); code != verdict.ExitInconclusive {
 		t.Errorf("kvparity stopped by SIGHUP mid-stage exited %d, want 2 (undecided)", code)
 	}
 	checkStoppedBy(t, dir, "hangup signal received")
@@ -226,7 +204,7 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 		t.Skip("tmux is not installed: apt-get install tmux")
 	}
 	bin := e2e.Binary(t)
-	dir := filepath.Join(t.TempDir(), "c")
+	dir := e2e.CampaignDir(t, "c")
 	session := "kvparity-chaos-" + strconv.Itoa(os.Getpid())
 	tmux := func(args ...string) {
 		if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
@@ -245,12 +223,8 @@ func TestChaosTmuxKilledUnderWorkbench(t *testing.T) {
 	waitJournal(t, dir, "a running replay", aRunIsOpen)
 	holder := readLockHolder(t, dir)
 	tmux("kill-session", "-t", session)
-	deadline := time.Now().Add(30 * time.Second)
-	for holder.Alive() {
-		if time.Now().After(deadline) {
-			t.Fatal("the workbench outlived its killed tmux session")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !e2e.Until(30*time.Second, func() bool { return !holder.Alive() }) {
+		t.Fatal("the workbench outlived its killed tmux session")
 	}
 	checkStoppedBy(t, dir, "hangup signal received")
 	checkResumesToPass(t, bin, dir)
@@ -286,7 +260,7 @@ func checkNoRunKilled(t *testing.T, dir string) {
 // replay "killed by signal" anywhere in report.json or report.md.
 func checkNoFalseVerdict(t *testing.T, bin, dir string, semanticRan bool) verdict.Document {
 	t.Helper()
-	if out, errs, code := runKvparity2(t, bin, "report", dir); code != 0 {
+	if code, out, errs := e2e.Run(t, bin, 5*time.Minute, "report", dir); code != 0 {
 		t.Fatalf("kvparity report: exit %d\n%s%s", code, out, errs)
 	}
 	js, err := os.ReadFile(filepath.Join(dir, layout.FileReportJSON))
@@ -364,10 +338,4 @@ func readLockHolder(t *testing.T, dir string) run.Holder {
 		t.Fatalf("nobody holds the campaign lock: %v", err)
 	}
 	return held.Holder
-}
-
-// runKvparity2 runs the binary and returns stdout, stderr and the exit status.
-func runKvparity2(t *testing.T, bin string, args ...string) (string, string, int) {
-	code, out, errs := e2e.Run(t, bin, 5*time.Minute, args...)
-	return out, errs, code
 }

@@ -1,7 +1,6 @@
-package main
+package realrow
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -15,45 +14,11 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/diffview/diagnose"
+	"kvparity/e2e"
 	"kvparity/engine"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
-
-// realRow is the shipped row comparing two published Dynamo versions built from source.
-const realRow = "rows/dynamo-1.5.1-vs-1.6.1.toml"
-
-// needBuilds runs a test of real Dynamo builds only when they are in the build cache: on a
-// developer's machine (cargo or not, empty caches) it skips naming the one command that builds
-// them, so the README's test command stays within go test's default timeout. Under CI it never
-// skips: .ci/run builds first, and a missing toolchain or build fails.
-func needBuilds(t *testing.T, rows ...string) {
-	t.Helper()
-	inCI := os.Getenv("CI") != ""
-	if _, err := exec.LookPath("cargo"); err != nil {
-		if inCI {
-			t.Fatalf("CI runs the real Dynamo rows and needs cargo: %v", err)
-		}
-		t.Skipf("cargo not installed: %v", err)
-	}
-	if inCI {
-		return
-	}
-	for _, path := range rows {
-		row, err := engine.LoadRow(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		missing, err := engine.UnbuiltArms(context.Background(), row, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(missing) > 0 {
-			t.Skipf("%s is not built yet (%s): run `go run . build %s` first (several minutes per arm on 2 cores)", path, strings.Join(missing, ", "), path)
-		}
-	}
-}
 
 // TestRealDynamoRow runs the shipped real row headless, end to end: both published versions
 // built from the package registry (from the build cache when .ci/run built them), determinism,
@@ -63,10 +28,10 @@ func TestRealDynamoRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (or finds cached) two Dynamo versions and runs their campaign")
 	}
-	needBuilds(t, realRow)
+	NeedBuilds(t, Row)
 	bin := e2e.Binary(t)
-	dir := filepath.Join(t.TempDir(), "real")
-	code, out, errOut := e2e.Run(t, bin, 80*time.Minute, "run", realRow, "--campaign", dir, "--stage", "all", "--json")
+	dir := e2e.CampaignDir(t, "real")
+	code, out, errOut := e2e.Run(t, bin, 80*time.Minute, "run", Row, "--campaign", dir, "--stage", "all", "--json")
 	var doc struct {
 		verdict.Document
 		engine.Summary
@@ -197,7 +162,7 @@ func TestRealDynamoRow(t *testing.T) {
 	// row's window is its whole source, so its bytes are the trace golden-points.md recorded
 	// the digests on (the row's sha256).
 	window := filepath.Join(dir, layout.FileWindow)
-	row, err := engine.LoadRow(realRow)
+	row, err := engine.LoadRow(Row)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/campaignreport"
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/headless"
-	"kvparity/internal/e2e"
 	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/verdict"
@@ -35,20 +35,13 @@ func TestBlockedResumedFinishedAgree(t *testing.T) {
 		t.Skip("runs a campaign end to end")
 	}
 	bin := e2e.Binary(t)
-	row, err := engine.LoadRow("../rows/tiny.toml")
+	row, err := engine.LoadRow("rows/tiny.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row.Perf.Pairs = 16 // long enough for x to stop the resumed stage before its end
-	b, err := row.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rowFile := filepath.Join(t.TempDir(), "tiny.toml")
-	if err := os.WriteFile(rowFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "tiny")
+	rowFile := e2e.RowFile(t, "tiny.toml", row)
+	dir := e2e.CampaignDir(t, "tiny")
 	if code, _, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism"); code != verdict.ExitPass {
 		t.Fatalf("determinism: exit %d\n%s", code, e2e.Tail(errs, 20))
 	}

@@ -2,13 +2,14 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"kvparity/campaignreport"
+	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
@@ -92,13 +93,9 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	}
 	st.Campaign = probeDir(sha)
 	dir := filepath.Join(b.dir, st.Campaign)
-	instr, failure, err := b.runCampaign(ctx, sha, row, dir)
+	instr, failure, v, err := b.runCampaign(ctx, sha, row, dir)
 	if err != nil {
 		return st, err
-	}
-	v, err := campaignreport.Assess(dir)
-	if err != nil {
-		return st, fmt.Errorf("probe %s: %w", dir, err)
 	}
 	st.Semantic, st.Parity, st.Determinism, st.Performance = v.Semantic.Verdict, v.Parity.Verdict, v.Determinism.Candidate.Verdict, v.Performance.Verdict
 	if b.o.Judge == JudgeInstructions {
@@ -111,33 +108,47 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 	return st, nil
 }
 
-// runCampaign creates (or resumes) a probe's campaign and runs what the judge reads: the
-// determinism stage (and parity), then for the perf judge the performance stage; for the
-// instruction judge only one counted run per arm, whose result it returns.
-func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, string, error) {
+// runCampaign creates (or resumes) a probe's campaign and runs what the judge reads (the
+// shared step, driver.Run): the determinism stage (and parity), then for the perf judge the
+// performance stage; for the instruction judge only one counted run per arm, whose result it
+// returns. The verdicts are the probe campaign's, as its report states them.
+func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, string, verdict.Verdicts, error) {
 	opts := b.o.Campaign
 	opts.Dir, opts.RowPath, opts.Context = dir, b.o.RowPath, ctx
 	opts.BuildProgress = b.buildProgress(sha)
-	c, err := engine.OpenOrCreate(row, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, "", context.Cause(ctx)
-		}
-		return nil, "", fmt.Errorf("probe %s: %w", short(sha), err)
-	}
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		for ev := range c.Events() {
+	var instr *perf.InstructionResult
+	var failure string
+	k := driver.Campaign{Row: row, Options: opts, Pump: func(events <-chan engine.Event) {
+		for ev := range events {
 			b.say(Progress{Commit: sha, Phase: PhaseRunning, Event: ev})
 		}
-	}()
-	defer func() { c.Close(); <-pumped }()
-	if b.exceptions != nil {
-		if err := atomicfile.WriteIn(dir, filepath.Join(dir, layout.FileExceptions), b.exceptions, 0o600); err != nil {
-			return nil, "", fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
+	}}
+	k.Stages = func(c *engine.Campaign) error {
+		if b.exceptions != nil {
+			if err := atomicfile.WriteIn(dir, filepath.Join(dir, layout.FileExceptions), b.exceptions, 0o600); err != nil {
+				return fmt.Errorf("probe %s: the exception records: %w", short(sha), err)
+			}
 		}
+		var err error
+		instr, failure, err = b.runStages(ctx, sha, c)
+		return err
 	}
+	_, v, err := driver.Run(ctx, k)
+	var de *driver.Error
+	if errors.As(err, &de) {
+		switch {
+		case de.Step == driver.StepAssess:
+			return nil, "", v, fmt.Errorf("probe %s: %w", dir, de.Err)
+		case ctx.Err() != nil:
+			return nil, "", v, context.Cause(ctx)
+		}
+		return nil, "", v, fmt.Errorf("probe %s: %w", short(sha), de.Err)
+	}
+	return instr, failure, v, err
+}
+
+// runStages runs on the probe's open campaign what the judge reads and has not been decided.
+func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign) (*perf.InstructionResult, string, error) {
 	wait := func() error { return c.WaitContext(ctx) } // finished runs are kept: the probe resumes
 	if b.o.Judge == JudgeInstructions {
 		if c.History().Instructions() == nil {

@@ -24,7 +24,7 @@ import (
 
 // fixture is engine/build's miniature dynamo-bench and replay crate (the fake registry).
 func fixture(t *testing.T) string {
-	f, err := filepath.Abs(filepath.Join("..", "build", "testdata"))
+	f, err := filepath.Abs(filepath.Join("..", "engine", "build", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}

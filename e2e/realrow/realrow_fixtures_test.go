@@ -1,16 +1,15 @@
-package main
+package realrow
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/engine/fixtures"
-	"kvparity/internal/e2e"
 	"kvparity/verdict"
 )
 
@@ -95,8 +94,8 @@ type fixtureDoc struct {
 // and returns the exit status and the document.
 func runFixtureStage(t *testing.T, row string) (int, fixtureDoc) {
 	t.Helper()
-	needBuilds(t, row)
-	dir := filepath.Join(t.TempDir(), "fx")
+	NeedBuilds(t, row)
+	dir := e2e.CampaignDir(t, "fx")
 	code, out, errOut := e2e.Run(t, e2e.Binary(t), 30*time.Minute, "run", row, "--campaign", dir, "--stage", "fixtures", "--json")
 	var doc fixtureDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {

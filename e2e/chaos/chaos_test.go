@@ -1,15 +1,13 @@
-package main
+package chaos_test
 
 import (
 	"encoding/json"
+	"kvparity/e2e"
 	"kvparity/engine/journal"
-	"kvparity/internal/e2e"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,10 +26,10 @@ func TestChaosKillsAndResumes(t *testing.T) {
 		t.Skip("kills and resumes a real campaign twenty times")
 	}
 	bin := e2e.Binary(t)
-	ref := filepath.Join(t.TempDir(), "ref")
+	ref := e2e.CampaignDir(t, "ref")
 	want := chaosRun(t, bin, ref)
 
-	dir := filepath.Join(t.TempDir(), "chaos")
+	dir := e2e.CampaignDir(t, "chaos")
 	rng := rand.New(rand.NewPCG(20261201, 13))
 	kills := killDuringCreation(t, bin, dir, rng)
 	for i := 0; i < 20; i++ {
@@ -41,18 +39,11 @@ func TestChaosKillsAndResumes(t *testing.T) {
 			args = []string{"report", dir}
 			journalBefore, _ = os.ReadFile(filepath.Join(dir, layout.FileJournal))
 		}
-		cmd := exec.Command(bin, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done: // finished before the kill: the campaign is complete
-		case <-time.After(time.Duration(rng.IntN(map[bool]int{true: 300, false: 1500}[journalBefore != nil])) * time.Millisecond):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+		p := e2e.Start(t, bin, args...)
+		// Finished before the kill: the campaign is complete.
+		if !p.Wait(time.Duration(rng.IntN(map[bool]int{true: 300, false: 1500}[journalBefore != nil])) * time.Millisecond) {
+			p.KillGroup()
+			<-p.Done()
 			kills++
 		}
 		checkJournal(t, dir, i)
@@ -86,7 +77,7 @@ func TestChaosKillsAndResumes(t *testing.T) {
 // left a creation half-done.
 func killDuringCreation(t *testing.T, bin, dir string, rng *rand.Rand) int {
 	t.Helper()
-	window := creationWindow(t, bin, filepath.Join(t.TempDir(), "probe"))
+	window := creationWindow(t, bin, e2e.CampaignDir(t, "probe"))
 	kills, halfDone := 0, 0
 	for i := 0; i < 8; i++ {
 		if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err == nil {
@@ -94,14 +85,10 @@ func killDuringCreation(t *testing.T, bin, dir string, rng *rand.Rand) int {
 				break // the campaign exists: creation is over
 			}
 		}
-		cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		p := e2e.Start(t, bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
 		time.Sleep(time.Duration(rng.Int64N(int64(window)))) // the behaviour under test: a kill at a random instant of the creation
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		p.KillGroup()
+		<-p.Done()
 		kills++
 		if _, err := os.Stat(filepath.Join(dir, layout.FileCreating)); err == nil {
 			halfDone++
@@ -120,13 +107,9 @@ func killDuringCreation(t *testing.T, bin, dir string, rng *rand.Rand) int {
 // its creation marker is removed (the journal then exists), and stops that run.
 func creationWindow(t *testing.T, bin, dir string) time.Duration {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
+	p := e2e.Start(t, bin, "run", "--row", "tiny", "--campaign", dir, "--stage", "all")
+	defer func() { p.KillGroup(); <-p.Done() }()
 	marked := false
 	for time.Since(start) < time.Minute {
 		_, err := os.Stat(filepath.Join(dir, layout.FileCreating))
@@ -201,9 +184,9 @@ func checkJournal(t *testing.T, dir string, i int) {
 func checkNoSurvivors(t *testing.T, dir string, i int) {
 	t.Helper()
 	abs, _ := filepath.Abs(dir)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var alive []string
+	var alive []string
+	if !e2e.Until(5*time.Second, func() bool {
+		alive = nil
 		procs, _ := os.ReadDir("/proc")
 		for _, p := range procs {
 			if p.Name()[0] < '0' || p.Name()[0] > '9' {
@@ -215,12 +198,8 @@ func checkNoSurvivors(t *testing.T, dir string, i int) {
 				alive = append(alive, p.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
 			}
 		}
-		if len(alive) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kill %d: processes of the campaign survived: %v", i, alive)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(alive) == 0
+	}) {
+		t.Fatalf("kill %d: processes of the campaign survived: %v", i, alive)
 	}
 }

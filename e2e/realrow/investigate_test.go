@@ -1,8 +1,8 @@
-package main
+package realrow
 
 import (
 	"encoding/json"
-	"kvparity/internal/e2e"
+	"kvparity/e2e"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,9 +45,9 @@ func TestInvestigateNamesTheSlowdownOfARustArm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds (or finds cached) Dynamo 1.6.1 twice, runs its determinism stage and profiles both arms")
 	}
-	needBuilds(t, "rows/dynamo-1.6.1-slowdown-10.toml")
+	NeedBuilds(t, "rows/dynamo-1.6.1-slowdown-10.toml")
 	needPerf(t)
-	investigateNames(t, e2e.Binary(t), "rows/dynamo-1.6.1-slowdown-10.toml", filepath.Join(t.TempDir(), "c"),
+	investigateNames(t, e2e.Binary(t), "rows/dynamo-1.6.1-slowdown-10.toml", e2e.CampaignDir(t, "c"),
 		func(f string) bool { return strings.HasSuffix(f, "::kvparity_calibrated_slowdown") })
 }
 
