@@ -121,6 +121,9 @@ func diagnose(d *Diff) []Signature {
 		out = append(out, *s)
 	}
 	for i := range out {
+		if d.Repetitions && out[i].Code == SigQuantum {
+			out[i].Evidence = append(out[i].Evidence, repetitionQuantum)
+		}
 		out[i].Held = d.Truncated()
 		// One ascending set: merged lenses may name a pointer twice.
 		slices.Sort(out[i].Changes)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"kvparity/diffview"
@@ -44,6 +45,8 @@ func entropy(d *Diff, moved []int, first int, ft, flipAt float64, fields map[str
 	earliest := fmt.Sprintf("the earliest: %s%s at t=%s ms: %s → %s", diffview.LastSegment(c.Pointer), who, diffview.FormatMs(ft), c.A, c.B)
 	kind := "values moved"
 	switch {
+	case slices.Contains(larger, first):
+		kind = "timings moved"
 	case slices.Contains(subMicro, first):
 		x, _ := diffview.ParseNumber(c.A)
 		y, _ := diffview.ParseNumber(c.B)
@@ -54,9 +57,9 @@ func entropy(d *Diff, moved []int, first int, ft, flipAt float64, fields map[str
 	}
 	ev := []string{earliest}
 	if cascade != nil {
-		ev = append(ev, fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", len(moved), diffview.FormatMs(flipAt), countList(fields)))
+		ev = append(ev, fmt.Sprintf("%d value(s) moved before t=%s ms, where the first decision differs (fields: %s)", len(moved), diffview.FormatMs(flipAt), topCounts(fields, 6)))
 	} else {
-		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", len(moved), countList(fields)))
+		ev = append(ev, fmt.Sprintf("%d value(s) moved and no decision differs in the whole run (fields: %s)", len(moved), topCounts(fields, 6)))
 	}
 	if len(subMicro) > 0 {
 		ev = append(ev, fmt.Sprintf("%d time(s) moved by less than a microsecond (the largest %s): real time or executor order leaking into virtual time",
@@ -83,6 +86,24 @@ func entropy(d *Diff, moved []int, first int, ft, flipAt float64, fields map[str
 		label = fmt.Sprintf("entropy: %s in two runs of one build, no decision differs (from t=%s ms%s)", kind, diffview.FormatMs(ft), who)
 	}
 	return &Signature{Code: SigEntropy, Label: label, Evidence: ev, Explains: len(moved), Changes: moved, leads: true}
+}
+
+// repetitionQuantum is what a constant-quantum shift between two repetitions of one build is:
+// a step taken late in one run, decided by entropy, not a model that takes its steps otherwise.
+const repetitionQuantum = "the two runs are fresh processes of one build: a step taken late in one of them is entropy (executor order or real time deciding when a pass or a transfer ran)"
+
+// topCounts is countList of the n most counted keys, and how many more there are.
+func topCounts(m map[string]int, n int) string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	if len(keys) <= n {
+		return countList(m)
+	}
+	top := map[string]int{}
+	for _, k := range keys[:n] {
+		top[k] = m[k]
+	}
+	return fmt.Sprintf("%s and %d more", countList(top), len(keys)-n)
 }
 
 // reuseKey reports whether a record key counts reuse (tokens or blocks found cached): an

@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +67,30 @@ func TestRepetitionsReuseCountIsEventOrder(t *testing.T) {
 	}
 	if s.Explains != 1 || s.Of != 1 {
 		t.Errorf("explains %d/%d, want 1/1", s.Explains, s.Of)
+	}
+}
+
+// Seed 000's own symptom (decode admissions moved by whole 0.123076 ms transfer quanta) between
+// two repetitions of one build: the quantum is named as always, and what it is — a step taken
+// late in one run, decided by entropy — is said beside it; between two builds it is not.
+func TestRepetitionsQuantumIsAStepTakenLateByEntropy(t *testing.T) {
+	reps, builds := repetitionPair(t, func(b map[string]any) {
+		for i, k := range map[int]int{7: 1, 19: 2, 23: 1, 30: 3, 31: 1} {
+			for _, f := range []string{"decode_admit_ms", "destination_activated_ms", "terminal_time_ms", "last_token_ms", "e2e_latency_ms"} {
+				difftest.Shift(b, fmt.Sprintf("/per_request/%d/%s", i, f), float64(k)*0.123076)
+			}
+		}
+	})
+	for _, c := range []struct {
+		d    *Diff
+		want bool
+	}{{reps, true}, {builds, false}} {
+		s := signature(c.d, SigQuantum)
+		if s == nil || c.d.Diagnosis[0].Code != SigQuantum {
+			t.Fatalf("repetitions %v: quantum not first: %v", c.want, c.d.Diagnosis)
+		}
+		if got := slices.Contains(s.Evidence, repetitionQuantum); got != c.want {
+			t.Errorf("repetitions %v: the entropy sentence is there: %v\n%s", c.want, got, strings.Join(s.Evidence, "\n"))
+		}
 	}
 }
