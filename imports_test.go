@@ -23,7 +23,7 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
+	"headless":               {may: []string{"engine", "engine/investigate", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
 	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
@@ -34,11 +34,15 @@ var rooms = map[string]struct {
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
 	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
-	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
-	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
-	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},        // the journal file, whatever its records say
-	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true},                      // stage 6: the fixtures, run through the Host the campaign gives
+	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true}, // stage 7, through the campaign's StageHost
+	"engine/stages":          {may: []string{"engine", "engine/investigate"}, stdOnly: true},           // the campaign with its stages: the workbench's Controller
+	"engine/replaytest":      {},                                                                       // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
+	"engine/enginetest":      {may: []string{"engine", "engine/replaytest"}, stdOnly: true},            // test campaigns for the stage packages' tests
+	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},                       // stage 3: the capacity search, through the campaign's probes
+	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},                             // the journal file, whatever its records say
+	"engine/run":             {may: []string{"report", "internal/*"}},                                  // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine/perf":            {may: []string{"engine/run", "verdict"}},                                 // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
@@ -67,6 +71,7 @@ var arrowWhy = map[string]string{
 	"ui/qualifyview -> headless":       "the qualification's progress as the driver publishes it (QualifyProgress)",
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
 	"headless -> engine/qualify":       "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
+	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
 	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
 	"headless -> internal/layout":      "the qualification's file names in the campaign",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
@@ -120,6 +125,16 @@ var arrowWhy = map[string]string{
 	"engine -> engine/build":    "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
 	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
+
+	"engine/investigate -> engine":         "the campaign as its host (StageHost) and the investigation's vocabulary: its stage, run kind, record, document and event",
+	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",
+	"engine/investigate -> internal/*":     "a linked investigation folder refused (atomicfile), perf and nm run in their own process groups (procgroup)",
+
+	"engine/stages -> engine":             "the campaign it makes the workbench's Controller",
+	"engine/stages -> engine/investigate": "StartInvestigation calls stage 7 with the campaign as its host",
+
+	"engine/enginetest -> engine":            "the test campaigns it opens and the events it drains",
+	"engine/enginetest -> engine/replaytest": "a test binary plays the fake replay its campaigns run",
 
 	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
 	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",

@@ -43,6 +43,9 @@
 //	                         engine/perf's instruments)
 //	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
 //	                         secondary measure that decides nothing (its records and fold too)
+//	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
+//	                         (engine/investigate runs it)
+//	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host)
 //
 // # Adding a stage
 //

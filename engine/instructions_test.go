@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/engine/replaytest"
 	"kvparity/verdict"
 )
 
@@ -43,7 +44,7 @@ func fakeValgrind(args []string) int {
 		fmt.Fprintln(os.Stderr, "fake valgrind:", err)
 		return 1
 	}
-	return fakeReplay(rest)
+	return replaytest.Replay(rest)
 }
 
 // withFakeValgrind puts the fake callgrind first on PATH for the test.
