@@ -23,7 +23,7 @@ var rooms = map[string]struct {
 	ext     []string // third-party packages a stdOnly room may still import
 }{
 	"kvparity":               {may: []string{"*"}},
-	"headless":               {may: []string{"engine", "engine/investigate", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
+	"headless":               {may: []string{"engine", "engine/determinism", "engine/investigate", "engine/stages", "engine/qualify", "engine/run", "campaignreport", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true},
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},               // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},      // the diff pane: over diffview, beside the other panes
 	"ui/qualifyview":         {may: []string{"engine", "engine/qualify", "headless", "ui/*"}},                                                  // the qualify view: a driver's progress (headless.QualifyProgress)
@@ -34,20 +34,21 @@ var rooms = map[string]struct {
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
 	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
-	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true},                      // stage 6: the fixtures, run through the Host the campaign gives
-	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true}, // stage 7, through the campaign's StageHost
-	"engine/stages":          {may: []string{"engine", "engine/investigate"}, stdOnly: true},           // the campaign with its stages: the workbench's Controller
-	"engine/replaytest":      {},                                                                       // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
-	"engine/enginetest":      {may: []string{"engine", "engine/replaytest"}, stdOnly: true},            // test campaigns for the stage packages' tests
-	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},                       // stage 3: the capacity search, through the campaign's probes
-	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},                             // the journal file, whatever its records say
-	"engine/run":             {may: []string{"report", "internal/*"}},                                  // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},                                 // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true},                                  // stage 6: the fixtures, run through the Host the campaign gives
+	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                    // stages 2 and 4, through the campaign's StageHost
+	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},             // stage 7, through the campaign's StageHost
+	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true}, // the campaign with its stages: the workbench's Controller
+	"engine/replaytest":      {},                                                                                   // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
+	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/replaytest"}, stdOnly: true},  // test campaigns for the stage packages' tests
+	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},                                   // stage 3: the capacity search, through the campaign's probes
+	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},                                         // the journal file, whatever its records say
+	"engine/run":             {may: []string{"report", "internal/*"}},                                              // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine/perf":            {may: []string{"engine/run", "verdict"}},                                             // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"engine/bisect":          {may: []string{"engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
+	"engine/bisect":          {may: []string{"engine", "engine/determinism", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // engine/perf: the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -72,6 +73,8 @@ var arrowWhy = map[string]string{
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
 	"headless -> engine/qualify":       "kvparity qualify runs stage 3's search in the campaign and prints its probe table",
 	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
+	"headless -> engine/determinism":   "kvparity run runs stages 2 and 4 with the campaign as their host",
+	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
 	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
 	"headless -> internal/layout":      "the qualification's file names in the campaign",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
@@ -132,9 +135,15 @@ var arrowWhy = map[string]string{
 
 	"engine/stages -> engine":             "the campaign it makes the workbench's Controller",
 	"engine/stages -> engine/investigate": "StartInvestigation calls stage 7 with the campaign as its host",
+	"engine/stages -> engine/determinism": "StartDeterminism, RerunRepetition, AddRepetition and the watch's rerun call stages 2 and 4 with the campaign as their host",
 
-	"engine/enginetest -> engine":            "the test campaigns it opens and the events it drains",
-	"engine/enginetest -> engine/replaytest": "a test binary plays the fake replay its campaigns run",
+	"engine/determinism -> engine":     "the campaign as its host (StageHost) and the stages' vocabulary: run kinds, records, ArmResult, the fold's judgement",
+	"engine/determinism -> verdict":    "the words it decides in",
+	"engine/determinism -> internal/*": "the preflight's trace head written inside the campaign only (atomicfile)",
+
+	"engine/enginetest -> engine":             "the test campaigns it opens and the events it drains",
+	"engine/enginetest -> engine/replaytest":  "a test binary plays the fake replay its campaigns run",
+	"engine/enginetest -> engine/determinism": "RunDeterminism: the determinism stage a later stage's test needs first",
 
 	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
 	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
@@ -163,15 +172,16 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"engine/bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
-	"engine/bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"engine/bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
-	"engine/bisect -> campaignreport":    "a probe is judged by the verdicts every surface computes (Assess), exception records included",
-	"engine/bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
-	"engine/bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
-	"engine/bisect -> exceptions":        "the exception records copied into every probe are validated first",
-	"engine/bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
-	"engine/bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
+	"engine/bisect -> engine":             "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
+	"engine/bisect -> engine/determinism": "a probe's determinism stage, run with its campaign as the host",
+	"engine/bisect -> engine/journal":     "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"engine/bisect -> engine/perf":        "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"engine/bisect -> campaignreport":     "a probe is judged by the verdicts every surface computes (Assess), exception records included",
+	"engine/bisect -> diffview":           "the first divergence of the first bad commit's focused diff (JSONFirst)",
+	"engine/bisect -> diffview/diagnose":  "the causes of the first bad commit's focused diff (Signature)",
+	"engine/bisect -> exceptions":         "the exception records copied into every probe are validated first",
+	"engine/bisect -> verdict":            "the words a probe is judged by, the document's schema version and the exit codes",
+	"engine/bisect -> internal/*":         "the campaign's file names, the copied exception records written atomically",
 
 	"campaignreport -> engine":            "everything the campaign recorded: its records and their history, summary, artifacts",
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",

@@ -620,8 +620,8 @@ func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, 
 	return spec
 }
 
-// repetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
-func repetitionID(arm Arm, rep, gen, attempt int) RunID {
+// RepetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
+func RepetitionID(arm Arm, rep, gen, attempt int) RunID {
 	id := "det/" + string(arm) + "-" + strconv.Itoa(rep)
 	if gen > 1 {
 		id += "-g" + strconv.Itoa(gen)

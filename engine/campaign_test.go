@@ -113,7 +113,7 @@ func openTest(t *testing.T, row *Row, dir string) (*Campaign, *eventLog) {
 func runDeterminism(t *testing.T, row *Row, dir string) (Summary, []Event) {
 	t.Helper()
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -296,10 +296,10 @@ func TestStopStageKillsRunsAndResumeReruns(t *testing.T) {
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "20000")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.StartDeterminism(); err == nil {
+	if err := ctl(c).StartDeterminism(); err == nil {
 		t.Fatal("a second stage started while one runs")
 	}
 	log.waitFor(t, "a run to start", func(evs []Event) bool { return len(eventsOf[RunStarted](evs)) > 0 })

@@ -67,7 +67,7 @@ func TestInstructionStageCountsRecordsAndDecidesNothing(t *testing.T) {
 	row.Perf.InstructionsRuns = 3
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -141,7 +141,7 @@ func TestInstructionStageFailureNamesTheRunAndBlocksNothing(t *testing.T) {
 	t.Setenv("KVPARITY_FAKE_IR", "0")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -191,14 +191,14 @@ func TestWatchCountsInstructionsAfterDeterminism(t *testing.T) {
 	row.Perf.InstructionsRuns = 3
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
-	if err := c.SetWatch(true); err != nil {
+	if err := ctl(c).SetWatch(true); err != nil {
 		t.Fatal(err)
 	}
-	defer c.SetWatch(false)
+	defer ctl(c).SetWatch(false)
 	rebuild(t, filepath.Join(src, "cand_bench"))
 	log.waitFor(t, "the rebuilt candidate's instruction count", func(evs []Event) bool {
 		for _, d := range eventsOf[InstructionsDone](evs) {

@@ -40,7 +40,7 @@ func TestPerturbedRepetitionsNameTheVariation(t *testing.T) {
 			if !strings.HasPrefix(c.Finding, tc.want) || !strings.Contains(c.Reason, tc.want) {
 				t.Fatalf("finding %q (reason %q), want %q", c.Finding, c.Reason, tc.want)
 			}
-			if len(c.Perturbed) < 2 || c.Perturbed[0].Variation != setVariation || !c.Perturbed[0].Differs {
+			if len(c.Perturbed) < 2 || c.Perturbed[0].Variation != SetVariation || !c.Perturbed[0].Differs {
 				t.Fatalf("perturbed runs %+v: the whole set must come first and differ", c.Perturbed)
 			}
 			// The plain repetitions kept one digest: only the variation found the leak.
@@ -96,7 +96,7 @@ func TestPerturbedVerdicts(t *testing.T) {
 		{Type: RecRunEnd, Run: "det/candidate-2", Arm: Candidate, Kind: KindRepetition, Index: 2, Attempt: 1, Digest: "d"},
 	}
 	pert := func(variation string, try int, digest, err string) []Record {
-		id := perturbedID(Candidate, variation, try, 1, 1)
+		id := PerturbedID(Candidate, variation, try, 1, 1)
 		base := Record{Run: id, Arm: Candidate, Kind: KindPerturbed, Index: try, Attempt: 1, Variation: variation}
 		start, end := base, base
 		start.Type, end.Type, end.Digest, end.Error = RecRunStart, RecRunEnd, digest, err

@@ -34,7 +34,7 @@ func runCampaignChild(dir string) int {
 		for range c.Events() {
 		}
 	}()
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}

@@ -52,7 +52,7 @@ func startCount(h engine.StageHost) error {
 			}
 			h.EmitEnd(end, nil)
 		}
-		h.Verdict(stageCount, "", verdict.Pass, "both arms ran once")
+		h.Verdict(stageCount, "", verdict.Pass, "both arms ran once", "")
 		return false
 	})
 }

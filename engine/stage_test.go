@@ -64,11 +64,11 @@ func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
 func TestAddAndRerunRepetition(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	c, _ := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
-	if err := c.AddRepetition(Candidate); err != nil {
+	if err := ctl(c).AddRepetition(Candidate); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -76,7 +76,7 @@ func TestAddAndRerunRepetition(t *testing.T) {
 	if runs := s.Arms[Candidate].Runs; len(runs) != 3 || runs[2].Run != "det/candidate-3" || s.Arms[Candidate].Verdict != "STABLE" {
 		t.Fatalf("after AddRepetition: %+v", s.Arms[Candidate])
 	}
-	if err := c.RerunRepetition("det/baseline-1"); err != nil {
+	if err := ctl(c).RerunRepetition("det/baseline-1"); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -87,7 +87,7 @@ func TestAddAndRerunRepetition(t *testing.T) {
 	if semanticExit(s) != 0 {
 		t.Fatalf("summary %+v", s)
 	}
-	if err := c.RerunRepetition("det/nothing-1"); err == nil {
+	if err := ctl(c).RerunRepetition("det/nothing-1"); err == nil {
 		t.Fatal("rerun of an unknown run accepted")
 	}
 	// The added repetition survives a reopen.
@@ -110,7 +110,7 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "200")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	log.waitFor(t, "a first digest", func(evs []Event) bool { return len(eventsOf[DigestReady](evs)) > 0 })

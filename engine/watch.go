@@ -25,6 +25,7 @@ type watcher struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	checkout sync.WaitGroup // the candidate's checkout follower (watch_checkout.go)
+	rerun    func() error   // starts the determinism stage on a re-pinned artifact
 }
 
 // Watching reports whether watch mode is on.
@@ -34,8 +35,10 @@ func (c *Campaign) Watching() bool {
 	return c.watch != nil
 }
 
-// SetWatch turns watch mode on or off.
-func (c *Campaign) SetWatch(on bool) error {
+// Watch turns watch mode on or off. rerun starts the determinism stage after a re-pin: the
+// caller's (engine/stages passes engine/determinism's Start), as the core never starts a stage
+// package.
+func (c *Campaign) Watch(on bool, rerun func() error) error {
 	c.mu.Lock()
 	cur := c.watch
 	closed := c.closed
@@ -110,11 +113,11 @@ func (c *Campaign) SetWatch(on bool) error {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watcher{fs: fw, cancel: cancel, done: make(chan struct{})}
+	w := &watcher{fs: fw, cancel: cancel, done: make(chan struct{}), rerun: rerun}
 	c.mu.Lock()
 	c.watch = w
 	c.mu.Unlock()
-	rowSum := "" // taken now, so an edit right after SetWatch returns is seen as a change
+	rowSum := "" // taken now, so an edit right after Watch returns is seen as a change
 	if c.opts.RowPath != "" {
 		rowSum, _ = digest.File(c.opts.RowPath)
 	}
@@ -123,7 +126,7 @@ func (c *Campaign) SetWatch(on bool) error {
 		w.checkout.Add(1)
 		go func() {
 			defer w.checkout.Done()
-			c.followCheckout(ctx, checkoutWatch, Candidate, *checkout)
+			c.followCheckout(ctx, checkoutWatch, Candidate, *checkout, rerun)
 		}()
 	}
 	return nil
@@ -187,7 +190,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 					}
 					return
 				}
-				c.onRebuilt(ctx, arm)
+				c.onRebuilt(ctx, arm, w.rerun)
 			}()
 		}
 	}
@@ -223,7 +226,7 @@ func (c *Campaign) settle(ctx context.Context, path string) bool {
 }
 
 // onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
-func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
+func (c *Campaign) onRebuilt(ctx context.Context, arm Arm, rerun func() error) {
 	p := c.Pinned(arm)
 	sum, err := digest.File(p.Source)
 	if err != nil || sum == p.SHA256 {
@@ -238,7 +241,7 @@ func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
 		c.block(StageDeterminism, err.Error())
 		return
 	}
-	if err := c.StartDeterminism(); err != nil {
+	if err := rerun(); err != nil {
 		c.warn("watch: " + err.Error())
 		return
 	}

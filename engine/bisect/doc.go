@@ -14,7 +14,8 @@
 // bisect killed mid-way resumes where it was: recorded steps are neither rebuilt nor rerun, and an
 // interrupted probe's campaign resumes itself.
 //
-// It imports engine for rows, campaigns, builds and the records; engine/journal for the journal
+// It imports engine for rows, campaigns, builds and the records; engine/determinism to run a
+// probe's determinism stage; engine/journal for the journal
 // file itself; engine/perf for the instruction judge's count (InstructionResult) and for
 // finding valgrind before the first probe; campaignreport for the verdicts a probe is judged by (Assess); exceptions to validate
 // the exception records copied into each probe; diffview and diffview/diagnose for the first

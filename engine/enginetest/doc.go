@@ -4,6 +4,6 @@
 // events as the workbench does. engine's own tests keep theirs: they cannot import a package
 // that imports engine.
 //
-// It imports engine for the campaigns it opens and engine/replaytest for the fake replay a test
-// binary plays.
+// It imports engine for the campaigns it opens, engine/replaytest for the fake replay a test
+// binary plays, and engine/determinism to run the determinism stage a later stage needs first.
 package enginetest

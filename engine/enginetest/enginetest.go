@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/determinism"
 	"kvparity/engine/replaytest"
 )
 
@@ -108,7 +109,7 @@ func EventsOf[T engine.Event](evs []engine.Event) []T {
 func RunDeterminism(t *testing.T, row *engine.Row, dir string) (engine.Summary, []engine.Event) {
 	t.Helper()
 	c, log := Open(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := determinism.Start(c.Host()); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()

@@ -5,6 +5,7 @@
 // work, and whoever drives a campaign (headless, the workbench through this package, a driver)
 // calls the stage.
 //
-// It imports engine for the campaign it wraps and engine/investigate for stage 7's
-// investigation.
+// It imports engine for the campaign it wraps, engine/determinism for stages 2 and 4 (the
+// repetitions, parity, and the rerun after a watched rebuild) and engine/investigate for stage
+// 7's investigation.
 package stages
