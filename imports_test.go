@@ -77,7 +77,7 @@ var arrowWhy = map[string]string{
 	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
 	"headless -> internal/atomicfile":  "qualify/result.json and the frozen row are written whole or not at all",
 	"headless -> internal/layout":      "the qualification's file names in the campaign",
-	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
+	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (its StageHost: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
 	"headless -> engine/run":           "the CPU sets its progress lines name (FormatCPUList)",
 

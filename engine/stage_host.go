@@ -63,6 +63,11 @@ type StageHost interface {
 	// found, kept in the record's note); false when the journal refused it.
 	Verdict(st Stage, arm Arm, v verdict.Word, reason, finding string) bool
 	Block(st Stage, reason string) // records and publishes that the row cannot go on
+
+	// RunProbe runs one canonical run of an arm with one replay flag's value replaced (stage
+	// 3's qualification probes a capacity), journaled like any run, or returns the journal's
+	// record of the same probe (probe.go).
+	RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, error)
 }
 
 // A RepOutput is what a canonical run's outputs proved (StageHost.ReadRepetition).

@@ -81,7 +81,7 @@ func Qualify(ctx context.Context, o QualifyOptions, stdout, stderr io.Writer) in
 	var runErr error
 	start := time.Now()
 	if err := c.StartStage(engine.StageQualify, func(sctx context.Context) bool {
-		res, runErr = qualify.Run(sctx, c, so)
+		res, runErr = qualify.Run(sctx, c.Host(), so)
 		return sctx.Err() != nil
 	}); err != nil {
 		fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)
