@@ -1,6 +1,8 @@
 // Package engine runs parity campaigns: frozen rows, pinned artifacts and trace windows, the
-// process runner with CPU pinning, the determinism and performance stages, the crash-safe
-// journal, and artifact watching. It publishes typed events on a channel and never imports
+// process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
+// the one running stage and the host its stage packages reach it through (StageHost: the
+// determinism stage is engine/determinism, the investigation engine/investigate), and the
+// performance stage. It publishes typed events on a channel and never imports
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/build to build the arms that name a source, engine/journal for the journal file
@@ -31,7 +33,8 @@
 //	host.go                  host.json (CPUs and NUMA nodes from engine/run)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
 //	files.go                 fsync'd atomic writes, JSON files with errors naming file and offset
-//	determinism.go           stage 2 + parity: repetitions, verdicts, report retention
+//	determinism.go           stages 2 and 4's vocabulary and fold: ArmResult, the repetitions'
+//	                         judgement, parity, verdict records (engine/determinism runs them)
 //	outputs.go               a repetition's canonical report -> digest, fixed point, evidence
 //	history.go               History (FoldJournal): the one reader of records and its queries
 //	progress.go              History's progress of the current phase (the matrix's live rows)
@@ -81,8 +84,10 @@
 //     replay of engine/replaytest); enginetest.Open a campaign of enginetest.Row, start the
 //     stage, and read back what the fold and the events say.
 //
-// The determinism and performance stages still run inside the core (determinism*.go,
-// perf*.go, stage_perf.go, instructions.go) with the same steps on the Campaign's own methods.
+// The performance stage still runs inside the core (perf*.go, stage_perf.go, instructions.go)
+// with the same steps on the Campaign's own methods: its records' payloads are engine/perf's
+// instruments' types, which the core's fold decodes, so a stage package above the core needs
+// those types moved first.
 //
 // # Adding a record kind
 //
