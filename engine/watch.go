@@ -20,7 +20,9 @@ import (
 // then the arm is marked stale, re-pinned as a new generation and its repetitions rerun.
 // Folders are watched rather than files because builds usually replace a binary by rename.
 
+// A watcher is watch mode on campaign c: its file events, and what it does on a rebuild.
 type watcher struct {
+	c        *Campaign
 	fs       *fsnotify.Watcher
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -113,7 +115,7 @@ func (c *Campaign) Watch(on bool, rerun func() error) error {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watcher{fs: fw, cancel: cancel, done: make(chan struct{}), rerun: rerun}
+	w := &watcher{c: c, fs: fw, cancel: cancel, done: make(chan struct{}), rerun: rerun}
 	c.mu.Lock()
 	c.watch = w
 	c.mu.Unlock()
@@ -121,12 +123,12 @@ func (c *Campaign) Watch(on bool, rerun func() error) error {
 	if c.opts.RowPath != "" {
 		rowSum, _ = digest.File(c.opts.RowPath)
 	}
-	go c.watchLoop(ctx, w, targets, rowSum)
+	go w.loop(ctx, targets, rowSum)
 	if checkout != nil {
 		w.checkout.Add(1)
 		go func() {
 			defer w.checkout.Done()
-			c.followCheckout(ctx, checkoutWatch, Candidate, *checkout, rerun)
+			w.followCheckout(ctx, checkoutWatch, Candidate, *checkout)
 		}()
 	}
 	return nil
@@ -139,8 +141,9 @@ func (w *watcher) stop() {
 	w.checkout.Wait()
 }
 
-// watchLoop debounces file events per target and acts on each settled change.
-func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string]Arm, rowSum string) {
+// loop debounces file events per target and acts on each settled change.
+func (w *watcher) loop(ctx context.Context, targets map[string]Arm, rowSum string) {
+	c := w.c
 	defer close(w.done)
 	var mu sync.Mutex
 	settling := map[string]bool{}
@@ -174,7 +177,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok := c.settle(ctx, path)
+				ok := w.settle(ctx, path)
 				mu.Lock()
 				delete(settling, path)
 				mu.Unlock()
@@ -190,7 +193,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 					}
 					return
 				}
-				c.onRebuilt(ctx, arm, w.rerun)
+				w.onRebuilt(ctx, arm)
 			}()
 		}
 	}
@@ -198,7 +201,8 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 
 // settle waits until path keeps the same size and mtime for the settle window (a build still
 // writing it keeps moving them). It returns false when cancelled.
-func (c *Campaign) settle(ctx context.Context, path string) bool {
+func (w *watcher) settle(ctx context.Context, path string) bool {
+	c := w.c
 	window := c.opts.Settle
 	if window <= 0 {
 		window = 300 * time.Millisecond
@@ -226,7 +230,8 @@ func (c *Campaign) settle(ctx context.Context, path string) bool {
 }
 
 // onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
-func (c *Campaign) onRebuilt(ctx context.Context, arm Arm, rerun func() error) {
+func (w *watcher) onRebuilt(ctx context.Context, arm Arm) {
+	c := w.c
 	p := c.Pinned(arm)
 	sum, err := digest.File(p.Source)
 	if err != nil || sum == p.SHA256 {
@@ -241,7 +246,7 @@ func (c *Campaign) onRebuilt(ctx context.Context, arm Arm, rerun func() error) {
 		c.block(StageDeterminism, err.Error())
 		return
 	}
-	if err := rerun(); err != nil {
+	if err := w.rerun(); err != nil {
 		c.warn("watch: " + err.Error())
 		return
 	}

@@ -44,7 +44,8 @@ func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify
 
 // followCheckout acts on the checkout's events until ctx ends. It looks once at the start
 // too: an edit saved before watch mode was turned on is built at once.
-func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm Arm, src build.Spec, rerun func() error) {
+func (w *watcher) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm Arm, src build.Spec) {
+	c := w.c
 	defer fw.Close()
 	settle := c.opts.Settle
 	if settle <= 0 {
@@ -74,13 +75,14 @@ func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm
 			}
 			timer.Reset(settle)
 		case <-timer.C:
-			c.checkoutChanged(ctx, arm, src, rerun)
+			w.checkoutChanged(ctx, arm, src)
 		}
 	}
 }
 
 // checkoutChanged rebuilds and re-pins arm when its checkout now names another revision.
-func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec, rerun func() error) {
+func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) {
+	c := w.c
 	old := c.Pinned(arm)
 	now, err := build.Resolve(ctx, src)
 	if err != nil {
@@ -126,7 +128,7 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec,
 		return
 	}
 	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: old.Gen, NewGen: np.Gen})
-	if err := rerun(); err != nil {
+	if err := w.rerun(); err != nil {
 		c.warn("watch: " + err.Error())
 		return
 	}
