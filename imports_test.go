@@ -34,16 +34,16 @@ var rooms = map[string]struct {
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
 	"engine":                 {may: []string{"engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
-	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true},                                  // stage 6: the fixtures, run through the Host the campaign gives
-	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                    // stages 2 and 4, through the campaign's StageHost
-	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},             // stage 7, through the campaign's StageHost
-	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true}, // the campaign with its stages: the workbench's Controller
-	"engine/replaytest":      {},                                                                                   // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
-	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/replaytest"}, stdOnly: true},  // test campaigns for the stage packages' tests
-	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},                                   // stage 3: the capacity search, through the campaign's probes
-	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},                                         // the journal file, whatever its records say
-	"engine/run":             {may: []string{"report", "internal/*"}},                                              // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},                                             // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true},                                                                            // stage 6: the fixtures, run through the Host the campaign gives
+	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
+	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
+	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
+	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
+	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/journal", "engine/replaytest", "internal/*", "verdict"}, stdOnly: true}, // test campaigns for the stage packages' tests
+	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},                                                                             // stage 3: the capacity search, through the campaign's probes
+	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},                                                                                   // the journal file, whatever its records say
+	"engine/run":             {may: []string{"report", "internal/*"}},                                                                                        // the process runner: x/sys/unix for affinity, prctl and rusage
+	"engine/perf":            {may: []string{"engine/run", "verdict"}},                                                                                       // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
@@ -144,6 +144,9 @@ var arrowWhy = map[string]string{
 	"engine/enginetest -> engine":             "the test campaigns it opens and the events it drains",
 	"engine/enginetest -> engine/replaytest":  "a test binary plays the fake replay its campaigns run",
 	"engine/enginetest -> engine/determinism": "RunDeterminism: the determinism stage a later stage's test needs first",
+	"engine/enginetest -> engine/journal":     "SemanticExit reads the campaign's journal, refusing damage",
+	"engine/enginetest -> internal/*":         "the campaign's file names (layout)",
+	"engine/enginetest -> verdict":            "SemanticExit: stage 8's rules over the folded journal",
 
 	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
 	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",

@@ -107,8 +107,8 @@ const (
 // so work interleaves even on one.
 func perturbedThreads() int { return max(8, 4*len(run.AllowedCPUs())) }
 
-// aslrOn reports whether the host randomizes address-space layout (randomize_va_space > 0).
-func aslrOn() bool {
+// ASLROn reports whether the host randomizes address-space layout (randomize_va_space > 0).
+func ASLROn() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/randomize_va_space")
 	return err != nil || strings.TrimSpace(string(b)) != "0"
 }
@@ -164,6 +164,6 @@ func ApplyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
 	if has(varyUmask) {
 		spec.Umask = perturbedUmask
 	}
-	spec.NoASLR = has(varyASLR) && aslrOn()
+	spec.NoASLR = has(varyASLR) && ASLROn()
 	spec.Noise = has(varySchedNoise)
 }

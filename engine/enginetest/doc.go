@@ -5,5 +5,7 @@
 // that imports engine.
 //
 // It imports engine for the campaigns it opens, engine/replaytest for the fake replay a test
-// binary plays, and engine/determinism to run the determinism stage a later stage needs first.
+// binary plays, engine/determinism to run the determinism stage a later stage needs first, and
+// engine/journal, internal/layout and verdict to decide a campaign's semantic exit status from
+// its journal as stage 8 does.
 package enginetest

@@ -2,14 +2,19 @@ package enginetest
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"kvparity/engine"
 	"kvparity/engine/determinism"
+	"kvparity/engine/journal"
 	"kvparity/engine/replaytest"
+	"kvparity/internal/layout"
+	"kvparity/verdict"
 )
 
 // Main is a stage package's TestMain: the test binary plays the fake replay when a test
@@ -119,4 +124,40 @@ func RunDeterminism(t *testing.T, row *engine.Row, dir string) (engine.Summary, 
 	}
 	<-log.Done
 	return s, log.All()
+}
+
+// Verdicts are the stage verdicts published, by "stage/arm" ("parity/" for parity).
+func Verdicts(evs []engine.Event) map[string]string {
+	m := map[string]string{}
+	for _, v := range EventsOf[engine.StageVerdict](evs) {
+		m[string(v.Stage)+"/"+string(v.Arm)] = string(v.Verdict)
+	}
+	return m
+}
+
+// PlainDigests are the plain repetitions' digests (not the perturbed ones').
+func PlainDigests(evs []engine.Event) []engine.DigestReady {
+	var out []engine.DigestReady
+	for _, d := range EventsOf[engine.DigestReady](evs) {
+		if !strings.Contains(string(d.Run), "-perturbed") && !strings.Contains(string(d.Run), "-alone-") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// SemanticExit is the exit status of `kvparity run --stage determinism` for a summary's
+// campaign (no exception records in engine tests): stage 8's rules over the folded journal.
+func SemanticExit(s engine.Summary) int {
+	recs, _, err := journal.Read[engine.Record](filepath.Join(s.Dir, layout.FileJournal), journal.RefuseDamage)
+	if err != nil {
+		return -1
+	}
+	row, err := engine.LoadRow(filepath.Join(s.Dir, layout.FileRow))
+	if err != nil {
+		return -1
+	}
+	in := engine.FoldJournal(recs, row).Inputs(s.Dir)
+	in.SemanticOnly = true
+	return verdict.Decide(in).ExitCode
 }
