@@ -44,8 +44,6 @@ func runCampaignChild(dir string) int {
 	return code
 }
 
-func syscallKill0(pid int) error { return syscall.Kill(pid, 0) }
-
 // processesUnder lists live processes whose command line mentions dir.
 func processesUnder(dir string) []string {
 	var found []string
