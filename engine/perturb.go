@@ -128,7 +128,7 @@ func parseVariation(s string) (Variation, error) {
 
 // ApplyVariations changes spec for the variations vs; cpus is the run's plain CPU set and all
 // every CPU kvparity may use.
-func ApplyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
+func ApplyVariations(spec *RunSpec, vs []Variation, cpus, all []int) {
 	has := func(v Variation) bool { return slices.Contains(vs, v) }
 	spec.CPUs = cpus
 	if has(varyAllCores) {
