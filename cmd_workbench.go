@@ -14,6 +14,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/engine/run"
+	"kvparity/engine/stages"
 	"kvparity/internal/layout"
 	"kvparity/ui"
 	"kvparity/ui/buildview"
@@ -175,7 +176,7 @@ func runWorkbench(stderr io.Writer, cpuList string, reopened bool, open func(eng
 		return verdict.ExitUsage
 	}
 	defer c.Close()
-	m := ui.New(ui.Options{Controller: c, SaveReport: campaignreport.Write, Assess: campaignreport.Assess,
+	m := ui.New(ui.Options{Controller: stages.New(c), SaveReport: campaignreport.Write, Assess: campaignreport.Assess,
 		PreflightText: campaignreport.PreflightText, NoColor: os.Getenv("NO_COLOR") != "", Reopened: reopened,
 		Intro: intro(c.Dir())})
 	// kvparity's own signal handling, not Bubble Tea's: SIGHUP (the terminal closed, the tmux

@@ -25,7 +25,7 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
@@ -43,11 +43,16 @@ var rooms = map[string]struct {
 	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
 	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/arm":             {may: []string{"engine/build", "engine/perf"}, stdOnly: true},
+	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
+	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
+	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
+	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
+	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/journal", "engine/replaytest", "internal/*", "verdict"}, stdOnly: true}, // test campaigns for the stage packages' tests
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"bisect":                 {may: []string{"driver", "engine", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
+	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -92,7 +97,10 @@ var arrowWhy = map[string]string{
 	"ui/qualifyview -> engine/qualify": "the probes, their classes and the outcome it draws",
 	"ui/qualifyview -> qualify":        "the qualification's progress as the driver publishes it (Progress)",
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
-	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (Host: RunProbe)",
+	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
+	"headless -> engine/determinism":   "kvparity run runs stages 2 and 4 with the campaign as their host",
+	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
+	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (its StageHost: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
 	"headless -> engine/run":           "the CPU sets its progress lines name (FormatCPUList)",
 
@@ -145,6 +153,25 @@ var arrowWhy = map[string]string{
 	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
 	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
 
+	"engine/investigate -> engine":         "the campaign as its host (StageHost) and the investigation's vocabulary: its stage, run kind, record, document and event",
+	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",
+	"engine/investigate -> internal/*":     "a linked investigation folder refused (atomicfile), perf and nm run in their own process groups (procgroup)",
+
+	"engine/stages -> engine":             "the campaign it makes the workbench's Controller",
+	"engine/stages -> engine/investigate": "StartInvestigation calls stage 7 with the campaign as its host",
+	"engine/stages -> engine/determinism": "StartDeterminism, RerunRepetition, AddRepetition and the watch's rerun call stages 2 and 4 with the campaign as their host",
+
+	"engine/determinism -> engine":     "the campaign as its host (StageHost) and the stages' vocabulary: run kinds, records, ArmResult, the fold's judgement",
+	"engine/determinism -> verdict":    "the words it decides in",
+	"engine/determinism -> internal/*": "the preflight's trace head written inside the campaign only (atomicfile)",
+
+	"engine/enginetest -> engine":             "the test campaigns it opens and the events it drains",
+	"engine/enginetest -> engine/replaytest":  "a test binary plays the fake replay its campaigns run",
+	"engine/enginetest -> engine/determinism": "RunDeterminism: the determinism stage a later stage's test needs first",
+	"engine/enginetest -> engine/journal":     "SemanticExit reads the campaign's journal, refusing damage",
+	"engine/enginetest -> internal/*":         "the campaign's file names (layout)",
+	"engine/enginetest -> verdict":            "SemanticExit: stage 8's rules over the folded journal",
+
 	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
 	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
 	"engine -> engine/journal":   "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
@@ -175,16 +202,17 @@ var arrowWhy = map[string]string{
 	"engine/matrix -> engine/build":   "rows' source arms built once, before any job, and the toolchain recorded in the cache the jobs read",
 	"engine/matrix -> internal/*":     "atomic files, digests, file names, local rows in their own process groups",
 
-	"bisect -> driver":            "each probe's campaign is run to its report by the shared step (driver.Run); builds print with its BuildPrinter",
-	"bisect -> engine":            "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
-	"bisect -> campaignreport":    "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
-	"bisect -> engine/journal":    "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"bisect -> engine/perf":       "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
-	"bisect -> diffview":          "the first divergence of the first bad commit's focused diff (JSONFirst)",
-	"bisect -> diffview/diagnose": "the causes of the first bad commit's focused diff (Signature)",
-	"bisect -> exceptions":        "the exception records copied into every probe are validated first",
-	"bisect -> verdict":           "the words a probe is judged by, the document's schema version and the exit codes",
-	"bisect -> internal/*":        "the campaign's file names, the copied exception records written atomically",
+	"bisect -> driver":             "each probe's campaign is run to its report by the shared step (driver.Run); builds print with its BuildPrinter",
+	"bisect -> engine":             "rows, probe campaigns, the builds of the probed commits, and the record type and payload decoding of the bisect's journal",
+	"bisect -> campaignreport":     "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
+	"bisect -> engine/determinism": "a probe's determinism stage, run with its campaign as the host",
+	"bisect -> engine/journal":     "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
+	"bisect -> engine/perf":        "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> diffview":           "the first divergence of the first bad commit's focused diff (JSONFirst)",
+	"bisect -> diffview/diagnose":  "the causes of the first bad commit's focused diff (Signature)",
+	"bisect -> exceptions":         "the exception records copied into every probe are validated first",
+	"bisect -> verdict":            "the words a probe is judged by, the document's schema version and the exit codes",
+	"bisect -> internal/*":         "the campaign's file names, the copied exception records written atomically",
 
 	"campaignreport -> engine":            "everything the campaign recorded: its records and their history, summary, artifacts",
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",

@@ -11,6 +11,7 @@ import (
 
 	"kvparity/driver"
 	"kvparity/engine"
+	"kvparity/engine/determinism"
 	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
@@ -166,7 +167,7 @@ func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign
 	h := c.History()
 	if !h.ArmResult(engine.Baseline).Verdict.Decided() || !h.ArmResult(engine.Candidate).Verdict.Decided() || !h.Parity().Verdict.Decided() {
 		b.say(Progress{Commit: sha, Phase: PhaseRunning})
-		if err := c.StartDeterminism(); err != nil {
+		if err := determinism.Start(c.Host()); err != nil {
 			return nil, "", fmt.Errorf("probe %s: %w", short(sha), err)
 		}
 		if err := wait(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"kvparity/driver"
 	"kvparity/e2e"
 	"kvparity/engine"
+	"kvparity/engine/determinism"
 	"kvparity/verdict"
 )
 
@@ -29,7 +30,7 @@ func TestAMinimalDriverAgreesWithHeadless(t *testing.T) {
 		Row:     engine.TinyRow("", ""),
 		Options: engine.Options{Dir: filepath.Join(t.TempDir(), "tiny"), BuiltinPath: bin},
 		Stages: func(c *engine.Campaign) error {
-			if err := c.StartDeterminism(); err != nil {
+			if err := determinism.Start(c.Host()); err != nil {
 				return err
 			}
 			return c.WaitContext(ctx)

@@ -57,8 +57,10 @@ type Options struct {
 	Diagnose func(a, b string) (string, error)
 }
 
-// A Campaign is one row's campaign directory and the engine working in it. It implements
-// Controller; the headless CLI and the workbench drive the same methods.
+// A Campaign is one row's campaign directory and the engine working in it: it coordinates (the
+// one running stage, the journal, the runner, the events, the arms' pins and the watch), and
+// its stages reach it through Host. engine/stages makes it the workbench's Controller; the
+// headless CLI and the workbench drive the same methods.
 type Campaign struct {
 	row     *Row
 	dir     string
@@ -92,8 +94,6 @@ type stageRun struct {
 	cancel context.CancelCauseFunc // the cause is recorded in the stage's end record
 	done   chan struct{}
 }
-
-var _ Controller = (*Campaign)(nil)
 
 // recAddRep records an AddRepetition (Arm, Index = the arm's new repetition count).
 const recAddRep RecordType = "add_repetition"
@@ -602,8 +602,8 @@ func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, 
 	return spec
 }
 
-// repetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
-func repetitionID(arm Arm, rep, gen, attempt int) RunID {
+// RepetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
+func RepetitionID(arm Arm, rep, gen, attempt int) RunID {
 	id := "det/" + string(arm) + "-" + strconv.Itoa(rep)
 	if gen > 1 {
 		id += "-g" + strconv.Itoa(gen)

@@ -58,11 +58,11 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 		t.Errorf("summary of the cleaned campaign %+v differs from the finished one %+v", s, want)
 	}
 	refusals := map[string]error{
-		"StartDeterminism": c.StartDeterminism(),
+		"StartDeterminism": ctl(c).StartDeterminism(),
 		"StartPerf":        c.StartPerf(),
-		"RerunRepetition":  c.RerunRepetition(s.Arms[Baseline].Runs[0].Run),
-		"AddRepetition":    c.AddRepetition(Candidate),
-		"SetWatch":         c.SetWatch(true),
+		"RerunRepetition":  ctl(c).RerunRepetition(s.Arms[Baseline].Runs[0].Run),
+		"AddRepetition":    ctl(c).AddRepetition(Candidate),
+		"SetWatch":         ctl(c).SetWatch(true),
 	}
 	_, refusals["journal.Append"] = c.journal.Append(Record{Type: RecBlocked, Reason: "x"})
 	for name, err := range refusals {

@@ -5,7 +5,8 @@ import (
 	"kvparity/engine/run"
 )
 
-// Controller is what the workbench drives. *Campaign implements it; UI tests use a fake.
+// Controller is what the workbench drives. engine/stages implements it over a *Campaign (the
+// stages are packages above the core); UI tests use a fake.
 // Every method returns at once: work happens on engine goroutines and is reported as Events.
 // Opening a campaign that already has a journal first replays the recorded history as events
 // (RunStarted/DigestReady/SampleDone/... with their recorded values), so the UI rebuilds its

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"kvparity/engine/run"
 	"kvparity/verdict"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"kvparity/report"
@@ -22,30 +20,10 @@ import (
 // the journal and never rerun; a run that was in flight when kvparity died has a run_start and
 // no run_end, and is rerun as its next attempt.
 
-// A repJob is one repetition to run: a plain one, or a perturbed one (kind KindPerturbed,
-// rep being the try of its variation set).
-type repJob struct {
-	arm       Arm
-	rep       int
-	gen       int
-	attempt   int
-	kind      RunKind     // "" is KindRepetition
-	variation string      // perturbed: "set" or the variation tried alone
-	vars      []Variation // perturbed: the variations applied
-}
-
-// id names the job's run.
-func (j repJob) id() RunID {
-	if j.kind == KindPerturbed {
-		return perturbedID(j.arm, j.variation, j.rep, j.gen, j.attempt)
-	}
-	return repetitionID(j.arm, j.rep, j.gen, j.attempt)
-}
-
-// repAttempt is the journal's view of one repetition's latest attempt.
-type repAttempt struct {
-	attempt int
-	end     *Record // nil while (or if it died) in flight
+// A RepAttempt is the journal's view of one repetition's latest attempt.
+type RepAttempt struct {
+	Attempt int
+	End     *Record // nil while (or if it died) in flight
 }
 
 // repetitions returns the repetition count of an arm (the row's plus AddRepetition's).
@@ -55,187 +33,8 @@ func (c *Campaign) repetitions(arm Arm) int {
 	return c.row.Determinism.Repetitions + c.extra[arm]
 }
 
-// succeeded reports whether a run_end is a finished repetition with a digest.
-func succeeded(end *Record) bool { return end != nil && end.Error == "" && end.Digest != "" }
-
-// StartDeterminism runs (or resumes) the determinism stage and then byte parity.
-func (c *Campaign) StartDeterminism() error {
-	return c.startStage(StageDeterminism, func(ctx context.Context) bool { return c.runDeterminism(ctx, nil) })
-}
-
-// RerunRepetition reruns one repetition of the current artifacts in a fresh process; the old
-// attempt stays in the journal, the new one supersedes it.
-func (c *Campaign) RerunRepetition(id RunID) error {
-	r, ok := c.history().startedRun(id)
-	if !ok || r.Kind != KindRepetition {
-		return fmt.Errorf("%s is not a determinism repetition of this campaign", id)
-	}
-	job := &repJob{arm: r.Arm, rep: r.Index, gen: max(r.Gen, 1)}
-	if cur := c.Pinned(job.arm); cur.Gen != job.gen || cur.Stale {
-		return fmt.Errorf("%s ran a stale %s artifact (generation %d); start the determinism stage to rerun on the current one", id, job.arm, job.gen)
-	}
-	return c.startStage(StageDeterminism, func(ctx context.Context) bool { return c.runDeterminism(ctx, job) })
-}
-
-// AddRepetition adds one repetition to an arm and runs it (with the stage's verdicts after).
-func (c *Campaign) AddRepetition(a Arm) error {
-	if a != Baseline && a != Candidate {
-		return fmt.Errorf("no arm %q", a)
-	}
-	if err := c.refusal(); err != nil {
-		return err
-	}
-	if c.Running() {
-		return errors.New("a stage is running; stop it first")
-	}
-	n := c.repetitions(a) + 1
-	if _, err := c.journal.Append(Record{Type: recAddRep, Arm: a, Index: n}); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	c.extra[a]++
-	c.mu.Unlock()
-	return c.StartDeterminism()
-}
-
-// runDeterminism runs the missing repetitions (or just `only`), then decides the verdicts.
-// It returns whether the stage was cancelled.
-func (c *Campaign) runDeterminism(ctx context.Context, only *repJob) bool {
-	if err := c.prepareArms(); err != nil {
-		c.block(StageDeterminism, err.Error())
-		return false
-	}
-	if only == nil {
-		if err := c.runPreflight(ctx); err != nil {
-			c.block(StageDeterminism, err.Error())
-			return false
-		}
-		if ctx.Err() != nil {
-			return true
-		}
-	}
-	h := c.history()
-	var jobs []repJob
-	if only != nil {
-		a := h.latestAttempts(only.arm, only.gen)[only.rep]
-		jobs = append(jobs, repJob{arm: only.arm, rep: only.rep, gen: only.gen, attempt: a.attempt + 1})
-	} else {
-		gens := map[Arm]int{Baseline: c.Pinned(Baseline).Gen, Candidate: c.Pinned(Candidate).Gen}
-		att := map[Arm]map[int]repAttempt{Baseline: h.latestAttempts(Baseline, gens[Baseline]), Candidate: h.latestAttempts(Candidate, gens[Candidate])}
-		for rep := 1; rep <= max(c.repetitions(Baseline), c.repetitions(Candidate)); rep++ {
-			for _, arm := range []Arm{Baseline, Candidate} {
-				if rep > c.repetitions(arm) {
-					continue
-				}
-				a := att[arm][rep]
-				if succeeded(a.end) {
-					continue
-				}
-				jobs = append(jobs, repJob{arm: arm, rep: rep, gen: gens[arm], attempt: a.attempt + 1})
-			}
-		}
-	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// Each repetition gets its own CPU set: one CPU, or the size a preflight measured (the same
-	// for both arms).
-	k := min(h.cpusPerRun(map[Arm]int{Baseline: max(c.Pinned(Baseline).Gen, 1), Candidate: max(c.Pinned(Candidate).Gen, 1)}), len(c.cpus))
-	cpus := make(chan []int, len(c.cpus))
-	for i := 0; i+k <= len(c.cpus); i += k {
-		cpus <- c.cpus[i : i+k]
-	}
-	var (
-		wg      sync.WaitGroup
-		ioMu    sync.Mutex
-		ioFatal error
-	)
-	for _, job := range jobs {
-		var cpu []int
-		select {
-		case cpu = <-cpus:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { cpus <- cpu }()
-			if err := c.runRepetition(ctx, job, cpu); err != nil {
-				ioMu.Lock()
-				if ioFatal == nil {
-					ioFatal = err
-				}
-				ioMu.Unlock()
-				cancel() // a campaign write failed: stop, keep what is recorded
-			}
-		}()
-	}
-	wg.Wait()
-	if ioFatal == nil && ctx.Err() == nil && only == nil {
-		ioFatal = c.runPerturbed(ctx)
-	}
-	if ioFatal != nil {
-		c.block(StageDeterminism, ioFatal.Error())
-		return false
-	}
-	if ctx.Err() != nil {
-		return true
-	}
-	c.decide()
-	return false
-}
-
-// runRepetition runs one repetition and records it. The only error it returns is a failure to
-// record (a full disk): a failing replay is recorded as that run's error.
-func (c *Campaign) runRepetition(ctx context.Context, job repJob, cpus []int) error {
-	id := job.id()
-	kind := job.kind
-	if kind == "" {
-		kind = KindRepetition
-	}
-	spec := c.runSpec(id, job.arm, kind, job.rep, job.attempt, true)
-	spec.CPUs = cpus
-	base := Record{Run: id, Arm: job.arm, Kind: kind, Index: job.rep, Attempt: job.attempt, Gen: job.gen}
-	if kind == KindPerturbed {
-		applyVariations(&spec, job.vars, cpus, c.cpus)
-		base.Variation, base.Variations = job.variation, job.vars
-	}
-	res, startErr := c.recordedRun(ctx, spec, base, nil)
-	if startErr != nil {
-		return startErr
-	}
-	if res.Cancelled {
-		// Not recorded as an end: the repetition is rerun as its next attempt, like a crash.
-		c.emit(RunFinished{Run: id, Arm: job.arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
-		return nil
-	}
-	end := endRecord(base, res)
-	runErr := res.Err
-	var out repOutput
-	if runErr == nil {
-		var err error
-		out, err = c.readRepetition(spec)
-		var ioe errIO
-		var rowErr *RowError // the row's [canonical] profile does not fit: block, do not spend runs
-		if errors.As(err, &ioe) || errors.As(err, &rowErr) {
-			return err
-		}
-		runErr = err
-	}
-	if runErr != nil {
-		end.Error = runErr.Error()
-	} else {
-		end.Digest, end.FixedPoint, end.ReportPath, end.Evidence = out.Digest, out.FixedPoint, out.ReportRel, out.EvidenceRel
-	}
-	if _, err := c.journal.Append(end); err != nil {
-		return err
-	}
-	c.emitEnd(end, out.Evidence)
-	return nil
-}
+// Succeeded reports whether a run_end is a finished repetition with a digest.
+func Succeeded(end *Record) bool { return end != nil && end.Error == "" && end.Digest != "" }
 
 // recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
 // CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
@@ -311,41 +110,41 @@ func (c *Campaign) history() *History { return FoldJournal(c.journal.Records(), 
 
 // armResult is an arm's determinism outcome over its current artifact.
 func (c *Campaign) armResult(h *History, arm Arm) ArmResult {
-	return h.armResultAt(arm, c.Pinned(arm).Gen, c.repetitions(arm))
+	return h.ArmResultAt(arm, c.Pinned(arm).Gen, c.repetitions(arm))
 }
 
-// armResultAt is the outcome of n repetitions of arm at generation gen, with the row's
+// ArmResultAt is the outcome of n repetitions of arm at generation gen, with the row's
 // perturbed repetitions once the plain ones agree.
-func (h *History) armResultAt(arm Arm, gen, n int) ArmResult {
-	res := h.plainResult(arm, gen, n)
+func (h *History) ArmResultAt(arm Arm, gen, n int) ArmResult {
+	res := h.PlainResult(arm, gen, n)
 	if res.Verdict == verdict.Stable {
 		h.perturbedVerdict(&res, gen)
 	}
 	return res
 }
 
-// plainResult is the outcome of the protocol's n plain repetitions alone.
-func (h *History) plainResult(arm Arm, gen, n int) ArmResult {
+// PlainResult is the outcome of the protocol's n plain repetitions alone.
+func (h *History) PlainResult(arm Arm, gen, n int) ArmResult {
 	res := ArmResult{Arm: arm, Gen: gen, Verdict: verdict.Undecided}
-	att := h.latestAttempts(arm, gen)
+	att := h.LatestAttempts(arm, gen)
 	distinct := []string{}
 	complete, done := true, 0
 	for rep := 1; rep <= n; rep++ {
 		a := att[rep]
-		if a.end == nil {
+		if a.End == nil {
 			complete = false
 			res.Digests = append(res.Digests, "")
 			continue
 		}
 		done++
-		res.Runs = append(res.Runs, a.end.Run)
-		res.Ends = append(res.Ends, *a.end)
-		res.Digests = append(res.Digests, a.end.Digest)
-		if a.end.Error != "" && res.Verdict == verdict.Undecided {
-			res.Verdict, res.Reason = verdict.Blocked, fmt.Sprintf("%s: %s", a.end.Run, a.end.Error)
+		res.Runs = append(res.Runs, a.End.Run)
+		res.Ends = append(res.Ends, *a.End)
+		res.Digests = append(res.Digests, a.End.Digest)
+		if a.End.Error != "" && res.Verdict == verdict.Undecided {
+			res.Verdict, res.Reason = verdict.Blocked, fmt.Sprintf("%s: %s", a.End.Run, a.End.Error)
 		}
-		if a.end.Digest != "" && !slices.Contains(distinct, a.end.Digest) {
-			distinct = append(distinct, a.end.Digest)
+		if a.End.Digest != "" && !slices.Contains(distinct, a.End.Digest) {
+			distinct = append(distinct, a.End.Digest)
 		}
 	}
 	switch {
@@ -363,7 +162,7 @@ func (h *History) plainResult(arm Arm, gen, n int) ArmResult {
 		// The reason states what the repetitions showed, never a cause guessed from how they
 		// ran (the CPU count): the cause is the diagnosis of the two reports that differ, when
 		// one is recorded (h.diagnoses), or a perturbation that isolated it (perturbedVerdict).
-		a, b := res.Runs[0], differingRun(res)
+		a, b := res.Runs[0], DifferingRun(res)
 		on := ""
 		if k := len(res.Ends[0].CPUs); k > 1 {
 			on = fmt.Sprintf(" on %d CPUs each", k)
@@ -379,8 +178,8 @@ func (h *History) plainResult(arm Arm, gen, n int) ArmResult {
 	return res
 }
 
-// differingRun is the first counted repetition whose digest differs from the first one's.
-func differingRun(res ArmResult) RunID {
+// DifferingRun is the first counted repetition whose digest differs from the first one's.
+func DifferingRun(res ArmResult) RunID {
 	for i, e := range res.Ends {
 		if e.Digest != "" && e.Digest != res.Ends[0].Digest {
 			return res.Runs[i]
@@ -394,8 +193,8 @@ func (r ArmResult) outcome() verdict.Outcome {
 	return verdict.Outcome{Verdict: r.Verdict, Reason: r.Reason}
 }
 
-// parityResult decides byte parity from both arms' outcomes (Undecided while either is).
-func parityResult(b, cand ArmResult) verdict.Outcome {
+// ParityResult decides byte parity from both arms' outcomes (Undecided while either is).
+func ParityResult(b, cand ArmResult) verdict.Outcome {
 	for _, a := range []ArmResult{b, cand} {
 		switch a.Verdict {
 		case verdict.Unstable:
@@ -411,69 +210,6 @@ func parityResult(b, cand ArmResult) verdict.Outcome {
 		return verdict.Of(verdict.Pass, "baseline and candidate canonical reports are byte-identical (%s)", short(b.Digests[0]))
 	}
 	return verdict.Of(verdict.Fail, "canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
-}
-
-// decide records and publishes the per-arm and parity verdicts, then deletes the full reports
-// that matched (their digests stay in the journal) and keeps the ones a diff needs.
-func (c *Campaign) decide() {
-	h := c.history()
-	b, cand := c.armResult(h, Baseline), c.armResult(h, Candidate)
-	if db, dc := c.diagnose(h, b), c.diagnose(h, cand); db || dc {
-		h = c.history() // the reason quotes the diagnosis just recorded
-		b, cand = c.armResult(h, Baseline), c.armResult(h, Candidate)
-	}
-	for _, a := range []ArmResult{b, cand} {
-		if !a.Verdict.Decided() {
-			continue
-		}
-		if !c.verdictWith(StageDeterminism, a.Arm, a.Verdict, a.Reason, a.Finding) {
-			return
-		}
-	}
-	parity := parityResult(b, cand)
-	if !parity.Verdict.Decided() {
-		return
-	}
-	if !c.verdict(StageParity, "", parity.Verdict, parity.Reason) {
-		return
-	}
-	if parity.Verdict == verdict.Blocked {
-		c.emit(RowBlocked{Stage: StageParity, Reason: parity.Reason})
-	}
-	c.pruneReports(b, cand, parity.Verdict)
-}
-
-// pruneReports applies stage 4's retention: matching full reports are deleted; both arms'
-// reports are kept when parity fails, and every report of an UNSTABLE (or failed) arm. The
-// baseline's first report always stays: it is what a later generation of the candidate (a
-// rebuild in watch mode, the desk loop) is diffed against, and the baseline is never rerun.
-func (c *Campaign) pruneReports(b, cand ArmResult, parity verdict.Word) {
-	var gone []RunID
-	for _, a := range []ArmResult{b, cand} {
-		if a.Verdict != verdict.Stable {
-			continue // keep everything of an unstable or failed arm
-		}
-		for i, end := range a.Ends {
-			keepOne := i == 0 && (parity != verdict.Pass || a.Arm == Baseline) // one report per arm for the diff
-			if keepOne || end.ReportPath == "" {
-				continue
-			}
-			if err := os.Remove(filepath.Join(c.dir, end.ReportPath)); err == nil || os.IsNotExist(err) {
-				gone = append(gone, end.Run)
-			}
-		}
-		for _, p := range a.Perturbed { // a STABLE arm's perturbed reports all matched
-			if p.ReportPath == "" {
-				continue
-			}
-			if err := os.Remove(filepath.Join(c.dir, p.ReportPath)); err == nil || os.IsNotExist(err) {
-				gone = append(gone, p.Run)
-			}
-		}
-	}
-	if len(gone) > 0 {
-		c.journal.Append(Record{Type: recReportsGone, Runs: gone, Note: "matching full reports deleted; digests kept"})
-	}
 }
 
 // verdict records and publishes a stage verdict; false when the journal refused it.

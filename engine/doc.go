@@ -1,6 +1,8 @@
 // Package engine runs parity campaigns: frozen rows, pinned artifacts and trace windows, the
-// process runner with CPU pinning, the determinism and performance stages, the crash-safe
-// journal, and artifact watching. It publishes typed events on a channel and never imports
+// process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
+// the one running stage and the host its stage packages reach it through (StageHost: the
+// determinism stage is engine/determinism, the investigation engine/investigate), and the
+// performance stage. It publishes typed events on a channel and never imports
 // the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
@@ -34,7 +36,8 @@
 //	host.go                  host.json (CPUs and NUMA nodes from engine/run)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
 //	files.go                 fsync'd atomic writes, JSON files with errors naming file and offset
-//	determinism.go           stage 2 + parity: repetitions, verdicts, report retention
+//	determinism.go           stages 2 and 4's vocabulary and fold: ArmResult, the repetitions'
+//	                         judgement, parity, verdict records (engine/determinism runs them)
 //	outputs.go               a repetition's canonical report -> digest, fixed point, evidence
 //	history.go               History (FoldJournal): the one reader of records and its queries
 //	progress.go              History's progress of the current phase (the matrix's live rows)
@@ -46,29 +49,48 @@
 //	                         engine/perf's instruments)
 //	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
 //	                         secondary measure that decides nothing (its records and fold too)
+//	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
+//	                         (engine/investigate runs it)
+//	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host)
 //
 // # Adding a stage
 //
-// A stage is a function run on the campaign's single stage goroutine:
+// A stage is a package of its own under engine/ (engine/investigate is one), a function of the
+// campaign's StageHost (Campaign.Host): the core never imports it, and it registers nothing
+// into the core. stage_recipe_test.go follows these steps with a tiny stage.
 //
-//  1. Start it through c.startStage(StageX, func(ctx) (cancelled bool)) from an exported
-//     Start method (the stage itself may live in other files of this package, as runPerf
-//     that StartPerf calls). Only one stage runs at a time; StopStage cancels ctx.
-//  2. Call c.prepareArms() first (re-pins a rebuilt source, re-verifies every pinned copy and
+//  1. Name its vocabulary in the core, in one file of its own (investigation.go): its Stage,
+//     its RunKind, its record kinds (below), the documents and events it publishes. That is
+//     what the journal folds and the report and the workbench read; the work is the package's.
+//  2. Export Start(h engine.StageHost, ...) error from the package, calling
+//     h.Start(stage, func(ctx) (cancelled bool)): fn runs on the campaign's single stage
+//     goroutine (only one stage runs at a time; StopStage cancels ctx), journaled and announced.
+//  3. Call h.PrepareArms() first (re-pins a rebuilt source, re-verifies every pinned copy and
 //     the trace window): a binary is never reused after its source changed.
-//  3. Build each process with c.runSpec(id, arm, kind, index, attempt, canonical), set CPUs,
-//     and run it with c.Runner().Run(ctx, spec.Spec, started). In started, Append a RecRunStart
-//     record and only then emit RunStarted; after the run, Append a RecRunEnd and then emit.
-//     Record first, publish second: the UI never shows what the journal does not hold.
-//  4. Resume from the journal: ask c.history() (pins, attempts, verdicts on the current
-//     artifacts, the perf series, Runs) for finished work (a run_start without a run_end died
-//     in flight and is rerun as attempt+1; never rerun a finished one). A stage's own records
-//     are new record kinds (below); their replay re-publishes the stage's events on reopen.
-//  5. A failing Append is a full disk: stop the stage (c.block) and keep what is recorded.
-//     A failing replay is a product failure recorded in its run_end, never retried silently.
-//  6. Decide with c.verdict(stage, arm, verdict, reason) in package verdict's words;
-//     Summary picks up the cross-arm verdicts recorded after the current pins, by stage, and
-//     ExitCode maps them.
+//  4. Build each process with h.RunSpec(id, arm, kind, index, attempt, canonical), set its
+//     CPUs, and run it with h.RecordedRun(ctx, spec, base, started): it journals base as the
+//     run_start and only then emits RunStarted. After the run, h.Append(engine.EndRecord(base,
+//     res)) and then h.EmitEnd. Record first, publish second: the UI never shows what the
+//     journal does not hold.
+//  5. Resume from the journal: ask h.History() (pins, attempts, NextAttempt, verdicts on the
+//     current artifacts, Runs) for finished work (a run_start without a run_end died in flight
+//     and is rerun as attempt+1; never rerun a finished one).
+//  6. A failing Append is a full disk: stop the stage (h.Block) and keep what is recorded. A
+//     failing replay is a product failure recorded in its run_end, never retried silently.
+//  7. Decide with h.Verdict(stage, arm, verdict, reason) in package verdict's words; Summary
+//     picks up the cross-arm verdicts recorded after the current pins, by stage, and ExitCode
+//     maps them.
+//  8. Let its callers start it with the campaign as its host: headless, the workbench's
+//     Controller (engine/stages, one method calling Start with c.Host()), a driver. Give the
+//     package its room and arrows in imports_test.go and say why in its doc.go.
+//  9. Test it in its own package: TestMain is enginetest.Main (the test binary plays the fake
+//     replay of engine/replaytest); enginetest.Open a campaign of enginetest.Row, start the
+//     stage, and read back what the fold and the events say.
+//
+// The performance stage still runs inside the core (perf*.go, stage_perf.go, instructions.go)
+// with the same steps on the Campaign's own methods: its records' payloads are engine/perf's
+// instruments' types, which the core's fold decodes, so a stage package above the core needs
+// those types moved first.
 //
 // # Adding a record kind
 //

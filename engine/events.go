@@ -30,7 +30,7 @@ const (
 	KindWarmup     RunKind = "warmup"     // performance stage, not measured
 	KindSample     RunKind = "sample"     // performance stage, one member of a pair
 	KindPerturbed  RunKind = "perturbed"  // determinism stage: a repetition under variations
-	kindPreflight  RunKind = "preflight"  // determinism stage: the single-core probe
+	KindPreflight  RunKind = "preflight"  // determinism stage: the single-core probe
 )
 
 // A RunID names one process of the campaign, e.g. "det/baseline-1", "perf/warmup-03-candidate",

@@ -51,7 +51,9 @@ func (e *writerEndedError) Error() string {
 // file event (running replays' progress files change continually; they are polled).
 const followPoll = 250 * time.Millisecond
 
+// A follower follows the journal another kvparity appends to, for its campaign c.
 type follower struct {
+	c             *Campaign
 	done, stopped chan struct{}
 }
 
@@ -70,19 +72,20 @@ func (f *follower) stop() {
 
 // startFollowing publishes the writer and follows the journal from where the replay ended.
 func (c *Campaign) startFollowing(holder run.Holder) {
-	f := &follower{done: make(chan struct{}), stopped: make(chan struct{})}
+	f := &follower{c: c, done: make(chan struct{}), stopped: make(chan struct{})}
 	c.follow = f
 	path := filepath.Join(c.dir, layout.FileJournal)
 	tail := journal.NewTail[Record](path)
 	h := FoldJournal(c.journal.Records(), c.row) // what the replay published; the tail rereads it and skips it by seq
 	c.emit(FollowedWriter{Holder: holder})
 	if st, ok := h.openStage(); ok {
-		c.emit(c.stageStarted(st.stage))
+		c.emit(f.stageStarted(st.stage))
 	}
-	go c.followLoop(f, tail, h, holder)
+	go f.loop(tail, h, holder)
 }
 
-func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], h *History, holder run.Holder) {
+func (f *follower) loop(tail *journal.Tail[Record, *Record], h *History, holder run.Holder) {
+	c := f.c
 	defer close(f.stopped)
 	w, err := fsnotify.NewWatcher()
 	var events chan fsnotify.Event
@@ -97,7 +100,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 	defer tick.Stop()
 	runs := map[RunID]*run.Tailer{} // the replays running now, tailed like the runner's own
 	for _, r := range h.openRuns() {
-		runs[r.Run] = c.runTailer(r)
+		runs[r.Run] = f.runTailer(r)
 	}
 	ended := false
 	for {
@@ -111,7 +114,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 		case <-watchErrs: // an overflowed event queue: the poll catches up
 		case <-tick.C:
 		}
-		c.followRecords(tail, h, runs)
+		f.records(tail, h, runs)
 		for _, t := range runs {
 			t.Poll(false)
 		}
@@ -121,7 +124,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 			ended = true
 			// What it appended between the read above and its end is all there is: read it
 			// before saying which of its stages and runs have no end record.
-			c.followRecords(tail, h, runs)
+			f.records(tail, h, runs)
 			if st, ok := h.openStage(); ok {
 				// Its kvparity died mid-stage (a SIGKILL records no end): the stage is not running.
 				c.emit(StageStopped{Stage: st.stage, Cancelled: true, WriterGone: true})
@@ -130,7 +133,7 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 			c.mu.Lock()
 			c.readOnly = &writerEndedError{dir: c.dir, holder: holder}
 			c.mu.Unlock()
-			c.emit(FollowedWriter{Holder: holder, Ended: true, Released: now.PID == 0, Unfinished: c.unfinishedRuns(h, holder)})
+			c.emit(FollowedWriter{Holder: holder, Ended: true, Released: now.PID == 0, Unfinished: f.unfinishedRuns(h, holder)})
 		case !gone && (ended || now.PID != holder.PID || now.Start != holder.Start):
 			ended, holder = false, now // another kvparity took the campaign over
 			c.mu.Lock()
@@ -141,9 +144,10 @@ func (c *Campaign) followLoop(f *follower, tail *journal.Tail[Record, *Record], 
 	}
 }
 
-// followRecords folds and publishes the records the writer appended since the last read, and
+// records folds and publishes the records the writer appended since the last read, and
 // starts or ends the tailing of its runs accordingly.
-func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History, runs map[RunID]*run.Tailer) {
+func (f *follower) records(tail *journal.Tail[Record, *Record], h *History, runs map[RunID]*run.Tailer) {
+	c := f.c
 	recs, _, _ := tail.Read()
 	for _, r := range recs {
 		if r.Seq <= c.journal.LastSeq() {
@@ -161,7 +165,7 @@ func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History
 				c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true, OldGen: old.Gen, NewGen: p.Gen})
 			}
 		case RecRunStart:
-			runs[r.Run] = c.runTailer(r)
+			runs[r.Run] = f.runTailer(r)
 		case RecRunEnd:
 			if t := runs[r.Run]; t != nil {
 				t.Poll(true)
@@ -172,7 +176,7 @@ func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History
 				c.emit(SampleDone{Run: r.Run, Arm: r.Arm, Warmup: true, Index: r.Index, Attempt: r.Attempt, Ms: r.ElapsedMs})
 			}
 		case recStageStart:
-			c.emit(c.stageStarted(r.Stage))
+			c.emit(f.stageStarted(r.Stage))
 		case RecStageEnd:
 			c.emit(StageStopped{Stage: r.Stage, Cancelled: r.Reason != "", Reason: r.Reason})
 		}
@@ -180,7 +184,8 @@ func (c *Campaign) followRecords(tail *journal.Tail[Record, *Record], h *History
 }
 
 // stageStarted is the event of a stage starting, with the repetitions it runs.
-func (c *Campaign) stageStarted(st Stage) StageStarted {
+func (f *follower) stageStarted(st Stage) StageStarted {
+	c := f.c
 	ev := StageStarted{Stage: st}
 	if st == StageDeterminism {
 		ev.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
@@ -189,7 +194,8 @@ func (c *Campaign) stageStarted(st Stage) StageStarted {
 }
 
 // runTailer tails a followed run's stderr and progress file as the runner does.
-func (c *Campaign) runTailer(start Record) *run.Tailer {
+func (f *follower) runTailer(start Record) *run.Tailer {
+	c := f.c
 	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
 	progress := c.kind(start.Arm).Outputs(dir).Progress
 	return run.NewTailer(string(start.Run), runEvents(c.emit), filepath.Join(dir, "stderr"), progress, start.At)

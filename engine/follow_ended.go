@@ -20,7 +20,8 @@ type UnfinishedRun struct {
 // unfinishedRuns are the runs holder started (their run_start names it as owner) that have no
 // end record, each checked in /proc for what of it still runs. Open runs of earlier writers
 // are not holder's: the resume that started holder dealt with them.
-func (c *Campaign) unfinishedRuns(h *History, holder run.Holder) []UnfinishedRun {
+func (f *follower) unfinishedRuns(h *History, holder run.Holder) []UnfinishedRun {
+	c := f.c
 	var out []UnfinishedRun
 	for _, r := range h.openRuns() {
 		if o := r.Owner; o == nil || o.PID != holder.PID || o.Start != holder.Start || o.Host != holder.Host {

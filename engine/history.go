@@ -199,8 +199,8 @@ func (h *History) openRuns() []Record {
 	return open
 }
 
-// startedRun is the latest run_start of run id (ok false when none was recorded).
-func (h *History) startedRun(id RunID) (Record, bool) {
+// StartedRun is the latest run_start of run id (ok false when none was recorded).
+func (h *History) StartedRun(id RunID) (Record, bool) {
 	for i := len(h.runs) - 1; i >= 0; i-- {
 		if s := h.runs[i].Start; s != nil && s.Run == id {
 			return *s, true
@@ -316,13 +316,13 @@ func (h *History) attemptsAt(arm Arm, gen int) (all []RepetitionAttempt, olderGe
 	return all, olderGens
 }
 
-// latestAttempts is the latest attempt of every repetition of arm at gen.
-func (h *History) latestAttempts(arm Arm, gen int) map[int]repAttempt {
-	m := map[int]repAttempt{}
+// LatestAttempts is the latest attempt of every repetition of arm at gen.
+func (h *History) LatestAttempts(arm Arm, gen int) map[int]RepAttempt {
+	m := map[int]RepAttempt{}
 	if l := h.reps[repKey{arm, gen}]; l != nil {
 		for rep, idx := range l.latest {
 			a := l.all[idx]
-			m[rep] = repAttempt{attempt: a.Start.Attempt, end: a.End}
+			m[rep] = RepAttempt{Attempt: a.Start.Attempt, End: a.End}
 		}
 	}
 	return m
@@ -330,12 +330,12 @@ func (h *History) latestAttempts(arm Arm, gen int) map[int]repAttempt {
 
 // ArmResult is an arm's determinism outcome over its current artifact, from the digests.
 func (h *History) ArmResult(arm Arm) ArmResult {
-	return h.armResultAt(arm, h.Gen(arm), h.Repetitions(arm))
+	return h.ArmResultAt(arm, h.Gen(arm), h.Repetitions(arm))
 }
 
 // Parity decides byte parity from both arms' digests (Undecided while either is unfinished).
 func (h *History) Parity() verdict.Outcome {
-	return parityResult(h.ArmResult(Baseline), h.ArmResult(Candidate))
+	return ParityResult(h.ArmResult(Baseline), h.ArmResult(Candidate))
 }
 
 // perfKey names the performance series of the current artifacts ("b<gen>-c<gen>").

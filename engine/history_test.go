@@ -14,7 +14,7 @@ func foldFixture() []Record {
 		return Record{Type: RecPinned, Arm: arm, Gen: gen, Artifact: &ArtifactInfo{Arm: arm, SHA256: sha, Revision: "r-" + sha, Path: "artifacts/" + sha}}
 	}
 	start := func(arm Arm, rep, gen, attempt int) Record {
-		return Record{Type: RecRunStart, Run: repetitionID(arm, rep, gen, attempt), Arm: arm, Kind: KindRepetition, Index: rep, Gen: gen, Attempt: attempt}
+		return Record{Type: RecRunStart, Run: RepetitionID(arm, rep, gen, attempt), Arm: arm, Kind: KindRepetition, Index: rep, Gen: gen, Attempt: attempt}
 	}
 	end := func(arm Arm, rep, gen, attempt int, digest string) Record {
 		r := start(arm, rep, gen, attempt)
@@ -30,7 +30,7 @@ func foldFixture() []Record {
 		{Type: RecVerdict, Stage: StageDeterminism, Arm: Baseline, Verdict: "STABLE"},
 		{Type: RecVerdict, Stage: StageDeterminism, Arm: Candidate, Verdict: "STABLE"},
 		{Type: RecVerdict, Stage: StageParity, Verdict: "PASS"},
-		{Type: recReportsGone, Runs: []RunID{"det/baseline-1", "det/baseline-2"}},
+		{Type: RecReportsGone, Runs: []RunID{"det/baseline-1", "det/baseline-2"}},
 		{Type: RecStale, Arm: Candidate, Gen: 1},
 		pin(Candidate, 2, "c2"),
 		start(Candidate, 1, 2, 1),                               // interrupted, then retried
@@ -126,7 +126,7 @@ func BenchmarkFoldJournal(b *testing.B) {
 			if arm == Candidate {
 				gen = 2
 			}
-			id := repetitionID(arm, rep, gen, 1)
+			id := RepetitionID(arm, rep, gen, 1)
 			recs = append(recs,
 				Record{Type: RecRunStart, Run: id, Arm: arm, Kind: KindRepetition, Index: rep, Gen: gen, Attempt: 1},
 				Record{Type: RecRunEnd, Run: id, Arm: arm, Kind: KindRepetition, Index: rep, Gen: gen, Attempt: 1, Digest: "e"},

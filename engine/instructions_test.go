@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kvparity/engine/replaytest"
 	"kvparity/verdict"
 )
 
@@ -43,7 +44,7 @@ func fakeValgrind(args []string) int {
 		fmt.Fprintln(os.Stderr, "fake valgrind:", err)
 		return 1
 	}
-	return fakeReplay(rest)
+	return replaytest.Replay(rest)
 }
 
 // withFakeValgrind puts the fake callgrind first on PATH for the test.
@@ -66,7 +67,7 @@ func TestInstructionStageCountsRecordsAndDecidesNothing(t *testing.T) {
 	row.Perf.InstructionsRuns = 3
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -140,7 +141,7 @@ func TestInstructionStageFailureNamesTheRunAndBlocksNothing(t *testing.T) {
 	t.Setenv("KVPARITY_FAKE_IR", "0")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -190,14 +191,14 @@ func TestWatchCountsInstructionsAfterDeterminism(t *testing.T) {
 	row.Perf.InstructionsRuns = 3
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
-	if err := c.SetWatch(true); err != nil {
+	if err := ctl(c).SetWatch(true); err != nil {
 		t.Fatal(err)
 	}
-	defer c.SetWatch(false)
+	defer ctl(c).SetWatch(false)
 	rebuild(t, filepath.Join(src, "cand_bench"))
 	log.waitFor(t, "the rebuilt candidate's instruction count", func(evs []Event) bool {
 		for _, d := range eventsOf[InstructionsDone](evs) {

@@ -29,7 +29,7 @@ const (
 	RecVerdict     RecordType = "verdict"      // a stage verdict (Stage, Arm, Verdict, Reason)
 	RecStale       RecordType = "stale"        // an arm's source changed: its results up to Gen are stale
 	RecBlocked     RecordType = "blocked"      // the row was blocked (Stage, Reason)
-	recReportsGone RecordType = "reports_gone" // matching full reports were deleted (Runs)
+	RecReportsGone RecordType = "reports_gone" // matching full reports were deleted (Runs)
 )
 
 // A Record is one journal entry. Fields are optional per type; Data carries a stage-specific

@@ -90,8 +90,8 @@ func TestFollowerShowsTheWritersStageLive(t *testing.T) {
 	if got := eventsOf[FollowedWriter](flog.all())[0]; got.Holder.PID != os.Getpid() || got.Ended {
 		t.Fatalf("FollowedWriter %+v, want this process, not ended", got)
 	}
-	for name, start := range map[string]func() error{"determinism": f.StartDeterminism, "perf": f.StartPerf,
-		"repetition": func() error { return f.AddRepetition(Baseline) }, "watch": func() error { return f.SetWatch(true) }} {
+	for name, start := range map[string]func() error{"determinism": ctl(f).StartDeterminism, "perf": f.StartPerf,
+		"repetition": func() error { return ctl(f).AddRepetition(Baseline) }, "watch": func() error { return ctl(f).SetWatch(true) }} {
 		var held *run.HeldError
 		if err := start(); !errors.As(err, &held) {
 			t.Errorf("%s on a follower: %v, want the holder's *run.HeldError", name, err)
@@ -100,7 +100,7 @@ func TestFollowerShowsTheWritersStageLive(t *testing.T) {
 	if ro := f.Info().ReadOnly; !strings.Contains(ro, "pid "+itoa(os.Getpid())) {
 		t.Errorf("Info().ReadOnly %q does not name the writer", ro)
 	}
-	if err := w.StartDeterminism(); err != nil {
+	if err := ctl(w).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	wlog.waitFor(t, "the writer's stage end", func(evs []Event) bool { return len(eventsOf[StageStopped](evs)) == 1 })

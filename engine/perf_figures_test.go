@@ -70,7 +70,7 @@ func TestPerfGateFigures(t *testing.T) {
 				for range c.Events() {
 				}
 			}()
-			if err := c.StartDeterminism(); err != nil {
+			if err := ctl(c).StartDeterminism(); err != nil {
 				t.Fatal(err)
 			}
 			c.Wait()
@@ -140,7 +140,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 		for range c.Events() {
 		}
 	}()
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()

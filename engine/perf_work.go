@@ -33,10 +33,10 @@ type workReference struct {
 func (p *perfRun) workReferences(h *History, s *perfSeries) map[Arm]*workReference {
 	refs := map[Arm]*workReference{}
 	for _, arm := range []Arm{Baseline, Candidate} {
-		att := h.latestAttempts(arm, p.c.Pinned(arm).Gen)
+		att := h.LatestAttempts(arm, p.c.Pinned(arm).Gen)
 		for rep := 1; rep <= p.c.repetitions(arm) && refs[arm] == nil; rep++ {
-			end := att[rep].end
-			if !succeeded(end) || end.Evidence == "" {
+			end := att[rep].End
+			if !Succeeded(end) || end.Evidence == "" {
 				continue
 			}
 			if ev := loadEvidence(filepath.Join(p.c.dir, end.Evidence)); ev != nil && ev.Work != nil {

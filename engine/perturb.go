@@ -39,9 +39,9 @@ const (
 // defaultPerturbations is the set a row gets when [determinism] leaves perturbations out.
 var defaultPerturbations = []Variation{varyAllCores, varyThreads, varySchedNoise, varyCwd, varyEnvOrder, varyUmask, varyLocale, varyTZ, varyASLR}
 
-// variationTries is how often a variation is tried alone before it is called not to reproduce
+// VariationTries is how often a variation is tried alone before it is called not to reproduce
 // a difference the whole set showed: scheduling effects are intermittent, the others are not.
-func variationTries(v Variation) int {
+func VariationTries(v Variation) int {
 	switch v {
 	case varyAllCores, varyThreads, varySchedNoise:
 		return 3
@@ -107,8 +107,8 @@ const (
 // so work interleaves even on one.
 func perturbedThreads() int { return max(8, 4*len(run.AllowedCPUs())) }
 
-// aslrOn reports whether the host randomizes address-space layout (randomize_va_space > 0).
-func aslrOn() bool {
+// ASLROn reports whether the host randomizes address-space layout (randomize_va_space > 0).
+func ASLROn() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/randomize_va_space")
 	return err != nil || strings.TrimSpace(string(b)) != "0"
 }
@@ -126,9 +126,9 @@ func parseVariation(s string) (Variation, error) {
 	return "", fmt.Errorf("%q is not a variation (one of %s)", s, strings.Join(names, ", "))
 }
 
-// applyVariations changes spec for the variations vs; cpus is the run's plain CPU set and all
+// ApplyVariations changes spec for the variations vs; cpus is the run's plain CPU set and all
 // every CPU kvparity may use.
-func applyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
+func ApplyVariations(spec *RunSpec, vs []Variation, cpus, all []int) {
 	has := func(v Variation) bool { return slices.Contains(vs, v) }
 	spec.CPUs = cpus
 	if has(varyAllCores) {
@@ -164,6 +164,6 @@ func applyVariations(spec *runSpec, vs []Variation, cpus, all []int) {
 	if has(varyUmask) {
 		spec.Umask = perturbedUmask
 	}
-	spec.NoASLR = has(varyASLR) && aslrOn()
+	spec.NoASLR = has(varyASLR) && ASLROn()
 	spec.Noise = has(varySchedNoise)
 }

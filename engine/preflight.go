@@ -1,14 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
 )
 
 // Preflight (protocol stage 2's "after confirming that assumption during preflight"): before
@@ -64,17 +57,17 @@ const multiCoreDemand = 1.6
 // minJudgedCPUMs is the CPU time below which a probe is too short to judge.
 const minJudgedCPUMs = 50
 
-// recPreflight records one arm's preflight (Data: Preflight).
-const recPreflight RecordType = "preflight"
+// RecPreflight records one arm's preflight (Data: Preflight).
+const RecPreflight RecordType = "preflight"
 
 func init() {
-	defineRecord(recPreflight, func(h *History, r *Record, p *Preflight) {
+	defineRecord(RecPreflight, func(h *History, r *Record, p *Preflight) {
 		h.preflight[repKey{p.Arm, max(p.Gen, 1)}] = *p
 	}, func(c *Campaign, h *History, r *Record, p *Preflight) { c.emit(PreflightDone{Preflight: *p}) })
 }
 
-// judge fills SingleCore and CPUsPerRun from the demand.
-func (p *Preflight) judge() {
+// Judge fills SingleCore and CPUsPerRun from the demand.
+func (p *Preflight) Judge() {
 	// A probe of a few milliseconds is the runtime starting up (its threads initialise in
 	// parallel): too short to say anything about the replay, which is then taken as single-core.
 	p.SingleCore = p.Parallelism <= singleCoreParallelism && p.Demand <= multiCoreDemand || p.CPUMs < minJudgedCPUMs
@@ -82,81 +75,4 @@ func (p *Preflight) judge() {
 	if !p.SingleCore {
 		p.CPUsPerRun = max(2, min(len(p.CPUs), int(math.Round(max(p.Parallelism, p.Demand)))))
 	}
-}
-
-// threadSampler reads every thread's schedstat of one process until stopped, keeping each
-// thread's last reading (threads that exit keep the one before).
-type threadSampler struct {
-	pid  int
-	mu   sync.Mutex
-	last map[string][2]int64 // tid -> run ns, wait ns
-	done chan struct{}
-	wg   sync.WaitGroup
-}
-
-func sampleThreads(pid int, every time.Duration) *threadSampler {
-	s := &threadSampler{pid: pid, last: map[string][2]int64{}, done: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			s.read()
-			select {
-			case <-s.done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-func (s *threadSampler) read() {
-	dir := fmt.Sprintf("/proc/%d/task", s.pid)
-	tasks, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
-		}
-		run, err1 := strconv.ParseInt(f[0], 10, 64)
-		wait, err2 := strconv.ParseInt(f[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		s.mu.Lock()
-		s.last[t.Name()] = [2]int64{run, wait}
-		s.mu.Unlock()
-	}
-}
-
-// stop ends sampling and returns the threads seen, the busy ones (a tenth or more of the CPU
-// time), the busiest one's share, and the summed running and waiting time.
-func (s *threadSampler) stop() (threads, busy int, mainShare float64, demandNs int64) {
-	close(s.done)
-	s.wg.Wait()
-	var total, most int64
-	for _, v := range s.last {
-		total += v[0]
-		most = max(most, v[0])
-	}
-	for _, v := range s.last {
-		if total > 0 && v[0]*10 >= total {
-			busy++
-		}
-		demandNs += v[0] + v[1]
-	}
-	if total > 0 {
-		mainShare = float64(most) / float64(total)
-	}
-	return len(s.last), busy, mainShare, demandNs
 }

@@ -92,7 +92,8 @@ func (c *Campaign) StartStage(st Stage, fn func(ctx context.Context) (cancelled 
 // RunProbe runs one probe (or returns the journal's record of it) and records it. The error
 // is a failure to run or record at all (a full disk, a cancelled stage); a replay that fails
 // is a ProbeRun with its Error.
-func (c *Campaign) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, error) {
+func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, error) {
+	c := h.c
 	if req.Arm != Baseline && req.Arm != Candidate {
 		return ProbeRun{}, fmt.Errorf("probe: no arm %q", req.Arm)
 	}

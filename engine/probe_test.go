@@ -27,7 +27,7 @@ func TestRunProbeJournalsAndReusesAProbe(t *testing.T) {
 	done := make(chan error, 1)
 	if err := c.StartStage(StageQualify, func(ctx context.Context) bool {
 		var err error
-		first, err = c.RunProbe(ctx, req)
+		first, err = c.Host().RunProbe(ctx, req)
 		done <- err
 		return false
 	}); err != nil {
@@ -48,7 +48,7 @@ func TestRunProbeJournalsAndReusesAProbe(t *testing.T) {
 		t.Error("the probe's evidence was not kept")
 	}
 
-	again, err := c.RunProbe(context.Background(), req)
+	again, err := c.Host().RunProbe(context.Background(), req)
 	if err != nil || !again.Reused || again.Digest != first.Digest || again.Evidence == nil {
 		t.Fatalf("the same probe again: %+v, %v", again, err)
 	}
@@ -56,7 +56,7 @@ func TestRunProbeJournalsAndReusesAProbe(t *testing.T) {
 		t.Fatalf("probes %+v", ps)
 	}
 
-	_, err = c.RunProbe(context.Background(), ProbeRequest{Arm: Baseline, Flag: "--max-num-seqs", Value: 4, Purpose: "search", Index: 1})
+	_, err = c.Host().RunProbe(context.Background(), ProbeRequest{Arm: Baseline, Flag: "--max-num-seqs", Value: 4, Purpose: "search", Index: 1})
 	var rowErr *RowError
 	if !errors.As(err, &rowErr) || !strings.Contains(err.Error(), "has no --max-num-seqs to probe") {
 		t.Fatalf("a flag the row does not set: %v", err)

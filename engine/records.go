@@ -149,7 +149,7 @@ func init() {
 	definePlainRecord(recAddRep, func(h *History, r *Record) {
 		h.Added[r.Arm] = max(h.Added[r.Arm], r.Index-h.row.Determinism.Repetitions)
 	}, nil)
-	definePlainRecord(recReportsGone, func(h *History, r *Record) {
+	definePlainRecord(RecReportsGone, func(h *History, r *Record) {
 		for _, id := range r.Runs {
 			h.Gone[id] = r.Seq
 		}

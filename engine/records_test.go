@@ -84,8 +84,8 @@ func TestHistoryRuns(t *testing.T) {
 	h := FoldJournal([]Record{
 		{Type: RecRunStart, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, PID: 10},
 		{Type: RecRunEnd, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Digest: "d"},
-		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: kindPreflight, Gen: 1, Attempt: 1, PID: 11},
-		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: kindPreflight, Gen: 1, Attempt: 2, PID: 12},
+		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: KindPreflight, Gen: 1, Attempt: 1, PID: 11},
+		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: KindPreflight, Gen: 1, Attempt: 2, PID: 12},
 		{Type: RecRunStart, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: marshalData(perfRunData{Key: "b1-c1"})},
 		{Type: RecRunEnd, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: marshalData(smp)},
 		{Type: RecRunEnd, Run: "det/orphan", Arm: Candidate, Kind: KindRepetition, Index: 1, Attempt: 1, Error: "killed"},
@@ -106,16 +106,16 @@ func TestHistoryRuns(t *testing.T) {
 	if open := h.openRuns(); len(open) != 1 || open[0].PID != 12 {
 		t.Errorf("open runs %+v, want the preflight's second start only", open)
 	}
-	if got := h.nextAttempt(kindPreflight, Baseline, 1); got != 3 {
+	if got := h.nextAttempt(KindPreflight, Baseline, 1); got != 3 {
 		t.Errorf("next preflight attempt %d, want 3", got)
 	}
-	if got := h.nextAttempt(kindPreflight, Baseline, 2); got != 1 {
+	if got := h.nextAttempt(KindPreflight, Baseline, 2); got != 1 {
 		t.Errorf("next preflight attempt on generation 2: %d, want 1", got)
 	}
-	if r, ok := h.startedRun("det/baseline-1"); !ok || r.Kind != KindRepetition {
-		t.Errorf("startedRun %+v %v", r, ok)
+	if r, ok := h.StartedRun("det/baseline-1"); !ok || r.Kind != KindRepetition {
+		t.Errorf("StartedRun %+v %v", r, ok)
 	}
-	if _, ok := h.startedRun("det/orphan"); ok {
+	if _, ok := h.StartedRun("det/orphan"); ok {
 		t.Error("a run with only an end was reported started")
 	}
 	if s := h.Span(); s.Records != 7 {

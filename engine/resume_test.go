@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine/replaytest"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -21,7 +22,7 @@ const runCampaignEnv = "KVPARITY_TEST_CAMPAIGN"
 
 func runCampaignChild(dir string) int {
 	os.Unsetenv(runCampaignEnv) // its replays are fakes, not campaigns
-	os.Setenv(fakeEnv, "1")
+	os.Setenv(replaytest.Env, "1")
 	exe, _ := os.Executable()
 	c, err := OpenOrCreate(tinyTestRow("", ""), Options{Dir: dir, BuiltinPath: exe, PollInterval: 20 * time.Millisecond,
 		Warn: func(s string) { fmt.Fprintln(os.Stderr, "warning:", s) }})
@@ -33,7 +34,7 @@ func runCampaignChild(dir string) int {
 		for range c.Events() {
 		}
 	}()
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
@@ -42,8 +43,6 @@ func runCampaignChild(dir string) int {
 	c.Close()
 	return code
 }
-
-func syscallKill0(pid int) error { return syscall.Kill(pid, 0) }
 
 // processesUnder lists live processes whose command line mentions dir.
 func processesUnder(dir string) []string {
@@ -81,7 +80,7 @@ func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "c")
 	child := exec.Command(testBinary(t))
-	child.Env = append(os.Environ(), runCampaignEnv+"="+dir, fakeEnv+"=0", "KVPARITY_FAKE_SLEEP_MS=700")
+	child.Env = append(os.Environ(), runCampaignEnv+"="+dir, replaytest.Env+"=0", "KVPARITY_FAKE_SLEEP_MS=700")
 	child.Stderr = os.Stderr
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -119,7 +118,7 @@ func TestSIGKILLMidStageResumesWithoutLosingOrDuplicating(t *testing.T) {
 
 	// Resume in a fresh process of the same kind: it must finish with every repetition once.
 	again := exec.Command(testBinary(t))
-	again.Env = append(os.Environ(), runCampaignEnv+"="+dir, fakeEnv+"=0", "KVPARITY_FAKE_SLEEP_MS=50")
+	again.Env = append(os.Environ(), runCampaignEnv+"="+dir, replaytest.Env+"=0", "KVPARITY_FAKE_SLEEP_MS=50")
 	out, err := again.CombinedOutput()
 	if err != nil {
 		recs, _ := os.ReadFile(filepath.Join(dir, layout.FileJournal))

@@ -24,7 +24,7 @@ func TestSemanticFailNamesDifferencesBeforeAnAssumedBand(t *testing.T) {
 	row.Determinism.PressureBand = nil
 	c, log := openWithEmbeddedEngine(t, row)
 	dir := c.Dir()
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()

@@ -12,97 +12,6 @@ import (
 	"time"
 )
 
-func TestConcurrentRepetitionsRunOnDisjointCPUs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a determinism stage of fake replays that each sleep 300 ms")
-	}
-	if len(run.AllowedCPUs()) < 2 {
-		t.Skip("needs two CPUs")
-	}
-	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "300")
-	dir := filepath.Join(t.TempDir(), "c")
-	runDeterminism(t, tinyTestRow("", ""), dir)
-	// The journal brackets each process: its run_start is recorded after the process started
-	// and its run_end before its CPU is handed to the next run, so two runs that shared a CPU
-	// at the same time would have overlapping brackets.
-	type span struct {
-		cpu        int
-		start, end time.Time
-	}
-	spans := map[RunID]*span{}
-	recs, _, err := journal.Read[Record](filepath.Join(dir, layout.FileJournal), journal.RefuseDamage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if r.Kind != KindRepetition {
-			continue // the preflight probes and perturbed repetitions share every CPU on purpose
-		}
-		switch r.Type {
-		case RecRunStart:
-			spans[r.Run] = &span{cpu: r.CPUs[0], start: r.At}
-		case RecRunEnd:
-			spans[r.Run].end = r.At
-		}
-	}
-	overlapped := false
-	for a, x := range spans {
-		for b, y := range spans {
-			if a < b && x.start.Before(y.end) && y.start.Before(x.end) {
-				overlapped = true
-				if x.cpu == y.cpu {
-					t.Errorf("%s and %s ran at the same time on CPU %d", a, b, x.cpu)
-				}
-			}
-		}
-	}
-	if !overlapped {
-		t.Error("no two repetitions ran concurrently on a multi-core host")
-	}
-}
-
-func TestAddAndRerunRepetition(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "c")
-	c, _ := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	if err := c.AddRepetition(Candidate); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	s := c.Summary()
-	if runs := s.Arms[Candidate].Runs; len(runs) != 3 || runs[2].Run != "det/candidate-3" || s.Arms[Candidate].Verdict != "STABLE" {
-		t.Fatalf("after AddRepetition: %+v", s.Arms[Candidate])
-	}
-	if err := c.RerunRepetition("det/baseline-1"); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	s = c.Summary()
-	if r := s.Arms[Baseline].Runs[0]; r.Run != "det/baseline-1-a2" || r.Attempt != 2 || r.Digest == "" {
-		t.Fatalf("after RerunRepetition: %+v", r)
-	}
-	if semanticExit(s) != 0 {
-		t.Fatalf("summary %+v", s)
-	}
-	if err := c.RerunRepetition("det/nothing-1"); err == nil {
-		t.Fatal("rerun of an unknown run accepted")
-	}
-	// The added repetition survives a reopen.
-	c.Close()
-	c2, err := Open(dir, testOptions(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	drain(c2)
-	defer c2.Close()
-	if n := len(c2.Summary().Arms[Candidate].Runs); n != 3 {
-		t.Fatalf("%d candidate repetitions after reopen, want 3", n)
-	}
-}
-
 func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a determinism stage of fake replays that each sleep 200 ms")
@@ -110,7 +19,7 @@ func TestJournalWriteFailureStopsTheStageAndKeepsWhatWasRecorded(t *testing.T) {
 	t.Setenv("KVPARITY_FAKE_SLEEP_MS", "200")
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, tinyTestRow("", ""), dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	log.waitFor(t, "a first digest", func(evs []Event) bool { return len(eventsOf[DigestReady](evs)) > 0 })

@@ -20,11 +20,14 @@ import (
 // then the arm is marked stale, re-pinned as a new generation and its repetitions rerun.
 // Folders are watched rather than files because builds usually replace a binary by rename.
 
+// A watcher is watch mode on campaign c: its file events, and what it does on a rebuild.
 type watcher struct {
+	c        *Campaign
 	fs       *fsnotify.Watcher
 	cancel   context.CancelFunc
 	done     chan struct{}
 	checkout sync.WaitGroup // the candidate's checkout follower (watch_checkout.go)
+	rerun    func() error   // starts the determinism stage on a re-pinned artifact
 }
 
 // Watching reports whether watch mode is on.
@@ -34,8 +37,10 @@ func (c *Campaign) Watching() bool {
 	return c.watch != nil
 }
 
-// SetWatch turns watch mode on or off.
-func (c *Campaign) SetWatch(on bool) error {
+// Watch turns watch mode on or off. rerun starts the determinism stage after a re-pin: the
+// caller's (engine/stages passes engine/determinism's Start), as the core never starts a stage
+// package.
+func (c *Campaign) Watch(on bool, rerun func() error) error {
 	c.mu.Lock()
 	cur := c.watch
 	closed := c.closed
@@ -110,20 +115,20 @@ func (c *Campaign) SetWatch(on bool) error {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &watcher{fs: fw, cancel: cancel, done: make(chan struct{})}
+	w := &watcher{c: c, fs: fw, cancel: cancel, done: make(chan struct{}), rerun: rerun}
 	c.mu.Lock()
 	c.watch = w
 	c.mu.Unlock()
-	rowSum := "" // taken now, so an edit right after SetWatch returns is seen as a change
+	rowSum := "" // taken now, so an edit right after Watch returns is seen as a change
 	if c.opts.RowPath != "" {
 		rowSum, _ = digest.File(c.opts.RowPath)
 	}
-	go c.watchLoop(ctx, w, targets, rowSum)
+	go w.loop(ctx, targets, rowSum)
 	if checkout != nil {
 		w.checkout.Add(1)
 		go func() {
 			defer w.checkout.Done()
-			c.followCheckout(ctx, checkoutWatch, Candidate, *checkout)
+			w.followCheckout(ctx, checkoutWatch, Candidate, *checkout)
 		}()
 	}
 	return nil
@@ -136,8 +141,9 @@ func (w *watcher) stop() {
 	w.checkout.Wait()
 }
 
-// watchLoop debounces file events per target and acts on each settled change.
-func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string]Arm, rowSum string) {
+// loop debounces file events per target and acts on each settled change.
+func (w *watcher) loop(ctx context.Context, targets map[string]Arm, rowSum string) {
+	c := w.c
 	defer close(w.done)
 	var mu sync.Mutex
 	settling := map[string]bool{}
@@ -171,7 +177,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok := c.settle(ctx, path)
+				ok := w.settle(ctx, path)
 				mu.Lock()
 				delete(settling, path)
 				mu.Unlock()
@@ -187,7 +193,7 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 					}
 					return
 				}
-				c.onRebuilt(ctx, arm)
+				w.onRebuilt(ctx, arm)
 			}()
 		}
 	}
@@ -195,7 +201,8 @@ func (c *Campaign) watchLoop(ctx context.Context, w *watcher, targets map[string
 
 // settle waits until path keeps the same size and mtime for the settle window (a build still
 // writing it keeps moving them). It returns false when cancelled.
-func (c *Campaign) settle(ctx context.Context, path string) bool {
+func (w *watcher) settle(ctx context.Context, path string) bool {
+	c := w.c
 	window := c.opts.Settle
 	if window <= 0 {
 		window = 300 * time.Millisecond
@@ -223,7 +230,8 @@ func (c *Campaign) settle(ctx context.Context, path string) bool {
 }
 
 // onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
-func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
+func (w *watcher) onRebuilt(ctx context.Context, arm Arm) {
+	c := w.c
 	p := c.Pinned(arm)
 	sum, err := digest.File(p.Source)
 	if err != nil || sum == p.SHA256 {
@@ -238,7 +246,7 @@ func (c *Campaign) onRebuilt(ctx context.Context, arm Arm) {
 		c.block(StageDeterminism, err.Error())
 		return
 	}
-	if err := c.StartDeterminism(); err != nil {
+	if err := w.rerun(); err != nil {
 		c.warn("watch: " + err.Error())
 		return
 	}

@@ -22,7 +22,7 @@ import (
 // checkoutSettle is the quiet time after the last event before the checkout is read.
 const checkoutSettle = 500 * time.Millisecond
 
-// watchCheckout starts watching the candidate's checkout (before SetWatch returns, so no
+// watchCheckout starts watching the candidate's checkout (before Watch returns, so no
 // save made after it is missed); followCheckout then acts on its events until ctx ends.
 func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify.Watcher, error) {
 	dirs, err := build.Follow(ctx, src)
@@ -44,7 +44,8 @@ func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify
 
 // followCheckout acts on the checkout's events until ctx ends. It looks once at the start
 // too: an edit saved before watch mode was turned on is built at once.
-func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm Arm, src build.Spec) {
+func (w *watcher) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm Arm, src build.Spec) {
+	c := w.c
 	defer fw.Close()
 	settle := c.opts.Settle
 	if settle <= 0 {
@@ -74,13 +75,14 @@ func (c *Campaign) followCheckout(ctx context.Context, fw *fsnotify.Watcher, arm
 			}
 			timer.Reset(settle)
 		case <-timer.C:
-			c.checkoutChanged(ctx, arm, src)
+			w.checkoutChanged(ctx, arm, src)
 		}
 	}
 }
 
 // checkoutChanged rebuilds and re-pins arm when its checkout now names another revision.
-func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) {
+func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) {
+	c := w.c
 	old := c.Pinned(arm)
 	now, err := build.Resolve(ctx, src)
 	if err != nil {
@@ -126,7 +128,7 @@ func (c *Campaign) checkoutChanged(ctx context.Context, arm Arm, src build.Spec)
 		return
 	}
 	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: old.Gen, NewGen: np.Gen})
-	if err := c.StartDeterminism(); err != nil {
+	if err := w.rerun(); err != nil {
 		c.warn("watch: " + err.Error())
 		return
 	}

@@ -39,7 +39,7 @@ func TestWatchRebuildsAWorktreeCandidateOnSave(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	log := drain(c)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -50,7 +50,7 @@ func TestWatchRebuildsAWorktreeCandidateOnSave(t *testing.T) {
 	if first.Build == nil || first.Build.SnapshotSHA256 == "" || first.SourceDiff == "" {
 		t.Fatalf("the worktree candidate's first pin: %+v", first)
 	}
-	if err := c.SetWatch(true); err != nil {
+	if err := ctl(c).SetWatch(true); err != nil {
 		t.Fatal(err)
 	}
 	harness := filepath.Join(repo, "lib", "bench", "offline_replay_bench.rs")
@@ -65,7 +65,7 @@ func TestWatchRebuildsAWorktreeCandidateOnSave(t *testing.T) {
 		}
 		return n >= 2
 	})
-	c.SetWatch(false)
+	ctl(c).SetWatch(false)
 	second := c.Pinned(Candidate)
 	if second.Gen != 2 || second.SHA256 == first.SHA256 || second.Build.SnapshotSHA256 == first.Build.SnapshotSHA256 || !second.Build.Incremental {
 		t.Errorf("generation 2: %+v (build %+v)", second, second.Build)

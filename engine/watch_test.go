@@ -43,7 +43,7 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 	row, src := pathRow(t)
 	dir := filepath.Join(t.TempDir(), "c")
 	c, log := openTest(t, row, dir)
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -54,7 +54,7 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 	if !strings.HasPrefix(old.Path, "artifacts/candidate-g1-") || old.TextSize <= 0 || old.Size <= 0 {
 		t.Fatalf("pinned %+v", old)
 	}
-	if err := c.SetWatch(true); err != nil {
+	if err := ctl(c).SetWatch(true); err != nil {
 		t.Fatal(err)
 	}
 	if !c.Watching() {
@@ -90,7 +90,7 @@ func TestWatchRepinsARebuiltArtifactAndRerunsDeterminism(t *testing.T) {
 	if s.Arms[Candidate].Gen != 2 || !strings.HasSuffix(string(s.Arms[Candidate].Runs[0].Run), "-g2") || c.History().Parity().Verdict != verdict.Pass {
 		t.Fatalf("after rerun: %+v %+v", s.Arms[Candidate], c.History().Parity())
 	}
-	c.SetWatch(false)
+	ctl(c).SetWatch(false)
 	if c.Watching() {
 		t.Fatal("still watching")
 	}
@@ -125,7 +125,7 @@ func TestChangedSourceIsDetectedOnOpenAndNeverReused(t *testing.T) {
 		t.Fatalf("perf allowed on a stale artifact: %v", err)
 	}
 	// Starting the stage re-pins before running: the old copy is never run again.
-	if err := c.StartDeterminism(); err != nil {
+	if err := ctl(c).StartDeterminism(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
@@ -177,7 +177,7 @@ func TestWatchAnnouncesAChangedRowFileAndKeepsTheFrozenRow(t *testing.T) {
 	}
 	defer c.Close()
 	log := drain(c)
-	if err := c.SetWatch(true); err != nil {
+	if err := ctl(c).SetWatch(true); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(rowFile, append(b, "# edited\n"...), 0o644)

@@ -10,6 +10,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/investigate"
 	"kvparity/engine/run"
 	"kvparity/verdict"
 )
@@ -58,7 +59,7 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 			}
 		}
 	}()
-	if err := c.StartInvestigation(equivalence); err != nil {
+	if err := investigate.Start(c.Host(), equivalence); err != nil {
 		c.Close()
 		<-printed
 		fmt.Fprintln(stderr, "kvparity investigate:", err)

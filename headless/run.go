@@ -9,6 +9,8 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/driver"
 	"kvparity/engine"
+	"kvparity/engine/determinism"
+	"kvparity/engine/stages"
 	"kvparity/verdict"
 )
 
@@ -71,7 +73,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 			// (nothing was run, so its recorded verdict is not this invocation's).
 			fmt.Fprintf(stderr, "kvparity run: %s: nothing was run; 'kvparity report %s' reprints its report\n", info.ReadOnly, info.Dir)
 		} else if runStages(ctx, c, o.Stage, o.NoInstructions, stderr) == nil && o.Watch {
-			if err := c.SetWatch(true); err != nil {
+			if err := stages.New(c).SetWatch(true); err != nil {
 				fmt.Fprintln(stderr, "kvparity run: watch:", err)
 			} else {
 				fmt.Fprintln(stderr, "kvparity run: watching the arms' source binaries; Ctrl-C to stop")
@@ -124,7 +126,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 		}
 	}
 	if needDeterminism {
-		if err := c.StartDeterminism(); err != nil {
+		if err := determinism.Start(c.Host()); err != nil {
 			fmt.Fprintln(stderr, "kvparity run:", err)
 			return nil
 		}

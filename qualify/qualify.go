@@ -89,7 +89,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) int {
 		so.OnProbe = func(p stage.Probe) { progress(Progress{Row: info.Row, Probe: &p}) }
 		start = time.Now()
 		if err := c.StartStage(engine.StageQualify, func(sctx context.Context) bool {
-			res, runErr = stage.Run(sctx, c, so)
+			res, runErr = stage.Run(sctx, c.Host(), so)
 			return sctx.Err() != nil
 		}); err != nil {
 			fmt.Fprintf(stderr, "kvparity qualify: %v\n", err)

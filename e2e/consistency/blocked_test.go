@@ -16,6 +16,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/e2e"
 	"kvparity/engine"
+	"kvparity/engine/stages"
 	"kvparity/headless"
 	"kvparity/internal/layout"
 	"kvparity/ui"
@@ -147,7 +148,7 @@ type workbench struct {
 
 func newWorkbench(t *testing.T, c *engine.Campaign, dir string) *workbench {
 	w := &workbench{t: t, dir: dir, msgs: make(chan tea.Msg, 256)}
-	var m tea.Model = ui.New(ui.Options{Controller: c, Assess: campaignreport.Assess, SaveReport: campaignreport.Write,
+	var m tea.Model = ui.New(ui.Options{Controller: stages.New(c), Assess: campaignreport.Assess, SaveReport: campaignreport.Write,
 		PreflightText: campaignreport.PreflightText, NoColor: true})
 	m, _ = m.Update(tea.WindowSizeMsg{Width: 240, Height: 50})
 	w.model = m

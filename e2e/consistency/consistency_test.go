@@ -21,6 +21,7 @@ import (
 	"kvparity/diffview/diagnose"
 	"kvparity/e2e"
 	"kvparity/engine"
+	"kvparity/engine/stages"
 	"kvparity/exceptions"
 	"kvparity/internal/layout"
 	"kvparity/ui"
@@ -263,7 +264,7 @@ func headerWords(t *testing.T, dir string) surfaceWords {
 		t.Fatalf("open %s: %v", dir, err)
 	}
 	defer c.Close()
-	var model tea.Model = ui.New(ui.Options{Controller: c, Assess: campaignreport.Assess, NoColor: true})
+	var model tea.Model = ui.New(ui.Options{Controller: stages.New(c), Assess: campaignreport.Assess, NoColor: true})
 	model, _ = model.Update(tea.WindowSizeMsg{Width: 240, Height: 40})
 	re := regexp.MustCompile(`semantic (\S+) · performance (\S+) · footprint (\S+) · overall (\S+)`)
 	msgs := make(chan tea.Msg, 64)

@@ -4,9 +4,9 @@
 // configuration (never tuned separately), and freezes the row with its probe table as a
 // comment, the way Dynamo's golden points read.
 //
-// It runs inside a campaign through Host (*engine.Campaign): every probe is one process of the
-// arm's pinned artifact, journaled by the engine (RunProbe), so a killed qualification resumes
-// from its recorded probes. It imports engine for the row and the probes it runs, and report
+// It runs inside a campaign through Host (the campaign's engine.StageHost): every probe is one
+// process of the arm's pinned artifact, journaled by the engine (RunProbe), so a killed
+// qualification resumes from its recorded probes. It imports engine for the row and the probes it runs, and report
 // for a probe's lifecycle evidence (its pressure count and the flood rules).
 //
 // # Layout

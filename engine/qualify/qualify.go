@@ -11,8 +11,8 @@ import (
 	"kvparity/report"
 )
 
-// Host is what the stage needs of its campaign (*engine.Campaign): the frozen row and one
-// journaled probe at a time.
+// Host is what the stage needs of its campaign (engine.StageHost, Campaign.Host): the frozen
+// row and one journaled probe at a time.
 type Host interface {
 	Row() *engine.Row
 	RunProbe(ctx context.Context, req engine.ProbeRequest) (engine.ProbeRun, error)

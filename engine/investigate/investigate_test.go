@@ -1,14 +1,20 @@
-package engine
+package investigate_test
 
 import (
-	"kvparity/engine/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"kvparity/engine"
+	"kvparity/engine/enginetest"
+	"kvparity/engine/investigate"
+	"kvparity/engine/journal"
 )
+
+func TestMain(m *testing.M) { enginetest.Main(m) }
 
 // The investigation profiles both arms under perf, one at a time on the measured CPU (the fake
 // candidate's multi-thread variant doing far more work than its baseline), keeps the profiles
@@ -25,22 +31,22 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 		t.Skip("Linux perf is not installed")
 	}
 	dir := filepath.Join(t.TempDir(), "c")
-	runDeterminism(t, tinyTestRow("", "multi-thread"), dir)
-	c, log := openTest(t, tinyTestRow("", "multi-thread"), dir)
-	if err := c.StartInvestigation("test: the fake arms write the same report"); err != nil {
+	enginetest.RunDeterminism(t, enginetest.Row("", "multi-thread"), dir)
+	c, log := enginetest.Open(t, enginetest.Row("", "multi-thread"), dir)
+	if err := investigate.Start(c.Host(), "test: the fake arms write the same report"); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()
 	c.Close()
-	<-log.done
-	if b := eventsOf[RowBlocked](log.all()); len(b) > 0 {
+	<-log.Done
+	if b := enginetest.EventsOf[engine.RowBlocked](log.All()); len(b) > 0 {
 		t.Fatalf("blocked: %v", b)
 	}
-	inv, err := LoadInvestigation(dir)
+	inv, err := engine.LoadInvestigation(dir)
 	if err != nil || inv == nil {
 		t.Fatalf("investigation %v, %v", inv, err)
 	}
-	if len(inv.Runs) != 2 || inv.Runs[0].Arm != Baseline || inv.Runs[1].Samples < 50 {
+	if len(inv.Runs) != 2 || inv.Runs[0].Arm != engine.Baseline || inv.Runs[1].Samples < 50 {
 		t.Fatalf("runs %+v", inv.Runs)
 	}
 	// (Which function tops the differential is checked on the real embedded engine, in the root
@@ -64,16 +70,16 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 		}
 	}
 	// One arm at a time: the two profiled runs never overlap, and both ran on the measured CPU.
-	recs, _, _ := journal.Read[Record](filepath.Join(dir, "journal.jsonl"), journal.RefuseDamage)
+	recs, _, _ := journal.Read[engine.Record](filepath.Join(dir, "journal.jsonl"), journal.RefuseDamage)
 	var spans [][2]time.Time
 	for _, r := range recs {
 		switch {
-		case r.Kind == KindProfile && r.Type == RecRunStart:
+		case r.Kind == engine.KindProfile && r.Type == engine.RecRunStart:
 			if len(r.CPUs) != 1 || r.CPUs[0] != inv.CPU {
 				t.Errorf("%s ran on %v, want CPU %d", r.Run, r.CPUs, inv.CPU)
 			}
 			spans = append(spans, [2]time.Time{r.At})
-		case r.Kind == KindProfile && r.Type == RecRunEnd:
+		case r.Kind == engine.KindProfile && r.Type == engine.RecRunEnd:
 			spans[len(spans)-1][1] = r.At
 		}
 	}

@@ -1,0 +1,37 @@
+package stages
+
+import (
+	"kvparity/engine"
+	"kvparity/engine/determinism"
+	"kvparity/engine/investigate"
+)
+
+// Controller is a campaign as the workbench drives it: the campaign's own coordinating
+// methods (Events, Info, StopStage, Watching, Close, ...) and the stages' starts, each
+// calling its stage package with the campaign as the stage's host.
+type Controller struct{ *engine.Campaign }
+
+var _ engine.Controller = Controller{}
+
+// New is c as the workbench's Controller.
+func New(c *engine.Campaign) Controller { return Controller{c} }
+
+// StartDeterminism runs (or resumes) the determinism stage and byte parity (engine/determinism).
+func (s Controller) StartDeterminism() error { return determinism.Start(s.Host()) }
+
+// RerunRepetition reruns one repetition in a fresh process.
+func (s Controller) RerunRepetition(id engine.RunID) error {
+	return determinism.RerunRepetition(s.Host(), id)
+}
+
+// AddRepetition adds one repetition to an arm and runs it.
+func (s Controller) AddRepetition(a engine.Arm) error { return determinism.AddRepetition(s.Host(), a) }
+
+// SetWatch turns watch mode on or off; a rebuilt arm is re-pinned and the determinism stage
+// rerun on it.
+func (s Controller) SetWatch(on bool) error { return s.Watch(on, s.StartDeterminism) }
+
+// StartInvestigation profiles both arms (stage 7, engine/investigate).
+func (s Controller) StartInvestigation(equivalence string) error {
+	return investigate.Start(s.Host(), equivalence)
+}

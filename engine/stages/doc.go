@@ -1,0 +1,11 @@
+// Package stages is a campaign with its stages: the engine.Controller the workbench drives
+// (ui's one seam), each Start method calling its stage package with the campaign as the
+// stage's host. It sits above the stage packages so that the core never starts one: the core
+// coordinates (the one running stage, the journal, the runner, the events), the stages do the
+// work, and whoever drives a campaign (headless, the workbench through this package, a driver)
+// calls the stage.
+//
+// It imports engine for the campaign it wraps, engine/determinism for stages 2 and 4 (the
+// repetitions, parity, and the rerun after a watched rebuild) and engine/investigate for stage
+// 7's investigation.
+package stages
