@@ -1,6 +1,7 @@
 package determinism_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,6 +73,12 @@ func TestPreflightGivesMultiCoreReplaysTheirCPUs(t *testing.T) {
 	s, _ := enginetest.RunDeterminism(t, enginetest.Row("multi-thread", "multi-thread"), filepath.Join(t.TempDir(), "c"))
 	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
 		a := s.Arms[arm]
+		if p := a.Preflight; p != nil && p.SingleCore && p.BusyThreads >= 2 && p.Parallelism < 1 {
+			// Busy threads that together got less than one CPU were starved by other work on
+			// this machine: the measurement needs a quiet one (issue 42), so say so, never fail.
+			t.Skipf("%s preflight starved by this machine's load (%d busy threads got %.2f CPUs of parallelism, load %s): this test needs a quiet machine",
+				arm, p.BusyThreads, p.Parallelism, loadAverage())
+		}
 		if a.Preflight == nil || a.Preflight.SingleCore || a.Preflight.CPUsPerRun < 2 || a.Preflight.BusyThreads < 2 {
 			t.Fatalf("%s preflight %+v, want multi-core with at least 2 CPUs per run", arm, a.Preflight)
 		}
@@ -85,4 +92,14 @@ func TestPreflightGivesMultiCoreReplaysTheirCPUs(t *testing.T) {
 			t.Errorf("%s %s: %s", arm, a.Verdict, a.Reason)
 		}
 	}
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages, as /proc/loadavg says them.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
