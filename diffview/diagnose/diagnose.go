@@ -122,6 +122,8 @@ func diagnose(d *Diff) []Signature {
 	}
 	for i := range out {
 		if d.Repetitions && out[i].Code == SigQuantum {
+			// Named with the ordering it is (an UNSTABLE arm's reason quotes the label only).
+			out[i].Label += repetitionQuantumLabel
 			out[i].Evidence = append(out[i].Evidence, repetitionQuantum)
 		}
 		out[i].Held = d.Truncated()

@@ -92,6 +92,9 @@ func entropy(d *Diff, moved []int, first int, ft, flipAt float64, fields map[str
 // a step taken late in one run, decided by entropy, not a model that takes its steps otherwise.
 const repetitionQuantum = "the two runs are fresh processes of one build: a step taken late in one of them is entropy (executor order or real time deciding when a pass or a transfer ran)"
 
+// repetitionQuantumLabel ends a constant-quantum label between two repetitions of one build.
+const repetitionQuantumLabel = ": a step taken late in one run (entropy: executor order or real time)"
+
 // topCounts is countList of the n most counted keys, and how many more there are.
 func topCounts(m map[string]int, n int) string {
 	keys := sortedKeys(m)

@@ -89,6 +89,9 @@ func TestRepetitionsQuantumIsAStepTakenLateByEntropy(t *testing.T) {
 		if s == nil || c.d.Diagnosis[0].Code != SigQuantum {
 			t.Fatalf("repetitions %v: quantum not first: %v", c.want, c.d.Diagnosis)
 		}
+		if got := strings.HasSuffix(s.Label, repetitionQuantumLabel); got != c.want {
+			t.Errorf("repetitions %v: label %q", c.want, s.Label)
+		}
 		if got := slices.Contains(s.Evidence, repetitionQuantum); got != c.want {
 			t.Errorf("repetitions %v: the entropy sentence is there: %v\n%s", c.want, got, strings.Join(s.Evidence, "\n"))
 		}
