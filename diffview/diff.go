@@ -15,7 +15,13 @@ import (
 // A Side names one of the two canonical reports being compared. Arm is the campaign arm whose
 // report it is ("baseline", "candidate"; "" outside a campaign), so a view of it knows when a
 // rebuild of that arm made it stale.
-type Side struct{ Label, ReportPath, Arm string }
+type Side struct {
+	Label, ReportPath, Arm string
+	// Build names the build the report came from when the caller knows it (an arm's generation
+	// of pinned artifacts): two sides of one build are repetitions, whose differences are
+	// entropy (diagnose.OfRepetitions).
+	Build string
+}
 
 // A Kind says how one pointer differs.
 type Kind uint8

@@ -217,7 +217,7 @@ func (p Model) Open(a, b diffview.Side) tea.Cmd {
 func loadDiff(gen int, a, b diffview.Side, campaign string, unstable bool) tea.Cmd {
 	return func() tea.Msg {
 		diff := diagnose.DiffFiles
-		if a.Arm != "" && a.Arm == b.Arm {
+		if a.Build != "" && a.Build == b.Build {
 			diff = diagnose.DiffRepetitionFiles // two repetitions of one build: moved values are entropy
 		}
 		d, err := diff(a.ReportPath, b.ReportPath)

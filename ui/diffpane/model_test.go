@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"kvparity/diffview"
+	"kvparity/diffview/diagnose"
 	fx "kvparity/diffview/difftest"
 	"kvparity/exceptions"
 	"kvparity/ui/keys"
@@ -443,5 +444,32 @@ func TestPaneListsAPatternHeldInNone(t *testing.T) {
 	p, _ = press(p, "f")
 	if v := stripANSI(p.View()); !strings.Contains(v, "     10  /events/*/b (none held in detail)") {
 		t.Fatalf("the pattern held in none is not listed:\n%s", v)
+	}
+}
+
+// Two repetitions of one build (an arm's one generation) are diffed as repetitions: a value that
+// moved before any decision is entropy. Two generations of one arm (a desk-loop rebuild between
+// them) are two builds, and are not.
+func TestPaneDiagnosesRepetitionsOfOneBuildAsEntropy(t *testing.T) {
+	dir := t.TempDir()
+	ra := fx.Report(30, 0)
+	rb := fx.Clone(ra)
+	fx.Shift(rb, "/per_request/5/first_admit_ms", 1.5e-5)
+	a, b := writePair(t, dir, ra, rb)
+	for _, c := range []struct {
+		buildA, buildB string
+		entropy        bool
+	}{{"baseline/g1", "baseline/g1", true}, {"baseline/g1", "baseline/g2", false}} {
+		p := newPane(true)
+		p.SetSize(100, 30)
+		p.SetCampaign(dir)
+		p = run(t, p, p.Open(diffview.Side{Label: "base#1", ReportPath: a, Arm: "baseline", Build: c.buildA},
+			diffview.Side{Label: "base#2", ReportPath: b, Arm: "baseline", Build: c.buildB}))
+		if !p.Loaded() {
+			t.Fatalf("%s vs %s: not loaded", c.buildA, c.buildB)
+		}
+		if got := p.diff.Repetitions && p.diff.Diagnosis[0].Code == diagnose.SigEntropy; got != c.entropy {
+			t.Errorf("%s vs %s: entropy %v, want %v (%v)", c.buildA, c.buildB, got, c.entropy, p.diff.Diagnosis)
+		}
 	}
 }
