@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -116,7 +115,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	case res.Err != nil:
 		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
 	default:
-		timings := filepath.Join(spec.Dir, "timings.jsonl")
+		timings := spec.outputs().Timings // the arm kind names its timing file
 		t, err := perf.ReadTiming(timings, p.field)
 		var tf *perf.TimingFault
 		if errors.As(err, &tf) {
