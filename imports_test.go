@@ -36,13 +36,13 @@ var rooms = map[string]struct {
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/arm", "engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine":                 {may: []string{"engine/arm", "engine/build", "engine/fixtures", "engine/journal", "engine/instrument", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
 	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
 	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
 	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},        // the journal file, whatever its records say
 	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
-	"engine/arm":             {may: []string{"engine/build", "engine/perf"}, stdOnly: true},
+	"engine/instrument":      {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/arm":             {may: []string{"engine/build", "engine/instrument"}, stdOnly: true},
 	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
 	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
 	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
@@ -52,8 +52,8 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
-	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instrument", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
+	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/instrument", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -172,11 +172,11 @@ var arrowWhy = map[string]string{
 	"engine/enginetest -> internal/*":         "the campaign's file names (layout)",
 	"engine/enginetest -> verdict":            "SemanticExit: stage 8's rules over the folded journal",
 
-	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
-	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
-	"engine -> engine/journal":   "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
-	"engine -> engine/perf":      "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
-	"engine -> engine/run":       "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
+	"engine/fixtures -> report":   "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
+	"engine/fixtures -> verdict":  "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
+	"engine -> engine/journal":    "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
+	"engine -> engine/instrument": "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
+	"engine -> engine/run":        "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
 
 	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
 	"engine/run -> internal/*": "run folders opened without following links, process groups, the lock file's name",
@@ -185,15 +185,15 @@ var arrowWhy = map[string]string{
 	"engine -> verdict":        "the words every stage decides in",
 	"engine -> internal/*":     "atomic files, digests, the campaign's file names, pointers, process groups",
 
-	"engine/perf -> engine/run": "CPU sets and masks, and a process's parent read from /proc (isolation keeps kvparity's descendants)",
-	"engine/perf -> verdict":    "the footprint gate decides in the verdict words",
+	"engine/instrument -> engine/run": "CPU sets and masks, and a process's parent read from /proc (isolation keeps kvparity's descendants)",
+	"engine/instrument -> verdict":    "the footprint gate decides in the verdict words",
 
 	"engine/journal -> internal/*": "the journal opened without following links; a new journal and a torn tail's quarantine written atomically",
 
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
 
-	"engine/arm -> engine/build": "the source-built kinds obtain and build their source with engine/build (its source kinds, Cargo, the cache)",
-	"engine/arm -> engine/perf":  "a kind's footprint is in the perf stage's measures: the sizes the footprint gate compares, the region the instruction count reads",
+	"engine/arm -> engine/build":      "the source-built kinds obtain and build their source with engine/build (its source kinds, Cargo, the cache)",
+	"engine/arm -> engine/instrument": "a kind's footprint is in the perf stage's measures: the sizes the footprint gate compares, the region the instruction count reads",
 
 	"engine/matrix -> engine":         "rows, and each row's records folded by engine.History",
 	"engine/matrix -> engine/journal": "each row's journal followed as it is written; a job's records appended",
@@ -207,7 +207,7 @@ var arrowWhy = map[string]string{
 	"bisect -> campaignreport":     "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
 	"bisect -> engine/determinism": "a probe's determinism stage, run with its campaign as the host",
 	"bisect -> engine/journal":     "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"bisect -> engine/perf":        "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> engine/instrument":  "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
 	"bisect -> diffview":           "the first divergence of the first bad commit's focused diff (JSONFirst)",
 	"bisect -> diffview/diagnose":  "the causes of the first bad commit's focused diff (Signature)",
 	"bisect -> exceptions":         "the exception records copied into every probe are validated first",
@@ -218,7 +218,7 @@ var arrowWhy = map[string]string{
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",
 	"campaignreport -> engine/matrix":     "the matrix report's rows",
 	"campaignreport -> engine/fixtures":   "stage 6's fixture results the report lists",
-	"campaignreport -> engine/perf":       "the footprint gate's figures the report prints",
+	"campaignreport -> engine/instrument": "the footprint gate's figures the report prints",
 	"campaignreport -> engine/run":        "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
 	"campaignreport -> diffview":          "the focused diff's changes, first divergence and field patterns",
 	"campaignreport -> diffview/diagnose": "the focused diff's diagnosis, kept in diffs/ as kvparity diff --json writes it",
@@ -386,7 +386,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/arm, engine/build, engine/fixtures, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/arm, engine/build, engine/fixtures, engine/journal, engine/instrument, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}
