@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/e2e"
 	"kvparity/engine"
 	"kvparity/engine/enginetest"
 	"kvparity/engine/stages"
-	"kvparity/e2e"
 )
 
 func TestMain(m *testing.M) { enginetest.Main(m) }
