@@ -25,7 +25,7 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
@@ -44,6 +44,7 @@ var rooms = map[string]struct {
 	"engine/instrument":      {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
 	"engine/arm":             {may: []string{"engine/build", "engine/instrument"}, stdOnly: true},
 	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
+	"engine/fixturestage":    {may: []string{"engine", "engine/arm", "engine/fixtures", "internal/*"}, stdOnly: true},                                        // stage 6, through the campaign's StageHost
 	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
 	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
 	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
@@ -99,6 +100,7 @@ var arrowWhy = map[string]string{
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
 	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
 	"headless -> engine/determinism":   "kvparity run runs stages 2 and 4 with the campaign as their host",
+	"headless -> engine/fixturestage":  "kvparity run --stage fixtures runs stage 6 with the campaign as its host",
 	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (its StageHost: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
@@ -151,7 +153,12 @@ var arrowWhy = map[string]string{
 	"engine -> engine/arm":      "each arm's kind: how its table is checked, its artifact built and pinned, the argv of its runs, their outputs and its footprint",
 	"engine -> engine/build":    "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
-	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
+	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions): the validated row names them and the fold keeps their results",
+
+	"engine/fixturestage -> engine":          "the campaign as its host (StageHost) and stage 6's vocabulary: its stage, run kind, record and event",
+	"engine/fixturestage -> engine/arm":      "a fixture's process (its own trace and args) and the arm kind's label, help argv and canonical report",
+	"engine/fixturestage -> engine/fixtures": "the fixtures themselves and their runner (fixtures.Run over the stage's fixtures.Host)",
+	"engine/fixturestage -> internal/*":      "the runs folder's name (layout)",
 
 	"engine/investigate -> engine":         "the campaign as its host (StageHost) and the investigation's vocabulary: its stage, run kind, record, document and event",
 	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",

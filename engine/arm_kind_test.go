@@ -105,7 +105,7 @@ func TestANewArmKindIsOneFileAndOneRegistration(t *testing.T) {
 	if p.Revision != "3.1.4" || p.Builtin || p.Source != testBinary(t) || p.TextSize != 0 || p.ShippedSize != p.Size {
 		t.Errorf("pinned candidate %+v", p)
 	}
-	if got := c.binaryName(Candidate); got != "harness "+testBinary(t) {
+	if got := c.Host().Kind(Candidate).Label(armkind.Pinned{Source: p.Source, Variant: p.Variant, Build: p.Build}); got != "harness "+testBinary(t) {
 		t.Errorf("label %q", got)
 	}
 }

@@ -1,9 +1,9 @@
 // Package engine runs parity campaigns: frozen rows, pinned artifacts and trace windows, the
 // process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
 // the one running stage and the host its stage packages reach it through (StageHost: the
-// determinism stage is engine/determinism, the investigation engine/investigate), and the
-// performance stage. It publishes typed events on a channel and never imports
-// the UI, and it returns values: the words for people are headless's and campaignreport's.
+// determinism stage is engine/determinism, the investigation engine/investigate, the fixtures
+// engine/fixturestage), and the performance stage. It publishes typed events on a channel and
+// never imports the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
 // pinned, the argv of its runs, their outputs and its footprint), engine/build to build the
@@ -12,7 +12,7 @@
 // replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/instrument for
 // the performance stage's instruments (a sample's monitor and invalidation rules, its timing
 // record, the load preflight, CPU isolation, the footprint gate), engine/profile to read stage 7's
-// profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
+// profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go folds their results, engine/fixturestage runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
 // the performance gate, verdict for the words every stage decides in, and internal/atomicfile,
 // internal/digest, internal/layout, internal/pointer and internal/procgroup for atomic files,
 // checksums, the campaign's file names, JSON pointers and process groups.
@@ -51,6 +51,8 @@
 //	                         secondary measure that decides nothing (its records and fold too)
 //	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
 //	                         (engine/investigate runs it)
+//	fixture_host.go          stage 6's vocabulary: its stage, run kind, record and fold
+//	                         (engine/fixturestage runs it)
 //	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host)
 //
 // # Adding a stage
