@@ -25,7 +25,7 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
@@ -36,14 +36,15 @@ var rooms = map[string]struct {
 	"exceptions":             {may: []string{"diffview", "verdict", "internal/*"}, stdOnly: true},
 	"diffview/difftest":      {may: []string{"internal/*"}, stdOnly: true},
 	"diffview/internal/*":    {may: []string{"diffview", "diffview/diagnose", "diffview/difftest", "report", "internal/*"}, stdOnly: true},
-	"engine":                 {may: []string{"engine/arm", "engine/build", "engine/fixtures", "engine/journal", "engine/perf", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
+	"engine":                 {may: []string{"engine/arm", "engine/build", "engine/fixtures", "engine/journal", "engine/instrument", "engine/profile", "engine/run", "report", "stats", "verdict", "internal/*"}},
 	"engine/fixtures":        {may: []string{"report", "verdict"}, stdOnly: true}, // stage 6: the fixtures, run through the Host the campaign gives
 	"engine/qualify":         {may: []string{"engine", "report"}, stdOnly: true},  // stage 3: the capacity search, through the campaign's probes
 	"engine/journal":         {may: []string{"internal/*"}, stdOnly: true},        // the journal file, whatever its records say
 	"engine/run":             {may: []string{"report", "internal/*"}},             // the process runner: x/sys/unix for affinity, prctl and rusage
-	"engine/perf":            {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
-	"engine/arm":             {may: []string{"engine/build", "engine/perf"}, stdOnly: true},
+	"engine/instrument":      {may: []string{"engine/run", "verdict"}},            // the perf stage's instruments: x/sys/unix for thread masks
+	"engine/arm":             {may: []string{"engine/build", "engine/instrument"}, stdOnly: true},
 	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
+	"engine/fixturestage":    {may: []string{"engine", "engine/arm", "engine/fixtures", "internal/*"}, stdOnly: true},                                        // stage 6, through the campaign's StageHost
 	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
 	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
 	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
@@ -52,8 +53,8 @@ var rooms = map[string]struct {
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/perf for the instruction judge's count and its tool
-	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/perf", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
+	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instrument", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
+	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/instrument", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
 	"verdict":                {stdOnly: true},
@@ -99,6 +100,7 @@ var arrowWhy = map[string]string{
 	"ui/qualifyview -> ui/*":           "keys, the feed, text fitting and the palette",
 	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
 	"headless -> engine/determinism":   "kvparity run runs stages 2 and 4 with the campaign as their host",
+	"headless -> engine/fixturestage":  "kvparity run --stage fixtures runs stage 6 with the campaign as its host",
 	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (its StageHost: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
@@ -151,7 +153,12 @@ var arrowWhy = map[string]string{
 	"engine -> engine/arm":      "each arm's kind: how its table is checked, its artifact built and pinned, the argv of its runs, their outputs and its footprint",
 	"engine -> engine/build":    "builds the arms that name a source (stage 1)",
 	"engine -> engine/profile":  "parses stage 7's profiles and symbol tables",
-	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions), run through the Host fixture_host.go gives them",
+	"engine -> engine/fixtures": "stage 6's fixtures (traces, flags, lifecycle assertions): the validated row names them and the fold keeps their results",
+
+	"engine/fixturestage -> engine":          "the campaign as its host (StageHost) and stage 6's vocabulary: its stage, run kind, record and event",
+	"engine/fixturestage -> engine/arm":      "a fixture's process (its own trace and args) and the arm kind's label, help argv and canonical report",
+	"engine/fixturestage -> engine/fixtures": "the fixtures themselves and their runner (fixtures.Run over the stage's fixtures.Host)",
+	"engine/fixturestage -> internal/*":      "the runs folder's name (layout)",
 
 	"engine/investigate -> engine":         "the campaign as its host (StageHost) and the investigation's vocabulary: its stage, run kind, record, document and event",
 	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",
@@ -172,11 +179,11 @@ var arrowWhy = map[string]string{
 	"engine/enginetest -> internal/*":         "the campaign's file names (layout)",
 	"engine/enginetest -> verdict":            "SemanticExit: stage 8's rules over the folded journal",
 
-	"engine/fixtures -> report":  "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
-	"engine/fixtures -> verdict": "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
-	"engine -> engine/journal":   "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
-	"engine -> engine/perf":      "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
-	"engine -> engine/run":       "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
+	"engine/fixtures -> report":   "a fixture's canonical record read as lifecycle evidence (ExtractEvidence)",
+	"engine/fixtures -> verdict":  "a fixture's result is decided in the verdict words (PASS, FAIL, BLOCKED)",
+	"engine -> engine/journal":    "the campaign's journal file: its appends, the one reader and the follower of another kvparity's appends",
+	"engine -> engine/instrument": "the perf stage's instruments: a sample's monitor and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
+	"engine -> engine/run":        "every replay process (pinned, in its own process group, reaped), the campaign lock and its holder, the CPU sets",
 
 	"engine/run -> report":     "the pressure records a running replay announces on its side channel",
 	"engine/run -> internal/*": "run folders opened without following links, process groups, the lock file's name",
@@ -185,15 +192,15 @@ var arrowWhy = map[string]string{
 	"engine -> verdict":        "the words every stage decides in",
 	"engine -> internal/*":     "atomic files, digests, the campaign's file names, pointers, process groups",
 
-	"engine/perf -> engine/run": "CPU sets and masks, and a process's parent read from /proc (isolation keeps kvparity's descendants)",
-	"engine/perf -> verdict":    "the footprint gate decides in the verdict words",
+	"engine/instrument -> engine/run": "CPU sets and masks, and a process's parent read from /proc (isolation keeps kvparity's descendants)",
+	"engine/instrument -> verdict":    "the footprint gate decides in the verdict words",
 
 	"engine/journal -> internal/*": "the journal opened without following links; a new journal and a torn tail's quarantine written atomically",
 
 	"engine/build -> internal/*": "atomic cache entries, digests, cargo and git run in their own process groups",
 
-	"engine/arm -> engine/build": "the source-built kinds obtain and build their source with engine/build (its source kinds, Cargo, the cache)",
-	"engine/arm -> engine/perf":  "a kind's footprint is in the perf stage's measures: the sizes the footprint gate compares, the region the instruction count reads",
+	"engine/arm -> engine/build":      "the source-built kinds obtain and build their source with engine/build (its source kinds, Cargo, the cache)",
+	"engine/arm -> engine/instrument": "a kind's footprint is in the perf stage's measures: the sizes the footprint gate compares, the region the instruction count reads",
 
 	"engine/matrix -> engine":         "rows, and each row's records folded by engine.History",
 	"engine/matrix -> engine/journal": "each row's journal followed as it is written; a job's records appended",
@@ -207,7 +214,7 @@ var arrowWhy = map[string]string{
 	"bisect -> campaignreport":     "the first bad commit's focused diff is read from its probe campaign's report (Build); the driver sits above the report",
 	"bisect -> engine/determinism": "a probe's determinism stage, run with its campaign as the host",
 	"bisect -> engine/journal":     "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
-	"bisect -> engine/perf":        "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> engine/instrument":  "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
 	"bisect -> diffview":           "the first divergence of the first bad commit's focused diff (JSONFirst)",
 	"bisect -> diffview/diagnose":  "the causes of the first bad commit's focused diff (Signature)",
 	"bisect -> exceptions":         "the exception records copied into every probe are validated first",
@@ -218,7 +225,7 @@ var arrowWhy = map[string]string{
 	"campaignreport -> engine/journal":    "the journal read once for the report, refusing damage",
 	"campaignreport -> engine/matrix":     "the matrix report's rows",
 	"campaignreport -> engine/fixtures":   "stage 6's fixture results the report lists",
-	"campaignreport -> engine/perf":       "the footprint gate's figures the report prints",
+	"campaignreport -> engine/instrument": "the footprint gate's figures the report prints",
 	"campaignreport -> engine/run":        "the CPU sets and NUMA nodes the report names; clean takes the campaign lock",
 	"campaignreport -> diffview":          "the focused diff's changes, first divergence and field patterns",
 	"campaignreport -> diffview/diagnose": "the focused diff's diagnosis, kept in diffs/ as kvparity diff --json writes it",
@@ -386,7 +393,7 @@ func TestArrowViolationsAreReported(t *testing.T) {
 		"newroom":        nil,
 	})
 	want := []string{
-		"engine -> ui (room engine may import engine/arm, engine/build, engine/fixtures, engine/journal, engine/perf, engine/profile, engine/run, report, stats, verdict, internal/*)",
+		"engine -> ui (room engine may import engine/arm, engine/build, engine/fixtures, engine/journal, engine/instrument, engine/profile, engine/run, report, stats, verdict, internal/*)",
 		`package "newroom" has no room in DESIGN's picture`,
 		"verdict -> github.com/BurntSushi/toml (room verdict is standard library only)",
 	}

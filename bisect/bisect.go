@@ -13,8 +13,8 @@ import (
 	"syscall"
 
 	"kvparity/engine"
+	"kvparity/engine/instrument"
 	"kvparity/engine/journal"
-	"kvparity/engine/perf"
 	"kvparity/exceptions"
 )
 
@@ -161,7 +161,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Judge = JudgeSemantic
 	}
 	if o.Judge == JudgeInstructions {
-		if _, err := perf.FindValgrind(ctx); err != nil {
+		if _, err := instrument.FindValgrind(ctx); err != nil {
 			return nil, fmt.Errorf("--judge instructions: %w", err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/verdict"
 )
 
@@ -107,10 +107,10 @@ func TestRangeOf(t *testing.T) {
 // The instruction judge reads the counted ratio against the row's threshold; a probe that was
 // not counted is skipped, never guessed.
 func TestInstructionJudge(t *testing.T) {
-	slower := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1100}, 0)
-	same := perf.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1001}, 0)
+	slower := instrument.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1100}, 0)
+	same := instrument.DecideInstructions("valgrind-3.19.0", nil, []uint64{1000}, []uint64{1001}, 0)
 	for _, c := range []struct {
-		r       *perf.InstructionResult
+		r       *instrument.InstructionResult
 		failure string
 		v       verdict.Verdicts
 		want    Outcome

@@ -12,7 +12,7 @@ import (
 	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/determinism"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -46,9 +46,9 @@ type Step struct {
 	Determinism verdict.Word `json:"determinism,omitempty"`
 	Performance verdict.Word `json:"performance,omitempty"`
 	// Instructions is the instruction judge's count of both arms (nil for other judges).
-	Instructions *perf.InstructionResult `json:"instructions,omitempty"`
-	Build        *StepBuild              `json:"build,omitempty"`
-	Seconds      float64                 `json:"seconds"` // the whole probe: build, campaign, judgment
+	Instructions *instrument.InstructionResult `json:"instructions,omitempty"`
+	Build        *StepBuild                    `json:"build,omitempty"`
+	Seconds      float64                       `json:"seconds"` // the whole probe: build, campaign, judgment
 }
 
 // StepBuild is how the probed commit's candidate was built.
@@ -113,11 +113,11 @@ func (b *bisector) probe(ctx context.Context, sha string) (Step, error) {
 // shared step, driver.Run): the determinism stage (and parity), then for the perf judge the
 // performance stage; for the instruction judge only one counted run per arm, whose result it
 // returns. The verdicts are the probe campaign's, as its report states them.
-func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*perf.InstructionResult, string, verdict.Verdicts, error) {
+func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row, dir string) (*instrument.InstructionResult, string, verdict.Verdicts, error) {
 	opts := b.o.Campaign
 	opts.Dir, opts.RowPath, opts.Context = dir, b.o.RowPath, ctx
 	opts.BuildProgress = b.buildProgress(sha)
-	var instr *perf.InstructionResult
+	var instr *instrument.InstructionResult
 	var failure string
 	k := driver.Campaign{Row: row, Options: opts, Pump: func(events <-chan engine.Event) {
 		for ev := range events {
@@ -149,7 +149,7 @@ func (b *bisector) runCampaign(ctx context.Context, sha string, row *engine.Row,
 }
 
 // runStages runs on the probe's open campaign what the judge reads and has not been decided.
-func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign) (*perf.InstructionResult, string, error) {
+func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign) (*instrument.InstructionResult, string, error) {
 	wait := func() error { return c.WaitContext(ctx) } // finished runs are kept: the probe resumes
 	if b.o.Judge == JudgeInstructions {
 		if c.History().Instructions() == nil {
@@ -230,7 +230,7 @@ func judge(j Judge, v verdict.Verdicts) (Outcome, string) {
 
 // judgeInstructions reads the instruction judge's count: bad above the row's threshold, good
 // at or below it; a probe whose arms were not counted is skipped, never guessed.
-func judgeInstructions(r *perf.InstructionResult, failure string, v verdict.Verdicts) (Outcome, string) {
+func judgeInstructions(r *instrument.InstructionResult, failure string, v verdict.Verdicts) (Outcome, string) {
 	if r == nil {
 		why := "no instruction count was recorded"
 		if failure != "" {

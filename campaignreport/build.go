@@ -131,7 +131,7 @@ func (c *campaign) artifactInfos() []ArtifactInfo {
 
 // replayBench counts the outputs of one artifact that passed the replay_bench check: every
 // digest (engine/outputs.go refuses a canonical report without replay_bench: true) and every
-// timing record that gave a sample (engine/perf/timing.go refuses one without it).
+// timing record that gave a sample (engine/instrument/timing.go refuses one without it).
 func (c *campaign) replayBench(arm engine.Arm, gen int) replayBench {
 	var rb replayBench
 	for _, run := range c.hist.Runs() {

@@ -10,7 +10,7 @@
 // trace window, which stage 9 deletes once their checksums are recorded.
 //
 // It imports engine for what the campaign recorded, engine/journal to read the journal once
-// (refusing damage), engine/matrix for the matrix report's rows, engine/perf for the footprint
+// (refusing damage), engine/matrix for the matrix report's rows, engine/instrument for the footprint
 // gate's figures, engine/fixtures for stage 6's fixture results, engine/run for the CPU sets and
 // NUMA nodes the report names and the campaign lock clean takes, diffview for the focused diff,
 // diffview/diagnose for its diagnosis (diffs/*.json as kvparity diff --json writes it),

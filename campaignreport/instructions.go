@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/layout"
 )
 
@@ -23,7 +23,7 @@ import (
 // instructions is the result the report states (nil: not counted), where it was counted when
 // not in this campaign (the nested campaign's folder, relative to this one; "" here), and why a
 // nested campaign's counts were not used ("" when there is none to use or they were).
-func (c *campaign) instructions() (res *perf.InstructionResult, from, note string) {
+func (c *campaign) instructions() (res *instrument.InstructionResult, from, note string) {
 	if res := c.hist.Instructions(); res != nil {
 		return res, "", ""
 	}
@@ -87,7 +87,7 @@ func artifactName(sha, variant string) string {
 // rowInstructions is the instruction result a row's report states, read from the row's
 // campaign folder (nil, "" while the row has no readable campaign): the matrix report's
 // figure, computed the same way as the row's report.
-func rowInstructions(dir string) (*perf.InstructionResult, string) {
+func rowInstructions(dir string) (*instrument.InstructionResult, string) {
 	if _, err := os.Stat(filepath.Join(dir, layout.FileJournal)); err != nil {
 		return nil, ""
 	}

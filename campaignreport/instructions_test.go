@@ -10,9 +10,9 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/engine"
+	"kvparity/engine/instrument"
 	"kvparity/engine/journal"
 	"kvparity/engine/matrix"
-	"kvparity/engine/perf"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -21,13 +21,13 @@ import (
 // kvparity matrix on Slurm counts a row's instructions, in a job of their own) and records an
 // instruction result for its current artifacts, as `kvparity run --stage instructions` would
 // (without valgrind: the counts are made up).
-func nestInstructions(t *testing.T, dir, src string) perf.InstructionResult {
+func nestInstructions(t *testing.T, dir, src string) instrument.InstructionResult {
 	t.Helper()
 	nested := filepath.Join(dir, layout.DirInstructions)
 	if err := os.Rename(campaignCopy(t, src), nested); err != nil {
 		t.Fatal(err)
 	}
-	res := perf.DecideInstructions("valgrind-3.19.0", []string{"embedded", "embedded"}, []uint64{66_880_000, 66_890_000, 66_900_000},
+	res := instrument.DecideInstructions("valgrind-3.19.0", []string{"embedded", "embedded"}, []uint64{66_880_000, 66_890_000, 66_900_000},
 		[]uint64{67_550_000, 67_560_000, 67_570_000}, 0)
 	res.Key = "b1-c1" // the engine's key of the first generation of both arms
 	data, err := json.Marshal(res)

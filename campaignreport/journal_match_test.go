@@ -2,8 +2,8 @@ package campaignreport_test
 
 import (
 	"encoding/json"
+	"kvparity/engine/instrument"
 	"kvparity/engine/journal"
-	"kvparity/engine/perf"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,7 +97,7 @@ func matchJournal(t *testing.T, dir string, r *campaignreport.Report) {
 func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport.Report) {
 	t.Helper()
 	var result *engine.PerfResult
-	var footprint *perf.FootprintResult
+	var footprint *instrument.FootprintResult
 	pairs := map[int]engine.PerfPair{}
 	samples := 0
 	var recorded verdict.Word
@@ -110,7 +110,7 @@ func matchPerf(t *testing.T, dir string, recs []engine.Record, r *campaignreport
 			json.Unmarshal(x.Data, &d)
 			result = d.Result
 		case x.Type == engine.RecPerfFootprint:
-			footprint = &perf.FootprintResult{}
+			footprint = &instrument.FootprintResult{}
 			json.Unmarshal(x.Data, footprint)
 		case x.Type == engine.RecPerfPair:
 			var p engine.PerfPair

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"kvparity/engine"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/layout"
 	"kvparity/report"
 )
@@ -396,7 +396,7 @@ func (m *md) instructions(r *Report) {
 	m.head("", "runs", "median", "spread (max − min) / median", "counts")
 	for _, a := range []struct {
 		arm string
-		c   perf.ArmInstructions
+		c   instrument.ArmInstructions
 	}{{"baseline", in.Baseline}, {"candidate", in.Candidate}} {
 		var counts []string
 		for _, n := range a.c.Counts {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/instrument"
 	"kvparity/engine/matrix"
-	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -59,9 +59,9 @@ type MatrixReportRow struct {
 	// counted), a secondary measure that decides nothing; InstructionsFrom is the folder,
 	// relative to the row's, of the campaign that counted it when not the row's own (the
 	// instruction job of a Slurm matrix); InstructionsJob is that job (nil: the row has none).
-	Instructions     *perf.InstructionResult `json:"instructions"`
-	InstructionsFrom string                  `json:"instructions_from,omitempty"`
-	InstructionsJob  *matrix.InstructionsJob `json:"instructions_job,omitempty"`
+	Instructions     *instrument.InstructionResult `json:"instructions"`
+	InstructionsFrom string                        `json:"instructions_from,omitempty"`
+	InstructionsJob  *matrix.InstructionsJob       `json:"instructions_job,omitempty"`
 	// Evidence is the row's trace window and every stage-3 rule per arm, from its report.json
 	// (nil while it has none).
 	Evidence *MatrixRowEvidence `json:"evidence,omitempty"`

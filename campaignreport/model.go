@@ -6,7 +6,7 @@ import (
 	"kvparity/diffview"
 	"kvparity/diffview/diagnose"
 	"kvparity/engine"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/exceptions"
 	"kvparity/report"
 	"kvparity/verdict"
@@ -60,7 +60,7 @@ type Report struct {
 	Plots   []string     `json:"plots"`
 	// Instructions is the instruction-count instrument's result (nil: not counted): a
 	// secondary, deterministic measure that never enters a verdict.
-	Instructions *perf.InstructionResult `json:"instructions"`
+	Instructions *instrument.InstructionResult `json:"instructions"`
 	// InstructionsFrom is where Instructions was counted when not in this campaign: the folder,
 	// relative to it, of the campaign kvparity matrix on Slurm counts them in, in a job of their
 	// own on another node (instructions.go). "" when counted here or not counted.
@@ -306,7 +306,7 @@ type Performance struct {
 // Footprint is the footprint gate's verdict and, once the performance stage ran it, its figures.
 type Footprint struct {
 	verdict.Outcome
-	Result *perf.FootprintResult `json:"result"`
+	Result *instrument.FootprintResult `json:"result"`
 }
 
 // A statement is one piece of coverage the campaign did not establish, said plainly.

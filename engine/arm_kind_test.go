@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	armkind "kvparity/engine/arm"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // harnessKind is a test-only arm kind, as a Python harness's would be: `source =
@@ -25,7 +25,7 @@ func (harnessKind) WithBaseDir(s armkind.Spec, _ string) armkind.Spec { return s
 func (harnessKind) Embedded() bool                                    { return false }
 func (harnessKind) Repinnable() bool                                  { return true }
 func (harnessKind) HelpArgv() []string                                { return []string{"--help"} }
-func (harnessKind) Region() perf.Region                               { return perf.RegionExtension }
+func (harnessKind) Region() instrument.Region                         { return instrument.RegionExtension }
 func (harnessKind) Label(p armkind.Pinned) string                     { return "harness " + p.Source }
 
 // path and version split what follows "harness:".
@@ -68,8 +68,8 @@ func (harnessKind) Outputs(runDir string) armkind.Outputs {
 	return armkind.Outputs{Timings: filepath.Join(runDir, "timings.jsonl"), Canonical: filepath.Join(runDir, "harness.jsonl")}
 }
 
-func (harnessKind) Footprint(_ string, size int64) (perf.Binary, error) {
-	return perf.Binary{Size: size, ShippedSize: size}, nil
+func (harnessKind) Footprint(_ string, size int64) (instrument.Binary, error) {
+	return instrument.Binary{Size: size, ShippedSize: size}, nil
 }
 
 // Adding an arm kind is one file and one registration (engine/arm's doc): a campaign whose
@@ -105,7 +105,7 @@ func TestANewArmKindIsOneFileAndOneRegistration(t *testing.T) {
 	if p.Revision != "3.1.4" || p.Builtin || p.Source != testBinary(t) || p.TextSize != 0 || p.ShippedSize != p.Size {
 		t.Errorf("pinned candidate %+v", p)
 	}
-	if got := c.binaryName(Candidate); got != "harness "+testBinary(t) {
+	if got := c.Host().Kind(Candidate).Label(armkind.Pinned{Source: p.Source, Variant: p.Variant, Build: p.Build}); got != "harness "+testBinary(t) {
 		t.Errorf("label %q", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/build"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/digest"
 	"kvparity/internal/layout"
@@ -58,8 +58,8 @@ func (p PinnedArtifact) info(dir string) ArtifactInfo {
 }
 
 // footprint is what the footprint gate compares of the pin.
-func (p PinnedArtifact) footprint() perf.Binary {
-	return perf.Binary{Size: p.Size, ShippedSize: p.ShippedSize, TextSize: p.TextSize}
+func (p PinnedArtifact) footprint() instrument.Binary {
+	return instrument.Binary{Size: p.Size, ShippedSize: p.ShippedSize, TextSize: p.TextSize}
 }
 
 func (p PinnedArtifact) sourceLabel() string { return armkind.PinSource(p.Builtin, p.Source) }

@@ -1,18 +1,18 @@
 // Package engine runs parity campaigns: frozen rows, pinned artifacts and trace windows, the
 // process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
 // the one running stage and the host its stage packages reach it through (StageHost: the
-// determinism stage is engine/determinism, the investigation engine/investigate), and the
-// performance stage. It publishes typed events on a channel and never imports
-// the UI, and it returns values: the words for people are headless's and campaignreport's.
+// determinism stage is engine/determinism, the investigation engine/investigate, the fixtures
+// engine/fixturestage), and the performance stage. It publishes typed events on a channel and
+// never imports the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
 // pinned, the argv of its runs, their outputs and its footprint), engine/build to build the
 // arms that name a source, engine/journal for the journal file
 // its records live in (checksummed lines, the torn tail, the follower), engine/run to run every
-// replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/perf for
+// replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/instrument for
 // the performance stage's instruments (a sample's monitor and invalidation rules, its timing
 // record, the load preflight, CPU isolation, the footprint gate), engine/profile to read stage 7's
-// profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
+// profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go folds their results, engine/fixturestage runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
 // the performance gate, verdict for the words every stage decides in, and internal/atomicfile,
 // internal/digest, internal/layout, internal/pointer and internal/procgroup for atomic files,
 // checksums, the campaign's file names, JSON pointers and process groups.
@@ -46,11 +46,13 @@
 //	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
 //	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf, with
-//	                         engine/perf's instruments)
+//	                         engine/instrument's measures)
 //	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
 //	                         secondary measure that decides nothing (its records and fold too)
 //	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
 //	                         (engine/investigate runs it)
+//	fixture_host.go          stage 6's vocabulary: its stage, run kind, record and fold
+//	                         (engine/fixturestage runs it)
 //	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host)
 //
 // # Adding a stage
@@ -88,9 +90,9 @@
 //     stage, and read back what the fold and the events say.
 //
 // The performance stage still runs inside the core (perf*.go, stage_perf.go, instructions.go)
-// with the same steps on the Campaign's own methods: its records' payloads are engine/perf's
-// instruments' types, which the core's fold decodes, so a stage package above the core needs
-// those types moved first.
+// with the same steps on the Campaign's own methods. Its records' payloads are the instruments'
+// types, which the core's fold decodes; they live below the core in engine/instrument, so the
+// stage can move to a package above it (engine/perf) once its series are History queries.
 //
 // # Adding a record kind
 //

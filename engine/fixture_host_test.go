@@ -1,75 +1,12 @@
 package engine
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"kvparity/engine/fixtures"
 	"kvparity/verdict"
 )
-
-// Stage 6 on the embedded engine: every fixture runs once per arm as its own journaled
-// process, asserts its lifecycle, is journaled, and is never rerun on the same artifacts.
-func TestFixturesStageOnTheEmbeddedEngine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds kvparity and replays the fixtures with the embedded engine")
-	}
-	row := tinyTestRow("", "")
-	row.Fixtures.Names = fixtures.Names()
-	c, log := openWithEmbeddedEngine(t, row)
-	dir := c.Dir()
-	if err := c.StartFixtures(); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	s := c.Summary()
-	if len(s.Fixtures) != 2*len(fixtures.Names()) {
-		t.Fatalf("%d results: %+v", len(s.Fixtures), s.Fixtures)
-	}
-	for _, r := range s.Fixtures {
-		if r.Verdict != verdict.Pass || r.Status != fixtures.StatusAsserted || len(r.Facts) < 5 || r.Gen != 1 {
-			t.Errorf("%s on the %s: %s %s %s", r.Fixture, r.Arm, r.Verdict, r.Status, r.Reason)
-		}
-		if _, err := os.Stat(filepath.Join(dir, r.Report)); err != nil || !strings.HasPrefix(r.Run, "fixture/"+r.Fixture+"/") {
-			t.Errorf("%s: run %s, report %s: %v", r.Fixture, r.Run, r.Report, err)
-		}
-	}
-	if ev := c.History().coverage(dir); ev.Verdict == verdict.Fail {
-		t.Errorf("coverage with every fixture asserted: %+v", ev)
-	}
-	runs := len(c.History().runs)
-	if err := c.StartFixtures(); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
-	if n := len(c.History().runs); n != runs {
-		t.Errorf("a second stage reran fixtures already judged: %d runs, then %d", runs, n)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	<-log.done
-	done := 0
-	for _, ev := range log.all() {
-		if _, ok := ev.(FixtureDone); ok {
-			done++
-		}
-	}
-	if done != 2*len(fixtures.Names()) {
-		t.Errorf("%d FixtureDone events", done)
-	}
-	// Reopened, the journal folds to the same results.
-	c2, err := OpenOrCreate(row, testOptions(t, dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	if got := c2.Summary().Fixtures; len(got) != len(s.Fixtures) {
-		t.Errorf("reopened: %d results", len(got))
-	}
-}
 
 func TestRowFixturesAreValidated(t *testing.T) {
 	base := strings.Replace(designRow, "[canonical]", "[fixtures]\nnames = %s\n\n[canonical]", 1)
@@ -94,7 +31,7 @@ func TestFailedFixtureIsMissingLifecycleEvidence(t *testing.T) {
 	row := TinyRow("", "")
 	row.Fixtures.Names = []string{"router-queue", "scale-to-zero"}
 	rec := func(f fixtures.Result) Record {
-		return Record{Type: recFixture, Stage: StageFixtures, Arm: Arm(f.Arm), Gen: 1, Data: marshalData(f)}
+		return Record{Type: RecFixture, Stage: StageFixtures, Arm: Arm(f.Arm), Gen: 1, Data: marshalData(f)}
 	}
 	h := FoldJournal([]Record{
 		rec(fixtures.Result{Fixture: "router-queue", Arm: "candidate", Gen: 1, Verdict: verdict.Fail, Reason: "0 of 9 queued placements released"}),

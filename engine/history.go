@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/verdict"
 )
 
@@ -347,7 +347,7 @@ type PerfProgress struct {
 	Started   bool // its schedule was persisted
 	pairs     int  // valid pairs recorded
 	samples   int  // sample and warmup processes ended
-	Footprint *perf.FootprintResult
+	Footprint *instrument.FootprintResult
 	Result    *PerfResult // nil until the stage decided
 	Scope     string      // what the timed samples so far simulated (workScope)
 }

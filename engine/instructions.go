@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/report"
 )
 
@@ -28,7 +28,7 @@ const StageInstructions Stage = "instructions"
 // KindInstructions is one counted replay.
 const KindInstructions RunKind = "instructions"
 
-// recInstructions records both arms counted (Data: perf.InstructionResult); a counted run's
+// recInstructions records both arms counted (Data: instrument.InstructionResult); a counted run's
 // own figure is the Data of its run_end (an InstructionRun). recInstructionsFailed records why
 // the instrument could not give a figure (Data: instructionsFailure): a failed counted run, a
 // profile without a count, runs of one arm that did other work. It is no block: the instrument
@@ -65,7 +65,7 @@ type InstructionRun struct {
 // (Unavailable: valgrind is not installed; Failed: a counted run failed). Neither changes a
 // verdict.
 type InstructionsDone struct {
-	Result      *perf.InstructionResult
+	Result      *instrument.InstructionResult
 	Unavailable string
 	Failed      string
 }
@@ -75,24 +75,24 @@ func (InstructionsDone) event() {}
 // instructionsState is the journal's view of the instrument: counted runs and results by key.
 type instructionsState struct {
 	runs     map[string]map[Arm]map[int]*InstructionRun
-	results  map[string]*perf.InstructionResult
+	results  map[string]*instrument.InstructionResult
 	failures map[string]string // the latest failure per key, cleared by a result
 }
 
 func instructions(h *History) *instructionsState {
 	s := kindState[instructionsState](h, recInstructions)
 	if s.runs == nil {
-		s.runs, s.results, s.failures = map[string]map[Arm]map[int]*InstructionRun{}, map[string]*perf.InstructionResult{}, map[string]string{}
+		s.runs, s.results, s.failures = map[string]map[Arm]map[int]*InstructionRun{}, map[string]*instrument.InstructionResult{}, map[string]string{}
 	}
 	return s
 }
 
 func init() {
-	defineRecord(recInstructions, func(h *History, r *Record, d *perf.InstructionResult) {
+	defineRecord(recInstructions, func(h *History, r *Record, d *instrument.InstructionResult) {
 		s := instructions(h)
 		s.results[d.Key] = d
 		delete(s.failures, d.Key)
-	}, func(c *Campaign, h *History, r *Record, d *perf.InstructionResult) {
+	}, func(c *Campaign, h *History, r *Record, d *instrument.InstructionResult) {
 		c.emit(InstructionsDone{Result: d})
 	})
 	defineRecord(recInstructionsFailed, func(h *History, r *Record, d *instructionsFailure) {
@@ -116,7 +116,7 @@ func init() {
 
 // Instructions is the instrument's result for the current artifacts (nil before it counted
 // them).
-func (h *History) Instructions() *perf.InstructionResult {
+func (h *History) Instructions() *instrument.InstructionResult {
 	return instructions(h).results[h.perfKey()]
 }
 
@@ -176,7 +176,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 		c.emit(InstructionsDone{Result: r}) // counted for these artifacts already: never recounted silently
 		return false
 	}
-	vg, err := perf.FindValgrind(ctx)
+	vg, err := instrument.FindValgrind(ctx)
 	if err != nil {
 		c.emit(LogLine{Run: "instructions", Line: "instructions: " + err.Error()})
 		c.emit(InstructionsDone{Unavailable: err.Error()})
@@ -223,7 +223,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 			counts[arm] = append(counts[arm], r.Count)
 		}
 	}
-	res := perf.DecideInstructions(vg.Version, []string{c.region(Baseline).Name, c.region(Candidate).Name}, counts[Baseline], counts[Candidate], c.row.Perf.InstructionsThreshold)
+	res := instrument.DecideInstructions(vg.Version, []string{c.region(Baseline).Name, c.region(Candidate).Name}, counts[Baseline], counts[Candidate], c.row.Perf.InstructionsThreshold)
 	res.Key = key
 	if _, err := c.journal.Append(Record{Type: recInstructions, Stage: StageInstructions, Data: marshalData(res)}); err != nil {
 		c.block(StageInstructions, err.Error())
@@ -234,7 +234,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 }
 
 // region is the timed region callgrind counts in arm's artifact.
-func (c *Campaign) region(arm Arm) perf.Region {
+func (c *Campaign) region(arm Arm) instrument.Region {
 	return c.kind(arm).Region()
 }
 
@@ -244,7 +244,7 @@ type errCounted struct{ error }
 
 // countRun runs arm's replay once under callgrind and records its count. err is an errCounted
 // when the run gave no count, else the journal's refusal.
-func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, arm Arm, index, cpu int) (cancelled bool, err error) {
+func (c *Campaign) countRun(ctx context.Context, vg instrument.Valgrind, key string, arm Arm, index, cpu int) (cancelled bool, err error) {
 	attempt := 1
 	for _, r := range c.history().runs { // attempts of this counted run (a killed kvparity's too)
 		if s := r.Start; s != nil && s.Kind == KindInstructions && s.Arm == arm && s.Index == index && s.Gen == c.Pinned(arm).Gen {
@@ -281,13 +281,13 @@ func (c *Campaign) countRun(ctx context.Context, vg perf.Valgrind, key string, a
 	ir := InstructionRun{Key: key, Arm: arm, Index: index, Tool: vg.Version, Env: region.Env, Command: argv}
 	if res.Err != nil {
 		ir.Error = res.Err.Error()
-	} else if ir.Count, err = perf.ReadInstructionCount(out); err != nil {
+	} else if ir.Count, err = instrument.ReadInstructionCount(out); err != nil {
 		ir.Error = err.Error()
 	} else if ir.Count == 0 {
 		ir.Error = fmt.Sprintf("%s: callgrind counted no instruction in %s: the artifact has no such timed region (built without kvparity's timing extension?)", out, region.Name)
 	} else {
 		timings := spec.outputs().Timings
-		t, terr := perf.ReadTiming(timings, "replay_execution_ms")
+		t, terr := instrument.ReadTiming(timings, "replay_execution_ms")
 		if terr == nil && t.Work != nil {
 			fp, ferr := report.ParseWorkFingerprint(t.Work, timings+": line 1")
 			if ferr != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/layout"
 	"kvparity/stats"
 	"kvparity/verdict"
@@ -28,7 +28,7 @@ type perfRun struct {
 	field string
 	proxy bool
 	cpu   int
-	self  perf.SelfPlacement
+	self  instrument.SelfPlacement
 	work  map[Arm]*workReference // what each arm's timed samples must match
 
 	caveats []string // said once each, in the result and the final summary
@@ -44,7 +44,7 @@ func newPerfRun(c *Campaign) *perfRun {
 	cpus := c.CPUs()
 	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen), work: map[Arm]*workReference{},
 		field: c.row.Perf.TimingField, proxy: c.row.Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
-	p.self = perf.NewSelfPlacement(p.cpu)
+	p.self = instrument.NewSelfPlacement(p.cpu)
 	if s := p.self.Caveat(); s != "" {
 		p.caveat(s)
 	}
@@ -70,7 +70,7 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		return false
 	}
 	if s.footprint == nil {
-		f := perf.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.row.Perf.FootprintExplained)
+		f := instrument.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.row.Perf.FootprintExplained)
 		f.Key = p.key
 		if _, err := c.journal.Append(Record{Type: RecPerfFootprint, Data: marshalData(f)}); err != nil {
 			c.block(StagePerf, err.Error())
@@ -95,7 +95,7 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		}
 	}()
 	if p.opts.IsolateCPU {
-		iso, err := perf.IsolateCPU(p.cpu, c.CPUs())
+		iso, err := instrument.IsolateCPU(p.cpu, c.CPUs())
 		switch {
 		case err != nil:
 			c.warn("perf: " + err.Error() + "; measuring without isolation")

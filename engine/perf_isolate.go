@@ -6,15 +6,15 @@ import (
 	"os"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
-// The load preflight and CPU isolation (engine/perf measures and isolates) as the perf stage
+// The load preflight and CPU isolation (engine/instrument measures and isolates) as the perf stage
 // records them: a resumed stage knows the last load it saw, and a reopened campaign undoes an
 // isolation a killed kvparity left in place.
 
-// recPerfLoad records the load preflight (Data: perf.LoadCheck); recIsolation an isolation that
-// took effect (Data: perf.Isolation) and recIsolationEnd its undoing.
+// recPerfLoad records the load preflight (Data: instrument.LoadCheck); recIsolation an isolation that
+// took effect (Data: instrument.Isolation) and recIsolationEnd its undoing.
 const (
 	recPerfLoad     RecordType = "perf_load"
 	recIsolation    RecordType = "perf_isolation"
@@ -23,28 +23,28 @@ const (
 
 // What History keeps of these records: the last load preflight, and the isolation not undone.
 type (
-	loadState      struct{ last *perf.LoadCheck }
-	isolationState struct{ open *perf.Isolation }
+	loadState      struct{ last *instrument.LoadCheck }
+	isolationState struct{ open *instrument.Isolation }
 )
 
 func init() {
-	defineRecord(recPerfLoad, func(h *History, r *Record, l *perf.LoadCheck) { kindState[loadState](h, recPerfLoad).last = l }, nil)
-	defineRecord(recIsolation, func(h *History, r *Record, iso *perf.Isolation) {
+	defineRecord(recPerfLoad, func(h *History, r *Record, l *instrument.LoadCheck) { kindState[loadState](h, recPerfLoad).last = l }, nil)
+	defineRecord(recIsolation, func(h *History, r *Record, iso *instrument.Isolation) {
 		kindState[isolationState](h, recIsolation).open = iso
 	}, nil)
 	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { kindState[isolationState](h, recIsolation).open = nil }, nil)
 }
 
 // LoadCheck is the perf stage's last load preflight (ok false when none ran).
-func (h *History) LoadCheck() (perf.LoadCheck, bool) {
+func (h *History) LoadCheck() (instrument.LoadCheck, bool) {
 	if l := kindState[loadState](h, recPerfLoad).last; l != nil {
 		return *l, true
 	}
-	return perf.LoadCheck{}, false
+	return instrument.LoadCheck{}, false
 }
 
 // openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
-func (h *History) openIsolation() *perf.Isolation {
+func (h *History) openIsolation() *instrument.Isolation {
 	return kindState[isolationState](h, recIsolation).open
 }
 
@@ -57,17 +57,17 @@ func (p *perfRun) loadPreflight(ctx context.Context) {
 	}
 	window := p.opts.LoadWindow
 	if window <= 0 {
-		window = perf.DefaultLoadWindow
+		window = instrument.DefaultLoadWindow
 	}
 	start := time.Now()
-	busy, err := perf.MeasureLoad(ctx, p.cpu, window)
+	busy, err := instrument.MeasureLoad(ctx, p.cpu, window)
 	if err != nil {
 		if ctx.Err() == nil {
 			p.c.warn("perf: load preflight: " + err.Error())
 		}
 		return
 	}
-	l := perf.LoadCheck{CPU: p.cpu, WindowMs: float64(time.Since(start).Microseconds()) / 1000, Busy: busy, Isolated: p.opts.IsolateCPU}
+	l := instrument.LoadCheck{CPU: p.cpu, WindowMs: float64(time.Since(start).Microseconds()) / 1000, Busy: busy, Isolated: p.opts.IsolateCPU}
 	p.c.journal.Append(Record{Type: recPerfLoad, Stage: StagePerf, Data: marshalData(l)})
 	p.caveat("load preflight: " + l.Expectation())
 	if busy >= 0.10 {

@@ -1,15 +1,15 @@
 package engine
 
 import (
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"testing"
 )
 
 // An isolation the journal never ended is undone (here: its cgroup is already gone, so nothing
-// is said). engine/perf's TestIsolationKeepsKvparity holds that kvparity is never moved.
+// is said). engine/instrument's TestIsolationKeepsKvparity holds that kvparity is never moved.
 func TestIsolationUndoesLeftovers(t *testing.T) {
 	var warned []string
-	h := FoldJournal([]Record{{Type: recIsolation, Data: marshalData(perf.Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
+	h := FoldJournal([]Record{{Type: recIsolation, Data: marshalData(instrument.Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
 	if h.openIsolation() == nil {
 		t.Fatal("the fold lost the recorded isolation")
 	}

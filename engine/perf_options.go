@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // PerfOptions tune the performance stage beyond its row. The zero value is the protocol's
@@ -13,15 +13,15 @@ type PerfOptions struct {
 	// MonitorInterval is how often a running sample's affinity is read back (default 20 ms).
 	MonitorInterval time.Duration
 	// CompetingLoadFraction overrides the competing-load limit, as a fraction of the sample's
-	// wall time (default perf.DefaultCompetingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
+	// wall time (default instrument.DefaultCompetingLoadFraction, 10%; the 30 ms floor always applies). 1 or more
 	// turns the check off (competing load is measured within the window), which tests that are
 	// not about load use so a busy shared host cannot invalidate their pairs.
 	CompetingLoadFraction float64
 	// IsolateCPU moves every other process of the machine off the measured CPU for the stage
-	// (perf.IsolateCPU; root only), and back after.
+	// (instrument.IsolateCPU; root only), and back after.
 	IsolateCPU bool
 	// LoadWindow is how long the load preflight watches the measured CPU before the stage's
-	// runs (default perf.DefaultLoadWindow, 2 s).
+	// runs (default instrument.DefaultLoadWindow, 2 s).
 	LoadWindow time.Duration
 	// MaxInvalidations is how many environmental invalidations one pair may take before the row is
 	// BLOCKED as measured on an unfit node (default 10).
@@ -47,7 +47,7 @@ func (o PerfOptions) competingLoadFraction() float64 {
 	if o.CompetingLoadFraction > 0 {
 		return o.CompetingLoadFraction
 	}
-	return perf.DefaultCompetingLoadFraction
+	return instrument.DefaultCompetingLoadFraction
 }
 
 func (o PerfOptions) maxInvalidations() int {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/report"
 	"kvparity/stats"
 )
@@ -17,7 +17,7 @@ const (
 	recPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: perfScheduleData)
 	RecPerfPair      RecordType = "perf_pair"        // a valid pair (Data: PerfPair)
 	recPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
-	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: perf.FootprintResult)
+	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: instrument.FootprintResult)
 	RecPerfResult    RecordType = "perf_result"      // the final result (Data: perfResultData)
 )
 
@@ -39,22 +39,22 @@ type perfRunData struct {
 // A PerfSample is one attempted perf process (warmup or pair member), valid or not. It is the
 // Data of its run_end record and one entry of samples.json.
 type PerfSample struct {
-	Key       string         `json:"key"`
-	Run       RunID          `json:"run"`
-	Arm       Arm            `json:"arm"`
-	Warmup    bool           `json:"warmup,omitempty"`
-	Index     int            `json:"index"` // warmup or pair index, 1-based
-	Attempt   int            `json:"attempt"`
-	Order     stats.Order    `json:"order,omitempty"`
-	Position  int            `json:"position,omitempty"`
-	Field     string         `json:"timing_field"`
-	Proxy     bool           `json:"timing_proxy,omitempty"`
-	Ms        float64        `json:"ms,omitempty"` // the timing field; 0 when the sample has none
-	StartedAt time.Time      `json:"started_at"`
-	ExitCode  int            `json:"exit_code"`
-	Signal    string         `json:"signal,omitempty"`
-	Error     string         `json:"error,omitempty"` // product failure, in words
-	Env       perf.SampleEnv `json:"env"`
+	Key       string               `json:"key"`
+	Run       RunID                `json:"run"`
+	Arm       Arm                  `json:"arm"`
+	Warmup    bool                 `json:"warmup,omitempty"`
+	Index     int                  `json:"index"` // warmup or pair index, 1-based
+	Attempt   int                  `json:"attempt"`
+	Order     stats.Order          `json:"order,omitempty"`
+	Position  int                  `json:"position,omitempty"`
+	Field     string               `json:"timing_field"`
+	Proxy     bool                 `json:"timing_proxy,omitempty"`
+	Ms        float64              `json:"ms,omitempty"` // the timing field; 0 when the sample has none
+	StartedAt time.Time            `json:"started_at"`
+	ExitCode  int                  `json:"exit_code"`
+	Signal    string               `json:"signal,omitempty"`
+	Error     string               `json:"error,omitempty"` // product failure, in words
+	Env       instrument.SampleEnv `json:"env"`
 	// Work is the fingerprint of what the timed run simulated (nil when its timing line has
 	// none); WorkCheck what it was found equal to ("canonical", "samples", "" unchecked).
 	Work      *report.WorkFingerprint `json:"work,omitempty"`
@@ -98,7 +98,7 @@ type perfResultData struct {
 type perfSeries struct {
 	key       string
 	schedule  *stats.Schedule
-	footprint *perf.FootprintResult
+	footprint *instrument.FootprintResult
 	warmups   map[Arm]map[int]*PerfSample // successful warmups
 	warmupAtt map[Arm]map[int]int         // latest warmup attempt
 	samples   []PerfSample                // every ended sample process, in order
@@ -128,7 +128,7 @@ func init() {
 			s.schedule = &d.Schedule
 		}
 	}, nil)
-	defineRecord(RecPerfFootprint, func(h *History, r *Record, d *perf.FootprintResult) {
+	defineRecord(RecPerfFootprint, func(h *History, r *Record, d *instrument.FootprintResult) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.footprint = d
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 func TestPinRecordsTheShippedSize(t *testing.T) {
@@ -28,7 +28,7 @@ func TestPinRecordsTheShippedSize(t *testing.T) {
 // frequency/ratio confounding check.
 func TestTelemetryDiagnostics(t *testing.T) {
 	s := &perfSeries{pairs: map[int]*PerfPair{}}
-	tel := func(khz int64) *perf.Telemetry { return &perf.Telemetry{FreqKHz: khz} }
+	tel := func(khz int64) *instrument.Telemetry { return &instrument.Telemetry{FreqKHz: khz} }
 	for i := 1; i <= 20; i++ {
 		b, c := RunID(fmt.Sprintf("b%d", i)), RunID(fmt.Sprintf("c%d", i))
 		fb, fc := int64(3000000), int64(3000000+1000*(i%5))
@@ -36,8 +36,8 @@ func TestTelemetryDiagnostics(t *testing.T) {
 			fb = 2500000 // one slow sample: below 0.95 × median
 		}
 		s.samples = append(s.samples,
-			PerfSample{Run: b, Env: perf.SampleEnv{Before: tel(fb), After: tel(fb)}},
-			PerfSample{Run: c, Env: perf.SampleEnv{Before: tel(fc), After: tel(fc)}})
+			PerfSample{Run: b, Env: instrument.SampleEnv{Before: tel(fb), After: tel(fb)}},
+			PerfSample{Run: c, Env: instrument.SampleEnv{Before: tel(fc), After: tel(fc)}})
 		// The ratio follows the candidate's frequency advantage exactly: confounded.
 		s.pairs[i] = &PerfPair{Pair: i, BaselineRun: b, CandidateRun: c, Ratio: 1 + float64(i%5)/100}
 	}

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/verdict"
 	"math"
 	"strings"
@@ -22,12 +22,12 @@ type PerfResult struct {
 	Threshold   float64 `json:"threshold"`
 	MeasuredCPU int     `json:"measured_cpu"`
 
-	Schedule      *stats.Schedule       `json:"schedule,omitempty"`
-	Warmups       int                   `json:"warmups_done"`
-	Samples       []PerfSample          `json:"samples"` // every attempted process, in execution order
-	Pairs         []PerfPair            `json:"pairs"`   // valid pairs in pair order
-	Invalidations []PerfInvalidation    `json:"invalidations"`
-	Footprint     *perf.FootprintResult `json:"footprint,omitempty"`
+	Schedule      *stats.Schedule             `json:"schedule,omitempty"`
+	Warmups       int                         `json:"warmups_done"`
+	Samples       []PerfSample                `json:"samples"` // every attempted process, in execution order
+	Pairs         []PerfPair                  `json:"pairs"`   // valid pairs in pair order
+	Invalidations []PerfInvalidation          `json:"invalidations"`
+	Footprint     *instrument.FootprintResult `json:"footprint,omitempty"`
 
 	// Analysis holds the bounds, the dependence battery, the drift and the bootstrap; nil when
 	// the series ended early (a product failure) or is too short for a bound.

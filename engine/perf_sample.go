@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/engine/run"
 	"kvparity/stats"
 )
@@ -63,10 +63,10 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	if err := p.self.Apply(); err != nil {
 		p.caveat(fmt.Sprintf("could not keep kvparity's threads off CPU %d: %v", p.cpu, err))
 	}
-	tel0 := perf.ReadTelemetry(p.cpu)
+	tel0 := instrument.ReadTelemetry(p.cpu)
 	var (
 		startErr error
-		mon      *perf.Monitor
+		mon      *instrument.Monitor
 	)
 	base := Record{Run: id, Arm: arm, Kind: kind, Index: index, Attempt: attempt, Gen: c.Pinned(arm).Gen}
 	res := c.Runner().Run(ctx, spec.Spec, func(pid int, cpus []int) error {
@@ -79,7 +79,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		}
 		now := time.Now()
 		smp.StartedAt = now.UTC()
-		mon = perf.StartMonitor(pid, p.cpu, p.opts.monitorInterval(), p.forcedRepin(id))
+		mon = instrument.StartMonitor(pid, p.cpu, p.opts.monitorInterval(), p.forcedRepin(id))
 		c.emit(RunStarted{Run: id, Arm: arm, Kind: kind, Repetition: index, CPUs: cpus, PID: pid, At: now})
 		return nil
 	})
@@ -89,7 +89,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		smp.Env.Load = "not measured: the sample never started"
 	}
 	smp.Env.SampleRusageMs = ms(res.CPUTime)
-	tel1 := perf.ReadTelemetry(p.cpu)
+	tel1 := instrument.ReadTelemetry(p.cpu)
 	if startErr != nil {
 		return sampleResult{fatal: startErr}
 	}
@@ -116,8 +116,8 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		out.failure = fmt.Errorf("%s (%s %s): product failure: %w", id, arm, kind, res.Err)
 	default:
 		timings := spec.outputs().Timings // the arm kind names its timing file
-		t, err := perf.ReadTiming(timings, p.field)
-		var tf *perf.TimingFault
+		t, err := instrument.ReadTiming(timings, p.field)
+		var tf *instrument.TimingFault
 		if errors.As(err, &tf) {
 			out.failure, out.blocked = fmt.Errorf("%s (%s %s): %s", id, arm, kind, tf.Msg), tf.Blocked
 		} else if err := p.checkWork(&smp, t.Work, timings); err != nil {
@@ -131,7 +131,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	if out.failure != nil {
 		smp.Error = out.failure.Error()
 	} else if smp.Env.Invalid == "" {
-		smp.Env.Invalid = perf.Invalidity(smp.Env, tel0, tel1, p.opts.competingLoadFraction())
+		smp.Env.Invalid = instrument.Invalidity(smp.Env, tel0, tel1, p.opts.competingLoadFraction())
 	}
 
 	end := base
@@ -152,16 +152,16 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 
 // forcedRepin is the forced-violation test hook's re-pin for run id (nil when the hook is off
 // for it, or there is no other CPU to move the sample to).
-func (p *perfRun) forcedRepin(id RunID) *perf.Repin {
+func (p *perfRun) forcedRepin(id RunID) *instrument.Repin {
 	hook := p.opts.forceAffinityViolation
 	if hook == nil || !hook(id) {
 		return nil
 	}
-	to, ok := perf.OtherCPU(run.AllowedCPUs(), p.cpu)
+	to, ok := instrument.OtherCPU(run.AllowedCPUs(), p.cpu)
 	if !ok {
 		return nil
 	}
-	return &perf.Repin{After: p.opts.violationAfter(), To: to}
+	return &instrument.Repin{After: p.opts.violationAfter(), To: to}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

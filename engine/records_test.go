@@ -4,7 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,7 +61,7 @@ func TestPayloadsFoldByTheirDefinition(t *testing.T) {
 		{Type: RecPerfPair, Data: marshalData(PerfPair{Key: "b1-c1", Pair: 1, Ratio: 1.02})},
 		{Type: RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":"two"}`)}, // does not decode
 		{Type: RecPerfPair, Data: marshalData(PerfPair{Pair: 3})},
-		{Type: recPerfLoad, Data: marshalData(perf.LoadCheck{CPU: 2, Busy: 0.01})},
+		{Type: recPerfLoad, Data: marshalData(instrument.LoadCheck{CPU: 2, Busy: 0.01})},
 	}, TinyRow("", ""))
 	if s := h.series["b1-c1"]; s == nil || len(s.pairs) != 1 || s.pairs[1].Ratio != 1.02 {
 		t.Fatalf("series b1-c1: %+v", h.series["b1-c1"])

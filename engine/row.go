@@ -17,7 +17,7 @@ import (
 
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/build"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/internal/pointer"
 	"kvparity/report"
 	"kvparity/stats"
@@ -121,7 +121,7 @@ type PerfSpec struct {
 	// --stage all, otherwise at least 3.
 	InstructionsRuns int `toml:"instructions_runs,omitzero"`
 	// InstructionsThreshold is the count ratio above which the report asks for an explanation
-	// (0: perf.DefaultInstructionsThreshold). It never changes a verdict.
+	// (0: instrument.DefaultInstructionsThreshold). It never changes a verdict.
 	InstructionsThreshold float64 `toml:"instructions_threshold,omitzero"`
 }
 
@@ -154,7 +154,7 @@ const (
 	defaultPairs       = 60
 	defaultWarmups     = 5
 	defaultThreshold   = 1.05
-	defaultTimingField = perf.DefaultTimingField
+	defaultTimingField = instrument.DefaultTimingField
 )
 
 // Bounds of the row's numbers, checked at load (docs/guide.md "The row file"): a value outside

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 
+	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
 	"kvparity/report"
 	"kvparity/verdict"
@@ -26,6 +28,9 @@ type StageHost interface {
 	// announced (StageStarted, StageStopped), stopped through ctx; fn says whether it was
 	// cancelled. It refuses while another stage runs or the campaign is read-only.
 	Start(st Stage, fn func(ctx context.Context) (cancelled bool)) error
+	// Refusal is why the campaign runs no stage at all (read-only: a follower, a cleaned
+	// campaign), nil when it may; Start refuses with it too.
+	Refusal() error
 	// PrepareArms re-pins a rebuilt source and re-verifies every pinned copy and the trace
 	// window: a binary is never reused after its source changed.
 	PrepareArms() error
@@ -47,6 +52,12 @@ type StageHost interface {
 	// RunSpec is the process of one run of arm's current artifact (the row's args on the
 	// pinned trace window, in runs/<id>/); CPUs are the caller's to set.
 	RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec
+	// Kind is an arm's kind (engine/arm): its label, its help argv, its outputs and argv.
+	Kind(arm Arm) armkind.Kind
+	// ProcessSpec is a run of arm's current artifact on a process of the caller's (a stage-6
+	// fixture's own trace and args), its argv the arm kind's; its folder, timeout and CPUs are
+	// the caller's to set.
+	ProcessSpec(id RunID, arm Arm, kind RunKind, index, attempt int, process armkind.Process) RunSpec
 	// RecordedRun runs spec, journaling base as its run_start and announcing RunStarted before
 	// started is called; a start the journal refused is the error.
 	RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error)
@@ -109,6 +120,18 @@ func (h campaignHost) Start(st Stage, fn func(ctx context.Context) (cancelled bo
 
 func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
 	return h.c.runSpec(id, arm, kind, index, attempt, canonical)
+}
+
+func (h campaignHost) Refusal() error { return h.c.refusal() }
+
+func (h campaignHost) Kind(arm Arm) armkind.Kind { return h.c.kind(arm) }
+
+func (h campaignHost) ProcessSpec(id RunID, arm Arm, kind RunKind, index, attempt int, process armkind.Process) RunSpec {
+	c := h.c
+	ak := c.kind(arm)
+	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt, armKind: ak, process: process}
+	spec.Spec.ID, spec.Binary, spec.Args, spec.Root = string(id), filepath.Join(c.dir, c.Pinned(arm).Path), ak.Argv(process), c.dir
+	return spec
 }
 
 func (h campaignHost) RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {

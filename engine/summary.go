@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"kvparity/engine/fixtures"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 	"kvparity/report"
 	"kvparity/verdict"
 )
@@ -28,7 +28,7 @@ type Summary struct {
 	Perf *PerfResult `json:"perf_result,omitempty"`
 	// Instructions is the instruction-count instrument's result for the current artifacts (a
 	// secondary measure that decides nothing), once it has counted them.
-	Instructions *perf.InstructionResult `json:"instructions,omitempty"`
+	Instructions *instrument.InstructionResult `json:"instructions,omitempty"`
 	// Patch is the determinism patch both revisions were built with (protocol stage 1.3).
 	Patch *DeterminismPatch `json:"determinism_patch,omitempty"`
 	// Fixtures are stage 6's results on the current artifacts (fixture_host.go).

@@ -10,6 +10,7 @@ import (
 	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/determinism"
+	"kvparity/engine/fixturestage"
 	"kvparity/engine/stages"
 	"kvparity/verdict"
 )
@@ -157,7 +158,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 	}
 	// Stage 6's fixtures: alone, or last in --stage all when the row declares them.
 	if stage == StageFixtures || (stage == StageAll && len(c.Row().Fixtures.Names) > 0) {
-		if err := c.StartFixtures(); err != nil {
+		if err := fixturestage.Start(c.Host()); err != nil {
 			fmt.Fprintln(stderr, "kvparity run: fixtures:", err)
 			return nil
 		}

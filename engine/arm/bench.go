@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // The builtin, binary and source-built kinds all run a program that speaks Dynamo's
@@ -35,8 +35,8 @@ func benchOutputs(runDir string) Outputs {
 // elfFootprint is an executable's footprint: its size, its size without debug sections (as
 // users ship it) and its .text section; only the size for a file that is not ELF, e.g. a
 // script.
-func elfFootprint(file string, size int64) (perf.Binary, error) {
-	b := perf.Binary{Size: size}
+func elfFootprint(file string, size int64) (instrument.Binary, error) {
+	b := instrument.Binary{Size: size}
 	text, debug, err := elfSizes(file)
 	b.TextSize = text
 	if text > 0 {

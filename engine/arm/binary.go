@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // Binary is a prebuilt offline_replay_bench named by its path, pinned as given.
@@ -15,14 +15,14 @@ type Binary struct{}
 // hexSHA is an immutable commit SHA, as a given binary's revision must be.
 var hexSHA = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
-func (Binary) Name() string           { return "binary" }
-func (Binary) Claims(s Spec) bool     { return s.Source == "" && s.Binary != BuiltinName }
-func (Binary) Revision(s Spec) string { return s.Revision }
-func (Binary) Embedded() bool         { return false }
-func (Binary) Repinnable() bool       { return true }
-func (Binary) HelpArgv() []string     { return []string{"--help"} }
-func (Binary) Region() perf.Region    { return perf.RegionExtension }
-func (Binary) Label(p Pinned) string  { return p.Source }
+func (Binary) Name() string              { return "binary" }
+func (Binary) Claims(s Spec) bool        { return s.Source == "" && s.Binary != BuiltinName }
+func (Binary) Revision(s Spec) string    { return s.Revision }
+func (Binary) Embedded() bool            { return false }
+func (Binary) Repinnable() bool          { return true }
+func (Binary) HelpArgv() []string        { return []string{"--help"} }
+func (Binary) Region() instrument.Region { return instrument.RegionExtension }
+func (Binary) Label(p Pinned) string     { return p.Source }
 func (Binary) Argv(p Process) []string {
 	return benchArgv(p)
 }
@@ -56,7 +56,7 @@ func (Binary) Build(_ context.Context, s Spec, _ BuildOptions) (Built, error) {
 
 func (Binary) Cached(context.Context, Spec, BuildOptions) (bool, error) { return true, nil }
 
-func (Binary) Footprint(file string, size int64) (perf.Binary, error) {
+func (Binary) Footprint(file string, size int64) (instrument.Binary, error) {
 	return elfFootprint(file, size)
 }
 

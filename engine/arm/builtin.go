@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // BuiltinName is the binary value that names the embedded engine, and the source
@@ -23,7 +23,7 @@ func (builtinKind) Revision(s Spec) string            { return s.Revision }
 func (builtinKind) Embedded() bool                    { return true }
 func (builtinKind) Repinnable() bool                  { return false }
 func (builtinKind) HelpArgv() []string                { return []string{"replay", "--help"} }
-func (builtinKind) Region() perf.Region               { return perf.RegionEmbedded }
+func (builtinKind) Region() instrument.Region         { return instrument.RegionEmbedded }
 
 func (builtinKind) Check(s Spec, _ string) *Problem {
 	if s.Revision == "" {
@@ -78,7 +78,7 @@ func (builtinKind) Outputs(runDir string) Outputs {
 	return o
 }
 
-func (builtinKind) Footprint(file string, size int64) (perf.Binary, error) {
+func (builtinKind) Footprint(file string, size int64) (instrument.Binary, error) {
 	return elfFootprint(file, size)
 }
 

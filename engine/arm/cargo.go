@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"kvparity/engine/build"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // cargo is what the kinds that name Dynamo's source share: engine/build obtains the source
@@ -21,11 +21,11 @@ func sourceOfKind(s Spec, kind string) bool { return strings.HasPrefix(s.Source,
 func (cargo) Embedded() bool             { return false }
 func (cargo) Repinnable() bool           { return true }
 func (cargo) HelpArgv() []string         { return []string{"--help"} }
-func (cargo) Region() perf.Region        { return perf.RegionExtension }
+func (cargo) Region() instrument.Region  { return instrument.RegionExtension }
 func (cargo) Argv(p Process) []string    { return benchArgv(p) }
 func (cargo) Outputs(dir string) Outputs { return benchOutputs(dir) }
 
-func (cargo) Footprint(file string, size int64) (perf.Binary, error) {
+func (cargo) Footprint(file string, size int64) (instrument.Binary, error) {
 	return elfFootprint(file, size)
 }
 

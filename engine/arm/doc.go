@@ -7,7 +7,7 @@
 // its name.
 //
 // It imports engine/build, whose source kinds obtain Dynamo's source and whose Cargo recipes,
-// cache and timing extension build it, for the crate, git and worktree kinds; and engine/perf
+// cache and timing extension build it, for the crate, git and worktree kinds; and engine/instrument
 // for a footprint's measures (the sizes the footprint gate compares, the region the instruction
 // count reads).
 //

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"kvparity/engine/build"
-	"kvparity/engine/perf"
+	"kvparity/engine/instrument"
 )
 
 // A Spec names one arm's artifact as a row's [baseline] or [candidate] table says it: a
@@ -68,9 +68,9 @@ type Kind interface {
 	// Footprint is what the footprint gate compares of the pinned file (size bytes): its
 	// size, the size users ship and its code. An error says the file is not a complete
 	// artifact.
-	Footprint(file string, size int64) (perf.Binary, error)
+	Footprint(file string, size int64) (instrument.Binary, error)
 	// Region is the timed region the instruction count measures in the artifact.
-	Region() perf.Region
+	Region() instrument.Region
 }
 
 // A Problem is what is wrong with an arm's table: the key and why.

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"kvparity/engine"
-	perfpkg "kvparity/engine/perf"
+	perfpkg "kvparity/engine/instrument"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
 )

@@ -1,4 +1,4 @@
-// Package perf holds the performance stage's instruments (protocol stage 7): what watches a
+// Package instrument holds the performance stage's instruments (protocol stage 7): what watches a
 // sample while it runs and judges its environment, what reads its timing record, what keeps the
 // measured CPU quiet, and the footprint gate. The stage itself (its schedule, warmups and pairs,
 // their records, resume and the gate's verdict) is engine's: it is bound to the campaign's
@@ -35,4 +35,4 @@
 //	footprint.go   DecideFootprint: the binary and .text growth gate
 //	instructions.go  Valgrind, ReadInstructionCount, DecideInstructions: callgrind's count of
 //	               the timed region, a secondary and deterministic measure that decides nothing
-package perf
+package instrument
