@@ -48,7 +48,7 @@ while (($#)); do
 	--reps) (($#)) || die "--reps needs a value ($USAGE)"; REPS="$1"; shift ;;
 	--no-search) SEARCH=0 ;;
 	--no-campaign) CAMPAIGN=0 ;;
-	-h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg ($USAGE)" ;;
 	*) [[ -z "$OUT" ]] || die "two output folders given: $OUT and $arg"; OUT="$arg" ;;
 	esac
