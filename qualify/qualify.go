@@ -160,10 +160,11 @@ func writeQualification(dir string, o Options, res stage.Result) error {
 	if res.Outcome != stage.Qualified {
 		return nil
 	}
-	text, err := os.ReadFile(filepath.Join(dir, layout.FileRow))
+	file := filepath.Join(dir, layout.FileRow) // a built-in row: the campaign's encoded copy
 	if o.RowPath != "" {
-		text, err = os.ReadFile(o.RowPath)
+		file = o.RowPath
 	}
+	text, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func writeQualification(dir string, o Options, res stage.Result) error {
 		base = o.Row.Baseline.Binary
 	}
 	about := fmt.Sprintf("on the pinned baseline (%s), %s", base, time.Now().UTC().Format("2006-01-02"))
-	frozen, err := stage.Freeze(text, o.RowPath, res, about)
+	frozen, err := stage.Freeze(text, file, res, about)
 	if err != nil {
 		return err
 	}

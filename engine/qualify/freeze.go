@@ -53,16 +53,17 @@ func Freeze(text []byte, file string, r Result, about string) ([]byte, error) {
 }
 
 var (
-	bandLine       = regexp.MustCompile(`(?m)^pressure_band\s*=.*$`)
+	bandLine       = regexp.MustCompile(`(?m)^[ \t]*pressure_band\s*=.*$`) // the encoder indents a table's keys
 	determinismHdr = regexp.MustCompile(`(?m)^\[determinism\]\s*$`)
 	replayHdr      = regexp.MustCompile(`(?m)^\[replay\]\s*$`)
 )
 
-// withBand declares the band under [determinism] (replacing a declared one).
+// withBand declares the band under [determinism] (replacing a declared one, at its indent).
 func withBand(s string, b Band) string {
 	line := fmt.Sprintf("pressure_band = [%d, %d]", b.Min, b.Max)
-	if bandLine.MatchString(s) {
-		return bandLine.ReplaceAllLiteralString(s, line)
+	if m := bandLine.FindString(s); m != "" {
+		indent := m[:len(m)-len(strings.TrimLeft(m, " \t"))]
+		return bandLine.ReplaceAllLiteralString(s, indent+line)
 	}
 	if loc := determinismHdr.FindStringIndex(s); loc != nil {
 		return s[:loc[1]] + "\n" + line + s[loc[1]:]

@@ -88,3 +88,22 @@ func TestFreezeRefusesWhatItCannotFreeze(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A built-in row is frozen from the campaign's encoded copy, whose table keys the TOML encoder
+// indents: its declared band is replaced in place, not declared twice (`kvparity qualify --row
+// tiny` said "Key 'determinism.pressure_band' has already been defined").
+func TestFreezeReplacesAnIndentedBand(t *testing.T) {
+	row, err := engine.TinyRow("", "").Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := qualified(1800)
+	r.Band = Band{Min: 1, Max: 8}
+	out, err := Freeze(row, "row.toml", r, "on the pinned baseline (builtin), 2026-12-06")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(out), "pressure_band ="); n != 1 || !strings.Contains(string(out), "\n  pressure_band = [1, 8]\n") {
+		t.Errorf("%d band lines, or not in place:\n%s", n, out)
+	}
+}
