@@ -30,6 +30,7 @@ type perfRun struct {
 	cpu   int
 	self  instrument.SelfPlacement
 	work  map[Arm]*workReference // what each arm's timed samples must match
+	h     *History               // the journal as the stage started on it, plus what the stage folds in (fold)
 
 	caveats []string // said once each, in the result and the final summary
 }
@@ -62,32 +63,31 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		return false
 	}
 	h := c.history()
-	s := h.perfSeries(p.key)
-	p.work = p.workReferences(h, s)
-	if s.result != nil {
+	p.h = h
+	p.work = p.workReferences(h)
+	if r := h.PerfDecided(p.key); r != nil {
 		// Decided for these artifacts already: publish it again, never rerun silently.
-		p.publishFinal(s.result)
+		p.publishFinal(r)
 		return false
 	}
-	if s.footprint == nil {
+	if h.PerfFootprint(p.key) == nil {
 		f := instrument.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.row.Perf.FootprintExplained)
 		f.Key = p.key
-		if _, err := c.journal.Append(Record{Type: RecPerfFootprint, Data: marshalData(f)}); err != nil {
+		rec := Record{Type: RecPerfFootprint, Data: marshalData(f)}
+		if _, err := c.journal.Append(rec); err != nil {
 			c.block(StagePerf, err.Error())
 			return false
 		}
 		if !c.verdict(StageFootprint, "", f.Verdict, f.Reason) {
 			return false
 		}
-		s.footprint = &f
+		p.fold(rec)
 	}
-	if s.schedule == nil {
-		sched, err := p.persistSchedule()
-		if err != nil {
+	if h.PerfSchedule(p.key) == nil {
+		if err := p.persistSchedule(); err != nil {
 			c.block(StagePerf, err.Error())
 			return false
 		}
-		s.schedule = &sched
 	}
 	defer func() {
 		if err := p.self.Restore(); err != nil {
@@ -117,13 +117,13 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	}
 	p.loadPreflight(ctx)
 
-	if stop, cancelled := p.warmups(ctx, s); stop {
+	if stop, cancelled := p.warmups(ctx); stop {
 		return cancelled
 	}
-	if stop, cancelled := p.pairs(ctx, s); stop {
+	if stop, cancelled := p.pairs(ctx); stop {
 		return cancelled
 	}
-	res := p.finish(c.history().perfSeries(p.key))
+	res := p.finish(c.history())
 	if _, err := c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
 		c.block(StagePerf, err.Error())
 		return false
@@ -138,68 +138,75 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	return false
 }
 
+// fold folds a record the stage appended into its History, so that what it asks next (the
+// schedule, the pairs, the invalidations) includes it. Only the stage's own records are folded:
+// the samples it resumed from are the ones its running summaries count.
+func (p *perfRun) fold(rec Record) { p.h.Add(rec) }
+
 // persistSchedule generates the row's balanced schedule and writes it to schedule.json and the
 // journal before any measured pair; the analysis only ever reads it back.
-func (p *perfRun) persistSchedule() (stats.Schedule, error) {
+func (p *perfRun) persistSchedule() error {
 	seed := uint64(p.c.row.Perf.ScheduleSeed)
 	sched, err := stats.BalancedSchedule(seed, p.c.row.Perf.Pairs)
 	if err != nil {
-		return sched, fmt.Errorf("[perf] pairs: %w", err)
+		return fmt.Errorf("[perf] pairs: %w", err)
 	}
 	if err := writeJSONFile(filepath.Join(p.c.dir, layout.FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
-		return sched, errIO{fmt.Errorf("schedule.json: %w", err)}
+		return errIO{fmt.Errorf("schedule.json: %w", err)}
 	}
-	if _, err := p.c.journal.Append(Record{Type: recPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}); err != nil {
-		return sched, err
+	rec := Record{Type: recPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}
+	if _, err := p.c.journal.Append(rec); err != nil {
+		return err
 	}
-	return sched, nil
+	p.fold(rec)
+	return nil
 }
 
 // warmups runs the missing warmups, alternating arms. stop is set when the stage must end here.
-func (p *perfRun) warmups(ctx context.Context, s *perfSeries) (stop, cancelled bool) {
+func (p *perfRun) warmups(ctx context.Context) (stop, cancelled bool) {
 	n := p.c.row.Perf.WarmupsPerArm
 	for i := 1; i <= n; i++ {
 		for _, arm := range []Arm{Baseline, Candidate} {
-			if s.warmups[arm][i] != nil {
+			if p.h.PerfWarmupDone(p.key, arm, i) {
 				continue
 			}
-			r := p.runSample(ctx, arm, KindWarmup, i, s.warmupAtt[arm][i]+1, "", 0)
+			r := p.runSample(ctx, arm, KindWarmup, i, p.h.PerfWarmupAttempt(p.key, arm, i)+1, "", 0)
 			if stop, cancelled := p.settle(r); stop {
 				return true, cancelled
 			}
-			s.warmups[arm][i] = &r.sample
 		}
-		p.emitRunning(s, i)
+		p.emitRunning(i)
 	}
 	return false, false
 }
 
 // pairs runs every pair that has no valid record yet, in schedule order.
-func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled bool) {
+func (p *perfRun) pairs(ctx context.Context) (stop, cancelled bool) {
 	c := p.c
-	for i := 1; i <= len(s.schedule.Pairs); i++ {
-		if s.pairs[i] != nil {
+	sched := p.h.PerfSchedule(p.key)
+	for i := 1; i <= len(sched.Pairs); i++ {
+		if p.h.PerfPairAt(p.key, i) != nil {
 			continue
 		}
-		order := s.schedule.Pairs[i-1]
-		attempt := s.pairAtt[i]
-		if attempt > 0 && !s.settled(i, attempt) {
+		order := sched.Pairs[i-1]
+		attempt := p.h.PerfPairAttempt(p.key, i)
+		if attempt > 0 && !p.h.PerfSettled(p.key, i, attempt) {
 			// kvparity stopped (or was killed) mid-pair: that attempt never completed, so it is
 			// recorded as such and the whole pair is rerun, keeping its members adjacent.
 			inv := PerfInvalidation{Key: p.key, Pair: i, Attempt: attempt, Order: order, Interrupted: true,
 				Reason: "interrupted: kvparity stopped before both members finished; the pair is rerun complete in the same order"}
-			if !p.recordInvalid(s, inv) {
+			if !p.recordInvalid(inv) {
 				return true, false
 			}
 		}
-		before := s.invalidations(i)
+		before := p.h.PerfInvalidations(p.key, i)
 		for {
 			attempt++
 			// The limit counts this session's invalidations of the pair, so a campaign blocked on
 			// a busy host can be resumed once the host is quiet; the journal keeps them all.
-			if n := s.invalidations(i) - before; n >= p.opts.maxInvalidations() {
+			if n := p.h.PerfInvalidations(p.key, i) - before; n >= p.opts.maxInvalidations() {
 				c.block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
-					i, n, s.lastInvalid(i)))
+					i, n, p.h.PerfLastInvalid(p.key, i)))
 				return true, false
 			}
 			arms := []Arm{Baseline, Candidate}
@@ -226,7 +233,7 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 			if len(reasons) > 0 {
 				inv := PerfInvalidation{Key: p.key, Pair: i, Attempt: attempt, Order: order, Runs: pairRuns(got[0], got[1]),
 					Reason: strings.Join(reasons, "; "), Causes: causes}
-				if !p.recordInvalid(s, inv) {
+				if !p.recordInvalid(inv) {
 					return true, false
 				}
 				// Let a burst of competing load pass before the rerun: the pair is rerun
@@ -234,7 +241,7 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 				select {
 				case <-ctx.Done():
 					return true, true
-				case <-time.After(p.opts.backoff(s.invalidations(i) - before)):
+				case <-time.After(p.opts.backoff(p.h.PerfInvalidations(p.key, i) - before)):
 				}
 				continue
 			}
@@ -244,13 +251,14 @@ func (p *perfRun) pairs(ctx context.Context, s *perfSeries) (stop, cancelled boo
 			}
 			pair := PerfPair{Key: p.key, Pair: i, Attempt: attempt, Order: order, BaselineMs: base.Ms, CandidateMs: cand.Ms,
 				Ratio: cand.Ms / base.Ms, BaselineRun: base.Run, CandidateRun: cand.Run}
-			if _, err := c.journal.Append(Record{Type: RecPerfPair, Index: i, Attempt: attempt, Data: marshalData(pair)}); err != nil {
+			rec := Record{Type: RecPerfPair, Index: i, Attempt: attempt, Data: marshalData(pair)}
+			if _, err := c.journal.Append(rec); err != nil {
 				c.block(StagePerf, err.Error())
 				return true, false
 			}
-			s.pairs[i] = &pair
-			c.emit(pairEvent(pair, s.done(), len(s.schedule.Pairs)))
-			p.emitRunning(s, p.c.row.Perf.WarmupsPerArm)
+			p.fold(rec)
+			c.emit(pairEvent(pair, p.h.PerfPairsDone(p.key), len(sched.Pairs)))
+			p.emitRunning(p.c.row.Perf.WarmupsPerArm)
 			break
 		}
 	}
@@ -273,7 +281,7 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 		}
 		res := &PerfResult{Key: p.key, Row: p.c.row.Name, TimingField: p.field, TimingProxy: p.proxy,
 			Verdict: w, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
-		res.fill(p.c.history().perfSeries(p.key), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
+		res.Fill(p.c.history(), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
 		if _, err := p.c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
 			p.c.block(StagePerf, err.Error())
 			return true, false
@@ -292,26 +300,15 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 	return false, false
 }
 
-func (p *perfRun) recordInvalid(s *perfSeries, inv PerfInvalidation) bool {
-	if _, err := p.c.journal.Append(Record{Type: recPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}); err != nil {
+func (p *perfRun) recordInvalid(inv PerfInvalidation) bool {
+	rec := Record{Type: recPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}
+	if _, err := p.c.journal.Append(rec); err != nil {
 		p.c.block(StagePerf, err.Error())
 		return false
 	}
-	s.invalid = append(s.invalid, inv)
+	p.fold(rec)
 	p.c.emit(invalidatedEvent(inv))
 	return true
 }
-
-func (s *perfSeries) lastInvalid(pair int) string {
-	for i := len(s.invalid) - 1; i >= 0; i-- {
-		if s.invalid[i].Pair == pair && !s.invalid[i].Interrupted {
-			return s.invalid[i].Reason
-		}
-	}
-	return ""
-}
-
-// done counts the valid pairs.
-func (s *perfSeries) done() int { return len(s.pairs) }
 
 var errNoPerf = errors.New("no performance result for the current artifacts")

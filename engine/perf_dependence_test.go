@@ -71,7 +71,9 @@ func finishDependent(t *testing.T, method stats.DependenceMethod, median float64
 	row := DefaultRow()
 	row.Perf.DependenceMethod = method
 	p := &perfRun{c: &Campaign{row: row}, key: "b1-c1", field: defaultTimingField}
-	r := p.finish(dependentSeries(median))
+	h := NewHistory(row)
+	h.series["b1-c1"] = dependentSeries(median)
+	r := p.finish(h)
 	if r.Analysis == nil || r.Analysis.Battery.Valid {
 		t.Fatalf("the series should breach the battery: %+v", r.Analysis)
 	}

@@ -41,8 +41,8 @@ func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 	return sum
 }
 
-func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
-	sum := runningSummary(s, p.c.row, warmupsDone)
+func (p *perfRun) emitRunning(warmupsDone int) {
+	sum := p.h.PerfRunning(p.key, warmupsDone)
 	sum.MaxInvalidations = p.opts.maxInvalidations()
 	p.c.emit(sum)
 }

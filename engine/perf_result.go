@@ -94,12 +94,12 @@ func (r *PerfResult) fill(s *perfSeries, pairs, warmups int) {
 }
 
 // finish analyses a complete series.
-func (p *perfRun) finish(s *perfSeries) *PerfResult {
+func (p *perfRun) finish(h *History) *PerfResult {
 	row := p.c.row
 	r := &PerfResult{Key: p.key, Row: row.Name, TimingField: p.field, TimingProxy: p.proxy, Threshold: row.Perf.Threshold, MeasuredCPU: p.cpu,
 		DependenceMethod: row.Perf.DependenceMethod}
-	r.fill(s, row.Perf.Pairs, row.Perf.WarmupsPerArm)
-	ratios, order := s.ratios(row.Perf.Pairs)
+	r.Fill(h, row.Perf.Pairs, row.Perf.WarmupsPerArm)
+	ratios, order := h.PerfRatios(p.key, row.Perf.Pairs)
 	cfg := stats.DefaultConfig(uint64(row.Perf.ScheduleSeed))
 	cfg.Threshold = row.Perf.Threshold
 	cfg.Dependence = row.Perf.DependenceMethod
@@ -116,7 +116,7 @@ func (p *perfRun) finish(s *perfSeries) *PerfResult {
 	if r.Telemetry == "unavailable" {
 		p.caveat("telemetry unavailable: no cpufreq, thermal_zone or thermal_throttle files under /sys, so frequency and thermal state were not checked; the dependence battery alone decides validity")
 	} else {
-		r.TelemetryDiagnostics = telemetryDiagnostics(s, row.Perf.Pairs)
+		r.TelemetryDiagnostics = h.PerfTelemetryDiagnostics(p.key, row.Perf.Pairs)
 		var bad []string
 		for _, d := range r.TelemetryDiagnostics {
 			if d.Breached() {

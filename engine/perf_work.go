@@ -30,7 +30,7 @@ type workReference struct {
 // workReferences finds each arm's canonical run fingerprint: the first finished repetition of
 // the pinned generation whose evidence has one. Without it, the first fingerprinted sample of
 // the series (already recorded, on resume) is the reference.
-func (p *perfRun) workReferences(h *History, s *perfSeries) map[Arm]*workReference {
+func (p *perfRun) workReferences(h *History) map[Arm]*workReference {
 	refs := map[Arm]*workReference{}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		att := h.LatestAttempts(arm, p.c.Pinned(arm).Gen)
@@ -46,7 +46,7 @@ func (p *perfRun) workReferences(h *History, s *perfSeries) map[Arm]*workReferen
 		if refs[arm] != nil {
 			continue
 		}
-		for _, smp := range s.samples {
+		for _, smp := range h.PerfSamples(p.key) {
 			if smp.Arm == arm && smp.Work != nil && smp.Error == "" {
 				refs[arm] = &workReference{fp: *smp.Work, from: smp.Run}
 				break
