@@ -26,7 +26,7 @@ import (
 //	              X(24)/X(37) interval as the gate for 60 pairs.
 
 func (p *perfRun) export(r *PerfResult) error {
-	dir := filepath.Join(p.c.dir, layout.DirPerf)
+	dir := filepath.Join(p.c.Dir(), layout.DirPerf)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

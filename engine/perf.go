@@ -22,7 +22,7 @@ import (
 
 // A perfRun is one run of the stage over one series.
 type perfRun struct {
-	c     *Campaign
+	c     StageHost
 	opts  PerfOptions
 	key   string
 	field string
@@ -41,10 +41,10 @@ func (p *perfRun) caveat(s string) {
 	}
 }
 
-func newPerfRun(c *Campaign) *perfRun {
+func newPerfRun(c StageHost) *perfRun {
 	cpus := c.CPUs()
-	p := &perfRun{c: c, opts: c.opts.Perf, key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen), work: map[Arm]*workReference{},
-		field: c.row.Perf.TimingField, proxy: c.row.Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
+	p := &perfRun{c: c, opts: c.PerfOptions(), key: perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen), work: map[Arm]*workReference{},
+		field: c.Row().Perf.TimingField, proxy: c.Row().Perf.TimingProxy, cpu: cpus[len(cpus)-1]}
 	p.self = instrument.NewSelfPlacement(p.cpu)
 	if s := p.self.Caveat(); s != "" {
 		p.caveat(s)
@@ -56,13 +56,13 @@ func newPerfRun(c *Campaign) *perfRun {
 }
 
 // runPerf runs (or resumes) the performance stage; it returns whether the stage was cancelled.
-func runPerf(ctx context.Context, c *Campaign) bool {
+func runPerf(ctx context.Context, c StageHost) bool {
 	p := newPerfRun(c)
-	if err := c.verifyPinned(); err != nil {
-		c.block(StagePerf, "checksums before warmups: "+err.Error())
+	if err := c.VerifyPinned(); err != nil {
+		c.Block(StagePerf, "checksums before warmups: "+err.Error())
 		return false
 	}
-	h := c.history()
+	h := c.History()
 	p.h = h
 	p.work = p.workReferences(h)
 	if r := h.PerfDecided(p.key); r != nil {
@@ -71,47 +71,47 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 		return false
 	}
 	if h.PerfFootprint(p.key) == nil {
-		f := instrument.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.row.Perf.FootprintExplained)
+		f := instrument.DecideFootprint(c.Pinned(Baseline).footprint(), c.Pinned(Candidate).footprint(), c.Row().Perf.FootprintExplained)
 		f.Key = p.key
 		rec := Record{Type: RecPerfFootprint, Data: marshalData(f)}
-		if _, err := c.journal.Append(rec); err != nil {
-			c.block(StagePerf, err.Error())
+		if err := c.Append(rec); err != nil {
+			c.Block(StagePerf, err.Error())
 			return false
 		}
-		if !c.verdict(StageFootprint, "", f.Verdict, f.Reason) {
+		if !c.Verdict(StageFootprint, "", f.Verdict, f.Reason, "") {
 			return false
 		}
 		p.fold(rec)
 	}
 	if h.PerfSchedule(p.key) == nil {
 		if err := p.persistSchedule(); err != nil {
-			c.block(StagePerf, err.Error())
+			c.Block(StagePerf, err.Error())
 			return false
 		}
 	}
 	defer func() {
 		if err := p.self.Restore(); err != nil {
-			c.warn(fmt.Sprintf("perf: restoring kvparity's CPU mask: %v", err))
+			c.Warn(fmt.Sprintf("perf: restoring kvparity's CPU mask: %v", err))
 		}
 	}()
 	if p.opts.IsolateCPU {
 		iso, err := instrument.IsolateCPU(p.cpu, c.CPUs())
 		switch {
 		case err != nil:
-			c.warn("perf: " + err.Error() + "; measuring without isolation")
+			c.Warn("perf: " + err.Error() + "; measuring without isolation")
 		default:
-			if _, err := c.journal.Append(Record{Type: recIsolation, Stage: StagePerf, Data: marshalData(iso)}); err != nil {
+			if err := c.Append(Record{Type: recIsolation, Stage: StagePerf, Data: marshalData(iso)}); err != nil {
 				iso.Undo()
-				c.block(StagePerf, err.Error())
+				c.Block(StagePerf, err.Error())
 				return false
 			}
 			p.caveat(iso.Summary())
-			c.emit(LogLine{Run: "perf/isolation", Line: iso.Summary()})
+			c.Emit(LogLine{Run: "perf/isolation", Line: iso.Summary()})
 			defer func() {
 				if err := iso.Undo(); err != nil {
-					c.warn("perf: " + err.Error())
+					c.Warn("perf: " + err.Error())
 				}
-				c.journal.Append(Record{Type: recIsolationEnd, Stage: StagePerf, Note: iso.Cgroup})
+				c.Append(Record{Type: recIsolationEnd, Stage: StagePerf, Note: iso.Cgroup})
 			}()
 		}
 	}
@@ -123,15 +123,15 @@ func runPerf(ctx context.Context, c *Campaign) bool {
 	if stop, cancelled := p.pairs(ctx); stop {
 		return cancelled
 	}
-	res := p.finish(c.history())
-	if _, err := c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
-		c.block(StagePerf, err.Error())
+	res := p.finish(c.History())
+	if err := c.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
+		c.Block(StagePerf, err.Error())
 		return false
 	}
 	if err := p.export(res); err != nil {
-		c.warn(fmt.Sprintf("perf: writing exports: %v", err))
+		c.Warn(fmt.Sprintf("perf: writing exports: %v", err))
 	}
-	if !c.verdict(StagePerf, "", res.Verdict, res.Reason) {
+	if !c.Verdict(StagePerf, "", res.Verdict, res.Reason, "") {
 		return false
 	}
 	p.emitFinal(res)
@@ -146,16 +146,16 @@ func (p *perfRun) fold(rec Record) { p.h.Add(rec) }
 // persistSchedule generates the row's balanced schedule and writes it to schedule.json and the
 // journal before any measured pair; the analysis only ever reads it back.
 func (p *perfRun) persistSchedule() error {
-	seed := uint64(p.c.row.Perf.ScheduleSeed)
-	sched, err := stats.BalancedSchedule(seed, p.c.row.Perf.Pairs)
+	seed := uint64(p.c.Row().Perf.ScheduleSeed)
+	sched, err := stats.BalancedSchedule(seed, p.c.Row().Perf.Pairs)
 	if err != nil {
 		return fmt.Errorf("[perf] pairs: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(p.c.dir, layout.FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
+	if err := writeJSONFile(filepath.Join(p.c.Dir(), layout.FileSchedule), perfScheduleData{Key: p.key, Schedule: sched}); err != nil {
 		return errIO{fmt.Errorf("schedule.json: %w", err)}
 	}
 	rec := Record{Type: recPerfSchedule, Data: marshalData(perfScheduleData{Key: p.key, Schedule: sched})}
-	if _, err := p.c.journal.Append(rec); err != nil {
+	if err := p.c.Append(rec); err != nil {
 		return err
 	}
 	p.fold(rec)
@@ -164,7 +164,7 @@ func (p *perfRun) persistSchedule() error {
 
 // warmups runs the missing warmups, alternating arms. stop is set when the stage must end here.
 func (p *perfRun) warmups(ctx context.Context) (stop, cancelled bool) {
-	n := p.c.row.Perf.WarmupsPerArm
+	n := p.c.Row().Perf.WarmupsPerArm
 	for i := 1; i <= n; i++ {
 		for _, arm := range []Arm{Baseline, Candidate} {
 			if p.h.PerfWarmupDone(p.key, arm, i) {
@@ -205,7 +205,7 @@ func (p *perfRun) pairs(ctx context.Context) (stop, cancelled bool) {
 			// The limit counts this session's invalidations of the pair, so a campaign blocked on
 			// a busy host can be resumed once the host is quiet; the journal keeps them all.
 			if n := p.h.PerfInvalidations(p.key, i) - before; n >= p.opts.maxInvalidations() {
-				c.block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
+				c.Block(StagePerf, fmt.Sprintf("pair %d was invalidated %d times in a row by environmental conditions (last: %s): this node is not fit for measurement now; resume when it is quiet",
 					i, n, p.h.PerfLastInvalid(p.key, i)))
 				return true, false
 			}
@@ -252,13 +252,13 @@ func (p *perfRun) pairs(ctx context.Context) (stop, cancelled bool) {
 			pair := PerfPair{Key: p.key, Pair: i, Attempt: attempt, Order: order, BaselineMs: base.Ms, CandidateMs: cand.Ms,
 				Ratio: cand.Ms / base.Ms, BaselineRun: base.Run, CandidateRun: cand.Run}
 			rec := Record{Type: RecPerfPair, Index: i, Attempt: attempt, Data: marshalData(pair)}
-			if _, err := c.journal.Append(rec); err != nil {
-				c.block(StagePerf, err.Error())
+			if err := c.Append(rec); err != nil {
+				c.Block(StagePerf, err.Error())
 				return true, false
 			}
 			p.fold(rec)
-			c.emit(pairEvent(pair, p.h.PerfPairsDone(p.key), len(sched.Pairs)))
-			p.emitRunning(p.c.row.Perf.WarmupsPerArm)
+			c.Emit(pairEvent(pair, p.h.PerfPairsDone(p.key), len(sched.Pairs)))
+			p.emitRunning(p.c.Row().Perf.WarmupsPerArm)
 			break
 		}
 	}
@@ -272,27 +272,27 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 	case r.cancelled:
 		return true, true
 	case r.fatal != nil:
-		p.c.block(StagePerf, r.fatal.Error())
+		p.c.Block(StagePerf, r.fatal.Error())
 		return true, false
 	case r.failure != nil:
 		w := verdict.Fail
 		if r.blocked {
 			w = verdict.Blocked
 		}
-		res := &PerfResult{Key: p.key, Row: p.c.row.Name, TimingField: p.field, TimingProxy: p.proxy,
+		res := &PerfResult{Key: p.key, Row: p.c.Row().Name, TimingField: p.field, TimingProxy: p.proxy,
 			Verdict: w, Reason: r.failure.Error(), MeasuredCPU: p.cpu, Caveats: p.caveats}
-		res.Fill(p.c.history(), p.c.row.Perf.Pairs, p.c.row.Perf.WarmupsPerArm)
-		if _, err := p.c.journal.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
-			p.c.block(StagePerf, err.Error())
+		res.Fill(p.c.History(), p.c.Row().Perf.Pairs, p.c.Row().Perf.WarmupsPerArm)
+		if err := p.c.Append(Record{Type: RecPerfResult, Data: marshalData(perfResultData{Key: p.key, Result: res})}); err != nil {
+			p.c.Block(StagePerf, err.Error())
 			return true, false
 		}
 		if err := p.export(res); err != nil {
-			p.c.warn(fmt.Sprintf("perf: writing exports: %v", err))
+			p.c.Warn(fmt.Sprintf("perf: writing exports: %v", err))
 		}
 		if r.blocked {
-			p.c.block(StagePerf, res.Reason)
+			p.c.Block(StagePerf, res.Reason)
 		}
-		if p.c.verdict(StagePerf, "", w, res.Reason) {
+		if p.c.Verdict(StagePerf, "", w, res.Reason, "") {
 			p.emitFinal(res)
 		}
 		return true, false
@@ -302,12 +302,12 @@ func (p *perfRun) settle(r sampleResult) (stop, cancelled bool) {
 
 func (p *perfRun) recordInvalid(inv PerfInvalidation) bool {
 	rec := Record{Type: recPerfInvalid, Index: inv.Pair, Attempt: inv.Attempt, Reason: inv.Reason, Data: marshalData(inv)}
-	if _, err := p.c.journal.Append(rec); err != nil {
-		p.c.block(StagePerf, err.Error())
+	if err := p.c.Append(rec); err != nil {
+		p.c.Block(StagePerf, err.Error())
 		return false
 	}
 	p.fold(rec)
-	p.c.emit(invalidatedEvent(inv))
+	p.c.Emit(invalidatedEvent(inv))
 	return true
 }
 

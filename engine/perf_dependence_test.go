@@ -70,7 +70,7 @@ func finishDependent(t *testing.T, method stats.DependenceMethod, median float64
 	t.Helper()
 	row := DefaultRow()
 	row.Perf.DependenceMethod = method
-	p := &perfRun{c: &Campaign{row: row}, key: "b1-c1", field: defaultTimingField}
+	p := &perfRun{c: (&Campaign{row: row}).Host(), key: "b1-c1", field: defaultTimingField}
 	h := NewHistory(row)
 	h.series["b1-c1"] = dependentSeries(median)
 	r := p.finish(h)

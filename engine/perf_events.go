@@ -44,7 +44,7 @@ func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 func (p *perfRun) emitRunning(warmupsDone int) {
 	sum := p.h.PerfRunning(p.key, warmupsDone)
 	sum.MaxInvalidations = p.opts.maxInvalidations()
-	p.c.emit(sum)
+	p.c.Emit(sum)
 }
 
 // invalidityCause is the condition a sample's invalidity names, without its figures:
@@ -114,10 +114,10 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 	return sum
 }
 
-func (p *perfRun) emitFinal(r *PerfResult) { p.c.emit(finalSummary(r, p.c.row)) }
+func (p *perfRun) emitFinal(r *PerfResult) { p.c.Emit(finalSummary(r, p.c.Row())) }
 
 // publishFinal republishes a recorded result (StartPerf on a decided series).
 func (p *perfRun) publishFinal(r *PerfResult) {
 	p.emitFinal(r)
-	p.c.emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
+	p.c.Emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
 }

@@ -63,17 +63,17 @@ func (p *perfRun) loadPreflight(ctx context.Context) {
 	busy, err := instrument.MeasureLoad(ctx, p.cpu, window)
 	if err != nil {
 		if ctx.Err() == nil {
-			p.c.warn("perf: load preflight: " + err.Error())
+			p.c.Warn("perf: load preflight: " + err.Error())
 		}
 		return
 	}
 	l := instrument.LoadCheck{CPU: p.cpu, WindowMs: float64(time.Since(start).Microseconds()) / 1000, Busy: busy, Isolated: p.opts.IsolateCPU}
-	p.c.journal.Append(Record{Type: recPerfLoad, Stage: StagePerf, Data: marshalData(l)})
+	p.c.Append(Record{Type: recPerfLoad, Stage: StagePerf, Data: marshalData(l)})
 	p.caveat("load preflight: " + l.Expectation())
 	if busy >= 0.10 {
-		p.c.warn("perf: " + l.Expectation())
+		p.c.Warn("perf: " + l.Expectation())
 	} else {
-		p.c.emit(LogLine{Run: "perf/load", Line: l.Expectation()})
+		p.c.Emit(LogLine{Run: "perf/load", Line: l.Expectation()})
 	}
 }
 

@@ -95,7 +95,7 @@ func (r *PerfResult) fill(s *perfSeries, pairs, warmups int) {
 
 // finish analyses a complete series.
 func (p *perfRun) finish(h *History) *PerfResult {
-	row := p.c.row
+	row := p.c.Row()
 	r := &PerfResult{Key: p.key, Row: row.Name, TimingField: p.field, TimingProxy: p.proxy, Threshold: row.Perf.Threshold, MeasuredCPU: p.cpu,
 		DependenceMethod: row.Perf.DependenceMethod}
 	r.Fill(h, row.Perf.Pairs, row.Perf.WarmupsPerArm)

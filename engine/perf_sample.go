@@ -43,7 +43,7 @@ func perfRunID(key string, kind RunKind, index int, arm Arm, attempt int) RunID 
 // file in the run's own folder, and no report output of any kind (no canonical report, no
 // report JSON, no progress side channel), pinned to the measured CPU.
 func (p *perfRun) sampleSpec(id RunID, arm Arm, kind RunKind, index, attempt int) runSpec {
-	spec := p.c.runSpec(id, arm, kind, index, attempt, false)
+	spec := p.c.RunSpec(id, arm, kind, index, attempt, false)
 	spec.withoutProgress()
 	spec.CPUs = []int{p.cpu}
 	return spec
@@ -73,14 +73,14 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 		rec := base
 		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
 		rec.Data = marshalData(perfRunData{Key: p.key, Order: order, Position: position})
-		if _, err := c.journal.Append(rec); err != nil {
+		if err := c.Append(rec); err != nil {
 			startErr = err
 			return err
 		}
 		now := time.Now()
 		smp.StartedAt = now.UTC()
 		mon = instrument.StartMonitor(pid, p.cpu, p.opts.monitorInterval(), p.forcedRepin(id))
-		c.emit(RunStarted{Run: id, Arm: arm, Kind: kind, Repetition: index, CPUs: cpus, PID: pid, At: now})
+		c.Emit(RunStarted{Run: id, Arm: arm, Kind: kind, Repetition: index, CPUs: cpus, PID: pid, At: now})
 		return nil
 	})
 	if mon != nil {
@@ -96,7 +96,7 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	if res.Cancelled || ctx.Err() != nil {
 		// Stopped, not failed: nothing is recorded as this sample's end, and its pair is rerun
 		// complete on resume.
-		c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
+		c.Emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return sampleResult{cancelled: true}
 	}
 	smp.ExitCode, smp.Signal = res.ExitCode, res.Signal
@@ -139,12 +139,12 @@ func (p *perfRun) runSample(ctx context.Context, arm Arm, kind RunKind, index, a
 	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, ms(res.Elapsed)
 	end.Error = smp.Error
 	end.Data = marshalData(smp)
-	if _, err := c.journal.Append(end); err != nil {
+	if err := c.Append(end); err != nil {
 		return sampleResult{fatal: err}
 	}
-	c.emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Elapsed: res.Elapsed, Err: out.failure})
+	c.Emit(RunFinished{Run: id, Arm: arm, Kind: kind, ExitCode: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut, Elapsed: res.Elapsed, Err: out.failure})
 	if out.failure == nil && (smp.Warmup || smp.Env.Invalid == "") { // a warmup is never measured
-		c.emit(SampleDone{Run: id, Arm: arm, Warmup: smp.Warmup, Index: index, Attempt: attempt, Ms: smp.Ms})
+		c.Emit(SampleDone{Run: id, Arm: arm, Warmup: smp.Warmup, Index: index, Attempt: attempt, Ms: smp.Ms})
 	}
 	out.sample = smp
 	return out

@@ -112,7 +112,7 @@ func newPerfCase(t *testing.T, row *Row, mutate func(*Options), on func(Event)) 
 // run runs the perf stage (without the determinism precondition, which StartPerf owns) and waits.
 func (pc *perfCase) run() {
 	pc.t.Helper()
-	if err := pc.c.startStage(StagePerf, func(ctx context.Context) bool { return runPerf(ctx, pc.c) }); err != nil {
+	if err := pc.c.startStage(StagePerf, func(ctx context.Context) bool { return runPerf(ctx, pc.c.Host()) }); err != nil {
 		pc.t.Fatal(err)
 	}
 	pc.c.Wait()
@@ -570,7 +570,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		}
 		seen[string(smp.Run)] = true
 	}
-	p := &perfRun{c: pc.c, cpu: 0}
+	p := &perfRun{c: pc.c.Host(), cpu: 0}
 	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).Args
 	joined := strings.Join(args, " ")
 	if !strings.Contains(joined, "--iterations 1 --timings-jsonl ") {

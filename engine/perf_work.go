@@ -34,12 +34,12 @@ func (p *perfRun) workReferences(h *History) map[Arm]*workReference {
 	refs := map[Arm]*workReference{}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		att := h.LatestAttempts(arm, p.c.Pinned(arm).Gen)
-		for rep := 1; rep <= p.c.repetitions(arm) && refs[arm] == nil; rep++ {
+		for rep := 1; rep <= p.c.Repetitions(arm) && refs[arm] == nil; rep++ {
 			end := att[rep].End
 			if !Succeeded(end) || end.Evidence == "" {
 				continue
 			}
-			if ev := loadEvidence(filepath.Join(p.c.dir, end.Evidence)); ev != nil && ev.Work != nil {
+			if ev := loadEvidence(filepath.Join(p.c.Dir(), end.Evidence)); ev != nil && ev.Work != nil {
 				refs[arm] = &workReference{fp: *ev.Work, from: end.Run, canonical: true}
 			}
 		}

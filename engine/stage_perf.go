@@ -25,7 +25,7 @@ func (c *Campaign) StartPerf() error {
 			c.block(StagePerf, err.Error())
 			return false
 		}
-		return runPerf(ctx, c)
+		return runPerf(ctx, c.Host())
 	})
 }
 
