@@ -80,7 +80,7 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 	c.emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
 		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
 	if evidence == nil && end.Evidence != "" {
-		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
+		evidence = LoadEvidence(filepath.Join(c.dir, end.Evidence))
 	}
 	if evidence != nil {
 		c.emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
