@@ -110,6 +110,6 @@
 //     on *History answer from it (readers never see records or payloads, only History's
 //     answers); replay emits the events a reopened campaign re-publishes. History.Add decodes
 //     the payload once (DecodePayload) and passes it typed to both; neither runs when it does
-//     not decode. perf_isolate.go's load preflight (perf.LoadCheck) is an example.
+//     not decode. perf_isolate.go's load preflight (History.LoadCheck) is an example.
 //  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine
