@@ -25,7 +25,7 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/investigate", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/investigate", "engine/perf", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
@@ -46,14 +46,15 @@ var rooms = map[string]struct {
 	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
 	"engine/fixturestage":    {may: []string{"engine", "engine/arm", "engine/fixtures", "internal/*"}, stdOnly: true},                                        // stage 6, through the campaign's StageHost
 	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
-	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate"}, stdOnly: true},                                           // the campaign with its stages: the workbench's Controller
+	"engine/perf":            {may: []string{"engine", "engine/instrument", "engine/run", "report", "stats", "verdict", "internal/*"}, stdOnly: true},        // stage 7's timed pairs, through the campaign's StageHost
+	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate", "engine/perf"}, stdOnly: true},                            // the campaign with its stages: the workbench's Controller
 	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
 	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/journal", "engine/replaytest", "internal/*", "verdict"}, stdOnly: true}, // test campaigns for the stage packages' tests
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instrument", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
+	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instrument", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/instrument", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -101,6 +102,7 @@ var arrowWhy = map[string]string{
 	"headless -> engine/investigate":   "kvparity investigate runs stage 7 with the campaign as its host and prints its findings",
 	"headless -> engine/determinism":   "kvparity run runs stages 2 and 4 with the campaign as their host",
 	"headless -> engine/fixturestage":  "kvparity run --stage fixtures runs stage 6 with the campaign as its host",
+	"headless -> engine/perf":          "kvparity run --stage perf runs stage 7's timed pairs with the campaign as their host",
 	"headless -> engine/stages":        "--watch: the watch mode reruns the determinism stage after a rebuild, as the workbench's does",
 	"engine/qualify -> engine":         "the row, and each probe run and journaled by the campaign (its StageHost: RunProbe)",
 	"engine/qualify -> report":         "a probe's lifecycle evidence: its pressure count and the rules that make it a flood",
@@ -161,11 +163,19 @@ var arrowWhy = map[string]string{
 	"engine/fixturestage -> internal/*":      "the runs folder's name (layout)",
 
 	"engine/investigate -> engine":         "the campaign as its host (StageHost) and the investigation's vocabulary: its stage, run kind, record, document and event",
+	"engine/perf -> engine":                "the campaign as its host (StageHost), the perf series as History answers, and stage 7's vocabulary: its records, samples, pairs, result and events",
+	"engine/perf -> engine/instrument":     "the measures: a sample's monitor, telemetry and invalidation rules, its timing record, the load preflight, CPU isolation, the footprint gate",
+	"engine/perf -> engine/run":            "the runner's affinity refusal at a sample's start (ErrAffinity) is environmental; the CPUs a forced violation moves a sample to",
+	"engine/perf -> report":                "a timed sample's work fingerprint, checked against its arm's canonical run's evidence",
+	"engine/perf -> stats":                 "the balanced schedule and the paired analysis (Analyze, its battery)",
+	"engine/perf -> verdict":               "the stage decides in the verdict words",
+	"engine/perf -> internal/*":            "the exports written atomically (atomicfile) and the campaign's file names (layout)",
 	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",
 	"engine/investigate -> internal/*":     "a linked investigation folder refused (atomicfile), perf and nm run in their own process groups (procgroup)",
 
 	"engine/stages -> engine":             "the campaign it makes the workbench's Controller",
 	"engine/stages -> engine/investigate": "StartInvestigation calls stage 7 with the campaign as its host",
+	"engine/stages -> engine/perf":        "StartPerf calls stage 7's timed pairs with the campaign as their host",
 	"engine/stages -> engine/determinism": "StartDeterminism, RerunRepetition, AddRepetition and the watch's rerun call stages 2 and 4 with the campaign as their host",
 
 	"engine/determinism -> engine":     "the campaign as its host (StageHost) and the stages' vocabulary: run kinds, records, ArmResult, the fold's judgement",
@@ -215,6 +225,7 @@ var arrowWhy = map[string]string{
 	"bisect -> engine/determinism": "a probe's determinism stage, run with its campaign as the host",
 	"bisect -> engine/journal":     "the bisect's own journal (bisect.jsonl) in the campaign journal's format",
 	"bisect -> engine/instrument":  "the instruction judge's count (InstructionResult) and finding valgrind before the first probe",
+	"bisect -> engine/perf":        "a probe's perf judge runs stage 7's timed pairs with the probe's campaign as their host",
 	"bisect -> diffview":           "the first divergence of the first bad commit's focused diff (JSONFirst)",
 	"bisect -> diffview/diagnose":  "the causes of the first bad commit's focused diff (Signature)",
 	"bisect -> exceptions":         "the exception records copied into every probe are validated first",

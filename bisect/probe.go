@@ -13,6 +13,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/determinism"
 	"kvparity/engine/instrument"
+	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -181,7 +182,7 @@ func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign
 	if h.Perf().Result != nil || h.ArmResult(engine.Baseline).Verdict != verdict.Stable || h.ArmResult(engine.Candidate).Verdict != verdict.Stable {
 		return nil, "", nil // decided, or refused: the judgment says why from the verdicts
 	}
-	if err := c.StartPerf(); err != nil {
+	if err := perf.Start(c.Host()); err != nil {
 		return nil, "", fmt.Errorf("probe %s: perf: %w", short(sha), err)
 	}
 	return nil, "", wait()

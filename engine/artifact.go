@@ -58,7 +58,7 @@ func (p PinnedArtifact) info(dir string) ArtifactInfo {
 }
 
 // footprint is what the footprint gate compares of the pin.
-func (p PinnedArtifact) footprint() instrument.Binary {
+func (p PinnedArtifact) Footprint() instrument.Binary {
 	return instrument.Binary{Size: p.Size, ShippedSize: p.ShippedSize, TextSize: p.TextSize}
 }
 

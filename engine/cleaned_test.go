@@ -59,7 +59,7 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	refusals := map[string]error{
 		"StartDeterminism": ctl(c).StartDeterminism(),
-		"StartPerf":        c.StartPerf(),
+		"StartPerf":        ctl(c).StartPerf(),
 		"RerunRepetition":  ctl(c).RerunRepetition(s.Arms[Baseline].Runs[0].Run),
 		"AddRepetition":    ctl(c).AddRepetition(Candidate),
 		"SetWatch":         ctl(c).SetWatch(true),

@@ -80,7 +80,7 @@ func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
 	c.emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
 		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
 	if evidence == nil && end.Evidence != "" {
-		evidence = loadEvidence(filepath.Join(c.dir, end.Evidence))
+		evidence = LoadEvidence(filepath.Join(c.dir, end.Evidence))
 	}
 	if evidence != nil {
 		c.emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
@@ -212,12 +212,8 @@ func ParityResult(b, cand ArmResult) verdict.Outcome {
 	return verdict.Of(verdict.Fail, "canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
 }
 
-// verdict records and publishes a stage verdict; false when the journal refused it.
-func (c *Campaign) verdict(st Stage, arm Arm, v verdict.Word, reason string) bool {
-	return c.verdictWith(st, arm, v, reason, "")
-}
-
-// verdictWith is verdict with a determinism finding, kept in the record's note.
+// verdictWith records and publishes a stage verdict (finding: what a determinism verdict
+// found, kept in the record's note); false when the journal refused it.
 func (c *Campaign) verdictWith(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
 	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason, Note: finding}); err != nil {
 		c.emit(RowBlocked{Stage: st, Reason: err.Error()})

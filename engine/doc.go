@@ -2,7 +2,7 @@
 // process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
 // the one running stage and the host its stage packages reach it through (StageHost: the
 // determinism stage is engine/determinism, the investigation engine/investigate, the fixtures
-// engine/fixturestage), and the performance stage. It publishes typed events on a channel and
+// engine/fixturestage, the performance stage's timed pairs engine/perf). It publishes typed events on a channel and
 // never imports the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
@@ -10,8 +10,8 @@
 // arms that name a source, engine/journal for the journal file
 // its records live in (checksummed lines, the torn tail, the follower), engine/run to run every
 // replay process (CPU sets, process groups, reaping) and to hold the campaign lock, engine/instrument for
-// the performance stage's instruments (a sample's monitor and invalidation rules, its timing
-// record, the load preflight, CPU isolation, the footprint gate), engine/profile to read stage 7's
+// the performance stage's records its fold decodes (a sample's environment, the load preflight,
+// CPU isolation, the footprint gate; engine/perf measures them) and the instruction count, engine/profile to read stage 7's
 // profiles, engine/fixtures for stage 6's fixtures (traces, flags, lifecycle assertions; fixture_host.go folds their results, engine/fixturestage runs them), report to canonicalise a run's report and read its evidence and the trace, stats for
 // the performance gate, verdict for the words every stage decides in, and internal/atomicfile,
 // internal/digest, internal/layout, internal/pointer and internal/procgroup for atomic files,
@@ -45,8 +45,9 @@
 //	replay.go                the journal replayed as events on Open (each definition's replay)
 //	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
-//	stage_perf.go            StartPerf and perfAllowed (perf*.go run the stage: runPerf, with
-//	                         engine/instrument's measures)
+//	stage_perf.go            perfAllowed; perf*.go are stage 7's vocabulary and fold: its records,
+//	                         samples, pairs, result, events, the series as History answers
+//	                         (perf_series.go; engine/perf runs the stage)
 //	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
 //	                         secondary measure that decides nothing (its records and fold too)
 //	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
@@ -89,10 +90,9 @@
 //     replay of engine/replaytest); enginetest.Open a campaign of enginetest.Row, start the
 //     stage, and read back what the fold and the events say.
 //
-// The performance stage still runs inside the core (perf*.go, stage_perf.go, instructions.go)
-// with the same steps on the Campaign's own methods. Its records' payloads are the instruments'
-// types, which the core's fold decodes; they live below the core in engine/instrument, so the
-// stage can move to a package above it (engine/perf) once its series are History queries.
+// engine/perf follows these steps too, with its own samples run on h.Runner() (their start is
+// journaled from the runner's callback) and the series asked of History (perf_series.go). The
+// instruction count (instructions.go) still runs inside the core on the Campaign's own methods.
 //
 // # Adding a record kind
 //
@@ -110,6 +110,6 @@
 //     on *History answer from it (readers never see records or payloads, only History's
 //     answers); replay emits the events a reopened campaign re-publishes. History.Add decodes
 //     the payload once (DecodePayload) and passes it typed to both; neither runs when it does
-//     not decode. perf_isolate.go's load preflight (perf.LoadCheck) is an example.
+//     not decode. perf_isolate.go's load preflight (History.LoadCheck) is an example.
 //  4. Test the fold and replay in the stage's test file (FoldJournal over hand-made records).
 package engine

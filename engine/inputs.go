@@ -15,7 +15,7 @@ import (
 func (h *History) armEvidence(dir string, arm Arm) (*report.Evidence, RunID) {
 	for _, end := range h.ArmResult(arm).Ends {
 		if end.Evidence != "" {
-			if ev := loadEvidence(filepath.Join(dir, end.Evidence)); ev != nil {
+			if ev := LoadEvidence(filepath.Join(dir, end.Evidence)); ev != nil {
 				return ev, end.Run
 			}
 		}

@@ -256,7 +256,7 @@ func (c *Campaign) countRun(ctx context.Context, vg instrument.Valgrind, key str
 		id += RunID(fmt.Sprintf("-a%d", attempt))
 	}
 	spec := c.runSpec(id, arm, KindInstructions, index, attempt, false)
-	spec.withoutProgress() // nothing but the count
+	spec.WithoutProgress() // nothing but the count
 	out := filepath.Join(spec.Dir, "callgrind.out")
 	region := c.region(arm)
 	argv := vg.Argv(out, region, spec.Binary, spec.Args)
@@ -286,7 +286,7 @@ func (c *Campaign) countRun(ctx context.Context, vg instrument.Valgrind, key str
 	} else if ir.Count == 0 {
 		ir.Error = fmt.Sprintf("%s: callgrind counted no instruction in %s: the artifact has no such timed region (built without kvparity's timing extension?)", out, region.Name)
 	} else {
-		timings := spec.outputs().Timings
+		timings := spec.Outputs().Timings
 		t, terr := instrument.ReadTiming(timings, "replay_execution_ms")
 		if terr == nil && t.Work != nil {
 			fp, ferr := report.ParseWorkFingerprint(t.Work, timings+": line 1")

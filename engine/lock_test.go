@@ -90,7 +90,7 @@ func TestFollowerShowsTheWritersStageLive(t *testing.T) {
 	if got := eventsOf[FollowedWriter](flog.all())[0]; got.Holder.PID != os.Getpid() || got.Ended {
 		t.Fatalf("FollowedWriter %+v, want this process, not ended", got)
 	}
-	for name, start := range map[string]func() error{"determinism": ctl(f).StartDeterminism, "perf": f.StartPerf,
+	for name, start := range map[string]func() error{"determinism": ctl(f).StartDeterminism, "perf": ctl(f).StartPerf,
 		"repetition": func() error { return ctl(f).AddRepetition(Baseline) }, "watch": func() error { return ctl(f).SetWatch(true) }} {
 		var held *run.HeldError
 		if err := start(); !errors.As(err, &held) {

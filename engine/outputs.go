@@ -44,7 +44,7 @@ func (r *Row) profile() report.Profile {
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
 func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 	var out repOutput
-	raw := spec.outputs().Canonical
+	raw := spec.Outputs().Canonical
 	data, err := os.ReadFile(raw)
 	if err != nil {
 		return out, fmt.Errorf("%s: malformed report: the replay wrote no canonical report (%v)", spec.id, err)
@@ -126,8 +126,8 @@ func singleRecord(data []byte) ([]byte, error) {
 	return data, nil
 }
 
-// loadEvidence reads a repetition's evidence file back (for history replay).
-func loadEvidence(path string) *report.Evidence {
+// LoadEvidence reads a repetition's evidence file back (for history replay).
+func LoadEvidence(path string) *report.Evidence {
 	var ev report.Evidence
 	if ReadJSONFile(path, &ev) != nil {
 		return nil

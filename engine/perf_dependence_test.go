@@ -1,13 +1,10 @@
 package engine
 
 import (
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"kvparity/stats"
-	"kvparity/verdict"
 )
 
 func TestRowDependenceMethodKey(t *testing.T) {
@@ -47,61 +44,5 @@ func TestRowDependenceMethodKey(t *testing.T) {
 	ex, err := ParseRow([]byte(ExampleRowTOML), "init-row")
 	if err != nil || ex.Perf.DependenceMethod != stats.MethodBlockMedians {
 		t.Fatalf("init-row's example: %v %v", ex, err)
-	}
-}
-
-// dependentSeries is a perf series of 60 pairs whose log ratios follow an AR(1) with φ = 0.9
-// around median: consecutive pairs drift together, as on a shared VM.
-func dependentSeries(median float64) *perfSeries {
-	sched, _ := stats.BalancedSchedule(20261129, 60)
-	s := newPerfSeries("b1-c1")
-	s.schedule = &sched
-	rng := rand.New(rand.NewPCG(29, 29))
-	x := 0.0
-	for i := 1; i <= 60; i++ {
-		x = 0.9*x + 0.3*rng.NormFloat64()
-		r := median * math.Exp(0.01*x)
-		s.pairs[i] = &PerfPair{Key: s.key, Pair: i, Attempt: 1, Order: sched.Pairs[i-1], BaselineMs: 100, CandidateMs: 100 * r, Ratio: r}
-	}
-	return s
-}
-
-func finishDependent(t *testing.T, method stats.DependenceMethod, median float64) (*PerfResult, PerfSummary) {
-	t.Helper()
-	row := DefaultRow()
-	row.Perf.DependenceMethod = method
-	p := &perfRun{c: &Campaign{row: row}, key: "b1-c1", field: defaultTimingField}
-	r := p.finish(dependentSeries(median))
-	if r.Analysis == nil || r.Analysis.Battery.Valid {
-		t.Fatalf("the series should breach the battery: %+v", r.Analysis)
-	}
-	return r, finalSummary(r, row)
-}
-
-func TestPerfResultDependenceAwareDecision(t *testing.T) {
-	r, sum := finishDependent(t, stats.MethodBlockMedians, 1.00)
-	if r.Verdict != verdict.Pass || r.DecidedBy != stats.DecidedByBlockMedians || r.DependenceMethod != stats.MethodBlockMedians {
-		t.Fatalf("A/A under drift: %s by %s (%s)", r.Verdict, r.DecidedBy, r.Reason)
-	}
-	if !strings.HasPrefix(r.Reason, "PASS by the dependence-aware bound") || !strings.Contains(r.Reason, "the order-statistic gate was not applied because") {
-		t.Fatalf("reason %q", r.Reason)
-	}
-	d := r.Analysis.Dependent
-	if sum.DecidedBy != "block-medians" || sum.DecidedUpper != d.Upper || sum.DecidedLower != d.Lower || !strings.Contains(sum.DecidedBasis, "block medians") {
-		t.Fatalf("summary %+v", sum)
-	}
-	// Lower/Upper stay the order statistics the gate did not apply.
-	if r.LowerOrder != 24 || r.UpperOrder != 37 {
-		t.Fatalf("order-statistic orders %d/%d", r.LowerOrder, r.UpperOrder)
-	}
-
-	r, _ = finishDependent(t, stats.MethodBlockMedians, 1.25)
-	if r.Verdict != verdict.Fail || r.DecidedBy != stats.DecidedByBlockMedians || !strings.HasPrefix(r.Reason, "FAIL by the dependence-aware bound") {
-		t.Fatalf("slowdown under drift: %s by %s (%s)", r.Verdict, r.DecidedBy, r.Reason)
-	}
-
-	r, sum = finishDependent(t, stats.MethodInconclusive, 1.00)
-	if r.Verdict != verdict.Inconclusive || r.DecidedBy != stats.DecidedByNone || r.Analysis.Dependent != nil || sum.DecidedBy != "none" || sum.DecidedUpper != 0 {
-		t.Fatalf("literal rule: %s by %s (%s)", r.Verdict, r.DecidedBy, r.Reason)
 	}
 }

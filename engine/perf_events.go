@@ -9,7 +9,7 @@ import (
 
 // Events of the performance stage, live and replayed from the journal on Open.
 
-func pairEvent(p PerfPair, done, total int) PairDone {
+func PairEvent(p PerfPair, done, total int) PairDone {
 	return PairDone{Pair: p.Pair, BaselineFirst: p.Order == stats.BaselineFirst, BaselineMs: p.BaselineMs,
 		CandidateMs: p.CandidateMs, Ratio: p.Ratio, Done: done, Total: total}
 }
@@ -41,22 +41,9 @@ func runningSummary(s *perfSeries, row *Row, warmupsDone int) PerfSummary {
 	return sum
 }
 
-func (p *perfRun) emitRunning(s *perfSeries, warmupsDone int) {
-	sum := runningSummary(s, p.c.row, warmupsDone)
-	sum.MaxInvalidations = p.opts.maxInvalidations()
-	p.c.emit(sum)
-}
-
-// invalidityCause is the condition a sample's invalidity names, without its figures:
-// "competing load on CPU 1: 300 ms of 900 ms busy …" gives "competing load on CPU 1".
-func invalidityCause(invalid string) string {
-	cause, _, _ := strings.Cut(invalid, ":")
-	return strings.TrimSpace(cause)
-}
-
-// invalidatedEvent announces a recorded invalidation. One recorded before invalidations
+// InvalidatedEvent announces a recorded invalidation. One recorded before invalidations
 // carried their causes has them read back from its reason.
-func invalidatedEvent(inv PerfInvalidation) SampleInvalidated {
+func InvalidatedEvent(inv PerfInvalidation) SampleInvalidated {
 	causes := inv.Causes
 	if len(causes) == 0 {
 		causes = InvalidationCauses(inv.Reason)
@@ -91,8 +78,8 @@ func InvalidationCauses(reason string) []string {
 	return out
 }
 
-// finalSummary is the PerfSummary of a decided series.
-func finalSummary(r *PerfResult, row *Row) PerfSummary {
+// FinalSummary is the PerfSummary of a decided series.
+func FinalSummary(r *PerfResult, row *Row) PerfSummary {
 	sum := PerfSummary{Done: len(r.Pairs), Total: row.Perf.Pairs, Median: r.Median, Lower: r.Lower, Upper: r.Upper,
 		LowerOrder: r.LowerOrder, UpperOrder: r.UpperOrder, Verdict: r.Verdict, Reason: r.Reason, Final: true,
 		TimingField: r.TimingField, TimingProxy: r.TimingProxy, WarmupsDone: r.Warmups / 2, WarmupsTotal: row.Perf.WarmupsPerArm,
@@ -112,12 +99,4 @@ func finalSummary(r *PerfResult, row *Row) PerfSummary {
 	}
 	sum.Diagnostics = append(sum.Diagnostics, uiDiagnostics(r.TelemetryDiagnostics)...)
 	return sum
-}
-
-func (p *perfRun) emitFinal(r *PerfResult) { p.c.emit(finalSummary(r, p.c.row)) }
-
-// publishFinal republishes a recorded result (StartPerf on a decided series).
-func (p *perfRun) publishFinal(r *PerfResult) {
-	p.emitFinal(r)
-	p.c.emit(StageVerdict{Stage: StagePerf, Verdict: r.Verdict, Reason: r.Reason})
 }

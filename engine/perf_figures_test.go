@@ -75,7 +75,7 @@ func TestPerfGateFigures(t *testing.T) {
 			}
 			c.Wait()
 			start := time.Now()
-			if err := c.StartPerf(); err != nil {
+			if err := ctl(c).StartPerf(); err != nil {
 				t.Fatalf("%s #%d: %v", v, k, err)
 			}
 			c.Wait()
@@ -129,7 +129,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 	row.Perf.Pairs, row.Perf.WarmupsPerArm = 6, 1
 	c, err := Create(row, Options{Dir: filepath.Join(tmp, "c"), BuiltinPath: bin, Perf: PerfOptions{
 		CompetingLoadFraction:  1, // about affinity, not the shared host's load (see PerfOptions)
-		forceAffinityViolation: func(id RunID) bool { return id == "perf/pair-002-candidate" },
+		ForceAffinityViolation: func(id RunID) bool { return id == "perf/pair-002-candidate" },
 		ViolationAfter:         20 * time.Millisecond,
 	}})
 	if err != nil {
@@ -144,7 +144,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Wait()
-	if err := c.StartPerf(); err != nil {
+	if err := ctl(c).StartPerf(); err != nil {
 		t.Fatal(err)
 	}
 	c.Wait()

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"kvparity/engine/instrument"
 )
@@ -13,12 +11,12 @@ import (
 // records them: a resumed stage knows the last load it saw, and a reopened campaign undoes an
 // isolation a killed kvparity left in place.
 
-// recPerfLoad records the load preflight (Data: instrument.LoadCheck); recIsolation an isolation that
-// took effect (Data: instrument.Isolation) and recIsolationEnd its undoing.
+// RecPerfLoad records the load preflight (Data: instrument.LoadCheck); RecIsolation an isolation that
+// took effect (Data: instrument.Isolation) and RecIsolationEnd its undoing.
 const (
-	recPerfLoad     RecordType = "perf_load"
-	recIsolation    RecordType = "perf_isolation"
-	recIsolationEnd RecordType = "perf_isolation_end"
+	RecPerfLoad     RecordType = "perf_load"
+	RecIsolation    RecordType = "perf_isolation"
+	RecIsolationEnd RecordType = "perf_isolation_end"
 )
 
 // What History keeps of these records: the last load preflight, and the isolation not undone.
@@ -28,16 +26,16 @@ type (
 )
 
 func init() {
-	defineRecord(recPerfLoad, func(h *History, r *Record, l *instrument.LoadCheck) { kindState[loadState](h, recPerfLoad).last = l }, nil)
-	defineRecord(recIsolation, func(h *History, r *Record, iso *instrument.Isolation) {
-		kindState[isolationState](h, recIsolation).open = iso
+	defineRecord(RecPerfLoad, func(h *History, r *Record, l *instrument.LoadCheck) { kindState[loadState](h, RecPerfLoad).last = l }, nil)
+	defineRecord(RecIsolation, func(h *History, r *Record, iso *instrument.Isolation) {
+		kindState[isolationState](h, RecIsolation).open = iso
 	}, nil)
-	definePlainRecord(recIsolationEnd, func(h *History, r *Record) { kindState[isolationState](h, recIsolation).open = nil }, nil)
+	definePlainRecord(RecIsolationEnd, func(h *History, r *Record) { kindState[isolationState](h, RecIsolation).open = nil }, nil)
 }
 
 // LoadCheck is the perf stage's last load preflight (ok false when none ran).
 func (h *History) LoadCheck() (instrument.LoadCheck, bool) {
-	if l := kindState[loadState](h, recPerfLoad).last; l != nil {
+	if l := kindState[loadState](h, RecPerfLoad).last; l != nil {
 		return *l, true
 	}
 	return instrument.LoadCheck{}, false
@@ -45,36 +43,7 @@ func (h *History) LoadCheck() (instrument.LoadCheck, bool) {
 
 // openIsolation is the perf stage's CPU isolation the journal recorded and never undid.
 func (h *History) openIsolation() *instrument.Isolation {
-	return kindState[isolationState](h, recIsolation).open
-}
-
-// loadPreflight measures the measured CPU's competing load before the stage's runs (each
-// start of the stage, resumes too), records it, and tells the user what to expect: a warning
-// when the CPU is busy enough to invalidate pairs, a log line otherwise.
-func (p *perfRun) loadPreflight(ctx context.Context) {
-	if p.opts.CompetingLoadFraction >= 1 {
-		return // the competing-load check is off: nothing to expect
-	}
-	window := p.opts.LoadWindow
-	if window <= 0 {
-		window = instrument.DefaultLoadWindow
-	}
-	start := time.Now()
-	busy, err := instrument.MeasureLoad(ctx, p.cpu, window)
-	if err != nil {
-		if ctx.Err() == nil {
-			p.c.warn("perf: load preflight: " + err.Error())
-		}
-		return
-	}
-	l := instrument.LoadCheck{CPU: p.cpu, WindowMs: float64(time.Since(start).Microseconds()) / 1000, Busy: busy, Isolated: p.opts.IsolateCPU}
-	p.c.journal.Append(Record{Type: recPerfLoad, Stage: StagePerf, Data: marshalData(l)})
-	p.caveat("load preflight: " + l.Expectation())
-	if busy >= 0.10 {
-		p.c.warn("perf: " + l.Expectation())
-	} else {
-		p.c.emit(LogLine{Run: "perf/load", Line: l.Expectation()})
-	}
+	return kindState[isolationState](h, RecIsolation).open
 }
 
 // undoRecordedIsolation undoes an isolation the journal recorded and never ended (kvparity

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"time"
-
-	"kvparity/engine/instrument"
-)
+import "time"
 
 // PerfOptions tune the performance stage beyond its row. The zero value is the protocol's
 // stage 7. Samples are pinned to the last CPU of the campaign's set (Options.CPUs; CPU 0
@@ -29,48 +25,9 @@ type PerfOptions struct {
 	// Backoff is the wait before rerunning an invalidated pair, doubled per invalidation of that
 	// pair up to 8 s (default 250 ms), so a burst of competing load can pass.
 	Backoff time.Duration
-	// forceAffinityViolation is a test hook: when it returns true for a sample, that sample's
+	// ForceAffinityViolation is a test hook: when it returns true for a sample, that sample's
 	// process is re-pinned to another CPU ViolationAfter after it started, so the production
 	// read-back path detects a real affinity violation.
-	forceAffinityViolation func(run RunID) bool
+	ForceAffinityViolation func(run RunID) bool
 	ViolationAfter         time.Duration // default 10 ms
-}
-
-func (o PerfOptions) monitorInterval() time.Duration {
-	if o.MonitorInterval > 0 {
-		return o.MonitorInterval
-	}
-	return 20 * time.Millisecond
-}
-
-func (o PerfOptions) competingLoadFraction() float64 {
-	if o.CompetingLoadFraction > 0 {
-		return o.CompetingLoadFraction
-	}
-	return instrument.DefaultCompetingLoadFraction
-}
-
-func (o PerfOptions) maxInvalidations() int {
-	if o.MaxInvalidations > 0 {
-		return o.MaxInvalidations
-	}
-	return 10
-}
-
-func (o PerfOptions) backoff(invalidations int) time.Duration {
-	d := o.Backoff
-	if d <= 0 {
-		d = 250 * time.Millisecond
-	}
-	for i := 1; i < invalidations && d < 8*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 8*time.Second)
-}
-
-func (o PerfOptions) violationAfter() time.Duration {
-	if o.ViolationAfter > 0 {
-		return o.ViolationAfter
-	}
-	return 10 * time.Millisecond
 }

@@ -10,27 +10,27 @@ import (
 )
 
 // Journal records of the performance stage. Every sample process also has the core's run_start
-// and run_end records (Kind warmup or sample), whose Data is a perfRunData / PerfSample. A
+// and run_end records (Kind warmup or sample), whose Data is a PerfRunData / PerfSample. A
 // series is keyed by the artifact generations it measures, so a re-pinned arm starts a new
 // series and an old one is never resumed on a different binary.
 const (
-	recPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: perfScheduleData)
+	RecPerfSchedule  RecordType = "perf_schedule"    // the persisted schedule (Data: PerfScheduleData)
 	RecPerfPair      RecordType = "perf_pair"        // a valid pair (Data: PerfPair)
-	recPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
+	RecPerfInvalid   RecordType = "perf_invalidated" // a pair attempt invalidated (Data: PerfInvalidation)
 	RecPerfFootprint RecordType = "perf_footprint"   // the footprint gate (Data: instrument.FootprintResult)
-	RecPerfResult    RecordType = "perf_result"      // the final result (Data: perfResultData)
+	RecPerfResult    RecordType = "perf_result"      // the final result (Data: PerfResultData)
 )
 
 // perfKey names the measured artifacts: "b<gen>-c<gen>".
 func perfKey(baseGen, candGen int) string { return fmt.Sprintf("b%d-c%d", baseGen, candGen) }
 
-type perfScheduleData struct {
+type PerfScheduleData struct {
 	Key      string         `json:"key"`
 	Schedule stats.Schedule `json:"schedule"`
 }
 
-// perfRunData is the Data of a perf run_start.
-type perfRunData struct {
+// PerfRunData is the Data of a perf run_start.
+type PerfRunData struct {
 	Key      string      `json:"key"`
 	Order    stats.Order `json:"order,omitempty"`
 	Position int         `json:"position,omitempty"` // 1 or 2 within its pair
@@ -89,7 +89,7 @@ type PerfInvalidation struct {
 	seq int64 // the journal record's sequence number (not serialized)
 }
 
-type perfResultData struct {
+type PerfResultData struct {
 	Key    string      `json:"key"`
 	Result *PerfResult `json:"result"`
 }
@@ -123,7 +123,7 @@ func (h *History) keyedSeries(key string) *perfSeries {
 
 // The performance stage's records, each folded into the series its payload names.
 func init() {
-	defineRecord(recPerfSchedule, func(h *History, r *Record, d *perfScheduleData) {
+	defineRecord(RecPerfSchedule, func(h *History, r *Record, d *PerfScheduleData) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.schedule = &d.Schedule
 		}
@@ -142,17 +142,17 @@ func init() {
 		s := h.perfSeries(pair.Key)
 		c.emit(SampleDone{Run: pair.BaselineRun, Arm: Baseline, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.BaselineMs})
 		c.emit(SampleDone{Run: pair.CandidateRun, Arm: Candidate, Index: pair.Pair, Attempt: pair.Attempt, Ms: pair.CandidateMs})
-		c.emit(pairEvent(*pair, len(s.pairs), c.row.Perf.Pairs))
+		c.emit(PairEvent(*pair, len(s.pairs), c.row.Perf.Pairs))
 		c.emit(runningSummary(s, c.row, c.row.Perf.WarmupsPerArm))
 	})
-	defineRecord(recPerfInvalid, func(h *History, r *Record, d *PerfInvalidation) {
+	defineRecord(RecPerfInvalid, func(h *History, r *Record, d *PerfInvalidation) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			inv := *d
 			inv.seq = r.Seq
 			s.invalid = append(s.invalid, inv)
 		}
-	}, func(c *Campaign, h *History, r *Record, inv *PerfInvalidation) { c.emit(invalidatedEvent(*inv)) })
-	defineRecord(RecPerfResult, func(h *History, r *Record, d *perfResultData) {
+	}, func(c *Campaign, h *History, r *Record, inv *PerfInvalidation) { c.emit(InvalidatedEvent(*inv)) })
+	defineRecord(RecPerfResult, func(h *History, r *Record, d *PerfResultData) {
 		if s := h.keyedSeries(d.Key); s != nil {
 			s.result = d.Result
 			// The scope is what the recorded samples show, also for a result written before
@@ -161,15 +161,15 @@ func init() {
 				s.result.Scope = workScope(s.result.Samples)
 			}
 		}
-	}, func(c *Campaign, h *History, r *Record, d *perfResultData) {
+	}, func(c *Campaign, h *History, r *Record, d *PerfResultData) {
 		if d.Result != nil {
-			c.emit(finalSummary(d.Result, c.row))
+			c.emit(FinalSummary(d.Result, c.row))
 			// The result carries its verdict: announce it even if the verdict record was lost.
 			c.emit(StageVerdict{Stage: StagePerf, Verdict: d.Result.Verdict, Reason: d.Result.Reason})
 		}
 	})
 	perfRuns := []RunKind{KindWarmup, KindSample}
-	defineRunData(RecRunStart, perfRuns, func(h *History, r *Record, d *perfRunData) {
+	defineRunData(RecRunStart, perfRuns, func(h *History, r *Record, d *PerfRunData) {
 		s := h.keyedSeries(d.Key)
 		if s == nil {
 			return

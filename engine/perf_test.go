@@ -112,7 +112,7 @@ func newPerfCase(t *testing.T, row *Row, mutate func(*Options), on func(Event)) 
 // run runs the perf stage (without the determinism precondition, which StartPerf owns) and waits.
 func (pc *perfCase) run() {
 	pc.t.Helper()
-	if err := pc.c.startStage(StagePerf, func(ctx context.Context) bool { return runPerf(ctx, pc.c) }); err != nil {
+	if err := pc.c.startStage(StagePerf, func(ctx context.Context) bool { return runPerf(ctx, pc.c.Host()) }); err != nil {
 		pc.t.Fatal(err)
 	}
 	pc.c.Wait()
@@ -265,12 +265,12 @@ func TestPerfStage(t *testing.T) {
 		row := perfRow(fake)
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 4, 1
 		pc := newPerfCase(t, row, func(o *Options) {
-			o.Perf.forceAffinityViolation = func(id RunID) bool { return id == "perf/pair-002-candidate" }
+			o.Perf.ForceAffinityViolation = func(id RunID) bool { return id == "perf/pair-002-candidate" }
 			o.Perf.ViolationAfter = 20 * time.Millisecond
 		}, nil)
 		pc.run()
 		r := pc.result()
-		invs := pc.records(recPerfInvalid)
+		invs := pc.records(RecPerfInvalid)
 		if len(invs) != 1 || invs[0].Index != 2 || invs[0].Attempt != 1 || !strings.Contains(invs[0].Reason, "affinity violation") ||
 			!strings.Contains(invs[0].Reason, "Cpus_allowed_list") {
 			t.Fatalf("invalidations %+v", invs)
@@ -347,7 +347,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		})
 		pc.run()
-		invs := pc.records(recPerfInvalid)
+		invs := pc.records(RecPerfInvalid)
 		if len(invs) == 0 {
 			t.Fatal("a burner on the measured CPU invalidated nothing")
 		}
@@ -426,7 +426,7 @@ func TestPerfStage(t *testing.T) {
 			}
 		}
 		if starts[4] > 2 {
-			inv := pc2.records(recPerfInvalid)
+			inv := pc2.records(RecPerfInvalid)
 			if len(inv) != 1 || !strings.Contains(inv[0].Reason, "interrupted") {
 				t.Fatalf("interrupted pair 4 not recorded: %+v", inv)
 			}
@@ -510,7 +510,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	var samples []Record
 	for _, rec := range recs {
 		switch {
-		case rec.Type == recPerfSchedule && schedSeq < 0:
+		case rec.Type == RecPerfSchedule && schedSeq < 0:
 			schedSeq = rec.Seq
 		case rec.Type == RecRunStart && rec.Kind == KindWarmup:
 			warmups = append(warmups, rec.Run)
@@ -524,7 +524,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	if schedSeq < 0 || firstSample < 0 || schedSeq > firstSample {
 		t.Fatalf("schedule record %d, first sample %d: the schedule must be persisted first", schedSeq, firstSample)
 	}
-	var onDisk perfScheduleData
+	var onDisk PerfScheduleData
 	data, err := os.ReadFile(filepath.Join(pc.dir, "schedule.json"))
 	if err != nil || json.Unmarshal(data, &onDisk) != nil || !slices.Equal(onDisk.Schedule.Pairs, r.Schedule.Pairs) {
 		t.Fatalf("schedule.json %s (%v)", data, err)
@@ -570,17 +570,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		}
 		seen[string(smp.Run)] = true
 	}
-	p := &perfRun{c: pc.c, cpu: 0}
-	args := p.sampleSpec("perf/pair-001-baseline", Baseline, KindSample, 1, 1).Args
-	joined := strings.Join(args, " ")
-	if !strings.Contains(joined, "--iterations 1 --timings-jsonl ") {
-		t.Fatalf("sample args %v", args)
-	}
-	for _, banned := range []string{"--canonical-reports-jsonl", "--report-json", "--progress-file"} {
-		if strings.Contains(joined, banned) {
-			t.Fatalf("sample args carry %s: %v", banned, args)
-		}
-	}
+	// A sample's own args: engine/perf's TestSampleArgsTimeOnly.
 	// r = candidate / baseline whatever the order.
 	for _, pr := range r.Pairs {
 		if pr.Ratio != pr.CandidateMs/pr.BaselineMs {

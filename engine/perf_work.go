@@ -2,9 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
-
-	"kvparity/report"
 )
 
 // The gate times the work the digest verified only when every timed sample's work fingerprint
@@ -15,81 +12,10 @@ import (
 
 // How a sample's work was checked (PerfSample.WorkCheck).
 const (
-	workAgainstCanonical = "canonical" // equal to its arm's canonical run
-	workAgainstSamples   = "samples"   // no canonical run of the arm: equal to its first timed sample
-	workDiffers          = "differs"   // other work than the reference: the sample's product failure
+	WorkAgainstCanonical = "canonical" // equal to its arm's canonical run
+	WorkAgainstSamples   = "samples"   // no canonical run of the arm: equal to its first timed sample
+	WorkDiffers          = "differs"   // other work than the reference: the sample's product failure
 )
-
-// A workReference is what an arm's timed samples must match.
-type workReference struct {
-	fp        report.WorkFingerprint
-	from      RunID // the canonical repetition, or the first timed sample
-	canonical bool
-}
-
-// workReferences finds each arm's canonical run fingerprint: the first finished repetition of
-// the pinned generation whose evidence has one. Without it, the first fingerprinted sample of
-// the series (already recorded, on resume) is the reference.
-func (p *perfRun) workReferences(h *History, s *perfSeries) map[Arm]*workReference {
-	refs := map[Arm]*workReference{}
-	for _, arm := range []Arm{Baseline, Candidate} {
-		att := h.LatestAttempts(arm, p.c.Pinned(arm).Gen)
-		for rep := 1; rep <= p.c.repetitions(arm) && refs[arm] == nil; rep++ {
-			end := att[rep].End
-			if !Succeeded(end) || end.Evidence == "" {
-				continue
-			}
-			if ev := loadEvidence(filepath.Join(p.c.dir, end.Evidence)); ev != nil && ev.Work != nil {
-				refs[arm] = &workReference{fp: *ev.Work, from: end.Run, canonical: true}
-			}
-		}
-		if refs[arm] != nil {
-			continue
-		}
-		for _, smp := range s.samples {
-			if smp.Arm == arm && smp.Work != nil && smp.Error == "" {
-				refs[arm] = &workReference{fp: *smp.Work, from: smp.Run}
-				break
-			}
-		}
-	}
-	return refs
-}
-
-// checkWork reads a sample's fingerprint (raw, from its timing line) against its arm's
-// reference, filling smp.Work and smp.WorkCheck. A malformed fingerprint or other work is the
-// returned product failure; a line without a fingerprint is no failure (a harness without the
-// extension), and the performance scope then says the timed work is not shown.
-func (p *perfRun) checkWork(smp *PerfSample, raw []byte, timings string) error {
-	if raw == nil {
-		return nil
-	}
-	fp, err := report.ParseWorkFingerprint(raw, timings+": line 1")
-	if err != nil {
-		return fmt.Errorf("malformed timing record %s", err)
-	}
-	smp.Work = &fp
-	ref := p.work[smp.Arm]
-	if ref == nil { // the first fingerprint of an arm that has no canonical run
-		p.work[smp.Arm] = &workReference{fp: fp, from: smp.Run}
-		smp.WorkCheck = workAgainstSamples
-		return nil
-	}
-	if d, differ := fp.FirstDifference(ref.fp); differ {
-		smp.WorkCheck = workDiffers
-		whose := "its arm's first timed sample " + string(ref.from)
-		if ref.canonical {
-			whose = "its arm's canonical run " + string(ref.from)
-		}
-		return fmt.Errorf("the timed run simulated other work than %s: %s (the gate would time work nobody verified; a timed path that is not seeded?); timed {%s}, reference {%s}",
-			whose, d, fp, ref.fp)
-	}
-	smp.WorkCheck = workAgainstSamples
-	if ref.canonical {
-		smp.WorkCheck = workAgainstCanonical
-	}
-	return nil
-}
 
 // A WorkTally counts how the measured samples' work was checked (warmups are not measured).
 type WorkTally struct {
@@ -102,7 +28,7 @@ type WorkTally struct {
 func tallyWork(samples []PerfSample) WorkTally {
 	var t WorkTally
 	for _, s := range samples {
-		if s.WorkCheck == workDiffers {
+		if s.WorkCheck == WorkDiffers {
 			t.Measured++
 			t.Differs++
 			continue
@@ -112,7 +38,7 @@ func tallyWork(samples []PerfSample) WorkTally {
 		}
 		t.Measured++
 		switch s.WorkCheck {
-		case workAgainstCanonical:
+		case WorkAgainstCanonical:
 			t.Canonical++
 		case "":
 			t.Unchecked++
@@ -145,4 +71,4 @@ func workScope(samples []PerfSample) string {
 }
 
 // WorkVerified says whether the sample's work fingerprint equalled its arm's canonical run.
-func (s PerfSample) WorkVerified() bool { return s.WorkCheck == workAgainstCanonical }
+func (s PerfSample) WorkVerified() bool { return s.WorkCheck == WorkAgainstCanonical }

@@ -107,7 +107,7 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 		if p.ProbeRequest == key && p.Gen == gen {
 			p.Reused = true
 			if p.EvidencePath != "" {
-				p.Evidence = loadEvidence(filepath.Join(c.dir, p.EvidencePath))
+				p.Evidence = LoadEvidence(filepath.Join(c.dir, p.EvidencePath))
 			}
 			return p, nil
 		}

@@ -34,13 +34,13 @@ func (e runEvents) Pressure(id string, r report.PressureRecord) {
 }
 
 // outputs are the files the run writes in its folder, as its arm's kind names them.
-func (s *runSpec) outputs() armkind.Outputs { return s.process.Outputs }
+func (s *runSpec) Outputs() armkind.Outputs { return s.process.Outputs }
 
-// withoutProgress drops the progress side channel (the embedded engine's --progress-file and
+// WithoutProgress drops the progress side channel (the embedded engine's --progress-file and
 // its file) from a run that must do nothing but its measured work: a gated perf sample, a
 // counted run of the instruction instrument. The arm's kind makes the argv again without it,
 // so it is called before anything else edits Args.
-func (s *runSpec) withoutProgress() {
+func (s *runSpec) WithoutProgress() {
 	s.process.Outputs.Progress = ""
 	s.Args, s.ProgressFile = s.armKind.Argv(s.process), ""
 }

@@ -75,6 +75,19 @@ type StageHost interface {
 	Verdict(st Stage, arm Arm, v verdict.Word, reason, finding string) bool
 	Block(st Stage, reason string) // records and publishes that the row cannot go on
 
+	// Runner runs the stage's processes when it watches them itself (the perf stage's samples,
+	// whose start it journals from the runner's callback); RecordedRun is the usual way.
+	Runner() *run.Runner
+	// VerifyPinned re-checks every pinned copy's checksum (the perf stage's before warmups).
+	VerifyPinned() error
+	// Warn publishes a warning that stops nothing.
+	Warn(msg string)
+	// PerfOptions tune the performance stage beyond its row (Options.Perf).
+	PerfOptions() PerfOptions
+	// PerfAllowed says why the performance stage may not run yet (nil when it may): both arms
+	// STABLE on their current, non-stale artifacts.
+	PerfAllowed() error
+
 	// RunProbe runs one canonical run of an arm with one replay flag's value replaced (stage
 	// 3's qualification probes a capacity), journaled like any run, or returns the journal's
 	// record of the same probe (probe.go).
@@ -123,6 +136,12 @@ func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt in
 }
 
 func (h campaignHost) Refusal() error { return h.c.refusal() }
+
+func (h campaignHost) Runner() *run.Runner      { return h.c.Runner() }
+func (h campaignHost) VerifyPinned() error      { return h.c.verifyPinned() }
+func (h campaignHost) Warn(msg string)          { h.c.warn(msg) }
+func (h campaignHost) PerfOptions() PerfOptions { return h.c.opts.Perf }
+func (h campaignHost) PerfAllowed() error       { return h.c.perfAllowed() }
 
 func (h campaignHost) Kind(arm Arm) armkind.Kind { return h.c.kind(arm) }
 

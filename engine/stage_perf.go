@@ -1,33 +1,10 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 
 	"kvparity/verdict"
 )
-
-// StartPerf runs (or resumes) the performance stage; refused while determinism is not STABLE
-// on both arms' current artifacts.
-func (c *Campaign) StartPerf() error {
-	if err := c.refusal(); err != nil {
-		return err
-	}
-	if err := c.perfAllowed(); err != nil {
-		return err
-	}
-	return c.startStage(StagePerf, func(ctx context.Context) bool {
-		if err := c.prepareArms(); err != nil {
-			c.block(StagePerf, err.Error())
-			return false
-		}
-		if err := c.perfAllowed(); err != nil { // a source changed since: never reuse a binary
-			c.block(StagePerf, err.Error())
-			return false
-		}
-		return runPerf(ctx, c)
-	})
-}
 
 // perfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.

@@ -11,6 +11,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/determinism"
 	"kvparity/engine/fixturestage"
+	"kvparity/engine/perf"
 	"kvparity/engine/stages"
 	"kvparity/verdict"
 )
@@ -136,7 +137,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 		}
 	}
 	if stage == StagePerf || stage == StageAll {
-		if err := c.StartPerf(); err != nil {
+		if err := perf.Start(c.Host()); err != nil {
 			fmt.Fprintln(stderr, "kvparity run: perf:", err)
 			return nil
 		}

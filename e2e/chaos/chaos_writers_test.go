@@ -16,6 +16,7 @@ import (
 
 	"kvparity/engine"
 	"kvparity/engine/run"
+	"kvparity/engine/stages"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
 )
@@ -131,7 +132,7 @@ func TestChaosFollowDuringPerf(t *testing.T) {
 			}
 		}
 	}()
-	if err := f.StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Pid())) {
+	if err := stages.New(f).StartPerf(); err == nil || !strings.Contains(err.Error(), "pid "+strconv.Itoa(writer.Pid())) {
 		t.Errorf("a stage key on the follower: %v, want a refusal naming the writer", err)
 	}
 	if code := writer.ExitCode(); code != verdict.ExitPass && code != verdict.ExitInconclusive {

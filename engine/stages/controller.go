@@ -4,6 +4,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/determinism"
 	"kvparity/engine/investigate"
+	"kvparity/engine/perf"
 )
 
 // Controller is a campaign as the workbench drives it: the campaign's own coordinating
@@ -30,6 +31,10 @@ func (s Controller) AddRepetition(a engine.Arm) error { return determinism.AddRe
 // SetWatch turns watch mode on or off; a rebuilt arm is re-pinned and the determinism stage
 // rerun on it.
 func (s Controller) SetWatch(on bool) error { return s.Watch(on, s.StartDeterminism) }
+
+// StartPerf runs (or resumes) the performance stage (engine/perf); refused while determinism is
+// not STABLE on both arms' current artifacts.
+func (s Controller) StartPerf() error { return perf.Start(s.Host()) }
 
 // StartInvestigation profiles both arms (stage 7, engine/investigate).
 func (s Controller) StartInvestigation(equivalence string) error {
