@@ -614,17 +614,6 @@ func RepetitionID(arm Arm, rep, gen, attempt int) RunID {
 	return RunID(id)
 }
 
-// Generation is the generation of the pinned artifacts a repetition's id names (RepetitionID:
-// "-gN", 1 when absent): two repetitions of one arm and generation ran one build.
-func (id RunID) Generation() int {
-	for _, part := range strings.Split(string(id), "-") {
-		if n, err := strconv.Atoi(strings.TrimPrefix(part, "g")); err == nil && strings.HasPrefix(part, "g") && n > 1 {
-			return n
-		}
-	}
-	return 1
-}
-
 // Running reports whether a stage runs.
 func (c *Campaign) Running() bool {
 	c.mu.Lock()

@@ -51,7 +51,7 @@ func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, s
 		if started != nil {
 			started(pid)
 		}
-		c.emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, CPUs: cpus, PID: pid, At: time.Now()})
+		c.emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, Gen: base.Gen, CPUs: cpus, PID: pid, At: time.Now()})
 		return nil
 	})
 	return res, startErr

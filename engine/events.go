@@ -54,6 +54,7 @@ type RunStarted struct {
 	Kind       RunKind
 	Repetition int    // 1-based for repetitions; pair index (1-based) for samples; warmup index
 	Variation  string // perturbed repetitions: "set" (all the row's variations) or the one tried alone
+	Gen        int    // the generation of pinned artifacts it runs (1 on the first; 0 when not recorded)
 	CPUs       []int
 	PID        int
 	At         time.Time

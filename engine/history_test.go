@@ -149,17 +149,3 @@ func BenchmarkFoldJournal(b *testing.B) {
 		_ = h.summary(dir, "")
 	}
 }
-
-// A repetition's id names its generation (RepetitionID), and Generation reads it back: the diff
-// pane tells two repetitions of one build from two builds of one arm by it.
-func TestRunIDGeneration(t *testing.T) {
-	for _, c := range []struct {
-		arm           Arm
-		rep, gen, att int
-	}{{Baseline, 1, 1, 1}, {Baseline, 2, 2, 1}, {Candidate, 3, 12, 2}, {Candidate, 1, 1, 3}} {
-		id := RepetitionID(c.arm, c.rep, c.gen, c.att)
-		if got := id.Generation(); got != c.gen {
-			t.Errorf("%s: generation %d, want %d", id, got, c.gen)
-		}
-	}
-}

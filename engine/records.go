@@ -159,7 +159,7 @@ func init() {
 		h.foldRunRecord(r)
 		h.progress.runStarted(h.row, r)
 	}, func(c *Campaign, h *History, r *Record) {
-		c.emit(RunStarted{Run: r.Run, Arm: r.Arm, Kind: r.Kind, Repetition: r.Index, Variation: r.Variation, CPUs: r.CPUs, PID: r.PID, At: r.At})
+		c.emit(RunStarted{Run: r.Run, Arm: r.Arm, Kind: r.Kind, Repetition: r.Index, Variation: r.Variation, Gen: r.Gen, CPUs: r.CPUs, PID: r.PID, At: r.At})
 	})
 	definePlainRecord(RecRunEnd, func(h *History, r *Record) {
 		h.foldRunRecord(r)

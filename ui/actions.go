@@ -177,7 +177,7 @@ func diffPair(reps []determinism.Repetition, sel determinism.Repetition) (a, b d
 	}
 	side := func(r determinism.Repetition) diffSide {
 		return diffSide{Label: determinism.LineLabel(r), ReportPath: r.ReportPath, Arm: string(r.Arm),
-			Build: fmt.Sprintf("%s/g%d", r.Arm, r.Run.Generation())}
+			Build: fmt.Sprintf("%s/g%d", r.Arm, max(r.Gen, 1))}
 	}
 	a, b = side(sel), side(other)
 	// Baseline on the left, as everywhere else; within one arm, the earlier repetition, and a

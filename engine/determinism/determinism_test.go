@@ -59,6 +59,10 @@ func TestIdenticalArmsStableAndParityPass(t *testing.T) {
 		if len(st.CPUs) != 1 || !slices.Contains(run.AllowedCPUs(), st.CPUs[0]) {
 			t.Errorf("%s pinned to %v", st.Run, st.CPUs)
 		}
+		// The event names the build it ran (the diff pane tells repetitions of one build by it).
+		if st.Gen != 1 {
+			t.Errorf("%s started with generation %d, want 1", st.Run, st.Gen)
+		}
 	}
 	if len(enginetest.EventsOf[engine.CoverageReady](evs)) != 4 {
 		t.Errorf("want evidence for every repetition")

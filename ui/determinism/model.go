@@ -35,6 +35,7 @@ type Repetition struct {
 	Arm        engine.Arm
 	Index      int    // 1-based repetition number (a perturbed line: the try of its variation)
 	Variation  string // "" for the protocol's plain repetitions; "set" or the variation tried alone
+	Gen        int    // the generation of pinned artifacts it ran: one arm's repetitions of one Gen ran one build
 	attempts   int
 	State      State
 	startedAt  time.Time
@@ -294,7 +295,7 @@ func (m *Model) move(k tea.KeyPressMsg) {
 // started adds or restarts the line of (arm, repetition): a rerun replaces the line's state but
 // counts the attempt, since the journal keeps every attempt.
 func (m *Model) started(ev engine.RunStarted) {
-	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Variation: ev.Variation, attempts: 1, State: Running, startedAt: ev.At}
+	fresh := Repetition{Run: ev.Run, Arm: ev.Arm, Index: ev.Repetition, Variation: ev.Variation, Gen: ev.Gen, attempts: 1, State: Running, startedAt: ev.At}
 	for i := range m.reps {
 		r := &m.reps[i]
 		if r.Arm == ev.Arm && r.Index == ev.Repetition && r.Variation == ev.Variation {

@@ -249,3 +249,14 @@ func TestShortPaneKeepsTheUnstableArmsLinesAndSaysWhatItHides(t *testing.T) {
 		t.Errorf("click on line 2 selected %s, want c1", r.Run)
 	}
 }
+
+// A started repetition keeps the generation its event names: one arm's repetitions of one
+// generation ran one build, which is how the diff pane knows two of them are repetitions.
+func TestRepetitionKeepsItsGeneration(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m, _ = m.Update(engine.RunStarted{Run: "det/baseline-1-g2", Arm: engine.Baseline, Kind: engine.KindRepetition, Repetition: 1, Gen: 2})
+	reps := m.Repetitions()
+	if len(reps) != 1 || reps[0].Gen != 2 {
+		t.Fatalf("repetitions %+v, want one of generation 2", reps)
+	}
+}
