@@ -137,7 +137,8 @@ type artifactsFile struct {
 	Artifacts []PinnedArtifact `json:"artifacts"`
 }
 
-func writeJSONFile(path string, v any) error {
+// WriteJSONFile writes v as an indented JSON file, atomically (refusing a link at path).
+func WriteJSONFile(path string, v any) error {
 	if err := atomicfile.NoLinkAt(path); err != nil {
 		return err
 	}

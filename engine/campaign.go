@@ -254,7 +254,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if err := atomicfile.Update(filepath.Join(dir, layout.FileRow), frozen, 0o644); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, layout.FileHost), c.host); err != nil {
+	if err := WriteJSONFile(filepath.Join(dir, layout.FileHost), c.host); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	ctx := opts.Context
@@ -294,7 +294,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		}
 		c.addPin(p)
 	}
-	if err := writeJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
+	if err := WriteJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	// The journal comes last, created whole with its founding records: a campaign exists once

@@ -57,9 +57,9 @@ func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, s
 	return res, startErr
 }
 
-// endRecord is base's run_end for a process that ended (its error is the caller's to set:
+// EndRecord is base's run_end for a process that ended (its error is the caller's to set:
 // a clean exit may still have bad outputs).
-func endRecord(base Record, res run.Result) Record {
+func EndRecord(base Record, res run.Result) Record {
 	end := base
 	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
 	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000

@@ -100,7 +100,7 @@
 //
 //  1. Name it: const recX RecordType = "x" (a new word: the journal is read by older and newer
 //     kvparity alike, and a reader skips a type it does not know).
-//  2. Give its payload one Go type, written with Data: marshalData(X{...}); a record without a
+//  2. Give its payload one Go type, written with Data: MarshalData(X{...}); a record without a
 //     payload uses Record's own fields. Never reuse another kind's type for a different
 //     meaning, and never change a field's JSON name: old journals must still fold.
 //  3. Define it in an init func of that file: defineRecord(recX, fold, replay) with a payload,

@@ -31,7 +31,7 @@ func TestFailedFixtureIsMissingLifecycleEvidence(t *testing.T) {
 	row := TinyRow("", "")
 	row.Fixtures.Names = []string{"router-queue", "scale-to-zero"}
 	rec := func(f fixtures.Result) Record {
-		return Record{Type: RecFixture, Stage: StageFixtures, Arm: Arm(f.Arm), Gen: 1, Data: marshalData(f)}
+		return Record{Type: RecFixture, Stage: StageFixtures, Arm: Arm(f.Arm), Gen: 1, Data: MarshalData(f)}
 	}
 	h := FoldJournal([]Record{
 		rec(fixtures.Result{Fixture: "router-queue", Arm: "candidate", Gen: 1, Verdict: verdict.Fail, Reason: "0 of 9 queued placements released"}),

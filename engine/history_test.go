@@ -98,7 +98,7 @@ func TestFoldDerivesVerdictsFromResults(t *testing.T) {
 	res := &PerfResult{Key: "b1-c2", Verdict: verdict.Fail, Reason: "lower bound X(6) = 1.08 > 1.05"}
 	recs = append(recs,
 		Record{Seq: n + 1, Type: RecVerdict, Stage: StageParity, Verdict: verdict.PassWithSemanticExceptions, Reason: "stray"},
-		Record{Seq: n + 2, Type: RecPerfResult, Data: marshalData(PerfResultData{Key: "b1-c2", Result: res})})
+		Record{Seq: n + 2, Type: RecPerfResult, Data: MarshalData(PerfResultData{Key: "b1-c2", Result: res})})
 	h := FoldJournal(recs, TinyRow("", ""))
 	if p := h.Parity(); p.Verdict.Decided() {
 		t.Errorf("parity %+v: the baseline is unfinished, a verdict record cannot decide it", p)

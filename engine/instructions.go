@@ -132,7 +132,7 @@ func (h *History) InstructionsFailure() string {
 // instructionsFailed records and says why the instrument gives no figure; a journal that
 // refuses the record (a full disk) blocks, as for any stage.
 func (c *Campaign) instructionsFailed(key, reason string) {
-	if _, err := c.journal.Append(Record{Type: recInstructionsFailed, Stage: StageInstructions, Data: marshalData(instructionsFailure{Key: key, Reason: reason})}); err != nil {
+	if _, err := c.journal.Append(Record{Type: recInstructionsFailed, Stage: StageInstructions, Data: MarshalData(instructionsFailure{Key: key, Reason: reason})}); err != nil {
 		c.block(StageInstructions, err.Error())
 		return
 	}
@@ -225,7 +225,7 @@ func (c *Campaign) countInstructions(ctx context.Context, runs int) bool {
 	}
 	res := instrument.DecideInstructions(vg.Version, []string{c.region(Baseline).Name, c.region(Candidate).Name}, counts[Baseline], counts[Candidate], c.row.Perf.InstructionsThreshold)
 	res.Key = key
-	if _, err := c.journal.Append(Record{Type: recInstructions, Stage: StageInstructions, Data: marshalData(res)}); err != nil {
+	if _, err := c.journal.Append(Record{Type: recInstructions, Stage: StageInstructions, Data: MarshalData(res)}); err != nil {
 		c.block(StageInstructions, err.Error())
 		return false
 	}
@@ -297,9 +297,9 @@ func (c *Campaign) countRun(ctx context.Context, vg instrument.Valgrind, key str
 			}
 		}
 	}
-	end := endRecord(base, res)
+	end := EndRecord(base, res)
 	end.Error = ir.Error
-	end.Data = marshalData(ir)
+	end.Data = MarshalData(ir)
 	if _, err := c.journal.Append(end); err != nil {
 		return false, err
 	}

@@ -12,8 +12,8 @@ import (
 	"kvparity/report"
 )
 
-// A repOutput is what one repetition's outputs proved, once canonicalized.
-type repOutput struct {
+// A RepOutput is what one repetition's outputs proved, once canonicalized.
+type RepOutput struct {
 	Digest      string
 	FixedPoint  string // "" when the harness's own output was already canonical
 	ReportRel   string // canonical report, relative to the campaign dir
@@ -42,8 +42,8 @@ func (r *Row) profile() report.Profile {
 // extracts the lifecycle evidence. The canonical bytes are kept as report.json; the harness's
 // raw file is removed when it was already canonical (it holds the same bytes). A product
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
-func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
-	var out repOutput
+func (c *Campaign) readRepetition(spec runSpec) (RepOutput, error) {
+	var out RepOutput
 	raw := spec.Outputs().Canonical
 	data, err := os.ReadFile(raw)
 	if err != nil {
@@ -85,7 +85,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 		return out, nil
 	}
 	evPath := filepath.Join(spec.Dir, layout.FileRunEvidence)
-	if err := writeJSONFile(evPath, out.Evidence); err != nil {
+	if err := WriteJSONFile(evPath, out.Evidence); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, evPath, err)}
 	}
 	out.EvidenceRel, _ = filepath.Rel(c.dir, evPath)
@@ -96,7 +96,7 @@ func (c *Campaign) readRepetition(spec runSpec) (repOutput, error) {
 		return out, fmt.Errorf("%s: %s: %w", spec.id, raw, err)
 	}
 	mPath := filepath.Join(spec.Dir, layout.FileRunMetrics)
-	if err := writeJSONFile(mPath, metrics); err != nil {
+	if err := WriteJSONFile(mPath, metrics); err != nil {
 		return out, errIO{fmt.Errorf("%s: writing %s: %w", spec.id, mPath, err)}
 	}
 	return out, nil

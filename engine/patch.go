@@ -78,5 +78,5 @@ func pinPatch(dir, rowFile string, d DeterminismSpec) (*DeterminismPatch, error)
 
 // patchRecord is the founding journal record of a declared patch.
 func patchRecord(p *DeterminismPatch) Record {
-	return Record{Type: recPatch, Data: marshalData(p)}
+	return Record{Type: recPatch, Data: MarshalData(p)}
 }

@@ -9,7 +9,7 @@ import (
 // is said). engine/instrument's TestIsolationKeepsKvparity holds that kvparity is never moved.
 func TestIsolationUndoesLeftovers(t *testing.T) {
 	var warned []string
-	h := FoldJournal([]Record{{Type: RecIsolation, Data: marshalData(instrument.Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
+	h := FoldJournal([]Record{{Type: RecIsolation, Data: MarshalData(instrument.Isolation{Cgroup: "/nonexistent/kvparity-shield-1"})}}, TinyRow("", ""))
 	if h.openIsolation() == nil {
 		t.Fatal("the fold lost the recorded isolation")
 	}

@@ -134,10 +134,10 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 		c.emit(RunFinished{Run: id, Arm: req.Arm, Kind: KindProbe, ExitCode: res.ExitCode, Signal: res.Signal, Elapsed: res.Elapsed, Err: res.Err})
 		return ProbeRun{}, context.Cause(ctx)
 	}
-	end := endRecord(base, res)
+	end := EndRecord(base, res)
 	pr := ProbeRun{ProbeRequest: req, Run: id, Gen: gen, ElapsedMs: end.ElapsedMs, TimedOut: res.TimedOut}
 	runErr := res.Err
-	var out repOutput
+	var out RepOutput
 	if runErr == nil {
 		var err error
 		out, err = c.readRepetition(spec)
@@ -154,7 +154,7 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 		end.Digest, end.FixedPoint, end.ReportPath, end.Evidence = out.Digest, out.FixedPoint, out.ReportRel, out.EvidenceRel
 		pr.Digest, pr.Evidence, pr.EvidencePath = out.Digest, out.Evidence, out.EvidenceRel
 	}
-	end.Data = marshalData(key)
+	end.Data = MarshalData(key)
 	if _, err := c.journal.Append(end); err != nil {
 		return ProbeRun{}, err
 	}

@@ -96,8 +96,8 @@ func DecodePayload[T any](r Record) (*T, error) {
 	return v, nil
 }
 
-// marshalData encodes a record's payload.
-func marshalData(v any) json.RawMessage {
+// MarshalData encodes a record's payload (Record.Data) as the journal keeps it.
+func MarshalData(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("engine: record payload does not marshal: %v", err)) // plain structs always do

@@ -58,10 +58,10 @@ func TestEveryRecordTypeIsDefined(t *testing.T) {
 // pair without a key counts as progress but belongs to no series.
 func TestPayloadsFoldByTheirDefinition(t *testing.T) {
 	h := FoldJournal([]Record{
-		{Type: RecPerfPair, Data: marshalData(PerfPair{Key: "b1-c1", Pair: 1, Ratio: 1.02})},
+		{Type: RecPerfPair, Data: MarshalData(PerfPair{Key: "b1-c1", Pair: 1, Ratio: 1.02})},
 		{Type: RecPerfPair, Data: []byte(`{"key":"b1-c1","pair":"two"}`)}, // does not decode
-		{Type: RecPerfPair, Data: marshalData(PerfPair{Pair: 3})},
-		{Type: RecPerfLoad, Data: marshalData(instrument.LoadCheck{CPU: 2, Busy: 0.01})},
+		{Type: RecPerfPair, Data: MarshalData(PerfPair{Pair: 3})},
+		{Type: RecPerfLoad, Data: MarshalData(instrument.LoadCheck{CPU: 2, Busy: 0.01})},
 	}, TinyRow("", ""))
 	if s := h.series["b1-c1"]; s == nil || len(s.pairs) != 1 || s.pairs[1].Ratio != 1.02 {
 		t.Fatalf("series b1-c1: %+v", h.series["b1-c1"])
@@ -86,8 +86,8 @@ func TestHistoryRuns(t *testing.T) {
 		{Type: RecRunEnd, Run: "det/baseline-1", Arm: Baseline, Kind: KindRepetition, Index: 1, Attempt: 1, Digest: "d"},
 		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: KindPreflight, Gen: 1, Attempt: 1, PID: 11},
 		{Type: RecRunStart, Run: "pre/baseline", Arm: Baseline, Kind: KindPreflight, Gen: 1, Attempt: 2, PID: 12},
-		{Type: RecRunStart, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: marshalData(PerfRunData{Key: "b1-c1"})},
-		{Type: RecRunEnd, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: marshalData(smp)},
+		{Type: RecRunStart, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: MarshalData(PerfRunData{Key: "b1-c1"})},
+		{Type: RecRunEnd, Run: smp.Run, Arm: Baseline, Kind: KindSample, Index: 1, Attempt: 1, Data: MarshalData(smp)},
 		{Type: RecRunEnd, Run: "det/orphan", Arm: Candidate, Kind: KindRepetition, Index: 1, Attempt: 1, Error: "killed"},
 	}, TinyRow("", ""))
 	runs := h.Runs()

@@ -73,7 +73,7 @@ func (c *Campaign) recordPin(np PinnedArtifact) error {
 	c.mu.Lock()
 	pins := append([]PinnedArtifact(nil), c.pins...)
 	c.mu.Unlock()
-	if err := writeJSONFile(filepath.Join(c.dir, layout.FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
+	if err := WriteJSONFile(filepath.Join(c.dir, layout.FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
 		return err
 	}
 	_, err := c.journal.Append(Record{Type: RecPinned, Arm: np.Arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)})

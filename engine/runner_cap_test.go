@@ -13,7 +13,7 @@ import (
 func TestCampaignFilesRefuseLinks(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	os.Symlink(outside, filepath.Join(root, "perf"))
-	if err := writeJSONFile(filepath.Join(root, "perf", "result.json"), map[string]int{"x": 1}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+	if err := WriteJSONFile(filepath.Join(root, "perf", "result.json"), map[string]int{"x": 1}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Fatalf("perf through a link: %v", err)
 	}
 	os.Symlink(filepath.Join(outside, "window.jsonl"), filepath.Join(root, "window.jsonl"))

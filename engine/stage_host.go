@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -93,9 +92,6 @@ type StageHost interface {
 	// record of the same probe (probe.go).
 	RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun, error)
 }
-
-// A RepOutput is what a canonical run's outputs proved (StageHost.ReadRepetition).
-type RepOutput = repOutput
 
 // StopsTheStage says whether an error of ReadRepetition is the campaign's, not the run's: a
 // failure to write the campaign, or a row whose [canonical] profile does not fit what the
@@ -194,16 +190,6 @@ func (h campaignHost) AddRepetition(a Arm) error {
 	c.mu.Unlock()
 	return nil
 }
-
-// EndRecord is base's run_end for a process that ended (its error is the caller's to set: a
-// clean exit may still have bad outputs).
-func EndRecord(base Record, res run.Result) Record { return endRecord(base, res) }
-
-// MarshalData is a record's payload (Record.Data) as the journal keeps it.
-func MarshalData(v any) json.RawMessage { return marshalData(v) }
-
-// WriteJSONFile writes v as an indented JSON file, atomically (refusing a link at path).
-func WriteJSONFile(path string, v any) error { return writeJSONFile(path, v) }
 
 // PreflightAt is an arm's preflight at generation gen, if it ran.
 func (h *History) PreflightAt(arm Arm, gen int) (Preflight, bool) {

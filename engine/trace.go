@@ -63,7 +63,7 @@ func pinTrace(ctx context.Context, dir string, t TraceSpec, buildCache string) (
 	case t.generated() && tc.WindowSHA256 != t.SHA256:
 		return tc, fmt.Errorf("[trace] sha256: the generated window %s has SHA-256 %s, the row expects %s", t.Path, tc.WindowSHA256, t.SHA256)
 	}
-	return tc, writeJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), tc)
+	return tc, WriteJSONFile(filepath.Join(dir, filepath.FromSlash(layout.FileTraceSums)), tc)
 }
 
 // localTrace finds a local copy of a trace the row names by a crate or an address.
