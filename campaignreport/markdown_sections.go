@@ -433,8 +433,8 @@ func (m *md) profiler(r *Report) {
 		return
 	}
 	d := inv.Differential
-	m.p("%s. Profiler: %s; %d baseline and %d candidate samples, one arm at a time on the measured CPU with identical settings.",
-		mdText(strings.TrimSuffix(inv.Equivalence, ".")), mdText(inv.Profiler), d.BaselineSamples, d.CandidateSamples)
+	m.p("%s. Profiler: %s; %d baseline and %d candidate samples%s, one arm at a time on the measured CPU with identical settings.",
+		mdText(strings.TrimSuffix(inv.Equivalence, ".")), mdText(inv.Profiler), d.BaselineSamples, d.CandidateSamples, inv.RoundsPhrase())
 	m.blank()
 	m.head("function", "baseline self", "candidate self", "delta")
 	for _, f := range d.Top(profilerRows) {

@@ -13,7 +13,7 @@ import (
 
 // Protocol stage 7's investigation: "attribute the regression to specific code before
 // optimizing or requesting a waiver". After equivalent semantic work is confirmed (the caller
-// says how: the campaign report's semantic verdict), each arm's replay runs once under Linux
+// says how: the campaign report's semantic verdict), each arm's replay runs under Linux
 // perf's cpu-clock sampler, one at a time on the performance stage's measured CPU, with the
 // row's representative configuration and identical settings for both; the two profiles are
 // compared (self-time share per function and the delta, the call paths that grew, functions
@@ -50,13 +50,24 @@ type Investigation struct {
 	Equivalence string `json:"equivalence"`
 	Profiler    string `json:"profiler"` // e.g. "perf version 6.1 · cpu-clock at 997 Hz · call graphs (-g)"
 	CPU         int    `json:"cpu"`      // the performance stage's measured CPU
-	// Runs are the two profiled replays, baseline first.
+	// Rounds is how many times each arm's replay was profiled (baseline and candidate
+	// alternating) to reach enough samples; Runs are those replays in the order they ran.
+	Rounds       int                  `json:"rounds,omitempty"`
 	Runs         []ProfiledRun        `json:"runs"`
 	Differential profile.Differential `json:"differential"`
 	Text         *profile.TextGrowth  `json:"text_growth,omitempty"` // nil when nm is missing
-	Reproduce    []string             `json:"reproduce"`             // the commands, one per arm
+	Reproduce    []string             `json:"reproduce"`             // the commands, one per arm (each run Rounds times)
 	Warnings     []string             `json:"warnings,omitempty"`
 	Started      time.Time            `json:"started"`
+}
+
+// RoundsPhrase says how the samples were gathered when one run per arm was not enough:
+// " in 9 rounds per arm, alternating", or nothing.
+func (inv *Investigation) RoundsPhrase() string {
+	if inv.Rounds <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" in %d rounds per arm, alternating", inv.Rounds)
 }
 
 // A ProfiledRun is one arm's profiled replay.

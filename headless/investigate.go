@@ -93,7 +93,7 @@ func Investigate(ctx context.Context, dir string, top int, stdout, stderr io.Wri
 func printInvestigation(w io.Writer, inv *engine.Investigation, dir string, top int) {
 	d := inv.Differential
 	fmt.Fprintf(w, "profiler: %s\n%s\n", inv.Profiler, inv.Equivalence)
-	fmt.Fprintf(w, "samples: baseline %d · candidate %d\n\n", d.BaselineSamples, d.CandidateSamples)
+	fmt.Fprintf(w, "samples: baseline %d · candidate %d%s\n\n", d.BaselineSamples, d.CandidateSamples, inv.RoundsPhrase())
 	fmt.Fprintf(w, "self time, largest growth first (share of each arm's samples):\n")
 	fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "baseline", "cand.", "delta", "function")
 	for _, f := range d.Top(top) {

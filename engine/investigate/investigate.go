@@ -22,6 +22,18 @@ import (
 // work; about a thousand samples per second of replay.
 const profileHz = 997
 
+// A short replay gives too few samples for its shares to mean anything (a 10% slowdown in a
+// 0.12 s replay is a dozen samples, and its share swung from 4% to 9% between runs), so each arm
+// is profiled in rounds, baseline and candidate alternating as the gate's pairs do, until each
+// has minReplay of replay (about 2,000 samples of a busy replay: a share's standard error then
+// stays under 1 point), at most maxRounds. Time, not samples, sets the rounds: a replay that
+// mostly waits gives few samples however often it runs. minSamples only warns.
+const (
+	minReplay  = 2 * time.Second
+	maxRounds  = 20
+	minSamples = 1000
+)
+
 // Start runs the investigation as a stage (stoppable like any other); equivalence
 // is how the caller established equivalent semantic work.
 func Start(h engine.StageHost, equivalence string) error {
@@ -54,20 +66,37 @@ func investigate(ctx context.Context, h engine.StageHost, equivalence string) (*
 	cpu := cpus[len(cpus)-1]
 	inv := &engine.Investigation{Equivalence: equivalence, CPU: cpu, Started: time.Now().UTC(),
 		Profiler: fmt.Sprintf("%s · cpu-clock at %d Hz · call graphs (-g) · CPU %d", strings.TrimSpace(string(version)), profileHz, cpu)}
+	arms := []engine.Arm{engine.Baseline, engine.Candidate}
 	profiles := map[engine.Arm]*profile.Profile{}
-	for _, arm := range []engine.Arm{engine.Baseline, engine.Candidate} {
-		run, prof, cmdline, err := profileArm(ctx, h, perf, arm, cpu)
-		if err != nil {
-			return nil, err
+	attempts := map[engine.Arm]int{}
+	for _, arm := range arms {
+		attempts[arm] = h.History().NextAttempt(engine.KindProfile, arm, 0)
+	}
+	for round := 1; round <= inv.Rounds || round == 1; round++ {
+		for _, arm := range arms {
+			run, prof, cmdline, err := profileArm(ctx, h, perf, arm, cpu, round, attempts[arm])
+			if err != nil {
+				return nil, err
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			inv.Runs = append(inv.Runs, run)
+			if round == 1 {
+				inv.Reproduce = append(inv.Reproduce, cmdline)
+				profiles[arm] = prof
+			} else {
+				profiles[arm].Add(prof)
+			}
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if round == 1 {
+			first := inv.Runs[len(inv.Runs)-2:]
+			inv.Rounds = roundsFor(time.Duration(min(first[0].ElapsedMs, first[1].ElapsedMs) * float64(time.Millisecond)))
 		}
-		inv.Runs = append(inv.Runs, run)
-		inv.Reproduce = append(inv.Reproduce, cmdline)
-		profiles[arm] = prof
-		if prof.Samples < 100 {
-			inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: only %d samples; shares below a few percent are noise", arm, prof.Samples))
+	}
+	for _, arm := range arms {
+		if n := profiles[arm].Samples; n < minSamples {
+			inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: only %d samples in %d round(s); shares below a few percent are noise", arm, n, inv.Rounds))
 		}
 	}
 	inv.Differential = profile.Compare(profiles[engine.Baseline], profiles[engine.Candidate])
@@ -107,14 +136,26 @@ func investigate(ctx context.Context, h engine.StageHost, equivalence string) (*
 	return inv, nil
 }
 
-// profileArm runs one arm's replay under `perf record` pinned to cpu and folds its samples.
-func profileArm(ctx context.Context, h engine.StageHost, perf string, arm engine.Arm, cpu int) (engine.ProfiledRun, *profile.Profile, string, error) {
-	attempt := h.History().NextAttempt(engine.KindProfile, arm, 0)
+// roundsFor is how many rounds give each arm minReplay when one round's replay took d (at most
+// maxRounds).
+func roundsFor(d time.Duration) int {
+	if d <= 0 {
+		return maxRounds
+	}
+	return int(min(maxRounds, (minReplay+d-1)/d))
+}
+
+// profileArm runs one arm's replay under `perf record` pinned to cpu and folds its samples:
+// investigate/<arm>[-r<round>][-a<attempt>].
+func profileArm(ctx context.Context, h engine.StageHost, perf string, arm engine.Arm, cpu, round, attempt int) (engine.ProfiledRun, *profile.Profile, string, error) {
 	id := engine.RunID("investigate/" + string(arm))
+	if round > 1 {
+		id += engine.RunID("-r" + strconv.Itoa(round))
+	}
 	if attempt > 1 {
 		id += engine.RunID("-a" + strconv.Itoa(attempt))
 	}
-	spec := h.RunSpec(id, arm, engine.KindProfile, 1, attempt, false)
+	spec := h.RunSpec(id, arm, engine.KindProfile, round, attempt, false)
 	data := filepath.Join(spec.Dir, "perf.data")
 	replay := append([]string{spec.Binary}, spec.Args...)
 	spec.Binary = perf
@@ -124,7 +165,7 @@ func profileArm(ctx context.Context, h engine.StageHost, perf string, arm engine
 	spec.Env = append(os.Environ(), "PERF_BUILDID_DIR="+filepath.Join(spec.Dir, "buildid"))
 	spec.CPUs = []int{cpu}
 	cmdline := "taskset -c " + strconv.Itoa(cpu) + " " + perf + " " + strings.Join(spec.Args, " ")
-	base := engine.Record{Run: id, Arm: arm, Kind: engine.KindProfile, Index: 1, Attempt: attempt, Gen: max(h.Pinned(arm).Gen, 1)}
+	base := engine.Record{Run: id, Arm: arm, Kind: engine.KindProfile, Index: round, Attempt: attempt, Gen: max(h.Pinned(arm).Gen, 1)}
 	res, startErr := h.RecordedRun(ctx, spec, base, nil)
 	if startErr != nil {
 		return engine.ProfiledRun{}, nil, "", startErr

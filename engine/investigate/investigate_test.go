@@ -46,13 +46,26 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 	if err != nil || inv == nil {
 		t.Fatalf("investigation %v, %v", inv, err)
 	}
-	if len(inv.Runs) != 2 || inv.Runs[0].Arm != engine.Baseline || inv.Runs[1].Samples < 50 {
+	// Each arm ran Rounds times, baseline and candidate alternating, until each had enough
+	// samples (or the rounds ran out).
+	samples := map[engine.Arm]int{}
+	if inv.Rounds < 1 || len(inv.Runs) != 2*inv.Rounds {
+		t.Fatalf("%d rounds, runs %+v", inv.Rounds, inv.Runs)
+	}
+	for i, r := range inv.Runs {
+		if want := []engine.Arm{engine.Baseline, engine.Candidate}[i%2]; r.Arm != want {
+			t.Fatalf("run %d is the %s's, want the %s's (alternating): %+v", i, r.Arm, want, inv.Runs)
+		}
+		samples[r.Arm] += r.Samples
+	}
+	t.Logf("%d rounds: %+v", inv.Rounds, inv.Runs)
+	if samples[engine.Candidate] < 50 {
 		t.Fatalf("runs %+v", inv.Runs)
 	}
 	// (Which function tops the differential is checked on the real embedded engine, in the root
 	// package's TestInvestigateNamesTheSlowdown: perf does not symbolize this test binary's
 	// pinned copies reliably when it runs inside `go test`.)
-	if inv.Differential.CandidateSamples < 50 || inv.Differential.CandidateSamples != inv.Runs[1].Samples {
+	if inv.Differential.CandidateSamples != samples[engine.Candidate] || inv.Differential.BaselineSamples != samples[engine.Baseline] {
 		t.Fatalf("differential %+v, runs %+v", inv.Differential.Top(3), inv.Runs)
 	}
 	for _, r := range inv.Runs {
@@ -83,7 +96,12 @@ func TestInvestigationNamesTheCandidatesExtraWork(t *testing.T) {
 			spans[len(spans)-1][1] = r.At
 		}
 	}
-	if len(spans) != 2 || spans[1][0].Before(spans[0][1]) {
-		t.Errorf("profiled runs overlap or are missing: %v", spans)
+	if len(spans) != len(inv.Runs) {
+		t.Errorf("%d profiled runs journaled, %d in the investigation", len(spans), len(inv.Runs))
+	}
+	for i := 1; i < len(spans); i++ {
+		if spans[i][0].Before(spans[i-1][1]) {
+			t.Errorf("profiled runs overlap: %v", spans)
+		}
 	}
 }

@@ -82,6 +82,17 @@ func ParseScript(r io.Reader, comm string) (*Profile, error) {
 	return p, nil
 }
 
+// Add folds q's samples into p: two runs of one arm profiled as one.
+func (p *Profile) Add(q *Profile) {
+	p.Samples += q.Samples
+	for n, k := range q.self {
+		p.self[n] += k
+	}
+	for n, k := range q.paths {
+		p.paths[n] += k
+	}
+}
+
 // share is n samples of p as a fraction.
 func (p *Profile) share(n int) float64 {
 	if p == nil || p.Samples == 0 {

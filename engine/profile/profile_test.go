@@ -41,6 +41,19 @@ func TestParseScriptFoldsSelfTimeAndPaths(t *testing.T) {
 	}
 }
 
+// Two runs of one arm added are one profile of both: the samples, self time and paths sum.
+func TestAddFoldsTwoRunsIntoOne(t *testing.T) {
+	p, _ := ParseScript(strings.NewReader(script), "kvp")
+	q, _ := ParseScript(strings.NewReader(script), "kvp")
+	p.Add(q)
+	if p.Samples != 6 || p.self["kvparity/mocker.(*sim).drain"] != 4 || p.self["kvparity/mocker.slowdownWork"] != 2 {
+		t.Fatalf("samples %d, self %v", p.Samples, p.self)
+	}
+	if n := p.paths["kvparity/mocker.(*sim).drain ← kvparity/mocker.(*sim).run"]; n != 4 {
+		t.Fatalf("paths %v", p.paths)
+	}
+}
+
 // The slowdown's function is the top self-time delta, flagged as sampled only in the
 // candidate; the path through it grew.
 func TestCompareRanksTheGrowth(t *testing.T) {
