@@ -147,6 +147,9 @@ func (c *Campaign) StartInstructions(runs int) error {
 	if err := c.refusal(); err != nil {
 		return err
 	}
+	if c.row.Desk() {
+		return ErrDeskBuild
+	}
 	return c.startStage(StageInstructions, func(ctx context.Context) bool {
 		if err := c.prepareArms(); err != nil {
 			c.block(StageInstructions, err.Error())

@@ -9,6 +9,9 @@ import (
 // perfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.
 func (c *Campaign) perfAllowed() error {
+	if c.row.Desk() {
+		return ErrDeskBuild
+	}
 	h := c.history()
 	for _, arm := range []Arm{Baseline, Candidate} {
 		if c.Pinned(arm).Stale {
