@@ -308,7 +308,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		InheritedEnv: req.inherited}
 	// Every build compiles in its lineage's kept folders (lineage.go), where what an earlier
 	// build of the same source compiled is reused.
-	lin := lineage{dir: filepath.Join(cache, lineageKey(req))}
+	lin := lineage{dir: filepath.Join(cache, lineageKey(req, lineageSource(ctx, s)))}
 	if err := os.MkdirAll(lin.dir, 0o755); err != nil {
 		return Info{}, err
 	}
