@@ -228,6 +228,7 @@ func newModel(o Options, reg []slot) Model {
 	m.arts.SetWatching(m.watching)
 	m.diff.SetCampaign(m.dir)
 	m.perf.SetZoomKey(km.Zoom)
+	m.perf.SetDeskBuild(info.DeskBuild)
 	m.setStyles(st)
 	m.setFocus(focusDeterminism)
 	m.title = "kvparity · " + info.Row

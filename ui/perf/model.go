@@ -20,6 +20,7 @@ import (
 // Model is the performance pane.
 type Model struct {
 	pane.Base
+	desk        string // the row's desk-build note: it is never timed ("" for a release row)
 	threshold   float64
 	pairsTotal  int
 	warmupTotal int
@@ -62,6 +63,10 @@ func New(st theme.Styles, pairs, warmupsPerArm int, threshold float64) Model {
 	m.SetStyles(st)
 	return m
 }
+
+// SetDeskBuild marks the row as desk builds (engine.CampaignInfo's DeskBuild): the pane says it
+// is not timed instead of showing a gate that will not run.
+func (m *Model) SetDeskBuild(note string) { m.desk = note }
 
 // SetNow sets the instant used for the elapsed time of the sample in flight.
 func (m *Model) SetNow(t time.Time) { m.now = t }

@@ -357,3 +357,16 @@ func TestInstructionCountsShowAsASecondaryMeasure(t *testing.T) {
 		t.Fatalf("failed:\n%s", s)
 	}
 }
+
+// A desk row is never timed: the pane says so instead of "pairs 0/60 · gate ≤ 1.05", a gate
+// that will not run.
+func TestADeskRowsPaneSaysItIsNotTimed(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m.SetDeskBuild("desk build, not the release artifact")
+	m.SetSize(46, 6)
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "PERFORMANCE") || !strings.Contains(v, "not timed") || !strings.Contains(v, "desk build, not the release") ||
+		strings.Contains(v, "pairs 0/60") || strings.Contains(v, "gate") {
+		t.Errorf("desk pane:\n%s", v)
+	}
+}

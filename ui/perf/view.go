@@ -15,6 +15,9 @@ import (
 // and verdict line. Nothing is cut silently: when the plot or lines do not fit, the title says
 // so and how to see them.
 func (m Model) View() string {
+	if m.desk != "" && m.pairsDone == 0 {
+		return m.deskView()
+	}
 	var lines []string
 	// On a machine too busy for a verdict the plain statement is the headline, before the
 	// figures, so a short pane (80×24) still says it whole.
@@ -73,6 +76,16 @@ func (m Model) View() string {
 		title = m.title(hidden)
 	}
 	return text.Fit(append([]string{title}, lines...), m.Width, m.Height)
+}
+
+// deskView is the pane of a desk row: it is never timed, so it shows no gate to wait for.
+func (m Model) deskView() string {
+	lines := []string{m.Title("PERFORMANCE", "not timed")}
+	say := m.desk + ": not timed. The performance stage and the footprint measure release builds only (init-row --profile release writes that row)."
+	for _, l := range text.Wrap(say, m.Width-1, max(1, m.Height-1), " ") {
+		lines = append(lines, " "+m.Styles.Warn.Render(l))
+	}
+	return text.Fit(lines, m.Width, m.Height)
 }
 
 // roomyPlot is the room (plot rows and axis) from which the progress figures keep their own
