@@ -582,26 +582,6 @@ func (c *Campaign) traceChecksum() string {
 	return c.trace.SourceSHA256
 }
 
-// runSpec builds the process of one run of arm's current artifact: the pinned binary, the
-// row's args on the pinned trace window, --iterations 1 and a timings file in the run's own
-// folder, a canonical report file when canonical is set (never for gated perf samples), and
-// what the arm's kind adds (engine/arm: for the embedded engine its --variant and
-// --progress-file). CPUs is left for the caller.
-func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) runSpec {
-	p, k := c.Pinned(arm), c.kind(arm)
-	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
-	out := k.Outputs(runDir)
-	if !canonical {
-		out.Canonical = ""
-	}
-	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
-		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
-	spec.armKind, spec.process = k, armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
-	spec.ProgressFile = out.Progress
-	spec.Args = k.Argv(spec.process)
-	return spec
-}
-
 // RepetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
 func RepetitionID(arm Arm, rep, gen, attempt int) RunID {
 	id := "det/" + string(arm) + "-" + strconv.Itoa(rep)

@@ -39,7 +39,7 @@ func Succeeded(end *Record) bool { return end != nil && end.Error == "" && end.D
 // recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
 // CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
 // journal refused kills the process and is the error returned.
-func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, started func(pid int)) (run.Result, error) {
+func (c *Campaign) recordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {
 	var startErr error
 	res := c.runner.Run(ctx, spec.Spec, func(pid int, cpus []int) error {
 		rec := base

@@ -255,7 +255,7 @@ func (c *Campaign) countRun(ctx context.Context, vg instrument.Valgrind, key str
 	if attempt > 1 {
 		id += RunID(fmt.Sprintf("-a%d", attempt))
 	}
-	spec := c.runSpec(id, arm, KindInstructions, index, attempt, false)
+	spec := campaignHost{c}.RunSpec(id, arm, KindInstructions, index, attempt, false)
 	spec.WithoutProgress() // nothing but the count
 	out := filepath.Join(spec.Dir, "callgrind.out")
 	region := c.region(arm)

@@ -42,7 +42,7 @@ func (r *Row) profile() report.Profile {
 // extracts the lifecycle evidence. The canonical bytes are kept as report.json; the harness's
 // raw file is removed when it was already canonical (it holds the same bytes). A product
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
-func (c *Campaign) readRepetition(spec runSpec) (RepOutput, error) {
+func (c *Campaign) readRepetition(spec RunSpec) (RepOutput, error) {
 	var out RepOutput
 	raw := spec.Outputs().Canonical
 	data, err := os.ReadFile(raw)

@@ -569,7 +569,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		}
 	}
 	for _, smp := range r.Samples {
-		spec := pc.c.runSpec(smp.Run, smp.Arm, KindSample, smp.Index, smp.Attempt, false)
+		spec := pc.c.Host().RunSpec(smp.Run, smp.Arm, KindSample, smp.Index, smp.Attempt, false)
 		_ = spec
 		if seen[string(smp.Run)] {
 			t.Fatalf("run id %s reused", smp.Run)

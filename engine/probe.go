@@ -119,7 +119,7 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 	if gen > 1 {
 		id += RunID("-g" + strconv.Itoa(gen))
 	}
-	spec := c.runSpec(id, req.Arm, KindProbe, req.Index, 1, true)
+	spec := campaignHost{c}.RunSpec(id, req.Arm, KindProbe, req.Index, 1, true)
 	spec.Args = withFlag(spec.Args, req.Flag, strconv.Itoa(req.Value))
 	spec.CPUs = c.cpus[:1]
 	if req.Timeout > 0 && (spec.Timeout == 0 || req.Timeout < spec.Timeout) {

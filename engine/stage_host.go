@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
@@ -102,10 +101,6 @@ func StopsTheStage(err error) bool {
 	return errors.As(err, &ioe) || errors.As(err, &rowErr)
 }
 
-// A RunSpec is one run of an arm as StageHost.RunSpec builds it: engine/run's process (its
-// binary, args, folder, CPUs) and what the journal records of it.
-type RunSpec = runSpec
-
 // Host is the campaign as its stages see it.
 func (c *Campaign) Host() StageHost { return campaignHost{c} }
 
@@ -127,10 +122,6 @@ func (h campaignHost) Start(st Stage, fn func(ctx context.Context) (cancelled bo
 	return h.c.startStage(st, fn)
 }
 
-func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
-	return h.c.runSpec(id, arm, kind, index, attempt, canonical)
-}
-
 func (h campaignHost) Refusal() error { return h.c.refusal() }
 
 func (h campaignHost) Runner() *run.Runner      { return h.c.Runner() }
@@ -140,14 +131,6 @@ func (h campaignHost) PerfOptions() PerfOptions { return h.c.opts.Perf }
 func (h campaignHost) PerfAllowed() error       { return h.c.perfAllowed() }
 
 func (h campaignHost) Kind(arm Arm) armkind.Kind { return h.c.kind(arm) }
-
-func (h campaignHost) ProcessSpec(id RunID, arm Arm, kind RunKind, index, attempt int, process armkind.Process) RunSpec {
-	c := h.c
-	ak := c.kind(arm)
-	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt, armKind: ak, process: process}
-	spec.Spec.ID, spec.Binary, spec.Args, spec.Root = string(id), filepath.Join(c.dir, c.Pinned(arm).Path), ak.Argv(process), c.dir
-	return spec
-}
 
 func (h campaignHost) RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {
 	return h.c.recordedRun(ctx, spec, base, started)
