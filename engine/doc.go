@@ -2,7 +2,8 @@
 // process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
 // the one running stage and the host its stage packages reach it through (StageHost: the
 // determinism stage is engine/determinism, the investigation engine/investigate, the fixtures
-// engine/fixturestage, the performance stage's timed pairs engine/perf). It publishes typed events on a channel and
+// engine/fixturestage, the performance stage's timed pairs engine/perf, the instruction count
+// engine/instructions). It publishes typed events on a channel and
 // never imports the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
@@ -48,8 +49,8 @@
 //	stage_perf.go            perfAllowed; perf*.go are stage 7's vocabulary and fold: its records,
 //	                         samples, pairs, result, events, the series as History answers
 //	                         (perf_series.go; engine/perf runs the stage)
-//	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
-//	                         secondary measure that decides nothing (its records and fold too)
+//	instructions.go          the instruction count's vocabulary: its stage, run kind, records and
+//	                         fold (engine/instructions counts; a secondary measure deciding nothing)
 //	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
 //	                         (engine/investigate runs it)
 //	fixture_host.go          stage 6's vocabulary: its stage, run kind, record and fold
@@ -91,8 +92,9 @@
 //     stage, and read back what the fold and the events say.
 //
 // engine/perf follows these steps too, with its own samples run on h.Runner() (their start is
-// journaled from the runner's callback) and the series asked of History (perf_series.go). The
-// instruction count (instructions.go) still runs inside the core on the Campaign's own methods.
+// journaled from the runner's callback) and the series asked of History (perf_series.go). A
+// stage that follows another (engine/instructions' count after a watched rebuild's determinism
+// stage) is chained by its caller (engine/stages' rerun), never by a hook in the core.
 //
 // # Adding a record kind
 //

@@ -128,9 +128,7 @@ func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) 
 		return
 	}
 	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: old.Gen, NewGen: np.Gen})
-	if err := w.rerun(); err != nil {
+	if err := w.rerun(ctx); err != nil {
 		c.warn("watch: " + err.Error())
-		return
 	}
-	c.countAfterDeterminism(ctx)
 }

@@ -6,6 +6,7 @@
 // calls the stage.
 //
 // It imports engine for the campaign it wraps, engine/determinism for stages 2 and 4 (the
-// repetitions, parity, and the rerun after a watched rebuild), engine/perf for stage 7's timed
-// pairs and engine/investigate for stage 7's investigation.
+// repetitions, parity, and the rerun after a watched rebuild), engine/instructions for the
+// instruction count the watch's rerun starts after that determinism stage, engine/perf for
+// stage 7's timed pairs and engine/investigate for stage 7's investigation.
 package stages
