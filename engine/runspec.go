@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
+	"time"
 
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
@@ -56,7 +59,7 @@ func (s *RunSpec) WithoutProgress() {
 // --progress-file). CPUs is left for the caller.
 func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
 	c := h.c
-	p, k := c.Pinned(arm), c.kind(arm)
+	p, k := c.Pinned(arm), h.Kind(arm)
 	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
 	out := k.Outputs(runDir)
 	if !canonical {
@@ -64,7 +67,7 @@ func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt in
 	}
 	spec := RunSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
 		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
-	spec.armKind, spec.process = k, armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
+	spec.armKind, spec.process = k, armkind.Process{Trace: campaignHost{c}.TraceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
 	spec.ProgressFile = out.Progress
 	spec.Args = k.Argv(spec.process)
 	return spec
@@ -74,8 +77,64 @@ func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt in
 // fixture's own trace and args), its argv the arm kind's.
 func (h campaignHost) ProcessSpec(id RunID, arm Arm, kind RunKind, index, attempt int, process armkind.Process) RunSpec {
 	c := h.c
-	ak := c.kind(arm)
+	ak := h.Kind(arm)
 	spec := RunSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt, armKind: ak, process: process}
 	spec.Spec.ID, spec.Binary, spec.Args, spec.Root = string(id), filepath.Join(c.dir, c.Pinned(arm).Path), ak.Argv(process), c.dir
 	return spec
+}
+
+// RecordedRun runs spec with its start journaled (base as a run_start, with the pid and the
+// CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
+// journal refused kills the process and is the error returned.
+func (h campaignHost) RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {
+	c := h.c
+	var startErr error
+	res := c.runner.Run(ctx, spec.Spec, func(pid int, cpus []int) error {
+		rec := base
+		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
+		if _, err := c.journal.Append(rec); err != nil {
+			startErr = err
+			return err
+		}
+		if started != nil {
+			started(pid)
+		}
+		c.emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, Gen: base.Gen, CPUs: cpus, PID: pid, At: time.Now()})
+		return nil
+	})
+	return res, startErr
+}
+
+// EndRecord is base's run_end for a process that ended (its error is the caller's to set:
+// a clean exit may still have bad outputs).
+func EndRecord(base Record, res run.Result) Record {
+	end := base
+	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
+	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
+	return end
+}
+
+// EmitEnd publishes a recorded run_end (live, or replayed from the journal on open).
+func (h campaignHost) EmitEnd(end Record, evidence *report.Evidence) {
+	c := h.c
+	var err error
+	if end.Error != "" {
+		err = errors.New(end.Error)
+	}
+	c.emit(RunFinished{Run: end.Run, Arm: end.Arm, Kind: end.Kind, ExitCode: end.ExitCode, Signal: end.Signal,
+		TimedOut: end.TimedOut, Elapsed: time.Duration(end.ElapsedMs * float64(time.Millisecond)), Err: err})
+	if end.Digest == "" {
+		return
+	}
+	c.emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
+		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
+	if evidence == nil && end.Evidence != "" {
+		evidence = LoadEvidence(filepath.Join(c.dir, end.Evidence))
+	}
+	if evidence != nil {
+		c.emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
+		for _, p := range evidence.Pressure {
+			c.emit(PressureEvent{Run: end.Run, Record: p})
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
@@ -108,15 +109,14 @@ func (c *Campaign) Host() StageHost { return campaignHost{c} }
 // methods so that Campaign's are what coordinates.
 type campaignHost struct{ c *Campaign }
 
-func (h campaignHost) Row() *Row                                     { return h.c.row }
-func (h campaignHost) Dir() string                                   { return h.c.dir }
-func (h campaignHost) CPUs() []int                                   { return h.c.CPUs() }
-func (h campaignHost) Pinned(arm Arm) PinnedArtifact                 { return h.c.Pinned(arm) }
-func (h campaignHost) History() *History                             { return h.c.history() }
-func (h campaignHost) PrepareArms() error                            { return h.c.prepareArms() }
-func (h campaignHost) Emit(ev Event)                                 { h.c.emit(ev) }
-func (h campaignHost) Block(st Stage, reason string)                 { h.c.block(st, reason) }
-func (h campaignHost) EmitEnd(end Record, evidence *report.Evidence) { h.c.emitEnd(end, evidence) }
+func (h campaignHost) Row() *Row                     { return h.c.row }
+func (h campaignHost) History() *History             { return h.c.History() }
+func (h campaignHost) TraceWindow() string           { return filepath.Join(h.c.dir, h.c.trace.Window) }
+func (h campaignHost) Dir() string                   { return h.c.dir }
+func (h campaignHost) CPUs() []int                   { return h.c.CPUs() }
+func (h campaignHost) Pinned(arm Arm) PinnedArtifact { return h.c.Pinned(arm) }
+func (h campaignHost) PrepareArms() error            { return h.c.arms.prepare() }
+func (h campaignHost) Emit(ev Event)                 { h.c.emit(ev) }
 
 func (h campaignHost) Start(st Stage, fn func(ctx context.Context) (cancelled bool)) error {
 	return h.c.startStage(st, fn)
@@ -124,34 +124,18 @@ func (h campaignHost) Start(st Stage, fn func(ctx context.Context) (cancelled bo
 
 func (h campaignHost) Refusal() error { return h.c.refusal() }
 
-func (h campaignHost) Runner() *run.Runner      { return h.c.Runner() }
-func (h campaignHost) VerifyPinned() error      { return h.c.verifyPinned() }
+func (h campaignHost) Runner() *run.Runner      { return h.c.runner }
+func (h campaignHost) VerifyPinned() error      { return h.c.arms.verify() }
 func (h campaignHost) Warn(msg string)          { h.c.warn(msg) }
 func (h campaignHost) PerfOptions() PerfOptions { return h.c.opts.Perf }
-func (h campaignHost) PerfAllowed() error       { return h.c.perfAllowed() }
-
-func (h campaignHost) Kind(arm Arm) armkind.Kind { return h.c.kind(arm) }
-
-func (h campaignHost) RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {
-	return h.c.recordedRun(ctx, spec, base, started)
-}
 
 func (h campaignHost) Append(r Record) error {
 	_, err := h.c.journal.Append(r)
 	return err
 }
 
-func (h campaignHost) Verdict(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
-	return h.c.verdictWith(st, arm, v, reason, finding)
-}
-
-func (h campaignHost) TraceWindow() string                          { return h.c.traceWindow() }
-func (h campaignHost) Repetitions(arm Arm) int                      { return h.c.repetitions(arm) }
-func (h campaignHost) ArmResult(hist *History, arm Arm) ArmResult   { return h.c.armResult(hist, arm) }
+func (h campaignHost) Repetitions(arm Arm) int                      { return h.c.arms.repetitions(arm) }
 func (h campaignHost) Diagnoser() func(a, b string) (string, error) { return h.c.opts.Diagnose }
-func (h campaignHost) ReadRepetition(spec RunSpec) (RepOutput, error) {
-	return h.c.readRepetition(spec)
-}
 
 func (h campaignHost) AddRepetition(a Arm) error {
 	c := h.c
@@ -164,13 +148,11 @@ func (h campaignHost) AddRepetition(a Arm) error {
 	if c.Running() {
 		return errors.New("a stage is running; stop it first")
 	}
-	n := c.repetitions(a) + 1
+	n := c.arms.repetitions(a) + 1
 	if _, err := c.journal.Append(Record{Type: recAddRep, Arm: a, Index: n}); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	c.extra[a]++
-	c.mu.Unlock()
+	c.arms.addRepetition(a)
 	return nil
 }
 

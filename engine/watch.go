@@ -81,7 +81,7 @@ func (c *Campaign) Watch(on bool, rerun func(ctx context.Context) error) error {
 			}
 			continue
 		}
-		if c.kind(arm).Repinnable() {
+		if kindOf(c.row.Arm(arm)).Repinnable() {
 			targets[c.Pinned(arm).Source] = arm
 		}
 	}
@@ -93,7 +93,7 @@ func (c *Campaign) Watch(on bool, rerun func(ctx context.Context) error) error {
 	var checkoutWatch *fsnotify.Watcher
 	if checkout != nil {
 		var err error
-		if checkoutWatch, err = c.watchCheckout(context.Background(), *checkout); err != nil {
+		if checkoutWatch, err = watchCheckout(context.Background(), *checkout); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
@@ -238,12 +238,12 @@ func (w *watcher) onRebuilt(ctx context.Context, arm Arm) {
 		return // gone mid-build, or rebuilt to the same bytes
 	}
 	c.StopStage()
-	c.waitStage()
+	c.Wait()
 	if ctx.Err() != nil {
 		return
 	}
-	if _, err := c.checkSource(arm, true); err != nil {
-		c.block(StageDeterminism, err.Error())
+	if _, err := c.arms.checkSource(arm, true); err != nil {
+		campaignHost{c}.Block(StageDeterminism, err.Error())
 		return
 	}
 	if err := w.rerun(ctx); err != nil {
