@@ -106,7 +106,11 @@ func StopsTheStage(err error) bool {
 func (c *Campaign) Host() StageHost { return campaignHost{c} }
 
 // campaignHost is StageHost over a Campaign: the stages' view, kept off Campaign's own
-// methods so that Campaign's are what coordinates.
+// methods so that Campaign's are what coordinates. What only stages need is implemented on it,
+// in the file of its subject (runspec.go's RunSpec and RecordedRun, outputs.go's
+// ReadRepetition, determinism.go's Verdict and Block, probe.go's RunProbe); the core calls
+// those as campaignHost{c} where it needs them too (a watched rebuild that blocks, the replay
+// of a run's end).
 type campaignHost struct{ c *Campaign }
 
 func (h campaignHost) Row() *Row                     { return h.c.row }
