@@ -28,7 +28,11 @@ import (
 // The pressure band the row relies on is written too, as the protocol's starting band for the
 // row's topology: a band the row does not declare is still checked, and a reader of the row
 // must see it, and know to qualify it (stage 3), before a band failure means anything.
-func checkoutRow(checkout, baseRef, candRef, traceFile, rowFile string) (string, error) {
+//
+// Both arms are built with one profile: by default the desk profile (engine/build/desk.go),
+// the fast build the desk loop needs, declared in the row with what it may and may not be
+// used for; --profile release writes a row of release builds, the performance stage's.
+func checkoutRow(checkout, baseRef, candRef, traceFile, profile, rowFile string) (string, error) {
 	abs, err := filepath.Abs(checkout)
 	if err != nil {
 		return "", err
@@ -71,14 +75,30 @@ func checkoutRow(checkout, baseRef, candRef, traceFile, rowFile string) (string,
 	// The template's [replay] args select no --serving-mode disagg: an aggregated row.
 	band := report.DefaultPressureBand(false)
 	name := checkoutRowName(abs, baseRef, candRef)
-	text := fmt.Sprintf(checkoutRowTemplate, q.q("--checkout", checkout), baseWhat, candWhat, q.q("the row name", name),
-		q.q("--checkout", baseSource), q.q("--checkout", candSource), trace.what, q.q("the trace path", trace.path), trace.count,
+	what, line := releaseProfile, ""
+	if profile == build.ProfileDesk {
+		what, line = deskProfile, "profile  = \""+build.ProfileDesk+"\"\n"
+	}
+	text := fmt.Sprintf(checkoutRowTemplate, q.q("--checkout", checkout), baseWhat, candWhat, what, q.q("the row name", name),
+		q.q("--checkout", baseSource), line, q.q("--checkout", candSource), line, trace.what, q.q("the trace path", trace.path), trace.count,
 		q.q("the trace's sha256", trace.sha), band[0], band[1], band[0], band[1])
 	if q.err != nil {
 		return "", q.err
 	}
-	return text, readsBack(text, rowFile, name, baseSource, candSource, trace.path)
+	return text, readsBack(text, rowFile, name, baseSource, candSource, trace.path, profile == build.ProfileDesk)
 }
+
+// What a checkout row says of its build profile, in its header comment.
+const (
+	deskProfile = `Both arms are built with the desk profile (profile = "desk"): the checkout's release
+# profile without LTO, with many codegen units and incremental compilation, so a save
+# rebuilds quickly. It is a desk build, not the release artifact: the determinism and parity
+# verdicts carry over to the release build (its replay computes the same), speed and size do
+# not, so the performance stage and the footprint refuse it. For them, write the row with
+# init-row --profile release (or delete both profile lines).`
+	releaseProfile = `Both arms are built with the checkout's own release profile: the protocol's artifact,
+# which the performance stage times (init-row --profile desk writes the desk loop's faster build).`
+)
 
 // followsBranch says the candidate ref is one the desk loop follows — HEAD or a branch's
 // name — and that a git: source spells it back as itself (so the row means what was typed).
@@ -103,7 +123,7 @@ func checkoutRowName(abs, baseRef, candRef string) string {
 }
 
 // readsBack parses the row text as run will and checks it names what init-row meant.
-func readsBack(text, rowFile, name, baseSource, candSource, tracePath string) error {
+func readsBack(text, rowFile, name, baseSource, candSource, tracePath string, desk bool) error {
 	file := rowFile
 	if file == "" {
 		file = "the row"
@@ -112,7 +132,7 @@ func readsBack(text, rowFile, name, baseSource, candSource, tracePath string) er
 	if err != nil {
 		return fmt.Errorf("the checkout cannot be named in a row: %w", err)
 	}
-	if r.Name != name || r.Baseline.Source != baseSource || r.Candidate.Source != candSource || r.Trace.Path != tracePath {
+	if r.Name != name || r.Baseline.Source != baseSource || r.Candidate.Source != candSource || r.Trace.Path != tracePath || r.Desk() != desk {
 		return fmt.Errorf("the row does not read back as written: name %q, sources %q and %q, trace %q", r.Name, r.Baseline.Source, r.Candidate.Source, r.Trace.Path)
 	}
 	// The comment calls the band the default for the row's topology: hold it to that.
@@ -131,16 +151,18 @@ const checkoutRowTemplate = `# A desk-loop row for the Dynamo checkout %s (writt
 # recompiles only the crates it touches. In the workbench, w follows the candidate: a saved
 # file (worktree) or a new commit (a branch or HEAD) rebuilds it, pins it again and reruns the
 # determinism stage.
+#
+# %s
 name = %s
 
 [baseline]
 source   = %s
 features = ["replay-bench"]
-
+%s
 [candidate]
 source   = %s
 features = ["replay-bench"]
-
+%s
 [trace]
 # %s.
 path   = %s

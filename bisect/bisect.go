@@ -160,6 +160,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Judge == "" {
 		o.Judge = JudgeSemantic
 	}
+	if o.Row.Desk() && (o.Judge == JudgePerf || o.Judge == JudgeInstructions) {
+		return nil, fmt.Errorf("--judge %s: %w", o.Judge, engine.ErrDeskBuild)
+	}
 	if o.Judge == JudgeInstructions {
 		if _, err := instrument.FindValgrind(ctx); err != nil {
 			return nil, fmt.Errorf("--judge instructions: %w", err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"kvparity/engine"
+	"kvparity/engine/build"
 	"kvparity/engine/build/buildtest"
 	"kvparity/internal/layout"
 	"kvparity/verdict"
@@ -488,5 +489,18 @@ func TestBisectJudgesPerf(t *testing.T) {
 	// Each probe's campaign ran its perf stage to a result.
 	if _, err := os.Stat(filepath.Join(r.Campaign, "perf", "result.json")); err != nil {
 		t.Errorf("the first bad commit's probe has no perf result: %v", err)
+	}
+}
+
+// A desk row's builds are not the release artifact: bisect refuses to judge their speed, before
+// it builds anything.
+func TestBisectRefusesToTimeDeskBuilds(t *testing.T) {
+	for _, judge := range []Judge{JudgePerf, JudgeInstructions} {
+		o := testOptions(t.TempDir(), filepath.Join(t.TempDir(), "bisect"), t.TempDir(), nil)
+		o.Row.Baseline.Profile, o.Row.Candidate.Profile = build.ProfileDesk, build.ProfileDesk
+		o.Judge = judge
+		if _, err := Run(context.Background(), o); err == nil || !errors.Is(err, engine.ErrDeskBuild) || !strings.Contains(err.Error(), "--judge "+string(judge)) {
+			t.Errorf("--judge %s on a desk row: %v", judge, err)
+		}
 	}
 }

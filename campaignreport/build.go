@@ -21,7 +21,7 @@ var arms = []engine.Arm{engine.Baseline, engine.Candidate}
 // write next to it.
 func (c *campaign) build() (*Report, map[string][]byte, error) {
 	files := map[string][]byte{}
-	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host}
+	r := &Report{SchemaVersion: verdict.SchemaVersion, Kind: verdict.KindReport, Row: c.row.Name, Host: c.host, DeskBuild: c.row.DeskBuild()}
 	span := c.hist.Span()
 	r.Journal = journalInfo{Records: span.Records, LastSeq: span.LastSeq, First: span.First, Last: span.Last}
 	for _, arm := range arms {

@@ -45,6 +45,12 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(1<<20)) }
 
+// deskCarry is what a desk build's verdicts mean for the release build.
+const deskCarry = "Both arms were built with the desk profile (the checkout's release profile without LTO, with many codegen units and incremental compilation): the determinism and parity verdicts carry over to the release build, whose replay computes the same; speed and size do not, so no performance or footprint verdict is given."
+
+// deskSentence is the desk note capitalized as a sentence's start.
+func deskSentence(r *Report) string { return strings.ToUpper(r.DeskBuild[:1]) + r.DeskBuild[1:] }
+
 // markdown renders the report. It only formats the Report: every figure comes from it.
 func markdown(r *Report) []byte {
 	m := &md{}
@@ -52,6 +58,10 @@ func markdown(r *Report) []byte {
 	m.blank()
 	m.p("Written by kvparity from the campaign's journal (%d records, seq 1–%d, %s to %s); nothing was rerun to write it.",
 		r.Journal.Records, r.Journal.LastSeq, stamp(r.Journal.First), stamp(r.Journal.Last))
+	if r.DeskBuild != "" {
+		m.blank()
+		m.p("**%s.** %s", mdText(deskSentence(r)), deskCarry)
+	}
 	m.verdicts(r)
 	m.plots(r)
 	m.revisions(r)

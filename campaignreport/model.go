@@ -42,6 +42,8 @@ type Report struct {
 
 	Row     string      `json:"row"`
 	Journal journalInfo `json:"journal"`
+	// DeskBuild says both arms are desk builds, not the release artifact (engine/build/desk.go).
+	DeskBuild string `json:"desk_build,omitempty"`
 
 	Revisions []revision      `json:"revisions"`
 	Trace     traceInfo       `json:"trace"`

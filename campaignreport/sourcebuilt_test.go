@@ -63,6 +63,9 @@ func cachedBuild(t *testing.T, cache string, spec build.Spec, patch string) buil
 		AppliedPatchSHA256: sum([]byte(patch)), Command: []string{"cargo", "build", "--release"},
 		Env:      []string{"CARGO_TARGET_DIR=" + filepath.Join(dir, "work", "target"), "CARGO_PROFILE_RELEASE_DEBUG=line-tables-only"},
 		CacheKey: filepath.Base(dir), Binary: filepath.Join(dir, "bin", build.BenchTarget), BinarySHA256: sum(exe)}
+	if spec.Profile == build.ProfileDesk {
+		info.BuildProfile, info.Profile = build.ProfileDesk, "desk ("+build.DeskNote+"): the checkout's release (lto = true) with lto = \"off\""
+	}
 	if err := os.WriteFile(info.Binary, exe, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +83,12 @@ func cachedBuild(t *testing.T, cache string, spec build.Spec, patch string) buil
 // built (from the cache) with kvparity's timing extension as their determinism patch: the
 // shape of rows/dynamo-1.5.1-vs-1.6.1.toml.
 func sourceBuiltCampaign(t *testing.T) (dir string, builds map[engine.Arm]build.Info) {
+	return sourceBuiltCampaignProfile(t, "")
+}
+
+// sourceBuiltCampaignProfile is sourceBuiltCampaign with both arms built with profile ("" is
+// the release profile, build.ProfileDesk the desk loop's).
+func sourceBuiltCampaignProfile(t *testing.T, profile string) (dir string, builds map[engine.Arm]build.Info) {
 	t.Helper()
 	bin := t.TempDir()
 	self, err := os.Executable()
@@ -102,8 +111,8 @@ func sourceBuiltCampaign(t *testing.T) (dir string, builds map[engine.Arm]build.
 		if arm == engine.Candidate {
 			spec = &row.Candidate
 		}
-		spec.Revision, spec.Binary, spec.Source, spec.Features = "", "", "crate:dynamo-bench@"+version, []string{"replay-bench"}
-		builds[arm] = cachedBuild(t, cache, build.Spec{Kind: "crate", Crate: build.BenchPackage, Version: version, Features: spec.Features},
+		spec.Revision, spec.Binary, spec.Source, spec.Features, spec.Profile = "", "", "crate:dynamo-bench@"+version, []string{"replay-bench"}, profile
+		builds[arm] = cachedBuild(t, cache, build.Spec{Kind: "crate", Crate: build.BenchPackage, Version: version, Features: spec.Features, Profile: profile},
 			"--- a/aisimulate-core/src/replay/replayer.rs\n+++ b/aisimulate-core/src/replay/replayer.rs\n@@ version "+version+"\n")
 	}
 	dir = filepath.Join(t.TempDir(), "campaign")

@@ -31,6 +31,10 @@ func sumHead(m *md, r *Report) {
 	}
 	m.p("%s · trace %s · journal seq %d. The full audit is `report.md` beside this file; every path below is relative to the campaign folder.",
 		strings.Join(revs, " → "), mdCode(traceLabel(r.Trace)), r.Journal.LastSeq)
+	if r.DeskBuild != "" {
+		m.blank()
+		m.p("> **%s.** %s", mdText(deskSentence(r)), deskCarry)
+	}
 }
 
 // sumVerdicts says each verdict a reviewer acts on (semantic, performance, footprint,

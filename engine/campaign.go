@@ -505,7 +505,7 @@ func (c *Campaign) Info() CampaignInfo {
 		Window:      fmt.Sprintf("offset %d · %d requests", r.Trace.Offset, r.Trace.Count),
 		Host:        c.host, Artifacts: map[Arm]ArtifactInfo{},
 		Repetitions: r.Determinism.Repetitions, Pairs: r.Perf.Pairs, Warmups: r.Perf.WarmupsPerArm,
-		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, timingProxy: r.Perf.TimingProxy,
+		Threshold: r.Perf.Threshold, TimingField: r.Perf.TimingField, timingProxy: r.Perf.TimingProxy, DeskBuild: r.DeskBuild(),
 		exclusions: append([]string(nil), r.Canonical.Exclusions...), args: append([]string(nil), r.Replay.Args...),
 	}
 	if err := c.refusal(); err != nil {

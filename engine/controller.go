@@ -47,6 +47,8 @@ type CampaignInfo struct {
 	Warmups     int
 	Threshold   float64
 	TimingField string
+	// DeskBuild says the arms are desk builds, not the release artifact ("" for release).
+	DeskBuild   string
 	timingProxy bool
 	exclusions  []string
 	args        []string

@@ -298,6 +298,11 @@ func (r *Row) validate(file string) error {
 			return bad(a.table, p.Key, "%s", p.Msg)
 		}
 	}
+	// Both arms are built identically (protocol stage 1): a desk build is compared with a desk
+	// build only.
+	if r.Baseline.Desk() != r.Candidate.Desk() {
+		return bad("candidate", "profile", "%s, but the baseline's is %s: both arms are built with one profile", build.ProfileName(r.Candidate.Profile), build.ProfileName(r.Baseline.Profile))
+	}
 	if r.Trace.Path == "" {
 		return bad("trace", "path", "missing")
 	}
@@ -415,6 +420,9 @@ func (r *Row) validate(file string) error {
 	}
 	return nil
 }
+
+// Desk says the row's arms are desk builds (engine/build/desk.go): not the release artifact.
+func (r *Row) Desk() bool { return r.Baseline.Desk() }
 
 // Arm returns the spec of one arm.
 func (r *Row) Arm(a Arm) ArmSpec {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -64,6 +65,20 @@ func TestParseRowDesignExample(t *testing.T) {
 	if !r.disaggregated() || r.Band() != [2]int{10, 20} || r.queueThresholdSet() {
 		t.Errorf("derived: disagg %v band %v queue %v", r.disaggregated(), r.Band(), r.queueThresholdSet())
 	}
+}
+
+// sourceArms is the design row with both arms built from a published crate, with the given
+// profile keys ("" leaves the key out).
+func sourceArms(s, baseProfile, candProfile string) string {
+	arm := func(profile string) string {
+		a := "source = \"crate:dynamo-bench@1.6.1\"\nfeatures = [\"replay-bench\"]\n"
+		if profile != "" {
+			a += "profile = \"" + profile + "\"\n"
+		}
+		return a
+	}
+	s = regexp.MustCompile(`(?s)\[baseline\]\n.*?\n\[`).ReplaceAllLiteralString(s, "[baseline]\n"+arm(baseProfile)+"[")
+	return regexp.MustCompile(`(?s)\[candidate\]\n.*?\n\[`).ReplaceAllLiteralString(s, "[candidate]\n"+arm(candProfile)+"[")
 }
 
 func TestParseRowErrorsNameTheKey(t *testing.T) {
@@ -149,6 +164,15 @@ func TestParseRowErrorsNameTheKey(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "[determinism]\n", "[determinism]\npatch_file = \"x.patch\"\n", 1)
 		}, "row.toml: [determinism] patch_file: unknown key"},
+		// The desk profile (issue 44): only for sources kvparity builds, one profile for both arms.
+		{func(s string) string {
+			return strings.Replace(s, "binary   = \"builtin\"\nfeatures", "binary   = \"builtin\"\nprofile = \"desk\"\nfeatures", 1)
+		}, "row.toml: [baseline] profile: only a source kvparity builds takes a build profile"},
+		{func(s string) string { return sourceArms(s, "desk", "") }, "row.toml: [candidate] profile: release, but the baseline's is desk: both arms are built with one profile"},
+		{func(s string) string { return sourceArms(s, "fast", "fast") }, `row.toml: [baseline] profile: "fast" is not a build profile: "release" (the checkout's release profile, what an arm without the key builds) or "desk"`},
+	}
+	if _, err := ParseRow([]byte(sourceArms(designRow, "desk", "desk")), "row.toml"); err != nil {
+		t.Errorf("a desk row: %v", err)
 	}
 	for _, tc := range cases {
 		_, err := ParseRow([]byte(tc.edit(designRow)), "row.toml")

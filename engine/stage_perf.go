@@ -9,6 +9,9 @@ import (
 // PerfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.
 func (host campaignHost) PerfAllowed() error {
+	if host.c.row.Desk() {
+		return ErrDeskBuild
+	}
 	h := host.c.History()
 	for _, arm := range []Arm{Baseline, Candidate} {
 		if host.c.Pinned(arm).Stale {

@@ -33,6 +33,8 @@ type Summary struct {
 	Patch *DeterminismPatch `json:"determinism_patch,omitempty"`
 	// Fixtures are stage 6's results on the current artifacts (fixture_host.go).
 	Fixtures []fixtures.Result `json:"fixtures,omitempty"`
+	// DeskBuild says the arms are desk builds, not the release artifact (desk.go).
+	DeskBuild string `json:"desk_build,omitempty"`
 }
 
 // An ArmSummary is one arm's artifact, repetitions and verdict.
@@ -80,7 +82,7 @@ func (h *History) summary(dir, traceSHA string) Summary {
 	row := h.row
 	s := Summary{Row: row.Name, Dir: dir, Exclusions: row.Canonical.Exclusions,
 		Trace:       fmt.Sprintf("%s[%d:%d]", row.Trace.Path, row.Trace.Offset, row.Trace.Offset+row.Trace.Count),
-		TraceSHA256: traceSHA, Arms: map[Arm]*ArmSummary{}}
+		TraceSHA256: traceSHA, Arms: map[Arm]*ArmSummary{}, DeskBuild: row.DeskBuild()}
 	for _, arm := range []Arm{Baseline, Candidate} {
 		p := h.Current[arm]
 		res := h.ArmResult(arm)

@@ -37,6 +37,9 @@ func (d Document) Write(w io.Writer, asJSON bool) error {
 func (d Document) print(w io.Writer) {
 	s := d.Summary
 	fmt.Fprintf(w, "row %s · trace %s (sha256 %.12s) · campaign %s\n", s.Row, s.Trace, s.TraceSHA256, s.Dir)
+	if s.DeskBuild != "" {
+		fmt.Fprintf(w, "%s: both arms built with the desk profile; the semantic verdicts carry over to the release build, speed and size do not\n", s.DeskBuild)
+	}
 	if p := s.Patch; p != nil {
 		fmt.Fprintf(w, "determinism patch (both revisions) sha256 %s\n", p.SHA256)
 	}

@@ -81,7 +81,7 @@ for row in "${auth[@]}"; do
 	dest="$out/$stem.toml"
 	draft="$out/.init-row-$stem.toml" # init-row writes next to the row, so its paths hold for it
 	rm -f "$draft"
-	"$bin" init-row --checkout "$checkout" --baseline "$base" --candidate "$cand" --trace "$trace" -o "$draft" 2>"$tmp/init-row.err" ||
+	"$bin" init-row --checkout "$checkout" --baseline "$base" --candidate "$cand" --trace "$trace" --profile release -o "$draft" 2>"$tmp/init-row.err" ||
 		{ rm -f "$draft"; cat "$tmp/init-row.err" >&2; die "kvparity init-row failed for $row"; }
 	SAMEVER_ROOT="$root" python3 - "$row" "$draft" "$dest" "$stem" <<'EOF' || { rm -f "$draft"; exit 1; }
 import os, re, sys, tomllib

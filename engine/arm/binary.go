@@ -45,6 +45,8 @@ func (Binary) Check(s Spec, _ string) *Problem {
 		return &Problem{"revision", fmt.Sprintf("%q is not an immutable commit SHA (7-64 lowercase hex digits); never compare moving branches", s.Revision)}
 	case s.Variant != "":
 		return &Problem{"variant", "only a builtin binary takes a variant"}
+	case s.Profile != "":
+		return &Problem{"profile", "only a source kvparity builds takes a build profile (this binary is pinned as it was built)"}
 	}
 	return checkFeatures(s)
 }

@@ -29,6 +29,9 @@ func (builtinKind) Check(s Spec, _ string) *Problem {
 	if s.Revision == "" {
 		return &Problem{"revision", "missing (an immutable commit SHA)"}
 	}
+	if s.Profile != "" {
+		return &Problem{"profile", "only a source kvparity builds takes a build profile"}
+	}
 	return checkFeatures(s)
 }
 

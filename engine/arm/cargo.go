@@ -71,6 +71,9 @@ func (cargo) Check(s Spec, role string) *Problem {
 			return &Problem{"variant", err.Error()}
 		}
 	}
+	if err := build.CheckProfile(s.Profile); err != nil {
+		return &Problem{"profile", err.Error()}
+	}
 	return checkFeatures(s)
 }
 
@@ -109,7 +112,7 @@ func BuildSpec(s Spec) (build.Spec, error) {
 	if err != nil {
 		return build.Spec{}, &SourceError{err}
 	}
-	bs.Features = s.Features
+	bs.Features, bs.Profile = s.Features, s.Profile
 	if s.Variant != "" {
 		if bs.Variant, err = build.ParseVariant(s.Variant); err != nil {
 			return build.Spec{}, &SourceError{err}

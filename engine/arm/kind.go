@@ -19,7 +19,14 @@ type Spec struct {
 	// source-built candidate, slowdown-PCT is built into its replay loop (build/slowdown.go)
 	// and scale-events adds the harness's --scale-event (build/scaling.go, stage 6).
 	Variant string `toml:"variant,omitempty"`
+	// Profile is "desk" for the desk loop's fast build of a source (engine/build/desk.go: not
+	// the release artifact, refused by the performance stage and the footprint); left out, the
+	// source's release profile.
+	Profile string `toml:"profile,omitempty"`
 }
+
+// Desk says the arm is built with the desk profile.
+func (s Spec) Desk() bool { return s.Profile == build.ProfileDesk }
 
 // FromSource reports whether kvparity builds the arm's binary from its source.
 func (s Spec) FromSource() bool { return s.Source != "" }

@@ -44,6 +44,9 @@ type Spec struct {
 	Features []string
 	// Variant is the stand-in revision built instead of the published code (zero: none).
 	Variant Variant
+	// Profile is ProfileDesk for the desk loop's fast build (desk.go); "" or ProfileRelease
+	// is the checkout's release profile, the protocol's artifact.
+	Profile string
 }
 
 // variant is the spec's stand-in variant ("" for the published code itself).
@@ -80,8 +83,10 @@ type Info struct {
 	Commit      string   `json:"commit,omitempty"`
 	Features    []string `json:"features"`
 	Profile     string   `json:"profile"` // "release" and the manifest's settings for it
-	Rustc       string   `json:"rustc"`   // rustc -vV
-	Cargo       string   `json:"cargo"`   // cargo -V
+	// BuildProfile is ProfileDesk for a desk build (desk.go), empty for the release profile.
+	BuildProfile string `json:"build_profile,omitempty"`
+	Rustc        string `json:"rustc"` // rustc -vV
+	Cargo        string `json:"cargo"` // cargo -V
 	// PublishedLockSHA256 is the Cargo.lock as the source ships it; LockSHA256 the one the
 	// build used: cargo rewrites it for the timing extension's patched copy of the replay
 	// crate (a path source, no registry checksum) and the harness's added dependency.
@@ -303,7 +308,7 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		InheritedEnv: req.inherited}
 	// Every build compiles in its lineage's kept folders (lineage.go), where what an earlier
 	// build of the same source compiled is reused.
-	lin := lineage{dir: filepath.Join(cache, lineageKey(req))}
+	lin := lineage{dir: filepath.Join(cache, lineageKey(req, lineageSource(ctx, s)))}
 	if err := os.MkdirAll(lin.dir, 0o755); err != nil {
 		return Info{}, err
 	}
@@ -360,6 +365,9 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		return Info{}, err
 	}
 	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
+	if s.desk() {
+		info.BuildProfile, info.Profile = ProfileDesk, deskProfileText(profileOf(rootMan))
+	}
 
 	// The manifests as the source has them, before the timing extension edits any: what the
 	// lock must lock (offline.go).
@@ -430,8 +438,9 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 	_, statErr := os.Stat(target)
 	info.Incremental = statErr == nil
 
-	args := []string{"build", "--release", "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
-		"--bench", BenchTarget, "--message-format=json-render-diagnostics"}
+	args := append([]string{"build"}, s.profileArgs()...)
+	args = append(args, "--offline", "--no-default-features", "--features", strings.Join(s.Features, ","),
+		"--bench", BenchTarget, "--message-format=json-render-diagnostics")
 	if pkg != root {
 		args = append(args, "-p", BenchPackage)
 	}

@@ -48,6 +48,9 @@ func cacheKey(r request) string {
 	if len(r.inherited) > 0 {
 		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))
 	}
+	if r.spec.desk() { // release builds keep the keys they had before profiles were named
+		fmt.Fprintf(h, "profile\n%s\n", ProfileDesk)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
@@ -101,6 +104,9 @@ func cached(dir string, r request) (info Info, why string, ok bool) {
 	}
 	if info.Variant != r.spec.variant() {
 		differ("variant", orNone(info.Variant), orNone(r.spec.variant()))
+	}
+	if want := map[bool]string{true: ProfileDesk}[r.spec.desk()]; info.BuildProfile != want {
+		differ("build profile", ProfileName(info.BuildProfile), ProfileName(want))
 	}
 	if !slices.Equal(info.InheritedEnv, r.inherited) {
 		differ("build environment", fmt.Sprintf("%q", info.InheritedEnv), fmt.Sprintf("%q", r.inherited))

@@ -290,3 +290,53 @@ func TestWorktreeBuildsWhatIsOnDisk(t *testing.T) {
 		t.Error("a file deleted from the worktree is still in the build")
 	}
 }
+
+// A second clone of a repository is the same lineage (issue 44 item 4): its first build reuses
+// what the first clone compiled — no new vendoring, unchanged files keep their times — while a
+// repository with other roots gets a lineage of its own.
+func TestASecondCloneReusesTheFirstClonesLineage(t *testing.T) {
+	fixture := fixtureCopy(t)
+	log := fakeToolchain(t, fixture)
+	c := newCheckout(t, fixture, false)
+	cache := t.TempDir()
+	first, err := Build(context.Background(), Spec{Kind: "git", Repo: c.repo, Ref: "HEAD", Features: []string{"replay-bench"}}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "elsewhere", "dynamo")
+	if out, err := exec.Command("git", "clone", "-q", c.repo, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	src := filepath.Join(cache, first.Lineage, "src")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(src, "lib/bench/Cargo.toml"), old, old) // as if compiled an hour ago
+	vendorsBefore := countCalls(calls(t, log), "cargo vendor --locked")
+	second, err := Build(context.Background(), Spec{Kind: "worktree", Repo: clone, Features: []string{"replay-bench"}}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One changed file, as in every rebuild: Cargo.lock, which cargo rewrote for the patched
+	// replay crate after the first build.
+	if second.Lineage != first.Lineage || !second.Incremental || second.ChangedFiles != 1 {
+		t.Errorf("the clone's first build: lineage %q (first clone %q), incremental %v, %d files changed", second.Lineage, first.Lineage, second.Incremental, second.ChangedFiles)
+	}
+	if st, _ := os.Stat(filepath.Join(src, "lib/bench/Cargo.toml")); !st.ModTime().Equal(old) {
+		t.Errorf("the clone's unchanged manifest got a new time %v: cargo would recompile it", st.ModTime())
+	}
+	if n := countCalls(calls(t, log), "cargo vendor --locked"); n != vendorsBefore {
+		t.Errorf("the clone vendored the same lock again (%d calls, %d before)", n, vendorsBefore)
+	}
+	// Another repository: its first commit has another tree, so another root.
+	otherRepo, otherGit := buildtest.Checkout(t, fixtureCopy(t))
+	os.WriteFile(filepath.Join(otherRepo, "Cargo.toml"), []byte(checkoutRoot), 0o644)
+	os.WriteFile(filepath.Join(otherRepo, "README.md"), []byte("another repository\n"), 0o644)
+	otherGit("add", ".")
+	otherGit("commit", "-qm", "another root")
+	third, err := Build(context.Background(), Spec{Kind: "git", Repo: otherRepo, Ref: "HEAD", Features: []string{"replay-bench"}}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Lineage == first.Lineage {
+		t.Errorf("a repository with another root commit shares the lineage %s", third.Lineage)
+	}
+}

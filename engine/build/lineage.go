@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,16 +17,18 @@ import (
 )
 
 // A lineage is the builds of one source with everything that determines them except the
-// revision and the variant: the same checkout path (or published crate and version), features,
-// toolchain and build environment. Its builds share one source folder and one cargo target
-// folder, kept in the cache between builds, so a one-line edit recompiles only the crates it
-// changes (and their dependents) instead of every dependency. A calibrated slowdown is such an
-// edit too: it changes the patched replay core only, so 1.6.1's slowdown-10 candidate compiles
-// that crate and its dependents beside the plain 1.6.1 build's dependencies. The source
-// folder is rewritten for each build, and every file whose content did not change gets its
-// previous modification time back: cargo decides what to recompile from those times. Both arms of a row are built by the same recipe; only
-// where the compiler's output is kept differs, so a lineage build equals a clean build of the
-// same tree at the same path.
+// revision and the variant: the same repository (any clone of it: named by its root commits,
+// so a second clone of Dynamo reuses what the first compiled), or the same published crate and
+// version; features, toolchain and build environment. Its builds share one source folder and
+// one cargo target folder, kept in the cache between builds, so a one-line edit recompiles
+// only the crates it changes (and their dependents) instead of every dependency. A calibrated
+// slowdown is such an edit too: it changes the patched replay core only, so 1.6.1's slowdown-10
+// candidate compiles that crate and its dependents beside the plain 1.6.1 build's
+// dependencies. The source folder is rewritten for each build, and every file whose content
+// did not change gets its previous modification time back: cargo decides what to recompile
+// from those times, so which clone a revision came from does not matter, only its content.
+// Both arms of a row are built by the same recipe; only where the compiler's output is kept
+// differs, so a lineage build equals a clean build of the same tree at the same path.
 //
 //	lineage-KEY/src      the revision being built (plus vendor/, kept while Cargo.lock is unchanged)
 //	lineage-KEY/target   cargo's target folder
@@ -38,35 +41,59 @@ type lineage struct {
 // lineagePrefix names lineage folders in the cache (build entries are bare keys).
 const lineagePrefix = "lineage-"
 
-// lineageKey names a request's lineage: its cache key without the revision and the variant.
-// A checkout's commits (git:) and its working tree (worktree:) share one: the desk loop's
-// baseline at HEAD and candidate in the working tree differ by the edit only, so the
-// candidate's first build recompiles just that.
-func lineageKey(r request) string {
+// lineageKey names a request's lineage: its cache key without the revision and the variant,
+// and without the checkout's path. A checkout's commits (git:) and its working tree (worktree:)
+// share one: the desk loop's baseline at HEAD and candidate in the working tree differ by the
+// edit only, so the candidate's first build recompiles just that; so do two clones of one
+// repository.
+func lineageKey(r request, source string) string {
 	f := sorted(r.spec.Features)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, lineageSource(r.spec), strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
+	fmt.Fprintf(h, "%s\nlineage\n%s\n%s\n%s\n%s\n%s\n", recipe, source, strings.Join(f, ","), r.toolchain.Rustc, r.toolchain.Cargo, ExtensionSHA256())
 	if len(r.inherited) > 0 {
 		fmt.Fprintf(h, "env\n%s\n", strings.Join(r.inherited, "\n"))
 	}
 	return lineagePrefix + hex.EncodeToString(h.Sum(nil))[:24]
 }
 
-// lineageSource is what a lineage builds from: a checkout's path (any of its revisions), or a
-// published crate and version (its only revision).
-func lineageSource(s Spec) string {
-	if s.Checkout() {
-		return s.Repo
+// lineageSource is what a lineage builds from: a repository, named by the root commits of the
+// commit being built (any clone, any revision; its path when git cannot say), or a published
+// crate and version (its only revision).
+func lineageSource(ctx context.Context, s Spec) string {
+	if !s.Checkout() {
+		return s.identity()
 	}
-	return s.identity()
+	if roots, err := rootCommits(ctx, s.Repo, s.Commit); err == nil {
+		return "repository:" + roots
+	}
+	return s.Repo
 }
 
-// lineageSourceName is lineageSource as `kvparity cache` lists it.
+// rootCommits are the commits without parents that commit descends from, sorted and joined
+// by commas: what every clone of a repository has in common, whatever its path.
+func rootCommits(ctx context.Context, repo, commit string) (string, error) {
+	if commit == "" {
+		return "", errors.New("no commit")
+	}
+	out, err := run(ctx, repo, gitEnv, "git", "rev-list", "--max-parents=0", commit, "--")
+	if err != nil {
+		return "", err
+	}
+	roots := strings.Fields(string(out))
+	if len(roots) == 0 {
+		return "", errors.New("no root commit")
+	}
+	sort.Strings(roots)
+	return strings.Join(roots, ","), nil
+}
+
+// lineageSourceName is what `kvparity cache` lists a lineage as: the checkout whose build
+// last used it (a lineage shared by clones lists the latest), or the published crate.
 func lineageSourceName(s Spec) string {
 	if s.Checkout() {
-		return "checkout:" + lineageSource(s)
+		return "checkout:" + s.Repo
 	}
-	return lineageSource(s)
+	return s.identity()
 }
 
 func (l lineage) src() string    { return filepath.Join(l.dir, "src") }

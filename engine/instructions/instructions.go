@@ -16,10 +16,14 @@ import (
 
 // Start counts both arms' timed regions (or publishes the result already counted for these
 // artifacts). runs is the number of counted runs per arm (0: the row's instructions_runs, or
-// engine.DefaultInstructionsRuns).
+// engine.DefaultInstructionsRuns). A desk row is refused (engine.ErrDeskBuild): it counts no
+// release artifact.
 func Start(h engine.StageHost, runs int) error {
 	if err := h.Refusal(); err != nil {
 		return err
+	}
+	if h.Row().Desk() {
+		return engine.ErrDeskBuild
 	}
 	return h.Start(engine.StageInstructions, func(ctx context.Context) bool {
 		if err := h.PrepareArms(); err != nil {

@@ -16,10 +16,16 @@ import (
 )
 
 // Start runs (or resumes) the performance stage; refused while determinism is not STABLE on
-// both arms' current artifacts.
+// both arms' current artifacts, and blocked on a desk row (engine.ErrDeskBuild).
 func Start(c engine.StageHost) error {
 	if err := c.Refusal(); err != nil {
 		return err
+	}
+	if c.Row().Desk() { // recorded, so every surface says why the row has no performance verdict
+		return c.Start(engine.StagePerf, func(context.Context) bool {
+			c.Block(engine.StagePerf, engine.ErrDeskBuild.Error())
+			return false
+		})
 	}
 	if err := c.PerfAllowed(); err != nil {
 		return err

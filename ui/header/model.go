@@ -93,6 +93,14 @@ func (m Model) line(detail int) string {
 	if detail >= -2 {
 		parts = append(parts, "row "+st.Bold.Render(i.Row))
 	}
+	// A desk build is said at every level that names the row: its verdicts are not the
+	// release artifact's speed or size.
+	switch {
+	case i.DeskBuild != "" && detail >= 2:
+		parts = append(parts, st.Warn.Render(i.DeskBuild))
+	case i.DeskBuild != "" && detail >= -2:
+		parts = append(parts, st.Warn.Render("desk build"))
+	}
 	trace := i.TraceSpec
 	if detail <= 1 {
 		if strings.HasPrefix(trace, "generated:") {

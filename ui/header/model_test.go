@@ -46,3 +46,24 @@ func TestHeaderDropsDetailToFit(t *testing.T) {
 		}
 	}
 }
+
+// A desk row's header says so at every width that names the row: in full when the line has
+// room, as "desk build" when it gives up detail.
+func TestHeaderSaysADeskBuild(t *testing.T) {
+	info := engine.CampaignInfo{Row: "dynamo-HEAD-vs-worktree", TraceSpec: "lib/bench/testdata/mooncake_trace_1000.jsonl",
+		TraceSHA256: "e2bec9bc", Window: "offset 0 · 1000 requests", Host: engine.HostInfo{Cores: 2}, DeskBuild: "desk build, not the release artifact"}
+	m := New(theme.NewStyles(true, false), info)
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{180, "row dynamo-HEAD-vs-worktree · desk build, not the release artifact · trace"},
+		{100, "row dynamo-HEAD-vs-worktree · desk build · trace"},
+		{60, "desk build"},
+	} {
+		m.SetSize(c.w, 1)
+		if s := ansi.Strip(m.View()); !strings.Contains(s, c.want) || ansi.StringWidth(s) != c.w {
+			t.Errorf("width %d: %q, want %q", c.w, s, c.want)
+		}
+	}
+}

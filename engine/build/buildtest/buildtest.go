@@ -164,7 +164,12 @@ func fakeTool(name string, args []string) int {
 		// Like cargo, the build rewrites the lock: the patched replay crate is a path source now.
 		lock, _ := os.ReadFile("Cargo.lock")
 		os.WriteFile("Cargo.lock", []byte(strings.Replace(string(lock), PatchedLockLines, "", 1)), 0o644)
-		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), "release", "deps", "offline_replay_bench-0123456789abcdef")
+		// As cargo: a custom profile (the desk profile's --profile kvparity-desk) has its own folder.
+		profileDir := "release"
+		if i := slices.Index(args, "--profile"); i >= 0 && i+1 < len(args) {
+			profileDir = args[i+1]
+		}
+		exe := filepath.Join(os.Getenv("CARGO_TARGET_DIR"), profileDir, "deps", "offline_replay_bench-0123456789abcdef")
 		os.MkdirAll(filepath.Dir(exe), 0o755)
 		if err := writeBench(exe, args); err != nil {
 			fmt.Fprintln(os.Stderr, "error:", err)
