@@ -25,7 +25,7 @@ var rooms = map[string]struct {
 	"kvparity":               {may: []string{"*"}},
 	"driver":                 {may: []string{"engine", "campaignreport", "verdict", "internal/layout"}, stdOnly: true},                              // the step every driver shares: a campaign run to its report
 	"matrix":                 {may: []string{"driver", "engine/matrix", "headless", "campaignreport", "verdict", "internal/layout"}, stdOnly: true}, // a driver: engine/matrix schedules, this wires it to the report
-	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/investigate", "engine/perf", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
+	"headless":               {may: []string{"driver", "engine", "engine/determinism", "engine/fixturestage", "engine/instructions", "engine/investigate", "engine/perf", "engine/stages", "engine/run", "campaignreport", "verdict"}, stdOnly: true},
 	"qualify":                {may: []string{"driver", "engine", "engine/qualify", "verdict", "internal/atomicfile", "internal/layout"}, stdOnly: true}, // a driver: stage 3's search run and said for people
 	"ui":                     {may: []string{"engine", "diffview", "stats", "report", "verdict", "ui/*", "internal/atomicfile"}},                        // atomicfile: ui-state.json
 	"ui/diffpane":            {may: []string{"diffview", "diffview/diagnose", "exceptions", "ui/keys", "ui/pane", "ui/theme", "verdict"}},               // the diff pane: over diffview, beside the other panes
@@ -46,15 +46,16 @@ var rooms = map[string]struct {
 	"engine/determinism":     {may: []string{"engine", "verdict", "internal/*"}, stdOnly: true},                                                              // stages 2 and 4, through the campaign's StageHost
 	"engine/fixturestage":    {may: []string{"engine", "engine/arm", "engine/fixtures", "internal/*"}, stdOnly: true},                                        // stage 6, through the campaign's StageHost
 	"engine/investigate":     {may: []string{"engine", "engine/profile", "internal/*"}, stdOnly: true},                                                       // stage 7, through the campaign's StageHost
+	"engine/instructions":    {may: []string{"engine", "engine/instrument", "report"}, stdOnly: true},                                                        // the instruction count, through the campaign's StageHost
 	"engine/perf":            {may: []string{"engine", "engine/instrument", "engine/run", "report", "stats", "verdict", "internal/*"}, stdOnly: true},        // stage 7's timed pairs, through the campaign's StageHost
-	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/investigate", "engine/perf"}, stdOnly: true},                            // the campaign with its stages: the workbench's Controller
+	"engine/stages":          {may: []string{"engine", "engine/determinism", "engine/instructions", "engine/investigate", "engine/perf"}, stdOnly: true},     // the campaign with its stages: the workbench's Controller
 	"engine/replaytest":      {},                                                                                                                             // the fake replay engine tests run: x/sys/unix for the affinity a variant leaks
 	"engine/enginetest":      {may: []string{"engine", "engine/determinism", "engine/journal", "engine/replaytest", "internal/*", "verdict"}, stdOnly: true}, // test campaigns for the stage packages' tests
 	"engine/build":           {may: []string{"internal/*"}},
 	"engine/build/buildtest": {stdOnly: true}, // the fake Rust toolchain tests build with
 	"engine/profile":         {stdOnly: true}, // stage 7's profiles and symbol tables, parsed (engine runs perf and nm)
 	"engine/matrix":          {may: []string{"engine", "engine/build", "engine/journal", "engine/run", "verdict", "internal/*"}},
-	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instrument", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
+	"bisect":                 {may: []string{"driver", "engine", "engine/determinism", "engine/journal", "engine/instructions", "engine/instrument", "engine/perf", "campaignreport", "diffview", "diffview/diagnose", "exceptions", "verdict", "internal/*"}, stdOnly: true}, // a driver: engine/instrument for the instruction judge's count and its tool
 	"campaignreport":         {may: []string{"engine", "engine/fixtures", "engine/journal", "engine/matrix", "engine/instrument", "engine/run", "diffview", "diffview/diagnose", "exceptions", "stats", "report", "verdict", "internal/*"}, stdOnly: true, ext: plotPackages},
 	"report":                 {may: []string{"verdict", "internal/*"}, stdOnly: true},
 	"stats":                  {may: []string{"verdict"}, stdOnly: true},
@@ -172,6 +173,14 @@ var arrowWhy = map[string]string{
 	"engine/perf -> internal/*":            "the exports written atomically (atomicfile) and the campaign's file names (layout)",
 	"engine/investigate -> engine/profile": "perf's samples and nm's symbol tables parsed and compared",
 	"engine/investigate -> internal/*":     "a linked investigation folder refused (atomicfile), perf and nm run in their own process groups (procgroup)",
+
+	"engine/instructions -> engine":            "the campaign as its host (StageHost) and the instrument's vocabulary: its stage, run kind, records, their fold and its event",
+	"engine/instructions -> engine/instrument": "callgrind: finding it, its argv over the arm's timed region, reading its count; the decision over the counts",
+	"engine/instructions -> report":            "a counted run's work fingerprint, so counts of different work are never one figure",
+
+	"engine/stages -> engine/instructions": "the watch's rerun counts a rebuilt generation's instructions after its determinism stage (AfterDeterminism)",
+	"headless -> engine/instructions":      "kvparity run --stage instructions (and all, for a row that declares instructions_runs) counts with the campaign as its host",
+	"bisect -> engine/instructions":        "a probe's instruction judge counts with the probe's campaign as its host",
 
 	"engine/stages -> engine":             "the campaign it makes the workbench's Controller",
 	"engine/stages -> engine/investigate": "StartInvestigation calls stage 7 with the campaign as its host",

@@ -19,7 +19,7 @@
 // report through the shared step (driver.Run) and prints its steps for people (Printer).
 //
 // It imports driver for the shared step and the build printer; engine for rows, campaigns, builds
-// and the records; engine/determinism to run a probe's determinism stage; engine/perf to run a probe's timed pairs for the perf judge; engine/journal for the journal file itself; engine/instrument for the instruction
+// and the records; engine/determinism to run a probe's determinism stage; engine/perf to run a probe's timed pairs for the perf judge; engine/instructions to run its instruction judge's count; engine/journal for the journal file itself; engine/instrument for the instruction
 // judge's count (InstructionResult) and for finding valgrind before the first probe; exceptions to
 // validate the exception records copied into each probe; diffview and diffview/diagnose for the
 // first divergence and the causes of the first bad commit's focused diff; verdict for the words,

@@ -12,6 +12,7 @@ import (
 	"kvparity/driver"
 	"kvparity/engine"
 	"kvparity/engine/determinism"
+	"kvparity/engine/instructions"
 	"kvparity/engine/instrument"
 	"kvparity/engine/perf"
 	"kvparity/internal/atomicfile"
@@ -155,7 +156,7 @@ func (b *bisector) runStages(ctx context.Context, sha string, c *engine.Campaign
 	if b.o.Judge == JudgeInstructions {
 		if c.History().Instructions() == nil {
 			b.say(Progress{Commit: sha, Phase: PhaseRunning})
-			if err := c.StartInstructions(1); err != nil {
+			if err := instructions.Start(c.Host(), 1); err != nil {
 				return nil, "", fmt.Errorf("probe %s: instructions: %w", short(sha), err)
 			}
 			if err := wait(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"kvparity/campaignreport"
 	"kvparity/engine"
 	"kvparity/engine/build"
+	"kvparity/engine/instructions"
 	"kvparity/engine/perf"
 	"kvparity/headless"
 	"kvparity/internal/layout"
@@ -37,7 +38,7 @@ func TestADeskRowSaysSoEverywhereAndIsNeverTimed(t *testing.T) {
 	if info := c.Info(); info.DeskBuild != build.DeskNote {
 		t.Errorf("campaign info (the workbench's header) desk %q", info.DeskBuild)
 	}
-	if err := c.StartInstructions(1); err == nil || err != engine.ErrDeskBuild {
+	if err := instructions.Start(c.Host(), 1); err == nil || err != engine.ErrDeskBuild {
 		t.Errorf("instruction counts on a desk row: %v", err)
 	}
 	if err := perf.Start(c.Host()); err != nil {

@@ -12,5 +12,5 @@ func kindOf(spec ArmSpec) armkind.Kind {
 	return armkind.Binary{}
 }
 
-// kind is the kind of the campaign's arm.
-func (c *Campaign) kind(arm Arm) armkind.Kind { return kindOf(c.row.Arm(arm)) }
+// Kind is the kind of the campaign's arm.
+func (h campaignHost) Kind(arm Arm) armkind.Kind { return kindOf(h.c.row.Arm(arm)) }

@@ -17,7 +17,6 @@ import (
 	armkind "kvparity/engine/arm"
 	"kvparity/engine/run"
 	"kvparity/internal/atomicfile"
-	"kvparity/internal/digest"
 	"kvparity/internal/layout"
 )
 
@@ -71,11 +70,9 @@ type Campaign struct {
 	host    HostInfo
 	trace   TraceChecksums
 	cpus    []int
+	arms    *arms // their pins and added repetitions (arms.go)
 
 	mu     sync.Mutex
-	pinned map[Arm]PinnedArtifact // the current generation of each arm
-	pins   []PinnedArtifact       // every pin, oldest first (artifacts.json)
-	extra  map[Arm]int            // repetitions added with AddRepetition, per arm
 	stage  *stageRun
 	watch  *watcher
 	closed bool
@@ -287,14 +284,14 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 		if info, ok := builds[arm]; ok {
 			p, err = pinBuilt(dir, arm, 1, row.Arm(arm), info)
 		} else {
-			p, err = pinArtifact(dir, arm, 1, row.Arm(arm), c.sourceOf(arm))
+			p, err = pinArtifact(dir, arm, 1, row.Arm(arm), c.arms.source(arm))
 		}
 		if err != nil {
 			return nil, err
 		}
-		c.addPin(p)
+		c.arms.add(p)
 	}
-	if err := WriteJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.pins}); err != nil {
+	if err := WriteJSONFile(filepath.Join(dir, layout.FileArtifacts), artifactsFile{Artifacts: c.arms.all()}); err != nil {
 		return nil, fmt.Errorf("campaign: %w", err)
 	}
 	// The journal comes last, created whole with its founding records: a campaign exists once
@@ -303,7 +300,7 @@ func create(row *Row, dir string, opts Options) (*Campaign, error) {
 	if patch != nil {
 		founding = append(founding, patchRecord(patch))
 	}
-	for _, p := range c.pins {
+	for _, p := range c.arms.all() {
 		founding = append(founding, Record{Type: RecPinned, Arm: p.Arm, Gen: p.Gen, Artifact: ptrInfo(p, dir)})
 	}
 	if err := journal.Create(filepath.Join(dir, layout.FileJournal), founding); err != nil {
@@ -410,13 +407,13 @@ func open(dir string, opts Options, readOnly error) (*Campaign, error) {
 		run.KillStrays(dir, strays(h.openRuns()), c.warn)
 		undoRecordedIsolation(h, c.warn)
 	}
-	c.pins, c.pinned, c.extra = h.pins, h.Current, h.Added
-	if len(c.pinned) != 2 {
+	c.arms.restore(h.pins, h.Current, h.Added)
+	if len(h.Current) != 2 {
 		c.journal.Close()
 		return nil, fmt.Errorf("campaign %s: journal records no pinned artifact for both arms", dir)
 	}
 	if c.readOnly == nil {
-		if err := c.verifyPinned(); err != nil {
+		if err := c.arms.verify(); err != nil {
 			c.journal.Close()
 			return nil, fmt.Errorf("campaign %s: %w", dir, err)
 		}
@@ -425,12 +422,12 @@ func open(dir string, opts Options, readOnly error) (*Campaign, error) {
 	c.replayHistory()
 	if c.readOnly == nil {
 		for _, arm := range []Arm{Baseline, Candidate} {
-			c.checkSource(arm, false)
+			c.arms.checkSource(arm, false)
 		}
 	}
 	var held *run.HeldError
 	if errors.As(readOnly, &held) {
-		c.startFollowing(held.Holder)
+		c.follow = followWriter(c, held.Holder)
 	}
 	return c, nil
 }
@@ -448,8 +445,10 @@ func checkCPUs(cpus []int) error {
 }
 
 func newCampaign(row *Row, dir string, opts Options) *Campaign {
-	c := &Campaign{row: row, dir: dir, opts: opts, host: ReadHost(), cpus: opts.CPUs,
-		pinned: map[Arm]PinnedArtifact{}, extra: map[Arm]int{}}
+	c := &Campaign{row: row, dir: dir, opts: opts, host: ReadHost(), cpus: opts.CPUs}
+	c.arms = &arms{dir: dir, row: row, builtin: opts.BuiltinPath, trace: &c.trace, emit: c.emit,
+		record:  func(r Record) error { _, err := c.journal.Append(r); return err },
+		current: map[Arm]PinnedArtifact{}, extra: map[Arm]int{}}
 	if len(c.cpus) == 0 {
 		c.cpus = run.AllowedCPUs()
 	}
@@ -460,31 +459,6 @@ func newCampaign(row *Row, dir string, opts Options) *Campaign {
 func (c *Campaign) warn(msg string) {
 	if c.opts.Warn != nil {
 		c.opts.Warn(msg)
-	}
-}
-
-// sourceOf is the file an arm that is not built from source pins: the row's binary, or the
-// kvparity executable (its kind says which).
-func (c *Campaign) sourceOf(arm Arm) string {
-	b, _ := c.kind(arm).Build(context.Background(), c.row.Arm(arm), armkind.BuildOptions{Executable: c.opts.BuiltinPath})
-	return b.File
-}
-
-func (c *Campaign) addPin(p PinnedArtifact) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.pins = append(c.pins, p)
-	if cur, ok := c.pinned[p.Arm]; !ok || p.Gen >= cur.Gen {
-		c.pinned[p.Arm] = p
-	}
-}
-
-func (c *Campaign) markStale(arm Arm) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, ok := c.pinned[arm]; ok {
-		p.Stale = true
-		c.pinned[arm] = p
 	}
 }
 
@@ -504,39 +478,13 @@ func pinFromRecord(rec Record) PinnedArtifact {
 }
 
 // Pinned returns an arm's current pinned artifact.
-func (c *Campaign) Pinned(arm Arm) PinnedArtifact {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pinned[arm]
-}
-
-// verifyPinned re-hashes every current pinned copy against artifacts.json: a copy that changed
-// in the campaign is never run (the perf stage calls it again before its warmups).
-func (c *Campaign) verifyPinned() error {
-	for _, arm := range []Arm{Baseline, Candidate} {
-		p := c.Pinned(arm)
-		sum, err := digest.File(filepath.Join(c.dir, p.Path))
-		if err != nil {
-			return fmt.Errorf("pinned %s artifact: %w", arm, err)
-		}
-		if sum != p.SHA256 {
-			return fmt.Errorf("pinned %s artifact %s was modified after pinning (SHA-256 %s, pinned %s)", arm, p.Path, sum, p.SHA256)
-		}
-	}
-	return verifyTrace(c.dir, c.trace)
-}
+func (c *Campaign) Pinned(arm Arm) PinnedArtifact { return c.arms.pinned(arm) }
 
 // Row returns the frozen row.
 func (c *Campaign) Row() *Row { return c.row }
 
-// Runner returns the process runner (its events go to the campaign's channel).
-func (c *Campaign) Runner() *run.Runner { return c.runner }
-
 // CPUs returns the CPUs replays may be pinned to.
 func (c *Campaign) CPUs() []int { return append([]int(nil), c.cpus...) }
-
-// traceWindow returns the absolute path of the pinned trace window.
-func (c *Campaign) traceWindow() string { return filepath.Join(c.dir, c.trace.Window) }
 
 // emit publishes an event on the campaign's channel (never blocks).
 func (c *Campaign) emit(ev Event) { c.ev.Emit(ev) }
@@ -553,7 +501,7 @@ func (c *Campaign) Info() CampaignInfo {
 	info := CampaignInfo{
 		Row: r.Name, Dir: c.dir,
 		TraceSpec:   fmt.Sprintf("%s[%d:%d]", r.Trace.Path, r.Trace.Offset, r.Trace.Offset+r.Trace.Count),
-		TraceSHA256: c.traceChecksum(),
+		TraceSHA256: c.trace.compared(c.row),
 		Window:      fmt.Sprintf("offset %d · %d requests", r.Trace.Offset, r.Trace.Count),
 		Host:        c.host, Artifacts: map[Arm]ArtifactInfo{},
 		Repetitions: r.Determinism.Repetitions, Pairs: r.Perf.Pairs, Warmups: r.Perf.WarmupsPerArm,
@@ -571,35 +519,6 @@ func (c *Campaign) Info() CampaignInfo {
 		info.Artifacts[arm] = c.Pinned(arm).info(c.dir)
 	}
 	return info
-}
-
-// traceChecksum is the trace checksum the row's sha256 is compared with: of the source file,
-// or of the window for a generated trace.
-func (c *Campaign) traceChecksum() string {
-	if c.row.Trace.generated() {
-		return c.trace.WindowSHA256
-	}
-	return c.trace.SourceSHA256
-}
-
-// runSpec builds the process of one run of arm's current artifact: the pinned binary, the
-// row's args on the pinned trace window, --iterations 1 and a timings file in the run's own
-// folder, a canonical report file when canonical is set (never for gated perf samples), and
-// what the arm's kind adds (engine/arm: for the embedded engine its --variant and
-// --progress-file). CPUs is left for the caller.
-func (c *Campaign) runSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) runSpec {
-	p, k := c.Pinned(arm), c.kind(arm)
-	runDir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(id)))
-	out := k.Outputs(runDir)
-	if !canonical {
-		out.Canonical = ""
-	}
-	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt,
-		Spec: run.Spec{ID: string(id), Binary: filepath.Join(c.dir, p.Path), Dir: runDir, Root: c.dir, Timeout: c.row.Determinism.Timeout.Duration}}
-	spec.armKind, spec.process = k, armkind.Process{Trace: c.traceWindow(), Args: c.row.Replay.Args, Outputs: out, Variant: p.Variant}
-	spec.ProgressFile = out.Progress
-	spec.Args = k.Argv(spec.process)
-	return spec
 }
 
 // RepetitionID names a determinism run: det/<arm>-<rep>[-g<gen>][-a<attempt>].
@@ -640,8 +559,8 @@ func (c *Campaign) Interrupt(why error) {
 	}
 }
 
-// waitStage blocks until no stage runs.
-func (c *Campaign) waitStage() {
+// Wait blocks until the running stage (if any) has finished; the headless CLI uses it.
+func (c *Campaign) Wait() {
 	c.mu.Lock()
 	s := c.stage
 	c.mu.Unlock()
@@ -650,15 +569,12 @@ func (c *Campaign) waitStage() {
 	}
 }
 
-// Wait blocks until the running stage (if any) has finished; the headless CLI uses it.
-func (c *Campaign) Wait() { c.waitStage() }
-
 // WaitContext is Wait until ctx is done; then it stops the running stage with ctx's cause
 // (Interrupt: finished runs are kept and the campaign resumes from them), waits for it to end
 // and returns that cause. Headless runs and bisect probes wait this way on a signal.
 func (c *Campaign) WaitContext(ctx context.Context) error {
 	done := make(chan struct{})
-	go func() { c.waitStage(); close(done) }()
+	go func() { c.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -690,7 +606,7 @@ func (c *Campaign) startStage(st Stage, fn func(ctx context.Context) (cancelled 
 		defer c.stageWG.Done()
 		started := StageStarted{Stage: st}
 		if st == StageDeterminism {
-			started.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
+			started.Repetitions = map[Arm]int{Baseline: c.arms.repetitions(Baseline), Candidate: c.arms.repetitions(Candidate)}
 		}
 		c.journal.Append(Record{Type: recStageStart, Stage: st})
 		c.emit(started)

@@ -158,7 +158,7 @@ func TestLeakRandomUUIDIsUnstableAndRefusesParityAndPerf(t *testing.T) {
 	}
 	drain(c)
 	defer c.Close()
-	err = c.perfAllowed()
+	err = c.Host().PerfAllowed()
 	if err == nil || !strings.Contains(err.Error(), "candidate is UNSTABLE") {
 		t.Fatalf("perf must be refused for an unstable arm, got %v", err)
 	}

@@ -47,9 +47,6 @@ func (e *unwritableError) Error() string { return "read-only: " + e.UnwritableEr
 
 func (e *unwritableError) Unwrap() error { return e.UnwritableError }
 
-// isCleaned reports whether the campaign was opened read-only because it was cleaned.
-func (c *Campaign) isCleaned() bool { return errors.Is(c.refusal(), errCleaned) }
-
 // refusal is why nothing may be started or written here (nil when the campaign is writable).
 func (c *Campaign) refusal() error {
 	c.mu.Lock()

@@ -19,7 +19,7 @@ func removeLikeClean(t *testing.T, dir string, c *Campaign) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Remove(c.traceWindow()); err != nil {
+	if err := os.Remove(c.Host().TraceWindow()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -44,8 +44,8 @@ func TestCleanedCampaignOpensReadOnly(t *testing.T) {
 	}
 	log := drain(c)
 	log.waitFor(t, "the replayed history", func(evs []Event) bool { return len(eventsOf[HistoryReplayed](evs)) == 1 })
-	if !c.isCleaned() || c.Info().ReadOnly != errCleaned.Error() {
-		t.Errorf("Cleaned %v, Info().ReadOnly %q", c.isCleaned(), c.Info().ReadOnly)
+	if cleaned := errors.Is(c.refusal(), errCleaned); !cleaned || c.Info().ReadOnly != errCleaned.Error() {
+		t.Errorf("Cleaned %v, Info().ReadOnly %q", cleaned, c.Info().ReadOnly)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "opened read-only") {
 		t.Errorf("warnings %q, want one saying the campaign opened read-only", warnings)
@@ -87,7 +87,7 @@ func TestDamagedCampaignStillFailsToOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	drain(c)
-	os.Remove(c.traceWindow())
+	os.Remove(c.Host().TraceWindow())
 	c.Close()
 	if _, err := Open(dir, testOptions(t, dir)); err == nil || !strings.Contains(err.Error(), "trace window") {
 		t.Fatalf("a missing trace window alone: %v", err)

@@ -1,17 +1,10 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"kvparity/engine/run"
 	"kvparity/verdict"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-
-	"kvparity/report"
 )
 
 // Protocol stage 2 (determinism) and stage 4 (byte parity). Every repetition is a fresh
@@ -26,69 +19,8 @@ type RepAttempt struct {
 	End     *Record // nil while (or if it died) in flight
 }
 
-// repetitions returns the repetition count of an arm (the row's plus AddRepetition's).
-func (c *Campaign) repetitions(arm Arm) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.row.Determinism.Repetitions + c.extra[arm]
-}
-
 // Succeeded reports whether a run_end is a finished repetition with a digest.
 func Succeeded(end *Record) bool { return end != nil && end.Error == "" && end.Digest != "" }
-
-// recordedRun runs spec with its start journaled (base as a run_start, with the pid and the
-// CPUs read back) and announced (RunStarted), then calls started with the pid. A start the
-// journal refused kills the process and is the error returned.
-func (c *Campaign) recordedRun(ctx context.Context, spec runSpec, base Record, started func(pid int)) (run.Result, error) {
-	var startErr error
-	res := c.runner.Run(ctx, spec.Spec, func(pid int, cpus []int) error {
-		rec := base
-		rec.Type, rec.PID, rec.CPUs = RecRunStart, pid, cpus
-		if _, err := c.journal.Append(rec); err != nil {
-			startErr = err
-			return err
-		}
-		if started != nil {
-			started(pid)
-		}
-		c.emit(RunStarted{Run: base.Run, Arm: base.Arm, Kind: base.Kind, Repetition: base.Index, Variation: base.Variation, Gen: base.Gen, CPUs: cpus, PID: pid, At: time.Now()})
-		return nil
-	})
-	return res, startErr
-}
-
-// EndRecord is base's run_end for a process that ended (its error is the caller's to set:
-// a clean exit may still have bad outputs).
-func EndRecord(base Record, res run.Result) Record {
-	end := base
-	end.Type, end.PID, end.CPUs = RecRunEnd, res.PID, res.CPUs
-	end.ExitCode, end.Signal, end.TimedOut, end.ElapsedMs = res.ExitCode, res.Signal, res.TimedOut, float64(res.Elapsed.Microseconds())/1000
-	return end
-}
-
-// emitEnd publishes a recorded run_end (live, or replayed from the journal on open).
-func (c *Campaign) emitEnd(end Record, evidence *report.Evidence) {
-	var err error
-	if end.Error != "" {
-		err = errors.New(end.Error)
-	}
-	c.emit(RunFinished{Run: end.Run, Arm: end.Arm, Kind: end.Kind, ExitCode: end.ExitCode, Signal: end.Signal,
-		TimedOut: end.TimedOut, Elapsed: time.Duration(end.ElapsedMs * float64(time.Millisecond)), Err: err})
-	if end.Digest == "" {
-		return
-	}
-	c.emit(DigestReady{Run: end.Run, Arm: end.Arm, Repetition: end.Index, Digest: end.Digest,
-		ReportPath: filepath.Join(c.dir, end.ReportPath), FixedPoint: end.FixedPoint})
-	if evidence == nil && end.Evidence != "" {
-		evidence = LoadEvidence(filepath.Join(c.dir, end.Evidence))
-	}
-	if evidence != nil {
-		c.emit(CoverageReady{Run: end.Run, Arm: end.Arm, Evidence: evidence})
-		for _, p := range evidence.Pressure {
-			c.emit(PressureEvent{Run: end.Run, Record: p})
-		}
-	}
-}
 
 // An ArmResult is one arm's determinism outcome over its current artifact.
 type ArmResult struct {
@@ -105,12 +37,9 @@ type ArmResult struct {
 	Finding   string         `json:"finding,omitempty"`
 }
 
-// history folds the journal as it stands.
-func (c *Campaign) history() *History { return FoldJournal(c.journal.Records(), c.row) }
-
-// armResult is an arm's determinism outcome over its current artifact.
-func (c *Campaign) armResult(h *History, arm Arm) ArmResult {
-	return h.ArmResultAt(arm, c.Pinned(arm).Gen, c.repetitions(arm))
+// ArmResult is an arm's determinism outcome over its current artifact, in hist.
+func (h campaignHost) ArmResult(hist *History, arm Arm) ArmResult {
+	return hist.ArmResultAt(arm, h.c.Pinned(arm).Gen, h.c.arms.repetitions(arm))
 }
 
 // ArmResultAt is the outcome of n repetitions of arm at generation gen, with the row's
@@ -212,9 +141,10 @@ func ParityResult(b, cand ArmResult) verdict.Outcome {
 	return verdict.Of(verdict.Fail, "canonical reports differ: baseline %s, candidate %s (both reports kept)", short(b.Digests[0]), short(cand.Digests[0]))
 }
 
-// verdictWith records and publishes a stage verdict (finding: what a determinism verdict
-// found, kept in the record's note); false when the journal refused it.
-func (c *Campaign) verdictWith(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
+// Verdict records and publishes a stage verdict (finding: what a determinism verdict found,
+// kept in the record's note); false when the journal refused it.
+func (h campaignHost) Verdict(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
+	c := h.c
 	if _, err := c.journal.Append(Record{Type: RecVerdict, Stage: st, Arm: arm, Verdict: v, Reason: reason, Note: finding}); err != nil {
 		c.emit(RowBlocked{Stage: st, Reason: err.Error()})
 		return false
@@ -223,8 +153,9 @@ func (c *Campaign) verdictWith(st Stage, arm Arm, v verdict.Word, reason, findin
 	return true
 }
 
-// block records and publishes that the row cannot go on.
-func (c *Campaign) block(st Stage, reason string) {
+// Block records and publishes that the row cannot go on.
+func (h campaignHost) Block(st Stage, reason string) {
+	c := h.c
 	c.journal.Append(Record{Type: RecBlocked, Stage: st, Reason: reason})
 	c.emit(RowBlocked{Stage: st, Reason: reason})
 }

@@ -2,7 +2,8 @@
 // process runner with CPU pinning, the crash-safe journal and its one fold, artifact watching,
 // the one running stage and the host its stage packages reach it through (StageHost: the
 // determinism stage is engine/determinism, the investigation engine/investigate, the fixtures
-// engine/fixturestage, the performance stage's timed pairs engine/perf). It publishes typed events on a channel and
+// engine/fixturestage, the performance stage's timed pairs engine/perf, the instruction count
+// engine/instructions). It publishes typed events on a channel and
 // never imports the UI, and it returns values: the words for people are headless's and campaignreport's.
 //
 // It imports engine/arm for each arm's kind (how its table is checked, its artifact built and
@@ -20,41 +21,49 @@
 // # Layout
 //
 //	row.go, row_default.go   Row TOML (the guide's "The row file"), validation naming the key, DefaultRow, TinyRow
-//	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot
+//	campaign.go              Campaign: Create / Open / OpenOrCreate, Options, the stage slot; what
+//	                         it coordinates (the one running stage, the journal, the runner, the
+//	                         events, the arms, the watch) and nothing a stage does
 //	follow.go                Open with Follow: a campaign another kvparity writes, followed live, read-only
 //	follow_ended.go          what a follower saw of its writer's end: its runs with no end record, still running or not
 //	row_frozen.go            the founding record's row checksum: an edited row.toml is refused
 //	stage_records.go         stage_start / stage_end records: what ran, and why it stopped
-//	artifact.go, repin.go    artifacts/ + artifacts.json, generations, verifyPinned, stale sources
+//	arms.go, repin.go        the campaign's arms: every pinned generation and the current one, the
+//	                         repetitions added, a pinned copy re-verified, a changed source
+//	                         marked stale and pinned again (the arms type, its own lock)
+//	artifact.go              artifacts/ + artifacts.json: copying and hashing a pinned artifact
 //	arm_kind.go, arm_build.go  each arm's kind (engine/arm); building the arms that name a source
 //	trace.go                 trace/window.jsonl + trace/checksums.json
 //	journal.go               journal.jsonl's Record and its core types; the file itself (CRC32C
 //	                         per line, fsync per record, torn tail dropped, journal.Read with its
 //	                         TailMode, journal.Tail following) is engine/journal's
 //	records.go               record definitions: each type's payload, fold and replay; the core's
-//	runspec.go               a run of an arm: engine/run's process and what the journal records of it
+//	runspec.go               a run of an arm (RunSpec): engine/run's process and what the journal
+//	                         records of it; the host's RecordedRun (run_start first) and EmitEnd
 //	host.go                  host.json (CPUs and NUMA nodes from engine/run)
 //	patch.go                 the row's declared determinism patch (stage 1.3): copied, hashed, journaled
 //	files.go                 fsync'd atomic writes, JSON files with errors naming file and offset
 //	determinism.go           stages 2 and 4's vocabulary and fold: ArmResult, the repetitions'
 //	                         judgement, parity, verdict records (engine/determinism runs them)
 //	outputs.go               a repetition's canonical report -> digest, fixed point, evidence
+//	                         (the host's ReadRepetition)
 //	history.go               History (FoldJournal): the one reader of records and its queries
 //	progress.go              History's progress of the current phase (the matrix's live rows)
 //	summary.go               the folded journal as per-arm verdicts (headless output)
 //	replay.go                the journal replayed as events on Open (each definition's replay)
 //	cleaned.go               a campaign cleaned by stage 9 opens read-only (errCleaned)
 //	watch.go                 fsnotify + settle debounce -> stale, re-pin, rerun
-//	stage_perf.go            perfAllowed; perf*.go are stage 7's vocabulary and fold: its records,
+//	stage_perf.go            the host's PerfAllowed; perf*.go are stage 7's vocabulary and fold: its records,
 //	                         samples, pairs, result, events, the series as History answers
 //	                         (perf_series.go; engine/perf runs the stage)
-//	instructions.go          StartInstructions: callgrind's count of each arm's timed region, a
-//	                         secondary measure that decides nothing (its records and fold too)
+//	instructions.go          the instruction count's vocabulary: its stage, run kind, records and
+//	                         fold (engine/instructions counts; a secondary measure deciding nothing)
 //	investigation.go         stage 7's vocabulary: its stage, run kind, record, document and event
 //	                         (engine/investigate runs it)
 //	fixture_host.go          stage 6's vocabulary: its stage, run kind, record and fold
 //	                         (engine/fixturestage runs it)
-//	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host)
+//	stage_host.go            StageHost: the campaign as a stage package sees it (Campaign.Host);
+//	                         what only stages use is the host's (campaignHost), not Campaign's
 //
 // # Adding a stage
 //
@@ -84,15 +93,18 @@
 //     picks up the cross-arm verdicts recorded after the current pins, by stage, and ExitCode
 //     maps them.
 //  8. Let its callers start it with the campaign as its host: headless, the workbench's
-//     Controller (engine/stages, one method calling Start with c.Host()), a driver. Give the
-//     package its room and arrows in imports_test.go and say why in its doc.go.
+//     Controller (engine/stages, one method calling Start with c.Host()), a driver. A stage
+//     that follows another is chained by its caller (engine/stages' watch rerun starts
+//     engine/determinism, then engine/instructions' AfterDeterminism), never by a hook in the
+//     core. Give the package its room and arrows in imports_test.go and say why in its doc.go.
 //  9. Test it in its own package: TestMain is enginetest.Main (the test binary plays the fake
 //     replay of engine/replaytest); enginetest.Open a campaign of enginetest.Row, start the
 //     stage, and read back what the fold and the events say.
 //
 // engine/perf follows these steps too, with its own samples run on h.Runner() (their start is
-// journaled from the runner's callback) and the series asked of History (perf_series.go). The
-// instruction count (instructions.go) still runs inside the core on the Campaign's own methods.
+// journaled from the runner's callback) and the series asked of History (perf_series.go). A
+// stage that follows another (engine/instructions' count after a watched rebuild's determinism
+// stage) is chained by its caller (engine/stages' rerun), never by a hook in the core.
 //
 // # Adding a record kind
 //

@@ -1,7 +1,5 @@
 package engine
 
-import "context"
-
 // The stage packages import engine, so engine's own tests cannot import them: they drive a
 // campaign through the Controller engine/stages makes of it (as the workbench does), which
 // stages_test.go (package engine_test, which may import it) hands over before any test runs.
@@ -12,10 +10,3 @@ func SetController(f func(*Campaign) Controller) { newController = f }
 
 // ctl is c as the workbench drives it: its stages started by their packages.
 func ctl(c *Campaign) Controller { return newController(c) }
-
-// runPerf is engine/perf's Run, which stages_test.go hands over too: the perf tests time the
-// pairs of arms no determinism stage judged (the stage's work without Start's precondition).
-var runPerf func(ctx context.Context, h StageHost) (cancelled bool)
-
-// SetPerfRun hands the internal tests engine/perf's Run.
-func SetPerfRun(f func(ctx context.Context, h StageHost) bool) { runPerf = f }

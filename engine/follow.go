@@ -70,10 +70,10 @@ func (f *follower) stop() {
 	<-f.stopped
 }
 
-// startFollowing publishes the writer and follows the journal from where the replay ended.
-func (c *Campaign) startFollowing(holder run.Holder) {
+// followWriter publishes the writer holding c and follows c's journal from where the replay
+// ended, until the follower is stopped.
+func followWriter(c *Campaign, holder run.Holder) *follower {
 	f := &follower{c: c, done: make(chan struct{}), stopped: make(chan struct{})}
-	c.follow = f
 	path := filepath.Join(c.dir, layout.FileJournal)
 	tail := journal.NewTail[Record](path)
 	h := FoldJournal(c.journal.Records(), c.row) // what the replay published; the tail rereads it and skips it by seq
@@ -82,6 +82,7 @@ func (c *Campaign) startFollowing(holder run.Holder) {
 		c.emit(f.stageStarted(st.stage))
 	}
 	go f.loop(tail, h, holder)
+	return f
 }
 
 func (f *follower) loop(tail *journal.Tail[Record, *Record], h *History, holder run.Holder) {
@@ -154,14 +155,14 @@ func (f *follower) records(tail *journal.Tail[Record, *Record], h *History, runs
 			continue // the writer truncated a torn tail on resume: the tail reread the file
 		}
 		c.journal.Followed(r)
-		c.replayRecord(h, h.add(r))
+		h.add(r).replay(c, h)
 		switch r.Type {
 		case RecPinned:
 			// The writer re-pinned a rebuilt arm (watch mode): this process's pins follow.
 			if r.Artifact != nil {
 				old := c.Pinned(r.Arm)
 				p := pinFromRecord(r)
-				c.addPin(p)
+				c.arms.add(p)
 				c.emit(ArtifactChanged{Arm: r.Arm, Path: p.Source, OldSHA256: old.SHA256, NewSHA256: p.SHA256, Repinned: true, OldGen: old.Gen, NewGen: p.Gen})
 			}
 		case RecRunStart:
@@ -188,7 +189,7 @@ func (f *follower) stageStarted(st Stage) StageStarted {
 	c := f.c
 	ev := StageStarted{Stage: st}
 	if st == StageDeterminism {
-		ev.Repetitions = map[Arm]int{Baseline: c.repetitions(Baseline), Candidate: c.repetitions(Candidate)}
+		ev.Repetitions = map[Arm]int{Baseline: c.arms.repetitions(Baseline), Candidate: c.arms.repetitions(Candidate)}
 	}
 	return ev
 }
@@ -197,6 +198,6 @@ func (f *follower) stageStarted(st Stage) StageStarted {
 func (f *follower) runTailer(start Record) *run.Tailer {
 	c := f.c
 	dir := filepath.Join(c.dir, layout.DirRuns, filepath.FromSlash(string(start.Run)))
-	progress := c.kind(start.Arm).Outputs(dir).Progress
+	progress := kindOf(c.row.Arm(start.Arm)).Outputs(dir).Progress
 	return run.NewTailer(string(start.Run), runEvents(c.emit), filepath.Join(dir, "stderr"), progress, start.At)
 }

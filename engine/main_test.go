@@ -22,9 +22,6 @@ func TestMain(m *testing.M) {
 	if code, ok := buildtest.Main(); ok { // a fake cargo or rustc (watch_checkout_test.go)
 		os.Exit(code)
 	}
-	if filepath.Base(os.Args[0]) == "valgrind" { // instructions_test.go's fake callgrind
-		os.Exit(fakeValgrind(os.Args[1:]))
-	}
 	if code, ok := replaytest.Main(); ok {
 		os.Exit(code)
 	}

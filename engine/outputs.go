@@ -37,12 +37,13 @@ func (r *Row) profile() report.Profile {
 	return p
 }
 
-// readRepetition checks a finished repetition's canonical report file (exactly one record for
+// ReadRepetition checks a finished repetition's canonical report file (exactly one record for
 // --iterations 1), canonicalizes and digests it, checks the fixed point and replay_bench, and
 // extracts the lifecycle evidence. The canonical bytes are kept as report.json; the harness's
 // raw file is removed when it was already canonical (it holds the same bytes). A product
 // failure (malformed report) is returned as is; a failure to write the campaign as errIO.
-func (c *Campaign) readRepetition(spec runSpec) (RepOutput, error) {
+func (h campaignHost) ReadRepetition(spec RunSpec) (RepOutput, error) {
+	c := h.c
 	var out RepOutput
 	raw := spec.Outputs().Canonical
 	data, err := os.ReadFile(raw)
@@ -59,7 +60,7 @@ func (c *Campaign) readRepetition(spec runSpec) (RepOutput, error) {
 		if ptr, ok := report.ProfileMismatch(err); ok {
 			// The row's profile does not fit what the harness writes: every later run would be
 			// spent and fail the same way, so the stage blocks naming the row, not the report.
-			return out, &RowError{File: c.rowFile(), Table: "canonical", Key: "unordered",
+			return out, &RowError{File: h.rowFile(), Table: "canonical", Key: "unordered",
 				Msg: fmt.Sprintf("does not fit the report (%s, first seen in %s at %q): name arrays of objects and a string member of each element", err, raw, ptr)}
 		}
 		return out, fmt.Errorf("%s: malformed report %s: %w", spec.id, raw, err)
@@ -104,7 +105,8 @@ func (c *Campaign) readRepetition(spec runSpec) (RepOutput, error) {
 
 // rowFile names the campaign's row in errors: the row file it was created from, or the frozen
 // copy in the campaign.
-func (c *Campaign) rowFile() string {
+func (h campaignHost) rowFile() string {
+	c := h.c
 	if c.opts.RowPath != "" {
 		return c.opts.RowPath
 	}

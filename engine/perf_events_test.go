@@ -30,3 +30,13 @@ func TestInvalidationEventCarriesItsCauses(t *testing.T) {
 		t.Fatalf("causes read back from an old record %q", old.Causes)
 	}
 }
+
+// The final summary carries the telemetry status of the result it is made from (engine/perf's
+// stage test checks that a decided series' result has one).
+func TestFinalSummaryCarriesTelemetry(t *testing.T) {
+	for _, status := range []string{"available", "unavailable"} {
+		if sum := FinalSummary(&PerfResult{Telemetry: status}, TinyRow("", "")); sum.telemetry != status {
+			t.Errorf("final summary telemetry %q, want %q", sum.telemetry, status)
+		}
+	}
+}

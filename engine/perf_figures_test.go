@@ -81,7 +81,7 @@ func TestPerfGateFigures(t *testing.T) {
 			c.Wait()
 			wall := time.Since(start)
 			line := fmt.Sprintf("variant %-12q campaign %d: ", v, k)
-			if r, err := c.perfResult(); err != nil {
+			if r, err := perfResultOf(c); err != nil {
 				line += fmt.Sprintf("no result: %v (blocked: %v)", err, c.History().blocked)
 			} else {
 				valid := "battery valid"
@@ -148,7 +148,7 @@ func TestPerfBuiltinAffinityViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Wait()
-	r, err := c.perfResult()
+	r, err := perfResultOf(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,4 +179,15 @@ func buildKvparity(t *testing.T, dir string) string {
 		t.Fatalf("building kvparity: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// perfResultOf is the recorded result of the current artifacts' series, or an error while the
+// stage has not decided it.
+func perfResultOf(c *Campaign) (*PerfResult, error) {
+	key := perfKey(c.Pinned(Baseline).Gen, c.Pinned(Candidate).Gen)
+	s := c.History().perfSeries(key)
+	if s.result == nil {
+		return nil, fmt.Errorf("no performance result for the current artifacts (series %s: %d of %d pairs)", key, len(s.pairs), c.row.Perf.Pairs)
+	}
+	return s.result, nil
 }

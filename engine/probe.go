@@ -81,8 +81,8 @@ func (h *History) Probes() []ProbeRun { return slices.Clone(probes(h).runs) }
 // the stage naming why, and fn does not run.
 func (c *Campaign) StartStage(st Stage, fn func(ctx context.Context) (cancelled bool)) error {
 	return c.startStage(st, func(ctx context.Context) bool {
-		if err := c.prepareArms(); err != nil {
-			c.block(st, err.Error())
+		if err := c.arms.prepare(); err != nil {
+			campaignHost{c}.Block(st, err.Error())
 			return false
 		}
 		return fn(ctx)
@@ -98,12 +98,12 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 		return ProbeRun{}, fmt.Errorf("probe: no arm %q", req.Arm)
 	}
 	if c.row.ReplayArg(req.Flag) == "" {
-		return ProbeRun{}, &RowError{File: c.rowFile(), Table: "replay", Key: "args", Msg: fmt.Sprintf("has no %s to probe (qualification varies a flag the row already sets)", req.Flag)}
+		return ProbeRun{}, &RowError{File: h.rowFile(), Table: "replay", Key: "args", Msg: fmt.Sprintf("has no %s to probe (qualification varies a flag the row already sets)", req.Flag)}
 	}
 	gen := c.Pinned(req.Arm).Gen
 	key := req
 	key.Timeout = 0
-	for _, p := range c.history().Probes() {
+	for _, p := range c.History().Probes() {
 		if p.ProbeRequest == key && p.Gen == gen {
 			p.Reused = true
 			if p.EvidencePath != "" {
@@ -119,14 +119,14 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 	if gen > 1 {
 		id += RunID("-g" + strconv.Itoa(gen))
 	}
-	spec := c.runSpec(id, req.Arm, KindProbe, req.Index, 1, true)
+	spec := campaignHost{c}.RunSpec(id, req.Arm, KindProbe, req.Index, 1, true)
 	spec.Args = withFlag(spec.Args, req.Flag, strconv.Itoa(req.Value))
 	spec.CPUs = c.cpus[:1]
 	if req.Timeout > 0 && (spec.Timeout == 0 || req.Timeout < spec.Timeout) {
 		spec.Timeout = req.Timeout
 	}
 	base := Record{Run: id, Arm: req.Arm, Kind: KindProbe, Index: req.Index, Attempt: 1, Gen: gen, Stage: StageQualify}
-	res, startErr := c.recordedRun(ctx, spec, base, nil)
+	res, startErr := campaignHost{c}.RecordedRun(ctx, spec, base, nil)
 	if startErr != nil {
 		return ProbeRun{}, startErr
 	}
@@ -140,7 +140,7 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 	var out RepOutput
 	if runErr == nil {
 		var err error
-		out, err = c.readRepetition(spec)
+		out, err = campaignHost{c}.ReadRepetition(spec)
 		var ioe errIO
 		var rowErr *RowError
 		if errors.As(err, &ioe) || errors.As(err, &rowErr) {
@@ -158,7 +158,7 @@ func (h campaignHost) RunProbe(ctx context.Context, req ProbeRequest) (ProbeRun,
 	if _, err := c.journal.Append(end); err != nil {
 		return ProbeRun{}, err
 	}
-	c.emitEnd(end, out.Evidence)
+	campaignHost{c}.EmitEnd(end, out.Evidence)
 	return pr, nil
 }
 

@@ -164,7 +164,7 @@ func init() {
 	definePlainRecord(RecRunEnd, func(h *History, r *Record) {
 		h.foldRunRecord(r)
 		h.progress.runEnded(h.row, r)
-	}, func(c *Campaign, h *History, r *Record) { c.emitEnd(*r, nil) })
+	}, func(c *Campaign, h *History, r *Record) { campaignHost{c}.EmitEnd(*r, nil) })
 	definePlainRecord(RecVerdict, nil, func(c *Campaign, h *History, r *Record) {
 		c.emit(StageVerdict{Stage: r.Stage, Arm: r.Arm, Verdict: r.Verdict, Reason: r.Reason, Finding: r.Note})
 	})

@@ -18,9 +18,9 @@ import (
 // checkSource compares an arm's source binary with its pinned copy. When it differs it records
 // the arm stale and announces ArtifactChanged; with repin it then pins the new build. It
 // returns whether the source changed.
-func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
-	p := c.Pinned(arm)
-	if !c.kind(arm).Repinnable() {
+func (a *arms) checkSource(arm Arm, repin bool) (bool, error) {
+	p := a.pinned(arm)
+	if !kindOf(a.row.Arm(arm)).Repinnable() {
 		return false, nil
 	}
 	sum, err := digest.File(p.Source)
@@ -39,54 +39,50 @@ func (c *Campaign) checkSource(arm Arm, repin bool) (bool, error) {
 		return false, nil
 	}
 	if sum != p.SHA256 && !p.Stale {
-		if _, err := c.journal.Append(Record{Type: RecStale, Arm: arm, Gen: p.Gen, OldSHA: p.SHA256, NewSHA: sum,
+		if err := a.record(Record{Type: RecStale, Arm: arm, Gen: p.Gen, OldSHA: p.SHA256, NewSHA: sum,
 			Reason: fmt.Sprintf("%s changed after it was pinned: results of generation %d are stale", p.Source, p.Gen)}); err != nil {
 			return true, err
 		}
-		c.markStale(arm)
+		a.markStale(arm)
 	}
 	if !repin {
-		c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: sum, OldGen: p.Gen})
+		a.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: sum, OldGen: p.Gen})
 		return true, nil
 	}
-	np, err := c.repin(arm)
+	np, err := a.repin(arm)
 	if err != nil {
 		return true, err
 	}
-	c.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: p.Gen, NewGen: np.Gen})
+	a.emit(ArtifactChanged{Arm: arm, Path: p.Source, OldSHA256: p.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: p.Gen, NewGen: np.Gen})
 	return true, nil
 }
 
 // repin pins an arm's source again as the next generation and records it.
-func (c *Campaign) repin(arm Arm) (PinnedArtifact, error) {
-	old := c.Pinned(arm)
-	np, err := pinArtifact(c.dir, arm, old.Gen+1, c.row.Arm(arm), old.Source)
+func (a *arms) repin(arm Arm) (PinnedArtifact, error) {
+	old := a.pinned(arm)
+	np, err := pinArtifact(a.dir, arm, old.Gen+1, a.row.Arm(arm), old.Source)
 	if err != nil {
 		return np, err
 	}
-	return np, c.recordPin(np)
+	return np, a.recordPin(np)
 }
 
 // recordPin adds a new generation to the campaign: artifacts.json and the journal.
-func (c *Campaign) recordPin(np PinnedArtifact) error {
-	c.addPin(np)
-	c.mu.Lock()
-	pins := append([]PinnedArtifact(nil), c.pins...)
-	c.mu.Unlock()
-	if err := WriteJSONFile(filepath.Join(c.dir, layout.FileArtifacts), artifactsFile{Artifacts: pins}); err != nil {
+func (a *arms) recordPin(np PinnedArtifact) error {
+	a.add(np)
+	if err := WriteJSONFile(filepath.Join(a.dir, layout.FileArtifacts), artifactsFile{Artifacts: a.all()}); err != nil {
 		return err
 	}
-	_, err := c.journal.Append(Record{Type: RecPinned, Arm: np.Arm, Gen: np.Gen, Artifact: ptrInfo(np, c.dir)})
-	return err
+	return a.record(Record{Type: RecPinned, Arm: np.Arm, Gen: np.Gen, Artifact: ptrInfo(np, a.dir)})
 }
 
-// prepareArms re-pins any arm whose source changed and verifies every pinned copy and the
+// prepare re-pins any arm whose source changed and verifies every pinned copy and the
 // trace window before a stage runs.
-func (c *Campaign) prepareArms() error {
+func (a *arms) prepare() error {
 	for _, arm := range []Arm{Baseline, Candidate} {
-		if _, err := c.checkSource(arm, true); err != nil {
+		if _, err := a.checkSource(arm, true); err != nil {
 			return err
 		}
 	}
-	return c.verifyPinned()
+	return a.verify()
 }

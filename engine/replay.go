@@ -14,14 +14,14 @@ func (c *Campaign) replayHistory() {
 	recs := c.journal.Records() // one copy: Records copies the whole journal
 	h := NewHistory(c.row)
 	for _, rec := range recs {
-		c.replayRecord(h, h.add(rec))
+		h.add(rec).replay(c, h)
 	}
 	c.emit(HistoryReplayed{Records: len(recs)})
 }
 
-// replayRecord publishes the events one folded record stands for (its definition's replay,
+// replay publishes on c the events a folded record stands for (its definition's replay,
 // records.go), h being the history up to it.
-func (c *Campaign) replayRecord(h *History, f folded) {
+func (f folded) replay(c *Campaign, h *History) {
 	if applies(f.kind, f.data) && f.kind.replay != nil {
 		f.kind.replay(c, h, f.rec, f.data)
 	}

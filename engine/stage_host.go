@@ -102,73 +102,44 @@ func StopsTheStage(err error) bool {
 	return errors.As(err, &ioe) || errors.As(err, &rowErr)
 }
 
-// A RunSpec is one run of an arm as StageHost.RunSpec builds it: engine/run's process (its
-// binary, args, folder, CPUs) and what the journal records of it.
-type RunSpec = runSpec
-
 // Host is the campaign as its stages see it.
 func (c *Campaign) Host() StageHost { return campaignHost{c} }
 
 // campaignHost is StageHost over a Campaign: the stages' view, kept off Campaign's own
-// methods so that Campaign's are what coordinates.
+// methods so that Campaign's are what coordinates. What only stages need is implemented on it,
+// in the file of its subject (runspec.go's RunSpec and RecordedRun, outputs.go's
+// ReadRepetition, determinism.go's Verdict and Block, probe.go's RunProbe); the core calls
+// those as campaignHost{c} where it needs them too (a watched rebuild that blocks, the replay
+// of a run's end).
 type campaignHost struct{ c *Campaign }
 
-func (h campaignHost) Row() *Row                                     { return h.c.row }
-func (h campaignHost) Dir() string                                   { return h.c.dir }
-func (h campaignHost) CPUs() []int                                   { return h.c.CPUs() }
-func (h campaignHost) Pinned(arm Arm) PinnedArtifact                 { return h.c.Pinned(arm) }
-func (h campaignHost) History() *History                             { return h.c.history() }
-func (h campaignHost) PrepareArms() error                            { return h.c.prepareArms() }
-func (h campaignHost) Emit(ev Event)                                 { h.c.emit(ev) }
-func (h campaignHost) Block(st Stage, reason string)                 { h.c.block(st, reason) }
-func (h campaignHost) EmitEnd(end Record, evidence *report.Evidence) { h.c.emitEnd(end, evidence) }
+func (h campaignHost) Row() *Row                     { return h.c.row }
+func (h campaignHost) History() *History             { return h.c.History() }
+func (h campaignHost) TraceWindow() string           { return filepath.Join(h.c.dir, h.c.trace.Window) }
+func (h campaignHost) Dir() string                   { return h.c.dir }
+func (h campaignHost) CPUs() []int                   { return h.c.CPUs() }
+func (h campaignHost) Pinned(arm Arm) PinnedArtifact { return h.c.Pinned(arm) }
+func (h campaignHost) PrepareArms() error            { return h.c.arms.prepare() }
+func (h campaignHost) Emit(ev Event)                 { h.c.emit(ev) }
 
 func (h campaignHost) Start(st Stage, fn func(ctx context.Context) (cancelled bool)) error {
 	return h.c.startStage(st, fn)
 }
 
-func (h campaignHost) RunSpec(id RunID, arm Arm, kind RunKind, index, attempt int, canonical bool) RunSpec {
-	return h.c.runSpec(id, arm, kind, index, attempt, canonical)
-}
-
 func (h campaignHost) Refusal() error { return h.c.refusal() }
 
-func (h campaignHost) Runner() *run.Runner      { return h.c.Runner() }
-func (h campaignHost) VerifyPinned() error      { return h.c.verifyPinned() }
+func (h campaignHost) Runner() *run.Runner      { return h.c.runner }
+func (h campaignHost) VerifyPinned() error      { return h.c.arms.verify() }
 func (h campaignHost) Warn(msg string)          { h.c.warn(msg) }
 func (h campaignHost) PerfOptions() PerfOptions { return h.c.opts.Perf }
-func (h campaignHost) PerfAllowed() error       { return h.c.perfAllowed() }
-
-func (h campaignHost) Kind(arm Arm) armkind.Kind { return h.c.kind(arm) }
-
-func (h campaignHost) ProcessSpec(id RunID, arm Arm, kind RunKind, index, attempt int, process armkind.Process) RunSpec {
-	c := h.c
-	ak := c.kind(arm)
-	spec := runSpec{id: id, arm: arm, kind: kind, index: index, attempt: attempt, armKind: ak, process: process}
-	spec.Spec.ID, spec.Binary, spec.Args, spec.Root = string(id), filepath.Join(c.dir, c.Pinned(arm).Path), ak.Argv(process), c.dir
-	return spec
-}
-
-func (h campaignHost) RecordedRun(ctx context.Context, spec RunSpec, base Record, started func(pid int)) (run.Result, error) {
-	return h.c.recordedRun(ctx, spec, base, started)
-}
 
 func (h campaignHost) Append(r Record) error {
 	_, err := h.c.journal.Append(r)
 	return err
 }
 
-func (h campaignHost) Verdict(st Stage, arm Arm, v verdict.Word, reason, finding string) bool {
-	return h.c.verdictWith(st, arm, v, reason, finding)
-}
-
-func (h campaignHost) TraceWindow() string                          { return h.c.traceWindow() }
-func (h campaignHost) Repetitions(arm Arm) int                      { return h.c.repetitions(arm) }
-func (h campaignHost) ArmResult(hist *History, arm Arm) ArmResult   { return h.c.armResult(hist, arm) }
+func (h campaignHost) Repetitions(arm Arm) int                      { return h.c.arms.repetitions(arm) }
 func (h campaignHost) Diagnoser() func(a, b string) (string, error) { return h.c.opts.Diagnose }
-func (h campaignHost) ReadRepetition(spec RunSpec) (RepOutput, error) {
-	return h.c.readRepetition(spec)
-}
 
 func (h campaignHost) AddRepetition(a Arm) error {
 	c := h.c
@@ -181,13 +152,11 @@ func (h campaignHost) AddRepetition(a Arm) error {
 	if c.Running() {
 		return errors.New("a stage is running; stop it first")
 	}
-	n := c.repetitions(a) + 1
+	n := c.arms.repetitions(a) + 1
 	if _, err := c.journal.Append(Record{Type: recAddRep, Arm: a, Index: n}); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	c.extra[a]++
-	c.mu.Unlock()
+	c.arms.addRepetition(a)
 	return nil
 }
 

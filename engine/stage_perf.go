@@ -6,18 +6,18 @@ import (
 	"kvparity/verdict"
 )
 
-// perfAllowed says why the performance stage may not run yet (nil when it may): both arms must
+// PerfAllowed says why the performance stage may not run yet (nil when it may): both arms must
 // be STABLE on their current, non-stale artifacts.
-func (c *Campaign) perfAllowed() error {
-	if c.row.Desk() {
+func (host campaignHost) PerfAllowed() error {
+	if host.c.row.Desk() {
 		return ErrDeskBuild
 	}
-	h := c.history()
+	h := host.c.History()
 	for _, arm := range []Arm{Baseline, Candidate} {
-		if c.Pinned(arm).Stale {
+		if host.c.Pinned(arm).Stale {
 			return fmt.Errorf("the %s artifact changed since it was pinned: rerun the determinism stage first", arm)
 		}
-		res := c.armResult(h, arm)
+		res := host.ArmResult(h, arm)
 		switch res.Verdict {
 		case verdict.Stable:
 		case verdict.Undecided:

@@ -69,11 +69,11 @@ type RunSummary struct {
 
 // Summary folds the journal into the campaign's current results.
 func (c *Campaign) Summary() Summary {
-	return c.history().summary(c.dir, c.traceChecksum())
+	return c.History().summary(c.dir, c.trace.compared(c.row))
 }
 
 // History is the journal folded as it stands (a snapshot: later appends do not change it).
-func (c *Campaign) History() *History { return c.history() }
+func (c *Campaign) History() *History { return FoldJournal(c.journal.Records(), c.row) }
 
 // summary is the headless run's summary of the folded journal; dir is the campaign directory
 // (kept reports and evidence files are read from it), traceSHA the checksum the row's trace

@@ -93,3 +93,12 @@ func verifyTrace(dir string, tc TraceChecksums) error {
 	}
 	return nil
 }
+
+// compared is the trace checksum the row's sha256 is compared with: of the source file, or of
+// the window for a generated trace.
+func (t TraceChecksums) compared(row *Row) string {
+	if row.Trace.generated() {
+		return t.WindowSHA256
+	}
+	return t.SourceSHA256
+}

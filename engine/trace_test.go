@@ -35,7 +35,7 @@ func TestRealTraceWindowIsPinnedWithChecksums(t *testing.T) {
 	}
 	drain(c)
 	defer c.Close()
-	window, _ := os.ReadFile(c.traceWindow())
+	window, _ := os.ReadFile(c.Host().TraceWindow())
 	all, _ := os.ReadFile(src)
 	lines := bytes.SplitAfter(all, []byte("\n"))
 	if want := bytes.Join(lines[1000:6000], nil); !bytes.Equal(window, want) {

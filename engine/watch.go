@@ -26,8 +26,8 @@ type watcher struct {
 	fs       *fsnotify.Watcher
 	cancel   context.CancelFunc
 	done     chan struct{}
-	checkout sync.WaitGroup // the candidate's checkout follower (watch_checkout.go)
-	rerun    func() error   // starts the determinism stage on a re-pinned artifact
+	checkout sync.WaitGroup                  // the candidate's checkout follower (watch_checkout.go)
+	rerun    func(ctx context.Context) error // starts the stages on a re-pinned artifact (ctx: the watch's)
 }
 
 // Watching reports whether watch mode is on.
@@ -37,10 +37,10 @@ func (c *Campaign) Watching() bool {
 	return c.watch != nil
 }
 
-// Watch turns watch mode on or off. rerun starts the determinism stage after a re-pin: the
-// caller's (engine/stages passes engine/determinism's Start), as the core never starts a stage
-// package.
-func (c *Campaign) Watch(on bool, rerun func() error) error {
+// Watch turns watch mode on or off. rerun starts the stages after a re-pin, ctx being the
+// watch's (done when it stops): the caller's (engine/stages starts engine/determinism and then
+// engine/instructions' count after it), as the core never starts a stage package.
+func (c *Campaign) Watch(on bool, rerun func(ctx context.Context) error) error {
 	c.mu.Lock()
 	cur := c.watch
 	closed := c.closed
@@ -81,7 +81,7 @@ func (c *Campaign) Watch(on bool, rerun func() error) error {
 			}
 			continue
 		}
-		if c.kind(arm).Repinnable() {
+		if kindOf(c.row.Arm(arm)).Repinnable() {
 			targets[c.Pinned(arm).Source] = arm
 		}
 	}
@@ -93,7 +93,7 @@ func (c *Campaign) Watch(on bool, rerun func() error) error {
 	var checkoutWatch *fsnotify.Watcher
 	if checkout != nil {
 		var err error
-		if checkoutWatch, err = c.watchCheckout(context.Background(), *checkout); err != nil {
+		if checkoutWatch, err = watchCheckout(context.Background(), *checkout); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
@@ -229,7 +229,7 @@ func (w *watcher) settle(ctx context.Context, path string) bool {
 	}
 }
 
-// onRebuilt marks an arm stale, stops the running stage, re-pins and reruns determinism.
+// onRebuilt marks an arm stale, stops the running stage, re-pins and reruns the stages.
 func (w *watcher) onRebuilt(ctx context.Context, arm Arm) {
 	c := w.c
 	p := c.Pinned(arm)
@@ -238,17 +238,15 @@ func (w *watcher) onRebuilt(ctx context.Context, arm Arm) {
 		return // gone mid-build, or rebuilt to the same bytes
 	}
 	c.StopStage()
-	c.waitStage()
+	c.Wait()
 	if ctx.Err() != nil {
 		return
 	}
-	if _, err := c.checkSource(arm, true); err != nil {
-		c.block(StageDeterminism, err.Error())
+	if _, err := c.arms.checkSource(arm, true); err != nil {
+		campaignHost{c}.Block(StageDeterminism, err.Error())
 		return
 	}
-	if err := w.rerun(); err != nil {
+	if err := w.rerun(ctx); err != nil {
 		c.warn("watch: " + err.Error())
-		return
 	}
-	c.countAfterDeterminism(ctx)
 }

@@ -24,7 +24,7 @@ const checkoutSettle = 500 * time.Millisecond
 
 // watchCheckout starts watching the candidate's checkout (before Watch returns, so no
 // save made after it is missed); followCheckout then acts on its events until ctx ends.
-func (c *Campaign) watchCheckout(ctx context.Context, src build.Spec) (*fsnotify.Watcher, error) {
+func watchCheckout(ctx context.Context, src build.Spec) (*fsnotify.Watcher, error) {
 	dirs, err := build.Follow(ctx, src)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) 
 	}
 	spec.Commit, spec.Snapshot = now.Commit, now.Snapshot
 	c.StopStage()
-	c.waitStage()
+	c.Wait()
 	info, err := build.Build(ctx, spec, build.Options{Cache: c.opts.BuildCache, Progress: func(p build.Progress) {
 		c.emit(BuildProgress{Arm: arm, Progress: p})
 	}})
@@ -107,7 +107,7 @@ func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) 
 		return // watch mode ended: the pinned generation stays
 	}
 	if err != nil {
-		c.block(StageDeterminism, fmt.Sprintf("rebuilding the %s from %s: %v", arm, spec, err))
+		campaignHost{c}.Block(StageDeterminism, fmt.Sprintf("rebuilding the %s from %s: %v", arm, spec, err))
 		return
 	}
 	if info.BinarySHA256 == old.SHA256 {
@@ -118,19 +118,17 @@ func (w *watcher) checkoutChanged(ctx context.Context, arm Arm, src build.Spec) 
 		c.warn("watch: " + err.Error())
 		return
 	}
-	c.markStale(arm)
+	c.arms.markStale(arm)
 	np, err := pinBuilt(c.dir, arm, old.Gen+1, c.row.Arm(arm), info)
 	if err == nil {
-		err = c.recordPin(np)
+		err = c.arms.recordPin(np)
 	}
 	if err != nil {
-		c.block(StageDeterminism, fmt.Sprintf("pinning the rebuilt %s: %v", arm, err))
+		campaignHost{c}.Block(StageDeterminism, fmt.Sprintf("pinning the rebuilt %s: %v", arm, err))
 		return
 	}
 	c.emit(ArtifactChanged{Arm: arm, Path: info.Binary, OldSHA256: old.SHA256, NewSHA256: np.SHA256, Repinned: true, OldGen: old.Gen, NewGen: np.Gen})
-	if err := w.rerun(); err != nil {
+	if err := w.rerun(ctx); err != nil {
 		c.warn("watch: " + err.Error())
-		return
 	}
-	c.countAfterDeterminism(ctx)
 }

@@ -121,7 +121,7 @@ func TestChangedSourceIsDetectedOnOpenAndNeverReused(t *testing.T) {
 	if !c.Pinned(Baseline).Stale || !c.Info().Artifacts[Baseline].Stale {
 		t.Fatal("baseline not marked stale")
 	}
-	if err := c.perfAllowed(); err == nil || !strings.Contains(err.Error(), "baseline artifact changed") {
+	if err := c.Host().PerfAllowed(); err == nil || !strings.Contains(err.Error(), "baseline artifact changed") {
 		t.Fatalf("perf allowed on a stale artifact: %v", err)
 	}
 	// Starting the stage re-pins before running: the old copy is never run again.
@@ -146,7 +146,7 @@ func TestVerifyPinnedCatchesAModifiedCopy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	c, _ := openTest(t, tinyTestRow("", ""), dir)
 	rebuild(t, filepath.Join(dir, c.Pinned(Candidate).Path))
-	if err := c.verifyPinned(); err == nil || !strings.Contains(err.Error(), "modified after pinning") {
+	if err := c.arms.verify(); err == nil || !strings.Contains(err.Error(), "modified after pinning") {
 		t.Fatalf("got %v", err)
 	}
 }

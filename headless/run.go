@@ -11,6 +11,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/determinism"
 	"kvparity/engine/fixturestage"
+	"kvparity/engine/instructions"
 	"kvparity/engine/perf"
 	"kvparity/engine/stages"
 	"kvparity/verdict"
@@ -149,7 +150,7 @@ func runStages(ctx context.Context, c *engine.Campaign, stage string, noInstruct
 	// beside it: --stage all counts them when the row declares instructions_runs (unless they
 	// are counted elsewhere: kvparity matrix on Slurm submits a job of their own).
 	if stage == StageInstructions || (stage == StageAll && c.Row().Perf.InstructionsRuns > 0 && !noInstructions) {
-		if err := c.StartInstructions(0); err != nil {
+		if err := instructions.Start(c.Host(), 0); err != nil {
 			fmt.Fprintln(stderr, "kvparity run: instructions:", err)
 			return nil
 		}

@@ -12,7 +12,7 @@ import (
 func TestMain(m *testing.M) { enginetest.Main(m) }
 
 // A gated sample's process runs one iteration and writes a timings file of its own, and no
-// report output of any kind (engine's perf tests check the rest of a series' bookkeeping).
+// report output of any kind (stage_test.go checks the rest of a series' bookkeeping).
 func TestSampleArgsTimeOnly(t *testing.T) {
 	c, _ := enginetest.Open(t, enginetest.Row("", ""), filepath.Join(t.TempDir(), "campaign"))
 	p := &perfRun{c: c.Host(), cpu: 0}

@@ -1,8 +1,11 @@
 package stages
 
 import (
+	"context"
+
 	"kvparity/engine"
 	"kvparity/engine/determinism"
+	"kvparity/engine/instructions"
 	"kvparity/engine/investigate"
 	"kvparity/engine/perf"
 )
@@ -29,8 +32,19 @@ func (s Controller) RerunRepetition(id engine.RunID) error {
 func (s Controller) AddRepetition(a engine.Arm) error { return determinism.AddRepetition(s.Host(), a) }
 
 // SetWatch turns watch mode on or off; a rebuilt arm is re-pinned and the determinism stage
-// rerun on it.
-func (s Controller) SetWatch(on bool) error { return s.Watch(on, s.StartDeterminism) }
+// rerun on it (and the instruction count after it: rerun).
+func (s Controller) SetWatch(on bool) error { return s.Watch(on, s.rerun) }
+
+// rerun is what a watched rebuild starts once its arm is re-pinned (the desk loop): the
+// determinism stage, and once it has ended the instruction count of the new generation (for a
+// row that declares instructions_runs). ctx is the watch's: its end makes the count moot.
+func (s Controller) rerun(ctx context.Context) error {
+	if err := s.StartDeterminism(); err != nil {
+		return err
+	}
+	instructions.AfterDeterminism(ctx, s.Host(), s.Wait)
+	return nil
+}
 
 // StartPerf runs (or resumes) the performance stage (engine/perf); refused while determinism is
 // not STABLE on both arms' current artifacts.

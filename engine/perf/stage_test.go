@@ -1,4 +1,4 @@
-package engine
+package perf_test
 
 import (
 	"bufio"
@@ -14,13 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"kvparity/engine"
+	armkind "kvparity/engine/arm"
+	"kvparity/engine/enginetest"
+	"kvparity/engine/journal"
+	"kvparity/engine/perf"
 	"kvparity/engine/run"
 	"kvparity/internal/layout"
 	"kvparity/stats"
 )
 
 // The perf stage is tested end to end on real processes: both arms are copies of perffake
-// (testdata/perffake), which writes the timing a test asks for, so bookkeeping, statistics,
+// (engine/testdata/perffake), which writes the timing a test asks for, so bookkeeping, statistics,
 // failures and invalidations are exercised through the production runner, monitor and journal.
 
 // buildPerfFake compiles perffake into dir.
@@ -31,7 +36,7 @@ func buildPerfFake(t *testing.T, dir string) string {
 		t.Skipf("no go command to build the fake replay: %v", err)
 	}
 	out := filepath.Join(dir, "perffake")
-	cmd := exec.Command(goBin, "build", "-o", out, "./testdata/perffake")
+	cmd := exec.Command(goBin, "build", "-o", out, "../testdata/perffake")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building perffake: %v\n%s", err, b)
 	}
@@ -39,12 +44,12 @@ func buildPerfFake(t *testing.T, dir string) string {
 }
 
 // perfRow is a small row on perffake: 20 pairs (bounds X(6)/X(15)), 2 warmups per arm.
-func perfRow(fake string) *Row {
-	r := TinyRow("", "")
+func perfRow(fake string) *engine.Row {
+	r := engine.TinyRow("", "")
 	r.Name = "perf-test"
-	r.Baseline = ArmSpec{Revision: "aaaaaaa", Binary: fake, Features: []string{"replay-bench"}}
-	r.Candidate = ArmSpec{Revision: "bbbbbbb", Binary: fake, Features: []string{"replay-bench"}}
-	r.Trace = TraceSpec{Path: "generated:conversation?seed=7&requests=20", Count: 20}
+	r.Baseline = engine.ArmSpec{Revision: "aaaaaaa", Binary: fake, Features: []string{"replay-bench"}}
+	r.Candidate = engine.ArmSpec{Revision: "bbbbbbb", Binary: fake, Features: []string{"replay-bench"}}
+	r.Trace = engine.TraceSpec{Path: "generated:conversation?seed=7&requests=20", Count: 20}
 	r.Replay.Args = []string{"--serving-mode", "aggregated", "--num-workers", "2"}
 	r.Perf.Pairs = 20
 	r.Perf.WarmupsPerArm = 2
@@ -55,12 +60,12 @@ func perfRow(fake string) *Row {
 // perfEvents collects a campaign's events.
 type perfEvents struct {
 	mu   sync.Mutex
-	evs  []Event
+	evs  []engine.Event
 	done chan struct{}
-	on   func(Event)
+	on   func(engine.Event)
 }
 
-func collectPerf(c *Campaign, on func(Event)) *perfEvents {
+func collectPerf(c *engine.Campaign, on func(engine.Event)) *perfEvents {
 	l := &perfEvents{done: make(chan struct{}), on: on}
 	go func() {
 		defer close(l.done)
@@ -76,7 +81,7 @@ func collectPerf(c *Campaign, on func(Event)) *perfEvents {
 	return l
 }
 
-func (l *perfEvents) all() []Event {
+func (l *perfEvents) all() []engine.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.evs)
@@ -84,22 +89,22 @@ func (l *perfEvents) all() []Event {
 
 type perfCase struct {
 	t    *testing.T
-	c    *Campaign
+	c    *engine.Campaign
 	evs  *perfEvents
 	dir  string
-	opts Options
+	opts engine.Options
 }
 
-func newPerfCase(t *testing.T, row *Row, mutate func(*Options), on func(Event)) *perfCase {
+func newPerfCase(t *testing.T, row *engine.Row, mutate func(*engine.Options), on func(engine.Event)) *perfCase {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "campaign")
-	opts := Options{Dir: dir, PollInterval: 20 * time.Millisecond, Warn: func(s string) { t.Log("warning:", s) }}
+	opts := engine.Options{Dir: dir, PollInterval: 20 * time.Millisecond, Warn: func(s string) { t.Log("warning:", s) }}
 	// Other work on a shared host must not invalidate pairs of tests that are not about load.
 	opts.Perf.CompetingLoadFraction = 1
 	if mutate != nil {
 		mutate(&opts)
 	}
-	c, err := Create(row, opts)
+	c, err := engine.Create(row, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,32 +114,68 @@ func newPerfCase(t *testing.T, row *Row, mutate func(*Options), on func(Event)) 
 	return pc
 }
 
-// run runs the perf stage (without the determinism precondition, which StartPerf owns) and waits.
+// run runs the perf stage (without the determinism precondition, which Start owns) and waits.
 func (pc *perfCase) run() {
 	pc.t.Helper()
-	if err := pc.c.startStage(StagePerf, func(ctx context.Context) bool { return runPerf(ctx, pc.c.Host()) }); err != nil {
+	h := pc.c.Host()
+	if err := h.Start(engine.StagePerf, func(ctx context.Context) bool { return perf.Run(ctx, h) }); err != nil {
 		pc.t.Fatal(err)
 	}
 	pc.c.Wait()
 }
 
-func (pc *perfCase) result() *PerfResult {
+func (pc *perfCase) result() *engine.PerfResult {
 	pc.t.Helper()
-	r, err := pc.c.perfResult()
+	r, err := perfResult(pc.c)
 	if err != nil {
 		pc.t.Fatalf("no result: %v", err)
 	}
 	return r
 }
 
-func (pc *perfCase) records(typ RecordType) []Record {
-	var out []Record
-	for _, r := range pc.c.journal.Records() {
+// perfResult is the recorded result of the current artifacts' series, or an error while the
+// stage has not decided it.
+func perfResult(c *engine.Campaign) (*engine.PerfResult, error) {
+	key := engine.PerfKey(c.Pinned(engine.Baseline).Gen, c.Pinned(engine.Candidate).Gen)
+	h := c.History()
+	if r := h.PerfDecided(key); r != nil {
+		return r, nil
+	}
+	return nil, fmt.Errorf("no performance result for the current artifacts (series %s: %d of %d pairs)", key, h.PerfPairsDone(key), c.Row().Perf.Pairs)
+}
+
+func (pc *perfCase) records(typ engine.RecordType) []engine.Record {
+	var out []engine.Record
+	for _, r := range journalRecords(pc.t, pc.c) {
 		if r.Type == typ {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// journalRecords is every record of c's journal, read back from its file.
+func journalRecords(t *testing.T, c *engine.Campaign) []engine.Record {
+	t.Helper()
+	recs, _, err := journal.Read[engine.Record](filepath.Join(c.Dir(), layout.FileJournal), journal.RefuseDamage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// elfSizes are a file's .text bytes and the bytes its debug sections take, as the footprint of
+// a binary arm (engine/arm) reads them (engine's own tests have the same helper).
+func elfSizes(path string) (text, debug int64, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := armkind.Binary{}.Footprint(path, st.Size())
+	if f.TextSize > 0 {
+		debug = st.Size() - f.ShippedSize
+	}
+	return f.TextSize, debug, err
 }
 
 func TestPerfStage(t *testing.T) {
@@ -177,7 +218,7 @@ func TestPerfStage(t *testing.T) {
 		if len(r.Pairs) != 2 {
 			t.Fatalf("%d pairs recorded after the crash in pair 3, want 2 (the stage stops)", len(r.Pairs))
 		}
-		var crashed *PerfSample
+		var crashed *engine.PerfSample
 		for i := range r.Samples {
 			if strings.Contains(string(r.Samples[i].Run), "pair-003-candidate") {
 				crashed = &r.Samples[i]
@@ -189,14 +230,14 @@ func TestPerfStage(t *testing.T) {
 		if len(r.Invalidations) != 0 {
 			t.Fatalf("a crash was treated as environmental: %+v", r.Invalidations)
 		}
-		v := lastVerdict(pc.c, StagePerf)
+		v := lastVerdict(t, pc.c, engine.StagePerf)
 		if v == nil || v.Verdict != "FAIL" {
 			t.Fatalf("journal verdict %+v", v)
 		}
 		// Starting again republishes the decision: the crash is never retried silently.
-		before := len(pc.records(RecRunStart))
+		before := len(pc.records(engine.RecRunStart))
 		pc.run()
-		if after := len(pc.records(RecRunStart)); after != before {
+		if after := len(pc.records(engine.RecRunStart)); after != before {
 			t.Fatalf("rerun started %d new processes", after-before)
 		}
 	})
@@ -220,7 +261,7 @@ func TestPerfStage(t *testing.T) {
 			!strings.Contains(r.Reason, "it writes iteration, replay_bench (not a number), replay_call_ms, wall_time_ms") {
 			t.Fatalf("verdict %s: %s", r.Verdict, r.Reason)
 		}
-		if len(pc.records(RecBlocked)) == 0 {
+		if len(pc.records(engine.RecBlocked)) == 0 {
 			t.Fatal("no blocked record")
 		}
 	})
@@ -251,7 +292,7 @@ func TestPerfStage(t *testing.T) {
 		if !strings.Contains(string(bench), "BenchmarkReplay/metric=replay_call_ms-PROXY/arm=baseline 1 ") {
 			t.Fatalf("bench export does not label the proxy:\n%s", bench)
 		}
-		sums := eventsOf[PerfSummary](pc.evs.all())
+		sums := enginetest.EventsOf[engine.PerfSummary](pc.evs.all())
 		if len(sums) == 0 || !sums[len(sums)-1].TimingProxy || sums[len(sums)-1].TimingField != "replay_call_ms" {
 			t.Fatalf("summary does not label the proxy: %+v", sums)
 		}
@@ -264,21 +305,21 @@ func TestPerfStage(t *testing.T) {
 		t.Setenv("PERFFAKE_SLEEP_MS", "150")
 		row := perfRow(fake)
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 4, 1
-		pc := newPerfCase(t, row, func(o *Options) {
-			o.Perf.ForceAffinityViolation = func(id RunID) bool { return id == "perf/pair-002-candidate" }
+		pc := newPerfCase(t, row, func(o *engine.Options) {
+			o.Perf.ForceAffinityViolation = func(id engine.RunID) bool { return id == "perf/pair-002-candidate" }
 			o.Perf.ViolationAfter = 20 * time.Millisecond
 		}, nil)
 		pc.run()
 		r := pc.result()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(engine.RecPerfInvalid)
 		if len(invs) != 1 || invs[0].Index != 2 || invs[0].Attempt != 1 || !strings.Contains(invs[0].Reason, "affinity violation") ||
 			!strings.Contains(invs[0].Reason, "Cpus_allowed_list") {
 			t.Fatalf("invalidations %+v", invs)
 		}
 		// Both attempts of pair 2 are in the journal, in the same order, and attempt 2 counts.
-		var pair2 []RunID
-		for _, rec := range pc.records(RecRunStart) {
-			if rec.Kind == KindSample && rec.Index == 2 {
+		var pair2 []engine.RunID
+		for _, rec := range pc.records(engine.RecRunStart) {
+			if rec.Kind == engine.KindSample && rec.Index == 2 {
 				pair2 = append(pair2, rec.Run)
 			}
 		}
@@ -287,15 +328,15 @@ func TestPerfStage(t *testing.T) {
 		if sched == stats.CandidateFirst {
 			first, second = second, first
 		}
-		want := []RunID{RunID("perf/pair-002-" + first), RunID("perf/pair-002-" + second),
-			RunID("perf/pair-002-" + first + "-a2"), RunID("perf/pair-002-" + second + "-a2")}
+		want := []engine.RunID{engine.RunID("perf/pair-002-" + first), engine.RunID("perf/pair-002-" + second),
+			engine.RunID("perf/pair-002-" + first + "-a2"), engine.RunID("perf/pair-002-" + second + "-a2")}
 		if !slices.Equal(pair2, want) {
 			t.Fatalf("pair 2 runs %v, want %v", pair2, want)
 		}
 		if p := r.Pairs[1]; p.Attempt != 2 || p.Pair != 2 {
 			t.Fatalf("pair 2 counted from attempt %d", p.Attempt)
 		}
-		var forced *PerfSample
+		var forced *engine.PerfSample
 		for i := range r.Samples {
 			if r.Samples[i].Run == "perf/pair-002-candidate" {
 				forced = &r.Samples[i]
@@ -304,8 +345,8 @@ func TestPerfStage(t *testing.T) {
 		if forced == nil || forced.Env.AffinityViolation == "" || forced.Env.ForcedBy == "" || forced.Error != "" {
 			t.Fatalf("forced sample %+v", forced)
 		}
-		if got := eventsOf[SampleInvalidated](pc.evs.all()); len(got) != 1 || got[0].Pair != 2 {
-			t.Fatalf("SampleInvalidated events %+v", got)
+		if got := enginetest.EventsOf[engine.SampleInvalidated](pc.evs.all()); len(got) != 1 || got[0].Pair != 2 {
+			t.Fatalf("engine.SampleInvalidated events %+v", got)
 		}
 	})
 
@@ -338,29 +379,29 @@ func TestPerfStage(t *testing.T) {
 		var once sync.Once
 		stopBurner := func() { once.Do(func() { burnCancel(); <-burnt }) }
 		t.Cleanup(stopBurner)
-		pc := newPerfCase(t, row, func(o *Options) {
+		pc := newPerfCase(t, row, func(o *engine.Options) {
 			o.Perf.CompetingLoadFraction = 0 // the production limit
 			o.Perf.MaxInvalidations = 3
-		}, func(ev Event) {
-			if _, ok := ev.(SampleInvalidated); ok {
+		}, func(ev engine.Event) {
+			if _, ok := ev.(engine.SampleInvalidated); ok {
 				stopBurner()
 			}
 		})
 		pc.run()
-		invs := pc.records(RecPerfInvalid)
+		invs := pc.records(engine.RecPerfInvalid)
 		if len(invs) == 0 {
 			t.Fatal("a burner on the measured CPU invalidated nothing")
 		}
-		var inv PerfInvalidation
+		var inv engine.PerfInvalidation
 		json.Unmarshal(invs[0].Data, &inv)
 		if inv.Attempt != 1 || len(inv.Runs) != 2 || !strings.Contains(inv.Reason, "competing load on CPU") || len(inv.Causes) == 0 || !strings.HasPrefix(inv.Causes[0], "competing load on CPU") {
 			t.Fatalf("first invalidation %+v", inv)
 		}
-		for _, rec := range pc.c.journal.Records() {
-			if rec.Type != RecRunEnd || rec.Run != inv.Runs[0] {
+		for _, rec := range journalRecords(t, pc.c) {
+			if rec.Type != engine.RecRunEnd || rec.Run != inv.Runs[0] {
 				continue
 			}
-			var smp PerfSample
+			var smp engine.PerfSample
 			json.Unmarshal(rec.Data, &smp)
 			if smp.Env.SampleCPUMs <= 0 && smp.Env.CompetingMs > smp.Env.CompetingLimitMs {
 				// The sample never ran beside the burner and the rest of this machine's load: its
@@ -374,11 +415,11 @@ func TestPerfStage(t *testing.T) {
 		}
 		// The pair is rerun: after the burner it completes, unless the shared host stays busy,
 		// in which case the row is blocked as unfit, never measured under load.
-		if r, err := pc.c.perfResult(); err == nil {
+		if r, err := perfResult(pc.c); err == nil {
 			if len(r.Pairs) != 2 || r.Pairs[inv.Pair-1].Attempt < 2 {
 				t.Fatalf("pairs %+v", r.Pairs)
 			}
-		} else if b := pc.records(RecBlocked); len(b) != 1 || !strings.Contains(b[0].Reason, "not fit for measurement") {
+		} else if b := pc.records(engine.RecBlocked); len(b) != 1 || !strings.Contains(b[0].Reason, "not fit for measurement") {
 			t.Fatalf("neither a result nor a block: %v %+v", err, b)
 		}
 	})
@@ -390,20 +431,20 @@ func TestPerfStage(t *testing.T) {
 		var pc *perfCase
 		stopped := make(chan struct{})
 		var once sync.Once
-		pc = newPerfCase(t, row, nil, func(ev Event) {
-			if p, ok := ev.(PairDone); ok && p.Pair == 3 {
+		pc = newPerfCase(t, row, nil, func(ev engine.Event) {
+			if p, ok := ev.(engine.PairDone); ok && p.Pair == 3 {
 				once.Do(func() { pc.c.StopStage(); close(stopped) })
 			}
 		})
 		pc.run()
 		<-stopped
-		if _, err := pc.c.perfResult(); err == nil {
+		if _, err := perfResult(pc.c); err == nil {
 			t.Fatal("a stopped stage has a result")
 		}
 		pc.c.Close()
 		<-pc.evs.done
 
-		c2, err := Open(pc.dir, pc.opts)
+		c2, err := engine.Open(pc.dir, pc.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,8 +457,8 @@ func TestPerfStage(t *testing.T) {
 			t.Fatalf("%d pairs after resume", len(r.Pairs))
 		}
 		starts := map[int]int{}
-		for _, rec := range pc2.records(RecRunStart) {
-			if rec.Kind == KindSample {
+		for _, rec := range pc2.records(engine.RecRunStart) {
+			if rec.Kind == engine.KindSample {
 				starts[rec.Index]++
 			}
 		}
@@ -432,14 +473,14 @@ func TestPerfStage(t *testing.T) {
 			}
 		}
 		if starts[4] > 2 {
-			inv := pc2.records(RecPerfInvalid)
+			inv := pc2.records(engine.RecPerfInvalid)
 			if len(inv) != 1 || !strings.Contains(inv[0].Reason, "interrupted") {
 				t.Fatalf("interrupted pair 4 not recorded: %+v", inv)
 			}
 		}
 		warm := 0
-		for _, rec := range pc2.records(RecRunStart) {
-			if rec.Kind == KindWarmup {
+		for _, rec := range pc2.records(engine.RecRunStart) {
+			if rec.Kind == engine.KindWarmup {
 				warm++
 			}
 		}
@@ -447,8 +488,8 @@ func TestPerfStage(t *testing.T) {
 			t.Fatalf("%d warmups after resume, want the 4 of the first run", warm)
 		}
 		// The replayed history gives the UI the pairs done before the stop.
-		if got := eventsOf[PairDone](pc2.evs.all()); len(got) < 8 {
-			t.Fatalf("%d PairDone events after reopening", len(got))
+		if got := enginetest.EventsOf[engine.PairDone](pc2.evs.all()); len(got) < 8 {
+			t.Fatalf("%d engine.PairDone events after reopening", len(got))
 		}
 	})
 
@@ -466,7 +507,7 @@ func TestPerfStage(t *testing.T) {
 		row.Perf.Pairs, row.Perf.WarmupsPerArm = 6, 0
 		pc := newPerfCase(t, row, nil, nil)
 		pc.run()
-		v := lastVerdict(pc.c, StageFootprint)
+		v := lastVerdict(t, pc.c, engine.StageFootprint)
 		// The padding grows the file by 10% and what users ship (the binary without its debug
 		// sections) by more: the gate judges the latter.
 		_, debug, _ := elfSizes(fake)
@@ -482,14 +523,14 @@ func TestPerfStage(t *testing.T) {
 		row.Perf.FootprintExplained = "request tracing tables (PR 1234), narrowed to 10%"
 		pc = newPerfCase(t, row, nil, nil)
 		pc.run()
-		if v := lastVerdict(pc.c, StageFootprint); v == nil || v.Verdict != "PASS" || !strings.Contains(v.Reason, "PR 1234") {
+		if v := lastVerdict(t, pc.c, engine.StageFootprint); v == nil || v.Verdict != "PASS" || !strings.Contains(v.Reason, "PR 1234") {
 			t.Fatalf("explained footprint verdict %+v", v)
 		}
 	})
 
 	t.Run("tampered artifact blocks before warmups", func(t *testing.T) {
 		pc := newPerfCase(t, perfRow(fake), nil, nil)
-		p := pc.c.Pinned(Candidate)
+		p := pc.c.Pinned(engine.Candidate)
 		f, err := os.OpenFile(filepath.Join(pc.dir, p.Path), os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -497,30 +538,30 @@ func TestPerfStage(t *testing.T) {
 		f.Write([]byte("x"))
 		f.Close()
 		pc.run()
-		blocked := pc.records(RecBlocked)
+		blocked := pc.records(engine.RecBlocked)
 		if len(blocked) != 1 || !strings.Contains(blocked[0].Reason, "modified after pinning") {
 			t.Fatalf("blocked %+v", blocked)
 		}
-		if n := len(pc.records(RecRunStart)); n != 0 {
+		if n := len(pc.records(engine.RecRunStart)); n != 0 {
 			t.Fatalf("%d processes started on a tampered artifact", n)
 		}
 	})
 }
 
 // checkBookkeeping asserts the protocol's order of things on a finished series.
-func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
+func checkBookkeeping(t *testing.T, pc *perfCase, r *engine.PerfResult) {
 	t.Helper()
-	recs := pc.c.journal.Records()
+	recs := journalRecords(t, pc.c)
 	schedSeq, firstSample := int64(-1), int64(-1)
-	var warmups []RunID
-	var samples []Record
+	var warmups []engine.RunID
+	var samples []engine.Record
 	for _, rec := range recs {
 		switch {
-		case rec.Type == RecPerfSchedule && schedSeq < 0:
+		case rec.Type == engine.RecPerfSchedule && schedSeq < 0:
 			schedSeq = rec.Seq
-		case rec.Type == RecRunStart && rec.Kind == KindWarmup:
+		case rec.Type == engine.RecRunStart && rec.Kind == engine.KindWarmup:
 			warmups = append(warmups, rec.Run)
-		case rec.Type == RecRunStart && rec.Kind == KindSample:
+		case rec.Type == engine.RecRunStart && rec.Kind == engine.KindSample:
 			if firstSample < 0 {
 				firstSample = rec.Seq
 			}
@@ -530,7 +571,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	if schedSeq < 0 || firstSample < 0 || schedSeq > firstSample {
 		t.Fatalf("schedule record %d, first sample %d: the schedule must be persisted first", schedSeq, firstSample)
 	}
-	var onDisk PerfScheduleData
+	var onDisk engine.PerfScheduleData
 	data, err := os.ReadFile(filepath.Join(pc.dir, "schedule.json"))
 	if err != nil || json.Unmarshal(data, &onDisk) != nil || !slices.Equal(onDisk.Schedule.Pairs, r.Schedule.Pairs) {
 		t.Fatalf("schedule.json %s (%v)", data, err)
@@ -538,7 +579,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	if want, _ := stats.BalancedSchedule(20261129, 20); !slices.Equal(want.Pairs, r.Schedule.Pairs) {
 		t.Fatal("the persisted schedule is not the row's seeded balanced schedule")
 	}
-	wantWarm := []RunID{"perf/warmup-01-baseline", "perf/warmup-01-candidate", "perf/warmup-02-baseline", "perf/warmup-02-candidate"}
+	wantWarm := []engine.RunID{"perf/warmup-01-baseline", "perf/warmup-01-candidate", "perf/warmup-02-baseline", "perf/warmup-02-candidate"}
 	if !slices.Equal(warmups, wantWarm) {
 		t.Fatalf("warmups %v, want alternating %v", warmups, wantWarm)
 	}
@@ -549,9 +590,9 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	for i := 0; i < len(samples); i += 2 {
 		a, b := samples[i], samples[i+1]
 		pair := i/2 + 1
-		firstArm := Baseline
+		firstArm := engine.Baseline
 		if r.Schedule.Pairs[pair-1] == stats.CandidateFirst {
-			firstArm = Candidate
+			firstArm = engine.Candidate
 		}
 		if a.Index != pair || b.Index != pair || a.Arm != firstArm || b.Arm == a.Arm {
 			t.Fatalf("pair %d: runs %s, %s not adjacent in order %s", pair, a.Run, b.Run, r.Schedule.Pairs[pair-1])
@@ -560,7 +601,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	// Every sample: a fresh process with --iterations 1, its own timings file, no report output.
 	seen := map[string]bool{}
 	for _, rec := range recs {
-		if rec.Type != RecRunStart || (rec.Kind != KindSample && rec.Kind != KindWarmup) {
+		if rec.Type != engine.RecRunStart || (rec.Kind != engine.KindSample && rec.Kind != engine.KindWarmup) {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join(pc.dir, layout.DirRuns, filepath.FromSlash(string(rec.Run)), "timings.jsonl"))
@@ -569,7 +610,7 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 		}
 	}
 	for _, smp := range r.Samples {
-		spec := pc.c.runSpec(smp.Run, smp.Arm, KindSample, smp.Index, smp.Attempt, false)
+		spec := pc.c.Host().RunSpec(smp.Run, smp.Arm, engine.KindSample, smp.Index, smp.Attempt, false)
 		_ = spec
 		if seen[string(smp.Run)] {
 			t.Fatalf("run id %s reused", smp.Run)
@@ -601,14 +642,14 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	if counts["ns/op"] != 40 || counts["ratio"] != 20 {
 		t.Fatalf("benchmark export counts %v", counts)
 	}
-	// Events: a PairDone per pair, running summaries, and a final summary with the bounds.
+	// Events: a engine.PairDone per pair, running summaries, and a final summary with the bounds.
 	evs := pc.evs.all()
-	if n := len(eventsOf[PairDone](evs)); n != 20 {
-		t.Fatalf("%d PairDone events", n)
+	if n := len(enginetest.EventsOf[engine.PairDone](evs)); n != 20 {
+		t.Fatalf("%d engine.PairDone events", n)
 	}
-	sums := eventsOf[PerfSummary](evs)
+	sums := enginetest.EventsOf[engine.PerfSummary](evs)
 	final := sums[len(sums)-1]
-	if !final.Final || final.Verdict != r.Verdict || final.LowerOrder != 6 || final.telemetry == "" || len(final.Diagnostics) != 5 {
+	if !final.Final || final.Verdict != r.Verdict || final.LowerOrder != 6 || r.Telemetry == "" || len(final.Diagnostics) != 5 {
 		t.Fatalf("final summary %+v", final)
 	}
 	if running := sums[0]; running.Final || running.Verdict != "" {
@@ -616,10 +657,11 @@ func checkBookkeeping(t *testing.T, pc *perfCase, r *PerfResult) {
 	}
 }
 
-func lastVerdict(c *Campaign, st Stage) *Record {
-	var v *Record
-	for _, r := range c.journal.Records() {
-		if r.Type == RecVerdict && r.Stage == st {
+func lastVerdict(t *testing.T, c *engine.Campaign, st engine.Stage) *engine.Record {
+	t.Helper()
+	var v *engine.Record
+	for _, r := range journalRecords(t, c) {
+		if r.Type == engine.RecVerdict && r.Stage == st {
 			r := r
 			v = &r
 		}
