@@ -395,7 +395,10 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 			return Info{}, err
 		}
 	}
-	config := "[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n[source.vendored-sources]\ndirectory = \"vendor\"\n\n[net]\noffline = true\n"
+	config, err := vendorConfig(filepath.Join(root, "Cargo.lock"))
+	if err != nil {
+		return Info{}, err
+	}
 	if err := os.MkdirAll(filepath.Join(root, ".cargo"), 0o755); err != nil {
 		return Info{}, err
 	}

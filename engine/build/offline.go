@@ -3,9 +3,12 @@ package build
 import (
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"kvparity/internal/digest"
 )
@@ -117,4 +120,56 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// vendorConfig is the cargo configuration that builds the tree at root from vendor/ alone:
+// crates.io replaced by the vendored sources, and so is every git source the lock names (a
+// [patch.crates-io] entry or a dependency taken from a git repository, as Dynamo's llm-* are),
+// each under the URL and reference its manifest gives, as `cargo vendor` prints them. Without
+// those, an offline build of a tree with a git source reads cargo's own git database, which
+// only a fetch on this machine has filled.
+func vendorConfig(lock string) (string, error) {
+	var l struct {
+		Package []struct {
+			Source string `toml:"source"`
+		} `toml:"package"`
+	}
+	if _, err := toml.DecodeFile(lock, &l); err != nil {
+		return "", fmt.Errorf("%s: %w", lock, err)
+	}
+	var b strings.Builder
+	b.WriteString("[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n")
+	seen := map[string]bool{}
+	var gits []string
+	for _, p := range l.Package {
+		// git+URL?REFERENCE#COMMIT: the source is URL and REFERENCE, the commit the lock's pin.
+		id, ok := strings.CutPrefix(p.Source, "git+")
+		if !ok {
+			continue
+		}
+		id, _, _ = strings.Cut(id, "#")
+		if !seen[id] {
+			seen[id] = true
+			gits = append(gits, id)
+		}
+	}
+	sort.Strings(gits)
+	for _, id := range gits {
+		repo, query, _ := strings.Cut(id, "?")
+		fmt.Fprintf(&b, "[source.%s]\ngit = %s\n", tomlString("git+"+id), tomlString(repo))
+		if kind, value, ok := strings.Cut(query, "="); ok && (kind == "branch" || kind == "tag" || kind == "rev") {
+			if v, err := url.QueryUnescape(value); err == nil { // the lock escapes a branch's "/" and the like
+				value = v
+			}
+			fmt.Fprintf(&b, "%s = %s\n", kind, tomlString(value))
+		}
+		b.WriteString("replace-with = \"vendored-sources\"\n\n")
+	}
+	b.WriteString("[source.vendored-sources]\ndirectory = \"vendor\"\n\n[net]\noffline = true\n")
+	return b.String(), nil
+}
+
+// tomlString is s as a TOML basic string.
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
