@@ -117,3 +117,62 @@ func TestDynamoCheckout142KeepsThePublishedLock(t *testing.T) {
 		t.Error("1.4.2 has no separate replay core, yet the checkout holds lib/aisimulate-core")
 	}
 }
+
+// Issue 44, item 1: dynamo-checkout.sh --faithful has Dynamo's shape where the default fixture
+// is small: its release profile (thin LTO, one codegen unit), every library the release
+// published from Dynamo's tree as a member, a Python package beside the workspace that is no
+// member, and Dynamo's git patch of llm-multimodal and llm-tokenizer from a local bare
+// repository; cargo accepts the lock offline as it stands. Its commits have the same SHAs on
+// every machine (the repository's place, /tmp/kvparity-fixture-git, is fixed for that).
+func TestDynamoCheckoutFaithfulHasDynamosShape(t *testing.T) {
+	for _, tool := range []string{"bash", "cargo", "git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: the checkout is made with it", tool)
+		}
+	}
+	dest := filepath.Join(t.TempDir(), "dynamo")
+	cmd := exec.Command("bash", "scripts/dynamo-checkout.sh", dest, "--faithful")
+	cmd.Env = append(os.Environ(), "KVPARITY_FIXTURE_GIT=") // the default place, whatever the caller's
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dynamo-checkout.sh --faithful: %v\n%s", err, stderr.String())
+	}
+	if want := "base=55b80d58539266bb99d4e468385f85cb5539df9f\nedit=151be2cb3de792e602adb010d5290683d612f420\n"; string(out) != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	root, err := os.ReadFile(filepath.Join(dest, "Cargo.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[profile.release]\n# These make the build much slower but shrink the binary, and could help performance\ncodegen-units = 1\nlto = \"thin\"\n",
+		"[profile.profiling]\ninherits = \"release\"\n",
+		`"lib/llm",`, `"lib/runtime",`, `"lib/memory",`, `"lib/rl",`, `"lib/kv-router",`, `"lib/bench",`,
+		`llm-multimodal = { git = "file:///tmp/kvparity-fixture-git/smg.git", rev = "938b1d85396aa25c2e2830dfc4bccefe7c397450" }`,
+		`llm-tokenizer = { git = "file:///tmp/kvparity-fixture-git/smg.git", rev = "938b1d85396aa25c2e2830dfc4bccefe7c397450" }`,
+	} {
+		if !strings.Contains(string(root), want) {
+			t.Errorf("the root manifest lacks %q", want)
+		}
+	}
+	if strings.Contains(string(root), "bindings") {
+		t.Error("the Python package is a workspace member")
+	}
+	if _, err := os.Stat(filepath.Join(dest, "lib", "bindings", "python", "pyproject.toml")); err != nil {
+		t.Errorf("no Python package beside the workspace: %v", err)
+	}
+	lock, err := os.ReadFile(filepath.Join(dest, "Cargo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(lock), "name = \"llm-tokenizer\"\nversion = \"1.6.0\"\nsource = \"git+file:///tmp/kvparity-fixture-git/smg.git?rev=938b1d85396aa25c2e2830dfc4bccefe7c397450#938b1d85396aa25c2e2830dfc4bccefe7c397450\"") {
+		t.Error("Cargo.lock does not take llm-tokenizer 1.6.0 from the git repository")
+	}
+	check := exec.Command("cargo", "metadata", "--locked", "--offline", "--format-version", "1")
+	check.Dir = dest
+	if b, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("cargo metadata --locked --offline: %v\n%s", err, b[:min(len(b), 2000)])
+	}
+}
