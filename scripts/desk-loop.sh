@@ -19,13 +19,17 @@
 # and then the rebuild-time ratio against plain incremental cargo for the same one-line change,
 # run in the same kept folder with the same arguments and environment.
 #
-# usage: scripts/desk-loop.sh
+# usage: scripts/desk-loop.sh [--faithful]
+#   --faithful           the checkout is dynamo-checkout.sh --faithful: Dynamo's release profile
+#                        (thin LTO, one codegen unit), its breadth and its git patch; the rebuilds
+#                        are then timed with that profile, kvparity's and plain cargo's
+#                        (default LIMIT_S 1800, DESK_DIR ~/.cache/kvparity/desk-loop-faithful)
 # env:   KVPARITY_BIN=path   use this binary instead of building one
 #        CHECKOUT_ARGS=...   extra arguments of dynamo-checkout.sh (e.g. --core-path)
 #        SIZE=WxH            terminal size (default 100x30)
 #        CAPTURE_OUT=file    also write the captures and the phase table there
 #        KEEP=1              keep the work folder (printed)
-#        LIMIT_S=90          fail when edit → verdict on screen takes longer
+#        LIMIT_S=90          fail when edit → verdict on screen takes longer (1800 with --faithful)
 #        DESK_DIR=dir        where the checkout is made (default ~/.cache/kvparity/desk-loop):
 #                            a fixed place, so its lineage (kept build folders) serves the next
 #                            run and only the first run compiles everything; its dynamo/ is
@@ -33,13 +37,22 @@
 #                            its .git, scripts/fixture-marker.sh), else the script refuses
 set -euo pipefail
 
+faithful=0
+for arg in "$@"; do
+	case "$arg" in
+	--faithful) faithful=1 ;;
+	*) echo "desk-loop: unknown argument $arg (usage: scripts/desk-loop.sh [--faithful])" >&2; exit 2 ;;
+	esac
+done
+checkout_args="${CHECKOUT_ARGS:-}"
+((!faithful)) || checkout_args="${checkout_args:+$checkout_args }--faithful"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=fixture-marker.sh
 source "$root/scripts/fixture-marker.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/kvparity-desk.XXXXXX")"
 sock="kvparity-desk-$$"
 size="${SIZE:-100x30}"
-limit="${LIMIT_S:-90}"
+limit="${LIMIT_S:-$( ((faithful)) && echo 1800 || echo 90)}"
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null || true
 	if [[ -n "${KEEP:-}" ]]; then echo "desk-loop: work folder kept: $work" >&2; else rm -rf "$work"; fi
@@ -57,12 +70,16 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # ---- the checkout, its row and the first build (reported, not counted) ----
-desk="${DESK_DIR:-$HOME/.cache/kvparity/desk-loop}${CHECKOUT_ARGS:+-core-path}"
+# The folder is named after the checkout's options (desk-loop-core-path, desk-loop-faithful):
+# each shape keeps its own lineage.
+suffix=""
+for a in $checkout_args; do suffix+="-${a#--}"; done
+desk="${DESK_DIR:-$HOME/.cache/kvparity/desk-loop}$suffix"
 checkout="$desk/dynamo"
 fixture_clear "$checkout" desk-loop.sh DESK_DIR
 mkdir -p "$desk"
 # shellcheck disable=SC2086
-bash "$root/scripts/dynamo-checkout.sh" "$checkout" ${CHECKOUT_ARGS:-} >"$work/fixture.out" 2>"$work/fixture.err" ||
+bash "$root/scripts/dynamo-checkout.sh" "$checkout" $checkout_args >"$work/fixture.out" 2>"$work/fixture.err" ||
 	{ cat "$work/fixture.err" >&2; exit 1; }
 fixture_mark "$checkout" desk-loop.sh
 # A commit naming this run, so the first build is never a cache hit. A hit pins the binary an
@@ -76,9 +93,10 @@ GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$checkout" \
 	-c user.name="kvparity desk loop" -c user.email="desk-loop@kvparity.invalid" commit -q -m "desk loop run"
 mkdir -p "$work/rows"
 "$bin" init-row --checkout "$checkout" -o "$work/rows/desk.toml" 2>/dev/null
+echo "=== checkout: $checkout ($(grep -E '^(base|edit)=' "$work/fixture.out" | tr '\n' ' ')$checkout_args); load: $(uptime)"
 t=$(now)
 "$bin" build "$work/rows/desk.toml" >"$work/build.out" 2>"$work/build.err" || { tail -30 "$work/build.err" >&2; exit 1; }
-echo "=== first build of both arms: $(since "$t" "$(now)") s"
+echo "=== first build of both arms: $(since "$t" "$(now)") s; load: $(uptime)"
 cat "$work/build.out"
 
 # ---- the workbench ----
@@ -162,6 +180,8 @@ t=$(now)
 plain
 plain_s=$(since "$t" "$(now)")
 ratio=$(awk -v a="$build_s" -v b="$plain_s" 'BEGIN { printf "%.2f", a / b }')
+echo "=== load after the plain rebuild: $(uptime)"
+echo "=== release profile of the checkout: $(sed -n '/^\[profile.release\]/,/^\[/p' "$src/Cargo.toml" | grep -E '^(lto|codegen-units|opt-level|debug)' | tr '\n' ' ')(kvparity and plain cargo both add CARGO_PROFILE_RELEASE_DEBUG=line-tables-only)"
 echo "=== rebuild time: kvparity $(awk -v b="$build_s" 'BEGIN { printf "%.1f", b }') s, plain incremental cargo $plain_s s for the same change: ratio $ratio (target ≤ 1.3)"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n\n%s\n\n%s\n\nrebuild ratio %s (kvparity %s s, plain cargo %s s)\n' "$before" "$after" "$table" "$ratio" "$build_s" "$plain_s" >"$CAPTURE_OUT"
 exit "$fail"
