@@ -47,7 +47,7 @@ while (($#)); do
 	--faithful) FAITHFUL=1 ;;
 	--version=*) VERSION="${arg#--version=}" ;;
 	--version) (($#)) || die "--version needs a value ($USAGE)"; VERSION="$1"; shift ;;
-	-h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg ($USAGE)" ;;
 	*) [[ -z "$DEST" ]] || die "two destinations given: $DEST and $arg"; DEST="$arg" ;;
 	esac
