@@ -21,11 +21,14 @@
 #
 # usage: scripts/desk-loop.sh [--faithful]
 #   --faithful           the checkout is dynamo-checkout.sh --faithful: Dynamo's release profile
-#                        (thin LTO, one codegen unit), its breadth and its git patch; the rebuilds
-#                        are then timed with that profile, kvparity's and plain cargo's
+#                        (thin LTO, one codegen unit), its breadth and its git patch; the row is
+#                        written with init-row --profile release (unless PROFILE says otherwise),
+#                        so the rebuilds are timed with that profile, kvparity's and plain cargo's
 #                        (default LIMIT_S 1800, DESK_DIR ~/.cache/kvparity/desk-loop-faithful)
 # env:   KVPARITY_BIN=path   use this binary instead of building one
 #        CHECKOUT_ARGS=...   extra arguments of dynamo-checkout.sh (e.g. --core-path)
+#        PROFILE=desk|release  the row's build profile (init-row --profile; default: init-row's
+#                            desk, release with --faithful)
 #        SIZE=WxH            terminal size (default 100x30)
 #        CAPTURE_OUT=file    also write the captures and the phase table there
 #        KEEP=1              keep the work folder (printed)
@@ -92,7 +95,11 @@ git -C "$checkout" add desk-loop-run.txt
 GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$checkout" \
 	-c user.name="kvparity desk loop" -c user.email="desk-loop@kvparity.invalid" commit -q -m "desk loop run"
 mkdir -p "$work/rows"
-"$bin" init-row --checkout "$checkout" -o "$work/rows/desk.toml" 2>/dev/null
+profile="${PROFILE:-}"
+((!faithful)) || profile="${profile:-release}"
+profile_args=()
+[[ -z "$profile" ]] || profile_args=(--profile "$profile")
+"$bin" init-row --checkout "$checkout" "${profile_args[@]}" -o "$work/rows/desk.toml" 2>/dev/null
 echo "=== checkout: $checkout ($(grep -E '^(base|edit)=' "$work/fixture.out" | tr '\n' ' ')$checkout_args); load: $(uptime)"
 t=$(now)
 "$bin" build "$work/rows/desk.toml" >"$work/build.out" 2>"$work/build.err" || { tail -30 "$work/build.err" >&2; exit 1; }
@@ -181,7 +188,7 @@ plain
 plain_s=$(since "$t" "$(now)")
 ratio=$(awk -v a="$build_s" -v b="$plain_s" 'BEGIN { printf "%.2f", a / b }')
 echo "=== load after the plain rebuild: $(uptime)"
-echo "=== release profile of the checkout: $(sed -n '/^\[profile.release\]/,/^\[/p' "$src/Cargo.toml" | grep -E '^(lto|codegen-units|opt-level|debug)' | tr '\n' ' ')(kvparity and plain cargo both add CARGO_PROFILE_RELEASE_DEBUG=line-tables-only)"
+echo "=== the rebuild's profile (its build.json; plain cargo ran the same command): $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print((d.get("build_profile") or "release") + " · " + d["profile"])' "$rebuilt")"
 echo "=== rebuild time: kvparity $(awk -v b="$build_s" 'BEGIN { printf "%.1f", b }') s, plain incremental cargo $plain_s s for the same change: ratio $ratio (target ≤ 1.3)"
 [[ -n "${CAPTURE_OUT:-}" ]] && printf '%s\n\n%s\n\n%s\n\nrebuild ratio %s (kvparity %s s, plain cargo %s s)\n' "$before" "$after" "$table" "$ratio" "$build_s" "$plain_s" >"$CAPTURE_OUT"
 exit "$fail"
