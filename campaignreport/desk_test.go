@@ -2,6 +2,7 @@ package campaignreport_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"kvparity/engine"
 	"kvparity/engine/build"
 	"kvparity/engine/instructions"
+	"kvparity/engine/investigate"
 	"kvparity/engine/perf"
 	"kvparity/headless"
 	"kvparity/internal/layout"
@@ -19,7 +21,8 @@ import (
 
 // A row of desk builds (issue 44): the performance stage is blocked, journaled, naming the
 // desk build; and every surface — report.md, summary.md, report.json, the headless document
-// and the workbench's campaign info — says the arms are a desk build, not the release artifact.
+// and the workbench's campaign info — says the arms are a desk build, not the release artifact;
+// the instruction counts and the investigation's profiles refuse it.
 func TestADeskRowSaysSoEverywhereAndIsNeverTimed(t *testing.T) {
 	dir, builds := sourceBuiltCampaignProfile(t, build.ProfileDesk)
 	for arm, b := range builds {
@@ -38,8 +41,11 @@ func TestADeskRowSaysSoEverywhereAndIsNeverTimed(t *testing.T) {
 	if info := c.Info(); info.DeskBuild != build.DeskNote {
 		t.Errorf("campaign info (the workbench's header) desk %q", info.DeskBuild)
 	}
-	if err := instructions.Start(c.Host(), 1); err == nil || err != engine.ErrDeskBuild {
+	if err := instructions.Start(c.Host(), 1); !errors.Is(err, engine.ErrDeskBuild) {
 		t.Errorf("instruction counts on a desk row: %v", err)
+	}
+	if err := investigate.Start(c.Host(), "test"); !errors.Is(err, engine.ErrDeskBuild) {
+		t.Errorf("profiles of a desk row: %v", err)
 	}
 	if err := perf.Start(c.Host()); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"kvparity/engine"
 	"kvparity/engine/run"
@@ -49,7 +51,10 @@ func mib(n int64) string { return fmt.Sprintf("%d B (%.2f MiB)", n, float64(n)/(
 const deskCarry = "Both arms were built with the desk profile (the checkout's release profile without LTO, with many codegen units and incremental compilation): the determinism and parity verdicts carry over to the release build, whose replay computes the same; speed and size do not, so no performance or footprint verdict is given."
 
 // deskSentence is the desk note capitalized as a sentence's start.
-func deskSentence(r *Report) string { return strings.ToUpper(r.DeskBuild[:1]) + r.DeskBuild[1:] }
+func deskSentence(r *Report) string {
+	first, n := utf8.DecodeRuneInString(r.DeskBuild)
+	return string(unicode.ToUpper(first)) + r.DeskBuild[n:]
+}
 
 // markdown renders the report. It only formats the Report: every figure comes from it.
 func markdown(r *Report) []byte {

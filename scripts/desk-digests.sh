@@ -112,7 +112,7 @@ for row in rows:
             arts = json.load(open(os.path.join(camp, "artifacts.json")))
         except Exception:
             continue
-        for a in (arts if isinstance(arts, list) else arts.get("artifacts", [])):
+        for a in arts["artifacts"]:
             b = a.get("build") or {}
             key = (b.get("source"), b.get("variant", ""), b.get("build_profile", "release") or "release")
             if b and key not in builds:

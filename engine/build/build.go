@@ -365,8 +365,8 @@ func compile(ctx context.Context, s Spec, req request, cache, dir string, say fu
 		return Info{}, err
 	}
 	info.Profile = profileOf(rootMan) + ", debug = \"" + lineTables + "\" (kvparity's CARGO_PROFILE_RELEASE_DEBUG, the same for every build)"
-	if s.desk() {
-		info.BuildProfile, info.Profile = ProfileDesk, deskProfileText(profileOf(rootMan))
+	if info.BuildProfile = s.recordedProfile(); s.desk() {
+		info.Profile = deskProfileText(profileOf(rootMan))
 	}
 
 	// The manifests as the source has them, before the timing extension edits any: what the

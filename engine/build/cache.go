@@ -105,7 +105,7 @@ func cached(dir string, r request) (info Info, why string, ok bool) {
 	if info.Variant != r.spec.variant() {
 		differ("variant", orNone(info.Variant), orNone(r.spec.variant()))
 	}
-	if want := map[bool]string{true: ProfileDesk}[r.spec.desk()]; info.BuildProfile != want {
+	if want := r.spec.recordedProfile(); info.BuildProfile != want {
 		differ("build profile", ProfileName(info.BuildProfile), ProfileName(want))
 	}
 	if !slices.Equal(info.InheritedEnv, r.inherited) {

@@ -56,6 +56,15 @@ func ProfileName(p string) string {
 // desk says the spec asks for the desk profile.
 func (s Spec) desk() bool { return s.Profile == ProfileDesk }
 
+// recordedProfile is the build_profile a build of s records: ProfileDesk, or "" for the release
+// profile (records from before profiles were named have none).
+func (s Spec) recordedProfile() string {
+	if s.desk() {
+		return ProfileDesk
+	}
+	return ""
+}
+
 // profileArgs are cargo build's arguments that select the spec's profile.
 func (s Spec) profileArgs() []string {
 	if !s.desk() {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,12 @@ const (
 )
 
 // Start runs the investigation as a stage (stoppable like any other); equivalence
-// is how the caller established equivalent semantic work.
+// is how the caller established equivalent semantic work. A desk row is refused
+// (engine.ErrDeskBuild).
 func Start(h engine.StageHost, equivalence string) error {
+	if h.Row().Desk() { // a desk build's profile is not the release artifact's
+		return engine.ErrDeskBuild
+	}
 	return h.Start(engine.StageInvestigate, func(ctx context.Context) bool {
 		inv, err := investigate(ctx, h, equivalence)
 		switch {
@@ -72,7 +77,10 @@ func investigate(ctx context.Context, h engine.StageHost, equivalence string) (*
 	for _, arm := range arms {
 		attempts[arm] = h.History().NextAttempt(engine.KindProfile, arm, 0)
 	}
-	for round := 1; round <= inv.Rounds || round == 1; round++ {
+	// The first round's shorter replay sets how many rounds there are.
+	inv.Rounds = 1
+	for round := 1; round <= inv.Rounds; round++ {
+		shortest := time.Duration(math.MaxInt64)
 		for _, arm := range arms {
 			run, prof, cmdline, err := profileArm(ctx, h, perf, arm, cpu, round, attempts[arm])
 			if err != nil {
@@ -82,16 +90,15 @@ func investigate(ctx context.Context, h engine.StageHost, equivalence string) (*
 				return nil, ctx.Err()
 			}
 			inv.Runs = append(inv.Runs, run)
-			if round == 1 {
-				inv.Reproduce = append(inv.Reproduce, cmdline)
-				profiles[arm] = prof
+			if profiles[arm] == nil {
+				profiles[arm], inv.Reproduce = prof, append(inv.Reproduce, cmdline)
 			} else {
 				profiles[arm].Add(prof)
 			}
+			shortest = min(shortest, time.Duration(run.ElapsedMs*float64(time.Millisecond)))
 		}
 		if round == 1 {
-			first := inv.Runs[len(inv.Runs)-2:]
-			inv.Rounds = roundsFor(time.Duration(min(first[0].ElapsedMs, first[1].ElapsedMs) * float64(time.Millisecond)))
+			inv.Rounds = roundsFor(shortest)
 		}
 	}
 	for _, arm := range arms {

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,13 +22,13 @@ func Start(c engine.StageHost) error {
 	if err := c.Refusal(); err != nil {
 		return err
 	}
-	if c.Row().Desk() { // recorded, so every surface says why the row has no performance verdict
+	switch err := c.PerfAllowed(); {
+	case errors.Is(err, engine.ErrDeskBuild): // recorded, so every surface says why the row has no performance verdict
 		return c.Start(engine.StagePerf, func(context.Context) bool {
-			c.Block(engine.StagePerf, engine.ErrDeskBuild.Error())
+			c.Block(engine.StagePerf, err.Error())
 			return false
 		})
-	}
-	if err := c.PerfAllowed(); err != nil {
+	case err != nil:
 		return err
 	}
 	return c.Start(engine.StagePerf, func(ctx context.Context) bool {
