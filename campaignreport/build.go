@@ -236,6 +236,7 @@ func (c *campaign) armReport(arm engine.Arm) (armReport, error) {
 	res := c.hist.ArmResult(arm)
 	a.Verdict, a.Reason = res.Verdict, res.Reason
 	a.Perturbed, a.Finding = append([]engine.PerturbedRun{}, res.Perturbed...), res.Finding
+	a.PerturbedNotRun = res.PerturbedNotRun(c.row.Determinism.Perturbations)
 	if p, ok := c.hist.Preflight(arm); ok {
 		a.Preflight = &p
 	}

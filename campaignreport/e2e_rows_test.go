@@ -109,8 +109,17 @@ func TestE2EUnstableRowReport(t *testing.T) {
 	if r.Overall.Verdict != verdict.Fail || r.ExitCode != runCodes["e2e-unstable"] {
 		t.Errorf("overall %s exit %d, `kvparity run` exited %d", r.Overall, r.ExitCode, runCodes["e2e-unstable"])
 	}
+	// The row declares the default perturbations: the unstable arm says why they did not run,
+	// the stable one ran them and says nothing of the kind.
+	if !strings.HasPrefix(cand.PerturbedNotRun, "not run: the plain repetitions already disagree") || len(cand.Perturbed) != 0 {
+		t.Errorf("candidate perturbed repetitions %+v, not run %q", cand.Perturbed, cand.PerturbedNotRun)
+	}
+	if base := r.Arms[0]; base.PerturbedNotRun != "" || len(base.Perturbed) == 0 {
+		t.Errorf("baseline perturbed repetitions %+v, not run %q", base.Perturbed, base.PerturbedNotRun)
+	}
 	mustContain(t, md, "### candidate — UNSTABLE", "## Semantic verdict: FAIL", "## Performance verdict: UNDECIDED",
-		"diffs/unstable-candidate.json", "Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree")
+		"diffs/unstable-candidate.json", "Two canonical reports of the same artifact (repetitions, or a repetition and a perturbed one) disagree",
+		"Perturbed repetitions: not run: the plain repetitions already disagree")
 }
 
 // exceptionRecords are the reviewed records of the fifo-preemption change: the configuration

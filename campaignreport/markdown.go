@@ -309,6 +309,10 @@ func (m *md) determinism(r *Report) {
 				m.row(mdCode(string(p.Run)), mdText(engine.JoinVariations(p.Variations)), mdCode(p.Digest), vs)
 			}
 		}
+		if a.PerturbedNotRun != "" {
+			m.blank()
+			m.p("Perturbed repetitions: %s.", mdText(a.PerturbedNotRun))
+		}
 		if a.Finding != "" {
 			m.blank()
 			m.p("Finding: %s.", mdText(a.Finding))

@@ -216,6 +216,9 @@ type armReport struct {
 	Preflight *engine.Preflight     `json:"preflight"`
 	Perturbed []engine.PerturbedRun `json:"perturbed"`
 	Finding   string                `json:"finding,omitempty"`
+	// PerturbedNotRun says why the row's perturbed repetitions did not run for this arm
+	// (engine.ArmResult.PerturbedNotRun); "" when they ran, may still run, or are off.
+	PerturbedNotRun string `json:"perturbed_not_run,omitempty"`
 }
 
 // RunInfo is one repetition attempt as the journal recorded it.

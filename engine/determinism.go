@@ -52,6 +52,23 @@ func (h *History) ArmResultAt(arm Arm, gen, n int) ArmResult {
 	return res
 }
 
+// PerturbedNotRun says why an arm's declared perturbed repetitions did not run and will not
+// at this generation ("" when none are declared, some ran, or they may still run). They run
+// only once the plain repetitions agree (ArmResultAt): an arm whose plain repetitions already
+// disagree shows its leak without perturbation, and the protocol stops it there to diagnose it.
+func (r ArmResult) PerturbedNotRun(declared []Variation) string {
+	if len(declared) == 0 || len(r.Perturbed) > 0 {
+		return ""
+	}
+	switch r.Verdict {
+	case verdict.Unstable:
+		return "not run: the plain repetitions already disagree, so the leak shows without perturbation; the protocol stops an unstable revision here to diagnose it"
+	case verdict.Blocked:
+		return "not run: the plain repetitions are BLOCKED"
+	}
+	return ""
+}
+
 // PlainResult is the outcome of the protocol's n plain repetitions alone.
 func (h *History) PlainResult(arm Arm, gen, n int) ArmResult {
 	res := ArmResult{Arm: arm, Gen: gen, Verdict: verdict.Undecided}

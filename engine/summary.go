@@ -53,6 +53,8 @@ type ArmSummary struct {
 	Preflight *Preflight     `json:"preflight,omitempty"`
 	Perturbed []PerturbedRun `json:"perturbed,omitempty"`
 	Finding   string         `json:"finding,omitempty"`
+	// PerturbedNotRun says why the row's perturbed repetitions did not run (ArmResult.PerturbedNotRun).
+	PerturbedNotRun string `json:"perturbed_not_run,omitempty"`
 }
 
 // A RunSummary is one repetition's latest attempt.
@@ -103,6 +105,7 @@ func (h *History) summary(dir, traceSHA string) Summary {
 			as.Preflight = &p
 		}
 		as.Perturbed, as.Finding = res.Perturbed, res.Finding
+		as.PerturbedNotRun = res.PerturbedNotRun(row.Determinism.Perturbations)
 		s.Arms[arm] = as
 	}
 	s.Perf = h.Perf().Result

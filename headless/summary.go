@@ -71,6 +71,9 @@ func (d Document) print(w io.Writer) {
 			}
 			fmt.Fprintf(w, "    %-26s %s  %s  (%s)\n", p.Run, p.Digest, mark, engine.JoinVariations(p.Variations))
 		}
+		if a.PerturbedNotRun != "" {
+			fmt.Fprintf(w, "    perturbed repetitions %s\n", a.PerturbedNotRun)
+		}
 		if a.Verdict != verdict.Stable && a.Reason != "" {
 			fmt.Fprintf(w, "    %s\n", a.Reason)
 		}

@@ -41,3 +41,23 @@ func TestDocumentIsTheSharedSchema(t *testing.T) {
 		}
 	}
 }
+
+// An UNSTABLE arm whose declared perturbed repetitions did not run says why, in the human
+// summary and in run --json (the same ArmSummary field the report reads).
+func TestSummarySaysWhyPerturbedRepetitionsDidNotRun(t *testing.T) {
+	why := engine.ArmResult{Verdict: verdict.Unstable}.PerturbedNotRun([]engine.Variation{"tz"})
+	v := verdict.Decide(verdict.Inputs{Baseline: verdict.Of(verdict.Stable, "one digest"), Candidate: verdict.Of(verdict.Unstable, "2 digests")})
+	d := Document{Document: verdict.NewDocument(verdict.KindRun, v), Summary: engine.Summary{Row: "r", Arms: map[engine.Arm]*engine.ArmSummary{
+		engine.Baseline: {Verdict: verdict.Stable}, engine.Candidate: {Verdict: verdict.Unstable, Reason: "2 digests", PerturbedNotRun: why}}}}
+	var text, js bytes.Buffer
+	d.Write(&text, false)
+	if err := d.Write(&js, true); err != nil {
+		t.Fatal(err)
+	}
+	if why == "" || !strings.Contains(text.String(), "    perturbed repetitions "+why+"\n") {
+		t.Errorf("human summary lacks the perturbed repetitions' reason %q:\n%s", why, text.String())
+	}
+	if !strings.Contains(js.String(), `"perturbed_not_run": "`+why+`"`) || strings.Count(js.String(), "perturbed_not_run") != 1 {
+		t.Errorf("run --json: %s", js.String())
+	}
+}

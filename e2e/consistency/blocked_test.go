@@ -15,6 +15,7 @@ import (
 
 	"kvparity/campaignreport"
 	"kvparity/e2e"
+	"kvparity/e2e/consistency"
 	"kvparity/engine"
 	"kvparity/engine/stages"
 	"kvparity/headless"
@@ -103,7 +104,7 @@ func TestBlockedResumedFinishedAgree(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &printed); err != nil {
 		t.Fatal(err)
 	}
-	if got := wordsOf(printed.Verdicts); got != blocked {
+	if got := consistency.WordsOf(printed.Verdicts); got != blocked {
 		t.Errorf("blocked: the headless --json document says %v, the workbench %v", got, blocked)
 	}
 
@@ -112,7 +113,9 @@ func TestBlockedResumedFinishedAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.key('p')
-	w.until("the resumed stage recorded a pair", func(string) bool { return journalHas(filepath.Join(dir, layout.FileJournal), engine.RecPerfPair) })
+	w.until("the resumed stage recorded a pair", func(string) bool {
+		return consistency.JournalHas(filepath.Join(dir, layout.FileJournal), engine.RecPerfPair)
+	})
 	w.key('x')
 	w.key('y') // x asks first while a stage runs; y stops it
 	w.until("the stage stopped and its assessment is in", func(s string) bool {
@@ -234,19 +237,19 @@ func (w *workbench) key(r rune) {
 	w.start(cmd)
 }
 
-func (w *workbench) headerWords() surfaceWords {
+func (w *workbench) headerWords() consistency.Words {
 	w.t.Helper()
 	m := headerRe.FindStringSubmatch(w.header())
 	if m == nil {
 		w.t.Fatalf("the header shows no verdicts: %q", w.header())
 	}
 	o := verdict.Word(m[4])
-	return surfaceWords{verdict.Word(m[1]), verdict.Word(m[2]), verdict.Word(m[3]), o, verdict.ExitCode(o)}
+	return consistency.Words{verdict.Word(m[1]), verdict.Word(m[2]), verdict.Word(m[3]), o, verdict.ExitCode(o)}
 }
 
 // check saves the report with s (which must change no verdict on screen) and holds the
 // header, report.md, summary.md and report.json equal; it returns the words.
-func (w *workbench) check(state string) surfaceWords {
+func (w *workbench) check(state string) consistency.Words {
 	t := w.t
 	t.Helper()
 	before := w.headerWords()
@@ -269,9 +272,9 @@ func (w *workbench) check(state string) surfaceWords {
 	if after := w.headerWords(); after != before {
 		t.Errorf("%s: s changed the header from %v to %v", state, before, after)
 	}
-	surfaces := map[string]surfaceWords{"workbench header": before}
+	surfaces := map[string]consistency.Words{"workbench header": before}
 	md, _ := os.ReadFile(filepath.Join(w.dir, layout.FileReportMD))
-	surfaces["report.md"] = markdownWords(t, string(md))
+	surfaces["report.md"] = consistency.MarkdownWords(t, string(md))
 	sum, _ := os.ReadFile(filepath.Join(w.dir, layout.FileSummaryMD))
 	surfaces["summary.md"] = summaryWords(t, string(sum), surfaces["report.md"].Exit)
 	js, _ := os.ReadFile(filepath.Join(w.dir, layout.FileReportJSON))
@@ -279,7 +282,7 @@ func (w *workbench) check(state string) surfaceWords {
 	if err := json.Unmarshal(js, &rep); err != nil {
 		t.Fatal(err)
 	}
-	surfaces["report.json"] = wordsOf(rep.Verdicts)
+	surfaces["report.json"] = consistency.WordsOf(rep.Verdicts)
 	for s, words := range surfaces {
 		if words != before {
 			t.Errorf("%s: %s says %v, the header %v", state, s, words, before)
@@ -302,7 +305,7 @@ func (w *workbench) check(state string) surfaceWords {
 }
 
 // summaryWords reads summary.md's verdicts table (its exit status is report.md's).
-func summaryWords(t *testing.T, md string, exit int) surfaceWords {
+func summaryWords(t *testing.T, md string, exit int) consistency.Words {
 	t.Helper()
 	cell := func(label string) verdict.Word {
 		m := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(label) + ` \| \**([A-Z_]+)\**`).FindStringSubmatch(md)
@@ -312,19 +315,19 @@ func summaryWords(t *testing.T, md string, exit int) surfaceWords {
 		}
 		return verdict.Word(m[1])
 	}
-	return surfaceWords{cell("**semantic**"), cell("**performance**"), cell("footprint (growth ≤ 5%)"), cell("**overall**"), exit}
+	return consistency.Words{cell("**semantic**"), cell("**performance**"), cell("footprint (growth ≤ 5%)"), cell("**overall**"), exit}
 }
 
 // headlessAgrees runs `kvparity run --stage STAGE --json` over the campaign and holds its
 // document's words equal to want.
-func headlessAgrees(t *testing.T, state, bin, rowFile, dir, stage string, want surfaceWords) {
+func headlessAgrees(t *testing.T, state, bin, rowFile, dir, stage string, want consistency.Words) {
 	t.Helper()
 	code, out, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", stage, "--json")
 	var doc verdict.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%s: run --json (exit %d): %v\n%s", state, code, err, e2e.Tail(errs, 20))
 	}
-	if got := wordsOf(doc.Verdicts); got != want || code != want.Exit {
+	if got := consistency.WordsOf(doc.Verdicts); got != want || code != want.Exit {
 		t.Errorf("%s: run --json says %v (exited %d), the workbench %v", state, got, code, want)
 	}
 }

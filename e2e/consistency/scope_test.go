@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kvparity/e2e"
+	"kvparity/e2e/consistency"
 	"kvparity/engine"
 	"kvparity/exceptions"
 	"kvparity/internal/layout"
@@ -32,7 +33,7 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 	if code, _, errs := e2e.Run(t, bin, 10*time.Minute, "run", rowFile, "--campaign", dir, "--stage", "determinism"); code != verdict.ExitFail {
 		t.Fatalf("the fifo change without exception records: exit %d, want 1\n%s", code, e2e.Tail(errs, 20))
 	}
-	for _, rec := range fifoRecords() {
+	for _, rec := range consistency.FifoRecords() {
 		if _, err := exceptions.PutException(dir, rec); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestStageScopedRunAgreesWithTheReport(t *testing.T) {
 	}
 
 	md, _ := os.ReadFile(filepath.Join(dir, layout.FileReportMD))
-	words := markdownWords(t, string(md))
+	words := consistency.MarkdownWords(t, string(md))
 	if words.Semantic != rv.Semantic.Verdict || words.Overall != pv.Overall.Verdict || words.Exit != pv.ExitCode {
 		t.Errorf("report.md says %v; report.json semantic %s overall %s exit %d", words, pv.Semantic.Verdict, pv.Overall.Verdict, pv.ExitCode)
 	}
