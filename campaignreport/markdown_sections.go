@@ -44,19 +44,27 @@ func (m *md) lifecycle(r *Report) {
 		}
 		m.p("%s %s, %d requests, virtual time %s to %s; %s.", mdText(ev.Engine), mdText(ev.Topology), ev.Requests, vtime(ev.VirtualStartMs), vtime(ev.VirtualEndMs), agree)
 		m.blank()
-		m.head("pool", "route decisions", "overlap > 0", "immediate", "queued", "admissions", "readmissions", "pressure events", "readmitted", "requests with reuse", "workers")
-		for _, p := range ev.Pools {
-			m.row(mdText(p.Pool), fmt.Sprint(p.RoutingDecisions), fmt.Sprint(p.OverlapPositive), fmt.Sprint(p.Immediate), fmt.Sprint(p.Queued),
-				fmt.Sprint(p.Admissions), fmt.Sprint(p.Readmissions), fmt.Sprint(p.PressureEvents), fmt.Sprint(p.PressureReadmitted),
-				fmt.Sprint(p.RequestsWithReuse), strings.Trim(fmt.Sprint(p.Workers), "[]"))
+		if ev.Unrecorded != "" {
+			m.p("Not recorded: %s.", mdText(ev.Unrecorded))
+		} else {
+			m.head("pool", "route decisions", "overlap > 0", "immediate", "queued", "admissions", "readmissions", "pressure events", "readmitted", "requests with reuse", "workers")
+			for _, p := range ev.Pools {
+				m.row(mdText(p.Pool), fmt.Sprint(p.RoutingDecisions), fmt.Sprint(p.OverlapPositive), fmt.Sprint(p.Immediate), fmt.Sprint(p.Queued),
+					fmt.Sprint(p.Admissions), fmt.Sprint(p.Readmissions), fmt.Sprint(p.PressureEvents), fmt.Sprint(p.PressureReadmitted),
+					fmt.Sprint(p.RequestsWithReuse), strings.Trim(fmt.Sprint(p.Workers), "[]"))
+			}
 		}
 		m.blank()
-		m.p("- pressure: %d preemption(s), %d retraction(s); band %d–%d", ev.PreemptionsTotal, ev.RetractionsTotal, ev.PressureBand[0], ev.PressureBand[1])
+		if ev.Unrecorded == "" {
+			m.p("- pressure: %d preemption(s), %d retraction(s); band %d–%d", ev.PreemptionsTotal, ev.RetractionsTotal, ev.PressureBand[0], ev.PressureBand[1])
+		}
 		if h := ev.Handoffs; h != nil {
 			m.p("- handoff: %d requests through both pools, %d complete, %d in order; observed %s, expected %s", h.Requests, h.Complete, h.InOrder, mdText(h.Order), mdText(h.Expected))
 		}
 		m.p("- terminal: %s", counts(ev.Terminal))
-		m.p("- KV events: %s", counts(ev.KVEvents))
+		if ev.KVEvents != nil {
+			m.p("- KV events: %s", counts(ev.KVEvents))
+		}
 		m.pressurePlot(ev)
 		m.blank()
 		m.head("rule", "holds", "evidence")

@@ -77,7 +77,11 @@ func (c *campaign) statements(r *Report) []statement {
 				queued += p.Queued
 			}
 		}
-		add("queueing", "router queueing was not enabled (no --router-queue-threshold): every route decision is immediate (%d immediate, %d queued); queued placement was not exercised and is not claimed, and scheduler waiting is not counted as queueing", immediate, queued)
+		counted := fmt.Sprintf("%d immediate, %d queued", immediate, queued)
+		if ev != nil && ev.Unrecorded != "" {
+			counted = "the reports record no route decisions"
+		}
+		add("queueing", "router queueing was not enabled (no --router-queue-threshold): every route decision is immediate (%s); queued placement was not exercised and is not claimed, and scheduler waiting is not counted as queueing", counted)
 	} else {
 		add("queueing", "router queueing was enabled with threshold %s", r.Config.QueueThreshold)
 	}
@@ -87,6 +91,9 @@ func (c *campaign) statements(r *Report) []statement {
 			add("topology", "this row is aggregated: disaggregated prefill/decode handoff is not exercised here")
 		default:
 			add("topology", "this row is %s; the aggregated rows of the matrix are separate campaigns", ev.Topology)
+		}
+		if ev.Unrecorded != "" {
+			add("lifecycle", "%s, so no routing, queueing or pressure path is claimed", ev.Unrecorded)
 		}
 		if ev.Engine != "trtllm" {
 			add("engines", "TensorRT-LLM was not run (it is optional smoke coverage, never a substitute for the vLLM or SGLang semantics); this row covers %s only", ev.Engine)

@@ -23,6 +23,9 @@ const (
 	ruleVirtualTime      = "virtual time advances"
 	ruleTerminal         = "terminal cleanup"
 	ruleHandoffs         = "handoffs complete"
+	// ruleRecorded fails when the report's shape records no lifecycle (the 1.4.x release line):
+	// it stands for every rule that needs routing, admission or pressure records.
+	ruleRecorded = "lifecycle recorded"
 )
 
 // Thresholds of the stage-3 rules. The protocol names the failure modes in words ("repeated
@@ -94,6 +97,8 @@ type evRecord struct {
 		} `json:"router"`
 	} `json:"metadata"`
 	PerRequest []evRequest `json:"per_request"`
+	// EngineType is the 1.4.x shape's backend, at the root (it has no metadata).
+	EngineType string `json:"engine_type"`
 	Summary    struct {
 		NumRequests *int     `json:"num_requests"`
 		DurationMs  *float64 `json:"duration_ms"`
@@ -128,6 +133,7 @@ type evRequest struct {
 	TerminalStatus         *string  `json:"terminal_status"`
 	ReusedInputTokens      *float64 `json:"reused_input_tokens"`
 	SourceHeldMs           *float64 `json:"source_held_ms"`
+	PrefillWorkerIdx       *int     `json:"prefill_worker_idx"` // the 1.4.x shape's placement
 	DestinationReservedMs  *float64 `json:"destination_reserved_ms"`
 	DestinationActivatedMs *float64 `json:"destination_activated_ms"`
 	SourceReleasedMs       *float64 `json:"source_released_ms"`
@@ -166,9 +172,10 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 		Terminal: map[string]int{},
 		KVEvents: map[string]int{"stored": 0, "removed": 0, "cleared": 0},
 	}
+	shape14 := line14(canonical)
 	if e.Topology == "" {
 		e.Topology = "aggregated"
-		if _, ok := rec.Metadata.EngineConfig["prefill"]; ok {
+		if _, ok := rec.Metadata.EngineConfig["prefill"]; ok || shape14 && handedOff(rec.PerRequest) {
 			e.Topology = "disaggregated"
 		}
 	}
@@ -181,6 +188,9 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 			}
 			break
 		}
+	}
+	if e.Engine == "" {
+		e.Engine = rec.EngineType
 	}
 	if raw, ok := rec.Metadata.Router.Config["router_queue_threshold"]; ok && string(bytes.TrimSpace(raw)) != "null" {
 		e.QueueThresholdSet = true
@@ -316,6 +326,9 @@ func ExtractEvidence(canonical []byte, o EvidenceOptions) (*Evidence, error) {
 		e.Pools = append(e.Pools, *pools[name])
 	}
 	e.Rules = rules(e, o.PressureBand == [2]int{}, unknownOutcomes, perRequest, t)
+	if shape14 {
+		unrecorded(e)
+	}
 	if w, err := workOf(&rec); err != nil {
 		e.WorkError = err.Error()
 	} else {
@@ -651,4 +664,32 @@ func (e *Evidence) failed() []Rule {
 		}
 	}
 	return out
+}
+
+// handedOff reports whether any request of a 1.4.x report went through a prefill worker or a
+// source hold: the shape's only sign of a disaggregated run (it has no metadata).
+func handedOff(reqs []evRequest) bool {
+	for i := range reqs {
+		if reqs[i].PrefillWorkerIdx != nil || reqs[i].SourceHeldMs != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// unrecorded turns the evidence of a 1.4.x report into what that shape can show. It records no
+// routing history, admission history, pressure records or KV ingest, so zeros there would be
+// claims, not counts: the pools, pressure and KV events are dropped, and the rules that read
+// them give way to one failing rule that says so. The rules its per-request fields can check
+// (virtual time, terminal cleanup, handoffs) stay.
+func unrecorded(e *Evidence) {
+	e.Unrecorded = "the report has the 1.4.x shape, which records no routing history, admission history, pressure records or KV ingest"
+	e.Pools, e.Pressure, e.KVEvents = nil, nil, nil
+	kept := []Rule{{Name: ruleRecorded, Why: e.Unrecorded + ": overlap-sensitive routing, immediate placement, queue accounting and the pressure rules cannot be checked on it"}}
+	for _, r := range e.Rules {
+		if r.Name == ruleVirtualTime || r.Name == ruleTerminal || r.Name == ruleHandoffs {
+			kept = append(kept, r)
+		}
+	}
+	e.Rules = kept
 }

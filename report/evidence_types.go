@@ -83,9 +83,12 @@ type Evidence struct {
 	VirtualStartMs    float64          `json:"virtual_start_ms"`
 	VirtualEndMs      float64          `json:"virtual_end_ms"`
 	KVEvents          map[string]int   `json:"kv_events"` // stored, removed, cleared (from coverage.kv_ingest)
-	Rules             []Rule           `json:"rules"`
-	RequestsWithReuse int              `json:"requests_with_reuse"` // per_request records with reused_input_tokens > 0 (golden-point drift detector)
-	PressureBand      [2]int           `json:"pressure_band"`       // the band the "pressure band" rule applied (min, max)
+	// Unrecorded says what the report's shape does not record ("" when it records the whole
+	// lifecycle); the pools, pressure records and KV events are then absent, not zero.
+	Unrecorded        string `json:"unrecorded,omitempty"`
+	Rules             []Rule `json:"rules"`
+	RequestsWithReuse int    `json:"requests_with_reuse"` // per_request records with reused_input_tokens > 0 (golden-point drift detector)
+	PressureBand      [2]int `json:"pressure_band"`       // the band the "pressure band" rule applied (min, max)
 	// Work is the run's work fingerprint, what every timed sample of its arm must match;
 	// WorkError says why a record gives none.
 	Work      *WorkFingerprint `json:"work,omitempty"`

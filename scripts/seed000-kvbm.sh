@@ -22,9 +22,10 @@
 #    000's own validation claims ("baseline 8/8 and fixed build 8/8 produced one shared digest").
 # 4. The campaign (unless --no-campaign): a row with the two builds as pinned binary arms
 #    (revision: the commit each was built from) on the issue's setting (disaggregated vLLM, G1
-#    2,048, G2 4,096, offload batch 4), `kvparity run --stage determinism` (10 repetitions and the
-#    perturbed ones). Each arm's verdict and the diagnosis of its two differing repetitions (its
-#    first symptom) are printed side by side.
+#    2,048, G2 4,096, offload batch 4), `kvparity run --stage determinism` (10 repetitions, and
+#    the row's default perturbed repetitions for an arm whose plain ones agree; an UNSTABLE arm's
+#    report says they did not run and why). Each arm's verdict and the diagnosis of its two
+#    differing repetitions (its first symptom) are printed side by side.
 #
 # OUT gets the rows, the search's reports and digests (search.tsv), the campaign and
 # result.txt. The last line of stdout is the result: runs, distinct digests per build, the first

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -78,5 +79,31 @@ func TestScrollShowsEveryRule(t *testing.T) {
 	s := ansi.Strip(m.View())
 	if !strings.Contains(s, "✓ rule 7 fine") || strings.Contains(s, "↓ ") || !strings.Contains(s, "↑ 7 above (↑/k)") {
 		t.Fatalf("scrolled to the end, the last rule shows:\n%s", s)
+	}
+}
+
+// A 1.4.x report's evidence (report.ExtractEvidence of a real reduced 1.4.2 report) shows what
+// it cannot record as a failed rule, and no pool or KV-event counts it never recorded.
+func TestAnUnrecordedLifecycleShowsNoZeroCounts(t *testing.T) {
+	rec, err := os.ReadFile("../../diffview/testdata/dynamo-1.4.2/report.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := report.ExtractEvidence(rec, report.EvidenceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(theme.NewStyles(true, false), keys.Default())
+	m, _ = m.Update(engine.CoverageReady{Run: "det/baseline-1", Evidence: ev})
+	m.SetRun("det/baseline-1", "base#1")
+	m.SetSize(200, 12)
+	s := ansi.Strip(m.View())
+	if !strings.Contains(s, "aggregated · vllm · ") || !strings.Contains(s, "✗ lifecycle recorded: the report has the 1.4.x shape, which records no routing history") {
+		t.Errorf("view:\n%s", s)
+	}
+	for _, never := range []string{"routing 0", "kv events", "pressure band"} {
+		if strings.Contains(s, never) {
+			t.Errorf("view shows %q, which the report never recorded:\n%s", never, s)
+		}
 	}
 }
