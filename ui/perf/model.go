@@ -15,12 +15,14 @@ import (
 	"kvparity/engine"
 	"kvparity/ui/pane"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 // Model is the performance pane.
 type Model struct {
 	pane.Base
 	desk        string // the row's desk-build note: it is never timed ("" for a release row)
+	refused     string // why byte parity refuses the stage (an UNSTABLE or failed arm), while it does
 	threshold   float64
 	pairsTotal  int
 	warmupTotal int
@@ -127,6 +129,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.verdict = engine.StageVerdict{}
 			m.starts = nil
 		}
+		if ev.Stage == engine.StageDeterminism {
+			m.refused = "" // new repetitions: parity is decided again
+		}
 	case engine.StageStopped:
 		if ev.Stage == engine.StageInstructions {
 			m.counting = false
@@ -177,6 +182,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.StageVerdict:
 		if ev.Stage == engine.StagePerf {
 			m.verdict = ev
+		}
+		if ev.Stage == engine.StageParity {
+			m.refused = ""
+			if ev.Verdict == verdict.Blocked {
+				m.refused = ev.Reason
+			}
 		}
 	}
 	return m, nil

@@ -13,6 +13,7 @@ import (
 	perfpkg "kvparity/engine/instrument"
 	"kvparity/ui/keys"
 	"kvparity/ui/theme"
+	"kvparity/verdict"
 )
 
 func apply(m Model, evs ...engine.Event) Model {
@@ -368,5 +369,28 @@ func TestADeskRowsPaneSaysItIsNotTimed(t *testing.T) {
 	if !strings.Contains(v, "PERFORMANCE") || !strings.Contains(v, "not timed") || !strings.Contains(v, "desk build, not the release") ||
 		strings.Contains(v, "pairs 0/60") || strings.Contains(v, "gate") {
 		t.Errorf("desk pane:\n%s", v)
+	}
+}
+
+// While byte parity refuses the stage (an UNSTABLE arm), no pair will arrive: the pane says why
+// instead of "pair ratios are plotted here as pairs arrive"; new repetitions (a rebuild) or a
+// parity that passes take the refusal back.
+func TestARefusedStageSaysWhyNotThatPairsWillArrive(t *testing.T) {
+	m := New(theme.NewStyles(true, false), 60, 5, 1.05)
+	m.SetSize(60, 6)
+	refuse := engine.StageVerdict{Stage: engine.StageParity, Verdict: verdict.Blocked, Reason: "baseline is UNSTABLE: parity and performance are refused until its entropy leak is fixed"}
+	m, _ = m.Update(refuse)
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "PERFORMANCE") || !strings.Contains(v, "not run") || !strings.Contains(v, "baseline is UNSTABLE") || strings.Contains(v, "plotted here") {
+		t.Errorf("refused pane:\n%s", v)
+	}
+	m, _ = m.Update(engine.StageStarted{Stage: engine.StageDeterminism})
+	if v := ansi.Strip(m.View()); strings.Contains(v, "not run") || !strings.Contains(v, "plotted here as pair") {
+		t.Errorf("after new repetitions started:\n%s", v)
+	}
+	m, _ = m.Update(refuse)
+	m, _ = m.Update(engine.StageVerdict{Stage: engine.StageParity, Verdict: verdict.Pass, Reason: "byte-identical"})
+	if v := ansi.Strip(m.View()); strings.Contains(v, "not run") {
+		t.Errorf("after parity passed:\n%s", v)
 	}
 }

@@ -18,6 +18,9 @@ func (m Model) View() string {
 	if m.desk != "" && m.pairsDone == 0 {
 		return m.deskView()
 	}
+	if m.refused != "" && m.pairsDone == 0 && !m.running {
+		return m.refusedView()
+	}
 	var lines []string
 	// On a machine too busy for a verdict the plain statement is the headline, before the
 	// figures, so a short pane (80×24) still says it whole.
@@ -83,6 +86,16 @@ func (m Model) deskView() string {
 	lines := []string{m.Title("PERFORMANCE", "not timed")}
 	say := m.desk + ": not timed. The performance stage and the footprint measure release builds only (init-row --profile release writes that row)."
 	for _, l := range text.Wrap(say, m.Width-1, max(1, m.Height-1), " ") {
+		lines = append(lines, " "+m.Styles.Warn.Render(l))
+	}
+	return text.Fit(lines, m.Width, m.Height)
+}
+
+// refusedView is the pane while byte parity refuses the stage: no pair will arrive until the
+// arm it names is fixed, so it shows why instead of a gate to wait for.
+func (m Model) refusedView() string {
+	lines := []string{m.Title("PERFORMANCE", "not run")}
+	for _, l := range text.Wrap("not run: "+m.refused, m.Width-1, max(1, m.Height-1), " ") {
 		lines = append(lines, " "+m.Styles.Warn.Render(l))
 	}
 	return text.Fit(lines, m.Width, m.Height)

@@ -31,14 +31,17 @@ type Model struct {
 	records map[engine.RunID][]report.PressureRecord
 	byOrd   map[engine.RunID]map[int]int // record index by ordinal: one record per ordinal
 	spans   map[engine.RunID]span
-	run     engine.RunID
-	label   string
-	cursor  int
+	// unrecorded: runs whose report's shape records no pressure (report.Evidence.Unrecorded).
+	unrecorded map[engine.RunID]string
+	run        engine.RunID
+	label      string
+	cursor     int
 }
 
 // New builds an empty pane.
 func New(st theme.Styles, km keys.KeyMap) Model {
-	m := Model{keys: km, records: map[engine.RunID][]report.PressureRecord{}, byOrd: map[engine.RunID]map[int]int{}, spans: map[engine.RunID]span{}}
+	m := Model{keys: km, records: map[engine.RunID][]report.PressureRecord{}, byOrd: map[engine.RunID]map[int]int{}, spans: map[engine.RunID]span{},
+		unrecorded: map[engine.RunID]string{}}
 	m.SetStyles(st)
 	return m
 }
@@ -76,6 +79,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case engine.CoverageReady:
 		if ev.Evidence != nil {
 			m.spans[ev.Run] = span{ev.Evidence.VirtualStartMs, ev.Evidence.VirtualEndMs}
+			if ev.Evidence.Unrecorded != "" {
+				m.unrecorded[ev.Run] = ev.Evidence.Unrecorded
+			}
 			if len(ev.Evidence.Pressure) > 0 || len(m.records[ev.Run]) == 0 {
 				// The canonical record's own list replaces the live one, ordinal for ordinal.
 				m.records[ev.Run] = slices.Clone(ev.Evidence.Pressure)
@@ -147,6 +153,12 @@ func (m Model) View() string {
 		}
 	}
 	lines := []string{""} // the title, once what the list hides is known
+	if why, ok := m.unrecorded[m.run]; ok && len(recs) == 0 {
+		// Zero would be a count the report never made.
+		lines[0] = m.Title(title, "not recorded")
+		lines = append(lines, st.Faint.Render("  pressure not recorded: "+why))
+		return text.Fit(lines, m.Width, m.Height)
+	}
 	if len(recs) == 0 {
 		lines[0] = m.Title(title, note)
 		lines = append(lines, st.Faint.Render("  no pressure events for the selected run"))

@@ -151,3 +151,21 @@ func TestHiddenEventsAreCounted(t *testing.T) {
 		t.Fatalf("nothing hidden:\n%s", s)
 	}
 }
+
+// A run whose report's shape records no pressure (a 1.4.x report) says so: "0 events" would be
+// a count the report never made.
+func TestUnrecordedPressureIsNotZero(t *testing.T) {
+	m := New(theme.NewStyles(true, false), keys.Default())
+	ev := &report.Evidence{VirtualEndMs: 100_000, Unrecorded: "the report has the 1.4.x shape, which records no pressure records"}
+	m, _ = m.Update(engine.CoverageReady{Run: "old", Evidence: ev})
+	m, _ = m.Update(engine.CoverageReady{Run: "new", Evidence: &report.Evidence{VirtualEndMs: 100_000}})
+	m.SetSize(120, 4)
+	m.SetRun("old", "base#1")
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "PRESSURE (base#1) not recorded") || !strings.Contains(s, "pressure not recorded: the report has the 1.4.x shape") || strings.Contains(s, "0 events") {
+		t.Errorf("view:\n%s", s)
+	}
+	m.SetRun("new", "base#2")
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "0 events · 0 readmitted") || !strings.Contains(s, "no pressure events for the selected run") {
+		t.Errorf("a report that records pressure and has none: view:\n%s", s)
+	}
+}
