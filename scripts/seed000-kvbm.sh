@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# seed000-kvbm.sh OUT [--reps N] [--no-search] [--no-campaign]
+# seed000-kvbm.sh OUT [--reps N] [--settings NAME,...] [--no-search] [--no-campaign]
 #
 # Seed 000's code judged in real builds (the fix "stabilize replay KVBM ordering", DYN-3850, as
 # Dynamo published it in 1.4.2): a historical KVBM row, since 1.5 and later removed KVBM replay.
@@ -16,7 +16,8 @@
 #    extension, which anchors on aisimulate-core (1.5 and later) and has nothing to time here:
 #    the row is determinism only. The binaries are kept under $STORE/bin/<commit>/.
 # 3. The settings search (unless --no-search): for each setting (offload batch size, G1->G2
-#    bandwidth, G2 capacity, CPUs per process), N fresh processes of each build (--reps, default
+#    bandwidth, G1 and G2 capacity, CPUs per process, the trace's first 100 or 300 requests),
+#    N fresh processes of each build (--reps, default
 #    6), pinned with taskset, each writing its canonical report; `kvparity canon` digests them.
 #    A setting where the published build is STABLE and the reverted one is not is what seed
 #    000's own validation claims ("baseline 8/8 and fixed build 8/8 produced one shared digest").
@@ -40,16 +41,17 @@ set -euo pipefail
 die() { echo "seed000-kvbm: $*" >&2; exit 1; }
 say() { echo "seed000-kvbm: $*" >&2; }
 
-USAGE="usage: seed000-kvbm.sh OUT [--reps N] [--no-search] [--no-campaign]"
-OUT="" REPS=6 SEARCH=1 CAMPAIGN=1
+USAGE="usage: seed000-kvbm.sh OUT [--reps N] [--settings NAME,...] [--no-search] [--no-campaign]"
+OUT="" REPS=6 SEARCH=1 CAMPAIGN=1 ONLY=""
 while (($#)); do
 	arg="$1"
 	shift
 	case "$arg" in
 	--reps) (($#)) || die "--reps needs a value ($USAGE)"; REPS="$1"; shift ;;
+	--settings) (($#)) || die "--settings needs a list ($USAGE)"; ONLY=",$1,"; shift ;;
 	--no-search) SEARCH=0 ;;
 	--no-campaign) CAMPAIGN=0 ;;
-	-h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg ($USAGE)" ;;
 	*) [[ -z "$OUT" ]] || die "two output folders given: $OUT and $arg"; OUT="$arg" ;;
 	esac
@@ -152,26 +154,43 @@ base_args() { # base_args G1 G2 BATCH [BANDWIDTH]; G2 "-": no KVBM offload (the 
 }
 
 # ---- 3. the settings search ----
-# setting: NAME G1 G2 BATCH BANDWIDTH(- for the default) CPUS; no-g2 is the control without KVBM
+# setting: NAME G1 G2 BATCH BANDWIDTH(- for the default) CPUS REQUESTS(- for the whole 1,000-request
+# trace; N: its first N requests, fewer transfers in flight at once); no-g2 is the control without KVBM
 SETTINGS=(
-	"issue 2048 4096 4 - 0"
-	"issue-2cpu 2048 4096 4 - 0,1"
-	"batch1 2048 4096 1 - 0"
-	"batch16 2048 4096 16 - 0"
-	"g2-1024 2048 1024 4 - 0"
-	"g2-16384 2048 16384 4 - 0"
-	"bw-slow 2048 4096 4 1 0"
-	"bw-fast 2048 4096 4 400 0"
-	"g1-3072 3072 4096 4 - 0"
-	"g1-16000 16000 4096 4 - 0"
-	"no-g2 2048 - - - 0"
+	"issue 2048 4096 4 - 0 -"
+	"issue-2cpu 2048 4096 4 - 0,1 -"
+	"batch1 2048 4096 1 - 0 -"
+	"batch16 2048 4096 16 - 0 -"
+	"g2-1024 2048 1024 4 - 0 -"
+	"g2-16384 2048 16384 4 - 0 -"
+	"bw-slow 2048 4096 4 1 0 -"
+	"bw-fast 2048 4096 4 400 0 -"
+	"g1-3072 3072 4096 4 - 0 -"
+	"g1-16000 16000 4096 4 - 0 -"
+	"first-100 2048 4096 4 - 0 100"
+	"first-300 2048 4096 4 - 0 300"
+	"no-g2 2048 - - - 0 -"
 )
+if [[ -n "$ONLY" ]]; then
+	known=",$(printf '%s\n' "${SETTINGS[@]}" | cut -d' ' -f1 | paste -sd,),"
+	IFS=, read -ra asked <<<"${ONLY:1:-1}"
+	for a in "${asked[@]}"; do
+		[[ "$known" == *",$a,"* ]] || die "--settings: no setting named '$a' (one of ${known:1:-1})"
+	done
+fi
 distinct() { sort -u "$1" 2>/dev/null | wc -l; }
 if ((SEARCH)); then
-	printf 'setting\tbuild\truns\tdistinct\tfailed\targs\tcpus\n' >"$OUT/search.tsv"
+	printf 'setting\tbuild\truns\tdistinct\tfailed\targs\tcpus\trequests\n' >"$OUT/search.tsv"
 	for s in "${SETTINGS[@]}"; do
-		read -r name g1 g2 batch bw cpus <<<"$s"
+		read -r name g1 g2 batch bw cpus requests <<<"$s"
+		[[ -z "$ONLY" || "$ONLY" == *",$name,"* ]] || continue
 		[[ "$bw" == - ]] && bw=""
+		trace="$TRACE"
+		if [[ "$requests" != - ]]; then
+			trace="$OUT/search/trace-first-$requests.jsonl"
+			mkdir -p "$OUT/search"
+			head -n "$requests" "$TRACE" >"$trace"
+		fi
 		mapfile -t args < <(base_args "$g1" "$g2" "$batch" "$bw")
 		for build in published reverted; do
 			bin="$BIN_PUBLISHED"
@@ -183,14 +202,14 @@ if ((SEARCH)); then
 			for ((k = 1; k <= REPS; k++)); do
 				# A run that fails is a finding of its own (1.4.2's disaggregated replay can end in
 				# "reached a dead end with N in-flight requests"): counted and named, not a digest.
-				if ! (cd "$dir" && taskset -c "$cpus" "$bin" "$TRACE" "${args[@]}" --canonical-reports-jsonl "rep-$k.jsonl" >"rep-$k.out" 2>&1); then
+				if ! (cd "$dir" && taskset -c "$cpus" "$bin" "$trace" "${args[@]}" --canonical-reports-jsonl "rep-$k.jsonl" >"rep-$k.out" 2>&1); then
 					failed=$((failed + 1))
 					say "$name $build repetition $k failed: $(head -1 "$dir/rep-$k.out")"
 					continue
 				fi
 				"$KVP" canon "$dir/rep-$k.jsonl" | awk '$2 == "sha256" {print $3; exit}' >>"$dir/digests"
 			done
-			printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\n' "$name" "$build" "$REPS" "$(distinct "$dir/digests")" "$failed" "${args[*]}" "$cpus" >>"$OUT/search.tsv"
+			printf '%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n' "$name" "$build" "$REPS" "$(distinct "$dir/digests")" "$failed" "${args[*]}" "$cpus" "${requests/-/1000}" >>"$OUT/search.tsv"
 			say "$name $build: $REPS runs, $(distinct "$dir/digests") distinct digest(s), $failed failed"
 		done
 	done
