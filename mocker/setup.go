@@ -139,6 +139,9 @@ func (s *sim) slowdown(final bool) {
 		s.slowStart = now
 		return
 	}
+	if final {
+		s.slowEnd = now
+	}
 	owed := time.Duration(float64(now.Sub(s.slowStart)-s.slowBurnt)*float64(pct)/100) - s.slowBurnt
 	if !final && owed < time.Millisecond { // pay in slices of at least a millisecond between checks
 		return

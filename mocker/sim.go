@@ -136,6 +136,7 @@ type sim struct {
 	burn     uint64 // slowdown sink
 
 	slowStart time.Time     // slowdown-PCT: when the replay loop started
+	slowEnd   time.Time     // slowdown-PCT: when its final payment was reckoned (the budget's window end)
 	slowBurnt time.Duration // this thread's CPU time spent on slowdown work so far
 	readyBuf  []*worker
 	loops     int
