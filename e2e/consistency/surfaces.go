@@ -44,9 +44,10 @@ func WordsOf(v verdict.Verdicts) Words {
 }
 
 // OneVerdictEverywhere runs the shipped rows of one half (rows/*.toml; [perf] shortened to 8
-// pairs and 1 warmup per arm so the test stays bounded) in three states — fresh; with exception records
-// covering its differences; killed mid-stage and resumed, and killed between the perf result
-// and its verdict record — and checks that every surface gives the same words and exit code:
+// pairs and 1 warmup per arm so the test stays bounded) in three states — fresh; with exception
+// records covering fifo-preemption's differences (the semantic half); killed mid-stage and
+// resumed, and killed between the perf result and its verdict record — and checks that every
+// surface gives the same words and exit code:
 // `kvparity run --stage all` (exit status and --json), report.json, report.md, the workbench
 // header (the real model over the real campaign), `kvparity diff --campaign` and matrix.json.
 func OneVerdictEverywhere(t *testing.T, half Half) {
