@@ -57,6 +57,32 @@ while (($#)); do
 	esac
 done
 [[ -n "$OUT" ]] || die "$USAGE"
+
+# ---- the settings the search tries (named first, so a wrong --settings costs no build) ----
+# setting: NAME G1 G2 BATCH BANDWIDTH(- for the default) CPUS REQUESTS(- for the whole 1,000-request
+# trace; N: its first N requests, fewer transfers in flight at once); no-g2 is the control without KVBM
+SETTINGS=(
+	"issue 2048 4096 4 - 0 -"
+	"issue-2cpu 2048 4096 4 - 0,1 -"
+	"batch1 2048 4096 1 - 0 -"
+	"batch16 2048 4096 16 - 0 -"
+	"g2-1024 2048 1024 4 - 0 -"
+	"g2-16384 2048 16384 4 - 0 -"
+	"bw-slow 2048 4096 4 1 0 -"
+	"bw-fast 2048 4096 4 400 0 -"
+	"g1-3072 3072 4096 4 - 0 -"
+	"g1-16000 16000 4096 4 - 0 -"
+	"first-100 2048 4096 4 - 0 100"
+	"first-300 2048 4096 4 - 0 300"
+	"no-g2 2048 - - - 0 -"
+)
+if [[ -n "$ONLY" ]]; then
+	known=",$(printf '%s\n' "${SETTINGS[@]}" | cut -d' ' -f1 | paste -sd,),"
+	IFS=, read -ra asked <<<"${ONLY:1:-1}"
+	for a in "${asked[@]}"; do
+		[[ "$known" == *",$a,"* ]] || die "--settings: no setting named '$a' (one of ${known:1:-1})"
+	done
+fi
 [[ "$REPS" =~ ^[0-9]+$ ]] && ((REPS >= 2 && REPS <= 100)) || die "--reps $REPS: a whole number from 2 to 100"
 for tool in cargo git python3 taskset protoc; do
 	command -v "$tool" >/dev/null || die "$tool is not on PATH (the KVBM build needs protobuf-compiler and libclang-dev)"
@@ -154,30 +180,6 @@ base_args() { # base_args G1 G2 BATCH [BANDWIDTH]; G2 "-": no KVBM offload (the 
 }
 
 # ---- 3. the settings search ----
-# setting: NAME G1 G2 BATCH BANDWIDTH(- for the default) CPUS REQUESTS(- for the whole 1,000-request
-# trace; N: its first N requests, fewer transfers in flight at once); no-g2 is the control without KVBM
-SETTINGS=(
-	"issue 2048 4096 4 - 0 -"
-	"issue-2cpu 2048 4096 4 - 0,1 -"
-	"batch1 2048 4096 1 - 0 -"
-	"batch16 2048 4096 16 - 0 -"
-	"g2-1024 2048 1024 4 - 0 -"
-	"g2-16384 2048 16384 4 - 0 -"
-	"bw-slow 2048 4096 4 1 0 -"
-	"bw-fast 2048 4096 4 400 0 -"
-	"g1-3072 3072 4096 4 - 0 -"
-	"g1-16000 16000 4096 4 - 0 -"
-	"first-100 2048 4096 4 - 0 100"
-	"first-300 2048 4096 4 - 0 300"
-	"no-g2 2048 - - - 0 -"
-)
-if [[ -n "$ONLY" ]]; then
-	known=",$(printf '%s\n' "${SETTINGS[@]}" | cut -d' ' -f1 | paste -sd,),"
-	IFS=, read -ra asked <<<"${ONLY:1:-1}"
-	for a in "${asked[@]}"; do
-		[[ "$known" == *",$a,"* ]] || die "--settings: no setting named '$a' (one of ${known:1:-1})"
-	done
-fi
 distinct() { sort -u "$1" 2>/dev/null | wc -l; }
 if ((SEARCH)); then
 	printf 'setting\tbuild\truns\tdistinct\tfailed\targs\tcpus\trequests\n' >"$OUT/search.tsv"

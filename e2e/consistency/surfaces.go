@@ -160,7 +160,7 @@ func killedStates(t *testing.T, bin, m, src string, rowFiles []string) {
 	// A perf stage that blocked on a loaded node (every attempt of a pair invalidated) records
 	// no result to cut after: that row is left out, naming why, since the case needs a quiet
 	// machine's result and the surfaces' agreement on the blocked campaign was checked above.
-	for _, name := range []string{"builtin-vllm-disagg", "tiny"} {
+	for _, name := range killedBetweenRows {
 		if _, err := os.Stat(filepath.Join(m, name)); err != nil {
 			continue // the other half's row
 		}
